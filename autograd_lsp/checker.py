@@ -1,0 +1,87 @@
+"""The pipeline shared by the CLI, the server and the confirm runner: text → tree → model → findings."""
+from __future__ import annotations
+
+import ast
+import logging
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import noqa
+from .analysis import ModuleModel, build_model
+from .config import Settings
+from .findings import Finding, Severity, Span
+from .rules import ALL_RULES, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME
+from .source import Source, read_source
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SETTINGS = Settings()
+
+
+@dataclass
+class CheckResult:
+    source: Source
+    findings: list[Finding]
+    model: ModuleModel | None = None  # None when the text does not parse
+    rule_errors: list[str] = field(default_factory=list)  # crashes inside rules: logged, rule skipped
+    suppressed: int = 0
+
+
+def parse(source: Source) -> ast.Module | Finding:
+    try:
+        return ast.parse(source.text, filename=source.path or "<unknown>")
+    except SyntaxError as error:
+        line = error.lineno or 1
+        col = max((error.offset or 1) - 1, 0)
+        end_line = error.end_lineno if error.end_lineno and error.end_lineno >= line else line
+        end_col = (error.end_offset - 1) if error.end_offset and error.end_lineno == line and error.end_offset - 1 > col else col + 1
+        return Finding(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Severity.ERROR, f"SyntaxError: {error.msg}", Span(line, col, end_line, end_col))
+    except (RecursionError, MemoryError, ValueError) as error:
+        # ValueError: source with NUL bytes; RecursionError: absurdly nested expressions.
+        return Finding(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Severity.ERROR, f"cannot parse: {type(error).__name__}: {error}", Span(1, 0, 1, 0))
+
+
+def check_source(source: Source, settings: Settings = DEFAULT_SETTINGS, resolver=None, rules=None) -> CheckResult:
+    tree = parse(source)
+    if isinstance(tree, Finding):
+        return CheckResult(source, [tree])
+    try:
+        model = build_model(tree, source, resolver=resolver)
+    except RecursionError:
+        log.warning("%s: too deeply nested to analyse", source.path)
+        return CheckResult(source, [])
+    findings: list[Finding] = []
+    errors: list[str] = []
+    for rule in rules if rules is not None else ALL_RULES:
+        if not settings.enabled(rule.code, source.path):
+            continue
+        try:
+            for finding in rule.check(model):
+                findings.append(finding if finding.severity == settings.severity_of(rule.code, rule.severity) else finding.with_severity(settings.severity_of(rule.code, rule.severity)))
+        except Exception:  # a broken rule must not take the others (or the server) down
+            errors.append(f"rule {rule.code} ({rule.name}) failed on {source.path or '<buffer>'}:\n{traceback.format_exc()}")
+            log.error(errors[-1])
+    file_level = noqa.file_directive(source.lines)
+    kept = [f for f in findings if not noqa.suppressed(f, source.lines, file_level)]
+    kept.sort(key=lambda f: (f.span, f.code))
+    return CheckResult(source, _dedupe(kept), model, errors, suppressed=len(findings) - len(kept))
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen, out = set(), []
+    for finding in findings:
+        key = (finding.code, finding.span)
+        if key not in seen:
+            seen.add(key)
+            out.append(finding)
+    return out
+
+
+def check_text(text: str, path: str | None = None, settings: Settings = DEFAULT_SETTINGS, resolver=None) -> CheckResult:
+    return check_source(Source(text, path), settings, resolver)
+
+
+def check_path(path: str | Path, settings: Settings = DEFAULT_SETTINGS, resolver=None) -> CheckResult:
+    """Check one file (.py or .ipynb); raises SourceError for unreadable files."""
+    return check_source(read_source(path), settings, resolver)
