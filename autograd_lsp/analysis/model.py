@@ -1,0 +1,243 @@
+"""The analysis result rules query: events in execution order, each with its context and provenance.
+
+One walk (walker.py) fills a ModuleModel; rules never re-walk the tree, they filter events and ask
+`model.prov(node)` for the provenance of any expression the walk evaluated.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, TypeVar
+
+from ..findings import Finding, Fix, Related, Span
+from ..source import Source
+from .imports import ImportTable
+from .provenance import Provenance
+
+
+@dataclass(eq=False)
+class Scope:
+    node: ast.AST  # Module, FunctionDef, Lambda
+    name: str
+    parent: "Scope | None"
+    bindings: dict = field(default_factory=dict)  # name -> Provenance (None: bound but unknown)
+    defs: dict = field(default_factory=dict)  # name -> FunctionInfo | ClassInfo defined in this scope
+    function: "FunctionInfo | None" = None
+
+
+@dataclass(eq=False)
+class Loop:
+    node: ast.For | ast.While | ast.AsyncFor
+    scope: Scope
+    parent: "Loop | None"
+    assigned: set = field(default_factory=set)  # names (and `self.x` labels) rebound anywhere in the body
+    backwards: list = field(default_factory=list)  # CallEvents, nested loops and called functions included
+    steps: list = field(default_factory=list)
+    zero_grads: list = field(default_factory=list)
+    forwards: list = field(default_factory=list)  # module calls (model(x))
+    calls_backward_indirectly: bool = False
+    calls_step_indirectly: bool = False
+    zero_grad_indirectly: bool = False
+
+    @property
+    def is_training(self) -> bool:
+        return bool(self.backwards or self.steps or self.calls_backward_indirectly or self.calls_step_indirectly)
+
+    @property
+    def has_step(self) -> bool:
+        return bool(self.steps or self.calls_step_indirectly)
+
+    def contains(self, other: "Loop | None") -> bool:
+        while other is not None:
+            if other is self:
+                return True
+            other = other.parent
+        return False
+
+
+@dataclass(eq=False)
+class Context:
+    scope: Scope
+    loop: Loop | None  # innermost enclosing loop in this scope
+    no_grad: bool
+    epoch: int  # optimizer steps seen before this point in the scope
+    statement: ast.stmt
+
+    def loops(self) -> Iterator[Loop]:
+        loop = self.loop
+        while loop is not None:
+            yield loop
+            loop = loop.parent
+
+
+@dataclass(eq=False)
+class Event:
+    node: ast.AST
+    ctx: Context
+    seq: int = 0  # order of execution within the walk
+
+
+@dataclass(eq=False)
+class CallEvent(Event):
+    qualname: str | None = None  # torch.nn.functional.conv2d, or None for methods/unknown
+    method: str | None = None  # for x.m(...): "m"
+    receiver: ast.expr | None = None
+    receiver_prov: Provenance | None = None
+    role: str | None = None  # "backward" | "step" | "zero_grad" | "forward" | "requires_grad_" | None
+    result: Provenance | None = None
+    function: "FunctionInfo | None" = None  # a same-workspace function that was called
+
+    def keyword(self, name: str) -> ast.keyword | None:
+        return next((kw for kw in self.node.keywords if kw.arg == name), None)
+
+
+@dataclass(eq=False)
+class InplaceEvent(Event):
+    target: ast.expr = None  # the tensor expression modified (x in `x += 1`, `x[0] = 1`, `x.add_(1)`)
+    prov: Provenance | None = None
+    op: str = ""  # "+=", "[...] =", "add_"
+    form: str = ""  # "augassign" | "setitem" | "method"
+
+
+@dataclass(eq=False)
+class BindEvent(Event):
+    name: str = ""  # a plain name or a `self.x` label
+    target: ast.expr = None
+    value: ast.expr | None = None
+    prov: Provenance | None = None
+    alias_of: str | None = None  # `b = a`: "a"
+
+
+@dataclass(eq=False)
+class UseEvent(Event):
+    name: str = ""
+    prov: Provenance | None = None
+    usage: str = ""  # "arg" | "operand" | "receiver" | "other"
+    callee: str | None = None  # for usage arg/receiver: the called function or method name
+
+
+@dataclass(eq=False)
+class AttrLoadEvent(Event):
+    """`x.data`, `x.grad`, `x.requires_grad`, misspelled grad attributes: any attribute read naming grad or data."""
+
+    attr: str = ""
+    receiver: ast.expr = None
+    prov: Provenance | None = None  # what the receiver held
+
+
+@dataclass(eq=False)
+class AttrStoreEvent(Event):
+    target: ast.Attribute = None  # x.requires_grad = ..., x.data = ...
+    prov: Provenance | None = None  # what x held
+    value: ast.expr = None
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+    name: str
+    scope: Scope | None = None
+    cls: "ClassInfo | None" = None
+    returns: Provenance | None = None
+    returned_any: bool = False
+    calls_backward: bool = False
+    calls_step: bool = False
+    calls_zero_grad: bool = False
+    walked: bool = False
+    walking: bool = False
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    node: ast.ClassDef
+    name: str
+    is_module: bool
+    methods: dict = field(default_factory=dict)  # name -> FunctionInfo
+    attributes: dict = field(default_factory=dict)  # attribute name -> Provenance (set in __init__)
+    attribute_nodes: dict = field(default_factory=dict)  # attribute name -> the Assign in __init__
+
+
+E = TypeVar("E", bound=Event)
+
+
+class ModuleModel:
+    """Everything one walk learned about a module."""
+
+    def __init__(self, tree: ast.Module, source: Source, imports: ImportTable):
+        self.tree = tree
+        self.source = source
+        self.imports = imports
+        self.events: list[Event] = []
+        self.loops: list[Loop] = []
+        self.functions: dict[ast.AST, FunctionInfo] = {}
+        self.classes: dict[str, ClassInfo] = {}
+        self.torch_subscripts: list[tuple[ast.Subscript, str]] = []  # `torch.tensor[...]`: a factory subscripted
+        self._provs: dict[int, Provenance | None] = {}
+        self._keep_alive: list[ast.AST] = []
+        self._ascii = [line.isascii() for line in source.lines] if not source.text.isascii() else None
+
+    # -- queries ---------------------------------------------------------------------------------------
+    def of_type(self, kind: type[E]) -> Iterator[E]:
+        return (event for event in self.events if isinstance(event, kind))
+
+    def calls(self, role: str | None = None, method: str | None = None) -> Iterator[CallEvent]:
+        for event in self.events:
+            if isinstance(event, CallEvent) and (role is None or event.role == role) and (method is None or event.method == method):
+                yield event
+
+    def prov(self, node: ast.AST) -> Provenance | None:
+        return self._provs.get(id(node))
+
+    def record(self, node: ast.AST, prov: Provenance | None) -> Provenance | None:
+        self._provs[id(node)] = prov
+        return prov
+
+    def text(self, node: ast.AST) -> str:
+        """The source text of a node (exactly as written)."""
+        segment = ast.get_source_segment(self.source.text, node)
+        return segment if segment is not None else ast.unparse(node)
+
+    def describe(self, prov: Provenance) -> str:
+        """Where a value came from, for messages: "`torch.arange(1, 5)` at line 3"."""
+        node = prov.node
+        if node is not None and hasattr(node, "lineno"):
+            text = " ".join(self.text(node).split())
+            if len(text) > 40:
+                text = text[:37] + "..."
+            return f"`{text}` at line {node.lineno}"
+        return f"{prov.origin} at line {prov.line}" if prov.line else prov.origin
+
+    # -- positions -------------------------------------------------------------------------------------
+    def char_col(self, line: int, byte_col: int) -> int:
+        """ast columns are UTF-8 byte offsets; findings use character columns."""
+        if self._ascii is None or byte_col <= 0 or not 0 < line <= len(self._ascii) or self._ascii[line - 1]:
+            return byte_col
+        return len(self.source.line_text(line).encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def span(self, node: ast.AST, end: ast.AST | None = None) -> Span:
+        end = end or node
+        line, end_line = node.lineno, end.end_lineno or node.lineno
+        return Span(line, self.char_col(line, node.col_offset), end_line, self.char_col(end_line, end.end_col_offset or node.col_offset))
+
+    def line_indent(self, line: int) -> str:
+        text = self.source.line_text(line)
+        return text[: len(text) - len(text.lstrip())]
+
+    def finding(self, rule, node: ast.AST, message: str, fixes: Iterable[Fix] = (), related: Iterable[tuple[ast.AST, str]] = (), **data) -> Finding:
+        """A finding of `rule` (a rule module) at `node`."""
+        return Finding(
+            code=rule.CODE,
+            name=rule.NAME,
+            severity=rule.SEVERITY,
+            message=message,
+            span=self.span(node),
+            fixes=tuple(fixes),
+            related=tuple(Related(self.span(where), text) for where, text in related if where is not None),
+            data=data,
+        )
+
+
+def build_model(tree: ast.Module, source: Source, resolver=None) -> ModuleModel:
+    from .walker import Walker
+
+    return Walker(tree, source, resolver).run()

@@ -1,0 +1,95 @@
+"""What a name holds: a tensor's provenance, or the few non-tensor things rules care about (modules, optimizers)."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+from typing import Iterable
+
+
+class Kind(enum.Enum):
+    TENSOR = "tensor"
+    NUMBER = "number"  # a Python int/float/bool literal or arithmetic on them
+    MODULE = "module"  # an nn.Module instance (user class or torch.nn layer)
+    OPTIMIZER = "optimizer"
+    PARAMS = "params"  # model.parameters(), a list of parameters
+    SEQUENCE = "sequence"  # a tuple/list literal whose elements we know
+
+
+@dataclass(frozen=True)
+class Provenance:
+    kind: Kind
+    line: int = 0
+    leaf: bool | None = None
+    requires_grad: bool | None = None
+    dtype: str | None = None  # "float" | "int" | None (unknown)
+    composed_from: frozenset = frozenset()  # labels of the trainable leaves this tensor was built from
+    no_grad: bool = False  # created under torch.no_grad()/inference_mode()
+    loop: object | None = None  # the innermost Loop it was created in (None: outside every loop)
+    epoch: int = 0  # optimizer steps seen in its scope before it was created
+    origin: str = ""  # the operation that made it ("torch.tensor", "nn.Parameter", "torch.stack", "model(...)")
+    graph: frozenset = frozenset()  # ids of the forward computations its autograd graph contains
+    scalar: bool | None = None  # known 0-dim / one-element result
+    saved_by: str | None = None  # op that saved this tensor for backward (its output or input)
+    nondiff: str | None = None  # non-differentiable op that cut the graph on the way here
+    data_of: str | None = None  # label of the tensor whose storage `.data`/`.detach()` shares
+    detached: bool = False
+    module_class: object | None = None  # ClassInfo for user modules, a qualified name for torch.nn layers
+    params: frozenset = frozenset()  # optimizer: labels of the parameters it updates (empty: unknown)
+    elements: tuple = ()  # SEQUENCE: element provenances (None for unknown ones)
+    param_deps: frozenset = frozenset()  # inside a function summary: indexes of the parameters it depends on
+    uninitialised: bool = False  # torch.empty(...) / torch.Tensor(n): values not written yet
+    node: object | None = None  # the ast node that created it (for related locations)
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind is Kind.TENSOR
+
+    @property
+    def is_trainable_leaf(self) -> bool:
+        return self.kind is Kind.TENSOR and self.leaf is True and self.requires_grad is True
+
+    @property
+    def has_graph(self) -> bool:
+        """A non-leaf that requires grad: autograd recorded how it was made."""
+        return self.kind is Kind.TENSOR and self.leaf is False and self.requires_grad is True
+
+    def but(self, **changes) -> "Provenance":
+        return replace(self, **changes)
+
+
+def flatten(provs: Iterable["Provenance | None"]) -> list["Provenance | None"]:
+    out = []
+    for prov in provs:
+        if prov is not None and prov.kind is Kind.SEQUENCE:
+            out.extend(flatten(prov.elements))
+        else:
+            out.append(prov)
+    return out
+
+
+def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
+    """What a name holds after two branches: facts both agree on, unknown where they differ."""
+    if a is None or b is None:
+        return None
+    if a == b:
+        return a
+    if a.kind is not b.kind:
+        return None
+    same = lambda field: getattr(a, field) if getattr(a, field) == getattr(b, field) else None  # noqa: E731
+    return replace(
+        a,
+        leaf=same("leaf"),
+        requires_grad=same("requires_grad"),
+        dtype=same("dtype"),
+        scalar=same("scalar"),
+        composed_from=a.composed_from | b.composed_from,
+        graph=a.graph | b.graph,
+        no_grad=a.no_grad and b.no_grad,
+        saved_by=same("saved_by"),
+        nondiff=same("nondiff"),
+        uninitialised=a.uninitialised and b.uninitialised,
+        module_class=same("module_class"),
+        params=a.params | b.params,
+        param_deps=a.param_deps | b.param_deps,
+        elements=(),
+    )

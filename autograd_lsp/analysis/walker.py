@@ -1,0 +1,1163 @@
+"""The one walk: statements in execution order, a scope stack of bindings, events for the rules.
+
+Functions are walked once each, lazily when first called (so their summary is known at the call site)
+or at the end of the module; a method's `self` sees the attributes its class set in `__init__`.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Iterable
+
+from ..source import Source
+from . import torch_api as api
+from .imports import ImportTable
+from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, Loop,
+                    ModuleModel, Scope, UseEvent)
+from .provenance import Kind, Provenance, flatten, merge
+
+PARAMLESS_LAYERS = {"ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "ELU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Dropout2d",
+                    "Identity", "Flatten", "Unflatten", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+                    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "Upsample", "Softplus", "Mish", "Hardswish", "PixelShuffle"}
+PRINT_LIKE = {"print", "len", "isinstance", "type", "id", "repr", "str", "format", "hasattr", "getattr", "log", "info", "debug", "warning",
+              "add_scalar", "append_text", "set_postfix", "set_description", "write"}
+
+
+def label(node: ast.AST) -> str | None:
+    """`a` -> "a", `self.w1` -> "self.w1"; other expressions have no label."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+def _const(node: ast.AST | None):
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+def _literal_dtype(node: ast.AST) -> str | None:
+    """dtype class of a nested list/tuple of literals (torch.tensor's data argument)."""
+    kinds = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (ast.List, ast.Tuple)):
+            stack.extend(item.elts)
+        elif isinstance(item, ast.UnaryOp) and isinstance(item.op, (ast.USub, ast.UAdd)):
+            stack.append(item.operand)
+        elif isinstance(item, ast.Constant) and isinstance(item.value, bool):
+            kinds.add(api.INT)
+        elif isinstance(item, ast.Constant) and isinstance(item.value, int):
+            kinds.add(api.INT)
+        elif isinstance(item, ast.Constant) and isinstance(item.value, (float, complex)):
+            kinds.add(api.FLOAT)
+        else:
+            return None
+    if api.FLOAT in kinds:
+        return api.FLOAT
+    return api.INT if kinds else None
+
+
+def _literal_numel(node: ast.AST) -> int | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool)):
+        return 1
+    if isinstance(node, (ast.List, ast.Tuple)):
+        total = 0
+        for item in node.elts:
+            count = _literal_numel(item)
+            if count is None:
+                return None
+            total += count
+        return total
+    return None
+
+
+def _size_numel(args: list[ast.expr]) -> int | None:
+    """numel of `zeros(2, 3)` / `zeros((2, 3))`, when every size is a literal."""
+    sizes = args[0].elts if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)) else args
+    total = 1
+    for size in sizes:
+        value = _const(size)
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
+        total *= value
+    return total
+
+
+def _assigned_names(body: Iterable[ast.stmt]) -> set[str]:
+    """Names (and `x.attr` labels) rebound anywhere in a loop body, nested functions excluded."""
+    names: set[str] = set()
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            name = label(node)
+            if name:
+                names.add(name)
+        elif isinstance(node, ast.NamedExpr):
+            names.add(node.target.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return names
+
+
+class Walker:
+    def __init__(self, tree: ast.Module, source: Source, resolver=None):
+        self.model = ModuleModel(tree, source, ImportTable(tree))
+        self.imports = self.model.imports
+        self.resolver = resolver
+        self.seq = 0
+        self.scope = Scope(tree, "<module>", None)
+        self.module_scope = self.scope
+        self.loop: Loop | None = None
+        self.no_grad = False
+        self.epoch = 0
+        self.stmt: ast.stmt = tree  # type: ignore[assignment]
+        self.function: FunctionInfo | None = None
+        self.zero_grad_receivers: set[str] = set()
+
+    # -- driving -------------------------------------------------------------------------------------
+    def run(self) -> ModuleModel:
+        self._register_defs(self.model.tree.body)
+        self.walk_body(self.model.tree.body)
+        for info in list(self.model.functions.values()):
+            if not info.walked:
+                self.walk_function(info)
+        return self.model
+
+    def ctx(self) -> Context:
+        return Context(self.scope, self.loop, self.no_grad, self.epoch, self.stmt)
+
+    def emit(self, event):
+        self.seq += 1
+        event.seq = self.seq
+        self.model.events.append(event)
+        return event
+
+    def _register_defs(self, body: list[ast.stmt]):
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                info = FunctionInfo(stmt, stmt.name)
+                info.defining_scope = self.scope  # type: ignore[attr-defined]
+                self.model.functions[stmt] = info
+                self.scope.defs[stmt.name] = info
+            elif isinstance(stmt, ast.ClassDef):
+                self.scope.defs[stmt.name] = self._register_class(stmt)
+            elif isinstance(stmt, (ast.If, ast.Try)):
+                # defs behind `if TYPE_CHECKING:` / try-import fallbacks
+                self._register_defs(stmt.body)
+                self._register_defs(getattr(stmt, "orelse", []))
+
+    def _register_class(self, node: ast.ClassDef) -> ClassInfo:
+        is_module = False
+        for base in node.bases:
+            qualname = self.imports.qualname(base)
+            if qualname in api.MODULE_BASES or (qualname or "").startswith("torch.nn."):
+                is_module = True
+            elif isinstance(base, ast.Name) and isinstance(self.lookup_def(base.id), ClassInfo):
+                is_module = self.lookup_def(base.id).is_module
+            elif isinstance(base, ast.Attribute) and base.attr in ("Module", "LightningModule"):
+                is_module = True
+        info = ClassInfo(node, node.name, is_module)
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                function = FunctionInfo(stmt, stmt.name, cls=info)
+                function.defining_scope = self.scope  # type: ignore[attr-defined]
+                info.methods[stmt.name] = function
+                self.model.functions[stmt] = function
+        self.model.classes.setdefault(node.name, info)
+        return info
+
+    def lookup_def(self, name: str):
+        scope = self.scope
+        while scope is not None:
+            if name in scope.defs:
+                return scope.defs[name]
+            scope = scope.parent
+        return None
+
+    def lookup(self, name: str) -> Provenance | None:
+        scope = self.scope
+        while scope is not None:
+            if name in scope.bindings:
+                return scope.bindings[name]
+            scope = scope.parent
+        return None
+
+    def bind(self, name: str, prov: Provenance | None):
+        self.scope.bindings[name] = prov
+
+    def rebind(self, target: ast.AST, prov: Provenance | None):
+        """Update what a name or `self.x` holds after an in-place change of its tensor."""
+        name = label(target)
+        if name is not None:
+            self.bind(name, prov)
+
+    # -- functions and classes -----------------------------------------------------------------------
+    def ensure_class_init(self, cls: ClassInfo):
+        init = cls.methods.get("__init__")
+        if init is not None and not init.walked and not init.walking:
+            self.walk_function(init)
+
+    def walk_function(self, info: FunctionInfo):
+        if info.walked or info.walking:
+            return
+        if info.cls is not None and info.name != "__init__":
+            self.ensure_class_init(info.cls)
+        info.walking = True
+        saved = (self.scope, self.loop, self.no_grad, self.epoch, self.stmt, self.function)
+        node = info.node
+        self.scope = Scope(node, info.name, getattr(info, "defining_scope", self.module_scope), function=info)
+        info.scope = self.scope
+        self.loop, self.no_grad, self.epoch, self.function = None, self._decorated_no_grad(node), 0, info
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        for index, arg in enumerate([*positional, *args.kwonlyargs]):
+            if index == 0 and info.cls is not None and not self._is_static(node):
+                self.bind(arg.arg, Provenance(Kind.MODULE, node.lineno, module_class=info.cls, origin="self"))
+                continue
+            self.bind(arg.arg, self._param_prov(arg, index))
+        for arg in (args.vararg, args.kwarg):
+            if arg is not None:
+                self.bind(arg.arg, None)
+        self._register_defs(node.body)
+        try:
+            self.walk_body(node.body)
+        finally:
+            self.scope, self.loop, self.no_grad, self.epoch, self.stmt, self.function = saved
+            info.walking = False
+            info.walked = True
+
+    def _decorated_no_grad(self, node) -> bool:
+        """`@torch.no_grad()` / `@torch.inference_mode()` on a def: its whole body runs without grad."""
+        for decorator in getattr(node, "decorator_list", ()):
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if self.imports.qualname(target) in api.NO_GRAD_CONTEXTS:
+                return True
+        return False
+
+    @staticmethod
+    def _is_static(node) -> bool:
+        return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+
+    def _param_prov(self, arg: ast.arg, index: int) -> Provenance | None:
+        # Parameters are symbolic: a call site substitutes what it passes (see instantiate()).
+        return Provenance(Kind.TENSOR, arg.lineno, origin="param", param_deps=frozenset({index}), node=arg)
+
+    def instantiate(self, info: FunctionInfo, call: ast.Call, arg_provs: list, arg_nodes: list) -> Provenance | None:
+        ret = info.returns
+        if ret is None:
+            return None
+        offset = 1 if info.cls is not None and not self._is_static(info.node) else 0
+        deps = []
+        for index in sorted(ret.param_deps):
+            position = index - offset
+            if 0 <= position < len(arg_provs):
+                deps.append((arg_provs[position], arg_nodes[position]))
+            else:
+                return None  # depends on something the call did not pass positionally: unknown
+        if ret.origin == "param" and len(deps) == 1:
+            return deps[0][0]  # an identity-like helper returns what it was given
+        if not deps:
+            # made inside the helper (e.g. returns torch.zeros(..., requires_grad=True)): a fresh value per call
+            return ret.but(line=call.lineno, node=call, loop=self.loop, epoch=self.epoch, origin=f"{info.name}()",
+                           graph=frozenset({id(call)}) if ret.graph else frozenset())
+        if any(prov is None for prov, _ in deps) or ret.kind is not Kind.TENSOR:
+            return None
+        requires_grad = ret.requires_grad
+        if any(prov.requires_grad for prov, _ in deps):
+            requires_grad = True
+        elif requires_grad is None and all(prov.requires_grad is False for prov, _ in deps):
+            requires_grad = False
+        return ret.but(
+            line=call.lineno,
+            requires_grad=requires_grad if not self.no_grad else False,
+            leaf=(False if requires_grad and not self.no_grad else (True if requires_grad is False or self.no_grad else None)),
+            dtype=ret.dtype or self._common_dtype([prov for prov, _ in deps]),
+            composed_from=ret.composed_from | self._composed([(prov, node) for prov, node in deps]),
+            graph=ret.graph | frozenset().union(*(prov.graph for prov, _ in deps)) | {id(call)},
+            param_deps=frozenset(),
+            no_grad=self.no_grad,
+            loop=self.loop,
+            epoch=self.epoch,
+            origin=f"{info.name}()",
+            node=call,
+        )
+
+    # -- statements ----------------------------------------------------------------------------------
+    def walk_body(self, body: list[ast.stmt]):
+        for stmt in body:
+            self.stmt = stmt
+            method = getattr(self, "stmt_" + type(stmt).__name__, None)
+            if method is not None:
+                method(stmt)
+            else:
+                for child in ast.iter_child_nodes(stmt):
+                    if isinstance(child, ast.expr):
+                        self.ev(child)
+
+    def stmt_FunctionDef(self, node):
+        if node not in self.model.functions:  # nested in a block we did not pre-register
+            self._register_defs([node])
+
+    stmt_AsyncFunctionDef = stmt_FunctionDef
+
+    def stmt_ClassDef(self, node):
+        if node.name not in self.scope.defs:
+            self._register_defs([node])
+        for decorator in node.decorator_list:
+            self.ev(decorator)
+
+    def stmt_Expr(self, node):
+        self.ev(node.value)
+
+    def stmt_Return(self, node):
+        prov = self.ev(node.value) if node.value is not None else None
+        info = self.function
+        if info is not None:
+            info.returns = merge(info.returns, prov) if info.returned_any else prov
+            info.returned_any = True
+
+    def stmt_Assign(self, node):
+        prov = self.ev(node.value)
+        for target in node.targets:
+            self.assign(target, node.value, prov)
+
+    def stmt_AnnAssign(self, node):
+        if node.value is not None:
+            self.assign(node.target, node.value, self.ev(node.value))
+
+    def stmt_AugAssign(self, node):
+        value = self.ev(node.value, usage="operand")
+        target = node.target
+        base = target.value if isinstance(target, ast.Subscript) else target
+        before = self.ev_target(base)
+        op = _OPS.get(type(node.op), "?") + "="
+        if before is not None and before.kind is Kind.TENSOR:
+            self.emit(InplaceEvent(node, self.ctx(), target=target, prov=before, op=op if not isinstance(target, ast.Subscript) else f"[...] {op}",
+                                   form="augassign"))
+            after = self._after_inplace(before, [value])
+        else:
+            after = self.combine(node, [(before, base), (value, node.value)], binop=node.op)
+        name = label(base)
+        if name is not None:
+            self.emit(BindEvent(node, self.ctx(), name=name, target=base, value=node.value, prov=after))
+            self.bind(name, after)
+            if isinstance(base, ast.Attribute) and base.value.id == "self":
+                self._store_self_attribute(base.attr, after, node)
+
+    def _after_inplace(self, before: Provenance, values: list) -> Provenance:
+        if any(v is not None and v.kind is Kind.TENSOR and v.requires_grad for v in values) and not self.no_grad and not before.requires_grad:
+            return before.but(leaf=False, requires_grad=True)
+        return before
+
+    def stmt_For(self, node):
+        iter_prov = self.ev(node.iter)
+        self.assign(node.target, None, self._element_of(iter_prov, node.iter))
+        self._loop(node, node.body)
+        self.walk_body(node.orelse)
+
+    stmt_AsyncFor = stmt_For
+
+    def stmt_While(self, node):
+        self.ev(node.test)
+        self._loop(node, node.body)
+        self.walk_body(node.orelse)
+
+    def _loop(self, node, body):
+        loop = Loop(node, self.scope, self.loop, assigned=_assigned_names(body))
+        self.model.loops.append(loop)
+        saved = self.loop
+        self.loop = loop
+        try:
+            self.walk_body(body)
+        finally:
+            self.loop = saved
+
+    def stmt_If(self, node):
+        self.ev(node.test)
+        before = dict(self.scope.bindings)
+        self.walk_body(node.body)
+        after_body = self.scope.bindings
+        self.scope.bindings = dict(before)
+        self.walk_body(node.orelse)
+        after_else = self.scope.bindings
+        merged = {}
+        for name in after_body.keys() | after_else.keys():
+            if name in after_body and name in after_else:
+                merged[name] = merge(after_body[name], after_else[name])
+            else:
+                branch = after_body if name in after_body else after_else
+                merged[name] = merge(before[name], branch[name]) if name in before else branch[name]
+        self.scope.bindings = merged
+
+    def stmt_With(self, node):
+        saved = self.no_grad
+        for item in node.items:
+            self.ev(item.context_expr)
+            expr = item.context_expr
+            qualname = self.imports.qualname(expr.func if isinstance(expr, ast.Call) else expr)
+            if qualname in api.NO_GRAD_CONTEXTS:
+                self.no_grad = True
+            elif qualname in api.ENABLE_GRAD_CONTEXTS:
+                self.no_grad = False
+            elif qualname in api.SET_GRAD_ENABLED and isinstance(expr, ast.Call) and expr.args:
+                enabled = _const(expr.args[0])
+                if enabled is False:
+                    self.no_grad = True
+                elif enabled is True:
+                    self.no_grad = False
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, None, None)
+        try:
+            self.walk_body(node.body)
+        finally:
+            self.no_grad = saved
+
+    stmt_AsyncWith = stmt_With
+
+    def stmt_Try(self, node):
+        self.walk_body(node.body)
+        for handler in node.handlers:
+            if handler.name:
+                self.bind(handler.name, None)
+            self.walk_body(handler.body)
+        self.walk_body(node.orelse)
+        self.walk_body(node.finalbody)
+
+    stmt_TryStar = stmt_Try
+
+    def stmt_Match(self, node):
+        self.ev(node.subject)
+        for case in node.cases:
+            self.walk_body(case.body)
+
+    def stmt_Delete(self, node):
+        for target in node.targets:
+            name = label(target)
+            if name is not None:
+                self.scope.bindings.pop(name, None)
+
+    def stmt_Import(self, node):
+        pass
+
+    stmt_ImportFrom = stmt_Global = stmt_Nonlocal = stmt_Pass = stmt_Break = stmt_Continue = stmt_Import
+
+    # -- assignment ----------------------------------------------------------------------------------
+    def assign(self, target: ast.expr, value: ast.expr | None, prov: Provenance | None):
+        if isinstance(target, ast.Name):
+            alias = value.id if isinstance(value, ast.Name) else None
+            self.emit(BindEvent(self.stmt, self.ctx(), name=target.id, target=target, value=value, prov=prov, alias_of=alias))
+            self.bind(target.id, prov)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            elements = self._unpack(value, prov, len(target.elts))
+            for element_target, (element_value, element_prov) in zip(target.elts, elements):
+                self.assign(element_target, element_value, element_prov)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, None, None)
+        elif isinstance(target, ast.Attribute):
+            self.ev(target.value)
+            owner = label(target.value)
+            if target.attr in ("requires_grad", "data", "grad") or target.attr in _GRAD_TYPOS:
+                before = self.model.prov(target.value)
+                self.emit(AttrStoreEvent(self.stmt, self.ctx(), target=target, prov=before, value=value))
+                if target.attr == "requires_grad" and before is not None and before.kind is Kind.TENSOR and isinstance(_const(value), bool):
+                    self.rebind(target.value, before.but(requires_grad=_const(value)))
+                return
+            name = label(target)
+            if name is None:
+                return
+            alias = value.id if isinstance(value, ast.Name) else None
+            self.emit(BindEvent(self.stmt, self.ctx(), name=name, target=target, value=value, prov=prov, alias_of=alias))
+            self.bind(name, prov)
+            if owner == "self":
+                self._store_self_attribute(target.attr, prov, self.stmt)
+        elif isinstance(target, ast.Subscript):
+            base_prov = self.ev_target(target.value)
+            self.ev(target.slice)
+            if base_prov is not None and base_prov.kind is Kind.TENSOR:
+                self.emit(InplaceEvent(self.stmt, self.ctx(), target=target, prov=base_prov, op="[...] =", form="setitem"))
+                after = self._after_inplace(base_prov, [prov])
+                if after is not base_prov:
+                    self.rebind(target.value, after)
+
+    def _store_self_attribute(self, attr: str, prov, stmt):
+        info = self.function
+        if info is not None and info.cls is not None and info.name == "__init__":
+            info.cls.attributes[attr] = prov
+            info.cls.attribute_nodes[attr] = stmt
+
+    def _unpack(self, value, prov, count):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == count and not any(isinstance(e, ast.Starred) for e in value.elts):
+            return [(element, self.model.prov(element)) for element in value.elts]
+        if prov is not None and prov.kind is Kind.SEQUENCE and len(prov.elements) == count:
+            return [(None, element) for element in prov.elements]
+        if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph:
+            # `y1, y2 = model(x)`: every output shares the forward's graph
+            return [(None, prov.but(scalar=None)) for _ in range(count)]
+        return [(None, None)] * count
+
+    def _element_of(self, prov: Provenance | None, node: ast.expr) -> Provenance | None:
+        if prov is None:
+            return None
+        if prov.kind is Kind.PARAMS:
+            return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin="parameter", node=node)
+        if prov.kind is Kind.SEQUENCE and prov.elements:
+            first = prov.elements[0]
+            return first if all(element == first for element in prov.elements) else None
+        return None
+
+    # -- expressions ---------------------------------------------------------------------------------
+    def ev(self, node: ast.expr | None, usage: str = "other", callee: str | None = None) -> Provenance | None:
+        if node is None:
+            return None
+        method = getattr(self, "ev_" + type(node).__name__, None)
+        if method is None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.ev(child)
+            return self.model.record(node, None)
+        if isinstance(node, ast.Name):
+            prov = method(node, usage, callee)
+        else:
+            prov = method(node)
+        return self.model.record(node, prov)
+
+    def ev_target(self, node: ast.expr) -> Provenance | None:
+        """The provenance of an assignment target's current value (without a use event)."""
+        if isinstance(node, ast.Name):
+            return self.model.record(node, self.lookup(node.id))
+        return self.ev(node)
+
+    def ev_Name(self, node: ast.Name, usage: str, callee: str | None):
+        prov = self.lookup(node.id)
+        if prov is not None and prov.kind is Kind.TENSOR:
+            self.emit(UseEvent(node, self.ctx(), name=node.id, prov=prov, usage=usage, callee=callee))
+        return prov
+
+    def ev_Constant(self, node: ast.Constant):
+        value = node.value
+        if isinstance(value, bool) or isinstance(value, int):
+            return Provenance(Kind.NUMBER, node.lineno, dtype=api.INT)
+        if isinstance(value, float):
+            return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT)
+        return None
+
+    def ev_Tuple(self, node):
+        elements = tuple(self.ev(element, usage="element") for element in node.elts)
+        return Provenance(Kind.SEQUENCE, node.lineno, elements=elements)
+
+    ev_List = ev_Tuple
+
+    def ev_ListComp(self, node):
+        saved = self.scope
+        self.scope = Scope(node, "<comprehension>", saved, function=saved.function)
+        try:
+            for generator in node.generators:
+                self.assign(generator.target, None, self._element_of(self.ev(generator.iter), generator.iter))
+                for condition in generator.ifs:
+                    self.ev(condition)
+            element = self.ev(node.elt)
+        finally:
+            self.scope = saved
+        return Provenance(Kind.SEQUENCE, node.lineno, elements=(element,))
+
+    ev_GeneratorExp = ev_SetComp = ev_ListComp
+
+    def ev_DictComp(self, node):
+        saved = self.scope
+        self.scope = Scope(node, "<comprehension>", saved, function=saved.function)
+        try:
+            for generator in node.generators:
+                self.assign(generator.target, None, None)
+                self.ev(generator.iter)
+            self.ev(node.key)
+            self.ev(node.value)
+        finally:
+            self.scope = saved
+        return None
+
+    def ev_Lambda(self, node):
+        return None  # bodies of lambdas are not analysed: their provenance is unknown
+
+    def ev_IfExp(self, node):
+        self.ev(node.test)
+        return merge(self.ev(node.body), self.ev(node.orelse))
+
+    def ev_NamedExpr(self, node):
+        prov = self.ev(node.value)
+        self.assign(node.target, node.value, prov)
+        return prov
+
+    def ev_Starred(self, node):
+        return self.ev(node.value, usage="arg")
+
+    def ev_UnaryOp(self, node):
+        operand = self.ev(node.operand, usage="operand")
+        if isinstance(node.op, ast.Not):
+            return None
+        if operand is None or operand.kind not in (Kind.TENSOR, Kind.NUMBER):
+            return None
+        if operand.kind is Kind.NUMBER:
+            return operand
+        return self.combine(node, [(operand, node.operand)])
+
+    def ev_BinOp(self, node):
+        left = self.ev(node.left, usage="operand")
+        right = self.ev(node.right, usage="operand")
+        result = self.combine(node, [(left, node.left), (right, node.right)], binop=node.op)
+        if result is not None and result.requires_grad and isinstance(node.op, (ast.Mult, ast.Div, ast.Pow, ast.MatMult)):
+            self._mark_saved([node.left] if isinstance(node.op, ast.Pow) else [node.left, node.right], _OPS[type(node.op)])
+        return result
+
+    def ev_BoolOp(self, node):
+        for value in node.values:
+            self.ev(value)
+        return None
+
+    def ev_Compare(self, node):
+        provs = [self.ev(node.left, usage="operand")] + [self.ev(c, usage="operand") for c in node.comparators]
+        if not any(p is not None and p.kind is Kind.TENSOR for p in provs):
+            return None
+        graphs = [p for p in provs if p is not None and p.kind is Kind.TENSOR]
+        return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=api.INT, origin="comparison",
+                          nondiff="comparison" if any(p.requires_grad or p.composed_from for p in graphs) else None,
+                          composed_from=frozenset().union(*(p.composed_from for p in graphs)), no_grad=self.no_grad,
+                          loop=self.loop, epoch=self.epoch, node=node,
+                          scalar=all(p.scalar for p in graphs) or (False if any(p.scalar is False for p in graphs) else None))
+
+    def ev_Subscript(self, node):
+        base = self.ev(node.value, usage="receiver", callee="[]")
+        self.ev(node.slice)
+        if base is None:
+            qualname = self.imports.qualname(node.value)
+            if qualname and qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES:
+                self.model.torch_subscripts.append((node, qualname))
+            return None
+        if base.kind is Kind.SEQUENCE:
+            index = _const(node.slice)
+            if isinstance(index, int) and -len(base.elements) <= index < len(base.elements):
+                return base.elements[index]
+            return None
+        if base.kind is not Kind.TENSOR:
+            return None
+        return self.derive(node, base, [(base, node.value)], scalar=None)
+
+    def ev_Attribute(self, node):
+        owner = self.ev(node.value, usage="receiver", callee="." + node.attr)
+        attr = node.attr
+        if owner is not None and owner.kind is Kind.MODULE:
+            return self._module_attribute(node, owner)
+        name = label(node)
+        if name is not None and name in self._visible_bindings():
+            return self.lookup(name)
+        if attr == "data" or "grad" in attr:
+            self.emit(AttrLoadEvent(node, self.ctx(), attr=attr, receiver=node.value, prov=owner))
+        if owner is None or owner.kind is not Kind.TENSOR:
+            return None
+        if attr == "data":
+            return owner.but(leaf=True, requires_grad=False, data_of=label(node.value) or owner.origin, detached=True,
+                             composed_from=frozenset(), graph=frozenset(), node=node, line=node.lineno)
+        if attr == "grad":
+            return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=owner.dtype, origin="grad", node=node)
+        if attr in ("T", "mT", "H", "mH", "real", "imag"):
+            return self.derive(node, owner, [(owner, node.value)])
+        return None
+
+    def _visible_bindings(self):
+        scope, names = self.scope, set()
+        while scope is not None:
+            names |= scope.bindings.keys()
+            scope = scope.parent
+        return names
+
+    def _module_attribute(self, node: ast.Attribute, owner: Provenance) -> Provenance | None:
+        name = label(node)
+        if name is not None and name in self._visible_bindings():
+            return self.lookup(name)
+        cls = owner.module_class
+        if isinstance(cls, ClassInfo):
+            self.ensure_class_init(cls)
+            prov = cls.attributes.get(node.attr)
+            return prov
+        if isinstance(cls, str) and node.attr in ("weight", "bias", "in_proj_weight", "weight_ih_l0", "weight_hh_l0"):
+            return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=f"{cls}.{node.attr}", node=node)
+        return None
+
+    # -- calls ---------------------------------------------------------------------------------------
+    def ev_Call(self, node: ast.Call):
+        func = node.func
+        qualname = self.imports.qualname(func)
+        method = func.attr if isinstance(func, ast.Attribute) and qualname is None else None
+        callee = qualname or method or (func.id if isinstance(func, ast.Name) else None)
+        receiver = func.value if method is not None else None
+        receiver_prov = self.ev(receiver, usage="receiver", callee=method) if receiver is not None else None
+        func_prov = None
+        if receiver is None and not isinstance(func, ast.Name) and qualname is None:
+            func_prov = self.ev(func)
+        elif isinstance(func, ast.Name) and qualname is None:
+            func_prov = self.lookup(func.id)
+        short = (callee or "").rsplit(".", 1)[-1]
+        arg_usage = "other" if short in PRINT_LIKE else "arg"
+        arg_provs = [self.ev(arg, usage=arg_usage, callee=callee) for arg in node.args]
+        for keyword in node.keywords:
+            self.ev(keyword.value, usage=arg_usage, callee=callee)
+        event = CallEvent(node, self.ctx(), qualname=qualname, method=method, receiver=receiver, receiver_prov=receiver_prov)
+        result = None
+        if qualname is not None and self.imports.is_torch(qualname):
+            result = self.torch_call(node, qualname, arg_provs)
+            if qualname in ("torch.autograd.backward",):
+                event.role = "backward"
+        elif method is not None:
+            result = self.method_call(node, event, method, receiver, receiver_prov, arg_provs)
+        elif func_prov is not None and func_prov.kind is Kind.MODULE:
+            result = self.forward(node, func_prov, arg_provs, event)
+        elif isinstance(func, ast.Name):
+            result = self.local_call(node, func.id, arg_provs, event)
+        elif qualname is not None and self.resolver is not None:
+            result = self.external_call(node, func, qualname, arg_provs, event)
+        event.result = result
+        self.emit(event)
+        if event.role is not None or event.function is not None:
+            self._note_role(event)
+        return result
+
+    def _note_role(self, event: CallEvent):
+        function = event.function
+        backward = event.role == "backward" or (function is not None and function.calls_backward)
+        step = event.role == "step" or (function is not None and function.calls_step)
+        zero = event.role == "zero_grad" or (function is not None and function.calls_zero_grad)
+        if event.role == "step":
+            self.epoch += 1
+        loop = self.loop
+        while loop is not None:
+            if event.role == "backward":
+                loop.backwards.append(event)
+            elif event.role == "step":
+                loop.steps.append(event)
+            elif event.role == "zero_grad":
+                loop.zero_grads.append(event)
+            elif event.role == "forward":
+                loop.forwards.append(event)
+            if function is not None:
+                loop.calls_backward_indirectly |= function.calls_backward
+                loop.calls_step_indirectly |= function.calls_step
+                loop.zero_grad_indirectly |= function.calls_zero_grad
+            loop = loop.parent
+        if self.function is not None:
+            self.function.calls_backward |= backward
+            self.function.calls_step |= step
+            self.function.calls_zero_grad |= zero
+
+    def local_call(self, node, name, arg_provs, event) -> Provenance | None:
+        definition = self.lookup_def(name)
+        if isinstance(definition, FunctionInfo):
+            if not definition.walked:
+                self.walk_function(definition)
+            event.function = definition
+            return self.instantiate(definition, node, arg_provs, node.args)
+        if isinstance(definition, ClassInfo):
+            self.ensure_class_init(definition)
+            if definition.is_module:
+                return Provenance(Kind.MODULE, node.lineno, module_class=definition, origin=f"{name}()", node=node)
+            return None
+        if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
+            return arg_provs[0]
+        if name == "float" or name == "int" or name == "len":
+            return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT if name == "float" else api.INT)
+        if self.resolver is not None and name in self.imports.names:
+            return self.external_call(node, node.func, self.imports.names[name], arg_provs, event)
+        return None
+
+    def external_call(self, node, func, qualname, arg_provs, event) -> Provenance | None:
+        """A function or class from another module of the workspace, resolved through jedi."""
+        top = qualname.lstrip(".").split(".", 1)[0]
+        if top in _NEVER_WORKSPACE or not (qualname.startswith(".") or self._workspace_module(top)):
+            return None  # library code: jedi is only asked about the user's own modules
+        definition = self.resolver.resolve(self.model.source, func)
+        if definition is None:
+            return None
+        if isinstance(definition, FunctionInfo):
+            event.function = definition
+            return self.instantiate(definition, node, arg_provs, node.args)
+        if isinstance(definition, ClassInfo) and definition.is_module:
+            return Provenance(Kind.MODULE, node.lineno, module_class=definition, origin=f"{definition.name}()", node=node)
+        return None
+
+    def _workspace_module(self, top: str) -> bool:
+        """A cheap file-system check that `top` is a module of the workspace rather than an installed library."""
+        cache = self.__dict__.setdefault("_workspace_cache", {})
+        if top not in cache:
+            roots = []
+            if self.model.source.path:
+                from pathlib import Path
+
+                here = Path(self.model.source.path).resolve().parent
+                roots = [here, *list(here.parents)[:3]]
+            cache[top] = any((root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file() or (root / "src" / top).is_dir()
+                             for root in roots)
+        return cache[top]
+
+    def forward(self, node, module: Provenance, arg_provs, event) -> Provenance | None:
+        event.role = "forward"
+        cls = module.module_class
+        inputs = [p for p in flatten(arg_provs) if p is not None and p.kind is Kind.TENSOR]
+        name = cls.rsplit(".", 1)[-1] if isinstance(cls, str) else None
+        loss = name is not None and name.endswith("Loss")
+        if isinstance(cls, ClassInfo) and not cls.is_module:
+            return None
+        if name is not None and (name in PARAMLESS_LAYERS or loss):
+            requires_grad = True if any(p.requires_grad for p in inputs) else (False if inputs and len(inputs) == len(arg_provs) and all(p.requires_grad is False for p in inputs) else None)
+        else:
+            requires_grad = True
+        if self.no_grad:
+            requires_grad = False
+        graph = frozenset().union(*(p.graph for p in inputs)) | ({id(node)} if requires_grad else frozenset())
+        reduction = next((kw for kw in node.keywords if kw.arg == "reduction"), None)
+        return Provenance(Kind.TENSOR, node.lineno, leaf=not requires_grad if requires_grad is not None else None, requires_grad=requires_grad,
+                          dtype=api.FLOAT if requires_grad else None, origin=f"{self.model.text(node.func)}(...)", graph=graph, no_grad=self.no_grad,
+                          loop=self.loop, epoch=self.epoch, scalar=True if loss and reduction is None else None, node=node,
+                          composed_from=frozenset().union(*(p.composed_from for p in inputs)))
+
+    def method_call(self, node, event, method, receiver, recv: Provenance | None, arg_provs) -> Provenance | None:
+        if method == "backward":
+            event.role = "backward"
+            return None
+        if method == "zero_grad":
+            event.role = "zero_grad"
+            return None
+        if method == "step" and self._is_optimizer(receiver, recv):
+            event.role = "step"
+            return None
+        if method == "requires_grad_":
+            event.role = "requires_grad_"
+            if recv is not None and recv.kind is Kind.TENSOR:
+                value = _const(node.args[0]) if node.args else True
+                kw = event.keyword("requires_grad")
+                if kw is not None:
+                    value = _const(kw.value)
+                after = recv.but(requires_grad=value if isinstance(value, bool) else None)
+                self.rebind(receiver, after)
+                return after
+            return None
+        if recv is None:
+            if method == "optimizers" and isinstance(receiver, ast.Name) and receiver.id == "self":
+                return Provenance(Kind.OPTIMIZER, node.lineno, origin="self.optimizers()", node=node)
+            return None
+        if recv.kind is Kind.MODULE:
+            if method in ("parameters", "named_parameters"):
+                return Provenance(Kind.PARAMS, node.lineno, origin=f"{label(receiver) or 'module'}.parameters()",
+                                  params=frozenset({f"{label(receiver)}.*"}) if label(receiver) else frozenset(), node=node)
+            if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
+                return recv
+            if method == "forward":
+                return self.forward(node, recv, arg_provs, event)
+            cls = recv.module_class
+            if isinstance(cls, ClassInfo) and method in cls.methods:
+                info = cls.methods[method]
+                if not info.walked:
+                    self.walk_function(info)
+                event.function = info
+                return self.instantiate(info, node, arg_provs, node.args)
+            return None
+        if recv.kind is not Kind.TENSOR:
+            return None
+        if api.is_inplace_method(method):
+            self.emit(InplaceEvent(node, self.ctx(), target=receiver, prov=recv, op=method, form="method"))
+            after = self._after_inplace(recv, arg_provs)
+            if after is not recv:
+                self.rebind(receiver, after)
+            return after
+        if method in ("item", "tolist", "numpy", "size", "dim", "numel", "__len__", "stride", "data_ptr", "element_size"):
+            return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT if method == "item" and recv.dtype == api.FLOAT else None) if method in ("item", "numel", "dim") else None
+        if method == "detach":
+            return recv.but(leaf=True, requires_grad=False, detached=True, data_of=label(receiver) or recv.origin, composed_from=frozenset(),
+                            graph=frozenset(), nondiff=None, line=node.lineno, node=node)
+        if method in api.FLOAT_RESULT_METHODS and method in ("float", "double", "half", "bfloat16", "cfloat", "cdouble"):
+            return self.derive(node, recv, [(recv, receiver)], dtype=api.FLOAT)
+        if method in ("long", "int", "short", "bool", "byte", "char"):
+            return self.derive(node, recv, [(recv, receiver)], dtype=api.INT, nondiff=method)
+        if method == "to":
+            dtype = None
+            for arg in [*node.args, *(kw.value for kw in node.keywords if kw.arg == "dtype")]:
+                dtype = dtype or api.dtype_class(self.imports.qualname(arg))
+            if dtype == api.INT:
+                return self.derive(node, recv, [(recv, receiver)], dtype=api.INT, nondiff="to")
+            return self.derive(node, recv, [(recv, receiver)], dtype=dtype or recv.dtype)
+        if method in api.NONDIFFERENTIABLE:
+            dtype = api.INT if method in api.INT_RESULT_METHODS else recv.dtype
+            return self.derive(node, recv, [(recv, receiver)], dtype=dtype, nondiff=method,
+                               scalar=True if method in ("argmax", "argmin") and not node.args and not node.keywords else None)
+        if method in api.SHAPE_METHODS or method in api.FLOAT_RESULT_METHODS or method in api.INT_RESULT_METHODS:
+            inputs = [(recv, receiver)] + [(p, a) for p, a in zip(arg_provs, node.args)]
+            dtype = api.INT if method in api.INT_RESULT_METHODS else (api.FLOAT if method in api.FLOAT_RESULT_METHODS else None)
+            if method in api.REDUCTIONS:
+                scalar = not node.args and not any(kw.arg == "dim" for kw in node.keywords)
+                scalar = True if scalar else None
+            elif method in ("view", "reshape", "expand", "repeat", "flatten", "squeeze", "unsqueeze", "permute", "tile", "t", "transpose"):
+                scalar = None
+            else:
+                scalar = "propagate"
+            result = self.derive(node, recv, inputs, dtype=dtype, scalar=scalar)
+            if result is not None and result.requires_grad:
+                if method in api.SAVES_OUTPUT:
+                    result = result.but(saved_by=method)
+                if method in api.SAVES_INPUT:
+                    self._mark_saved([receiver, *node.args], method)
+            return result
+        if method in api.SAVES_OUTPUT:
+            result = self.derive(node, recv, [(recv, receiver)], dtype=api.FLOAT, scalar="propagate")
+            return result.but(saved_by=method) if result is not None and result.requires_grad else result
+        return None
+
+    def _is_optimizer(self, receiver: ast.expr | None, prov: Provenance | None) -> bool:
+        if prov is not None:
+            return prov.kind is Kind.OPTIMIZER
+        name = label(receiver) if receiver is not None else None
+        if name is None:
+            return isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "optimizers"
+        short = name.rsplit(".", 1)[-1]
+        if "sched" in short.lower():
+            return False
+        return api.looks_like_optimizer_name(short) or name in self._zero_grad_receivers()
+
+    def _zero_grad_receivers(self) -> set[str]:
+        if not self.zero_grad_receivers:
+            names = set()
+            for node in ast.walk(self.model.tree):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "zero_grad":
+                    name = label(node.func.value)
+                    if name:
+                        names.add(name)
+            self.zero_grad_receivers = names or {"\0"}
+        return self.zero_grad_receivers
+
+    def _mark_saved(self, operands: list[ast.expr], op: str):
+        # Autograd keeps these inputs for backward: an in-place change before backward breaks it (AG006).
+        for operand in operands:
+            name = label(operand)
+            if name is None:
+                continue
+            prov = self.lookup(name)
+            if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph and prov.saved_by is None:
+                self.bind(name, prov.but(saved_by=op))
+
+    def torch_call(self, node: ast.Call, qualname: str, arg_provs) -> Provenance | None:
+        short = qualname.rsplit(".", 1)[-1]
+        module = qualname[: -len(short) - 1]
+        if qualname in api.PARAMETER_CLASSES:
+            data = arg_provs[0] if arg_provs else None
+            kw = next((k for k in node.keywords if k.arg == "requires_grad"), None)
+            requires_grad = _const(kw.value) if kw is not None else (_const(node.args[1]) if len(node.args) > 1 else True)
+            return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=requires_grad if isinstance(requires_grad, bool) else None,
+                              dtype=data.dtype if data is not None and data.kind is Kind.TENSOR else None, origin="nn.Parameter",
+                              no_grad=self.no_grad, loop=self.loop, epoch=self.epoch, scalar=data.scalar if data is not None else None,
+                              uninitialised=bool(data is not None and data.uninitialised), node=node)
+        if qualname.startswith(api.OPTIMIZER_PREFIXES) and short[:1].isupper():
+            if qualname.startswith(api.NOT_OPTIMIZERS_PREFIXES):
+                return None
+            return Provenance(Kind.OPTIMIZER, node.lineno, origin=qualname, params=self._optimizer_params(node, arg_provs), node=node)
+        if module.startswith("torch.nn") and short[:1].isupper() and module != "torch.nn.functional":
+            return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node)
+        if module.startswith("torch.nn.init"):
+            return None
+        if module == "torch" and short in api.TENSOR_FACTORIES:
+            return self.factory(node, short, arg_provs)
+        if module in ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft") or qualname == "torch.autograd.backward":
+            return self.torch_op(node, short, arg_provs)
+        return None
+
+    def _optimizer_params(self, node, arg_provs) -> frozenset:
+        if not arg_provs or arg_provs[0] is None:
+            return frozenset()
+        first = arg_provs[0]
+        if first.kind is Kind.PARAMS:
+            return first.params
+        if first.kind is Kind.SEQUENCE and isinstance(node.args[0], (ast.List, ast.Tuple)):
+            labels = [label(element) for element in node.args[0].elts]
+            if all(labels):
+                return frozenset(labels)
+        return frozenset()
+
+    def factory(self, node: ast.Call, short: str, arg_provs) -> Provenance:
+        keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg}
+        requires_grad = _const(keywords.get("requires_grad")) if "requires_grad" in keywords else False
+        dtype = api.dtype_class(self.imports.qualname(keywords["dtype"])) if "dtype" in keywords else None
+        scalar = None
+        data = node.args[0] if node.args else keywords.get("data")
+        uninitialised = False
+        if dtype is None and "dtype" not in keywords:
+            if short in ("tensor", "as_tensor") and data is not None:
+                dtype = _literal_dtype(data)
+                if dtype is None and arg_provs and arg_provs[0] is not None and arg_provs[0].kind in (Kind.TENSOR, Kind.NUMBER):
+                    dtype = arg_provs[0].dtype
+            elif short == "arange":
+                kinds = [_literal_dtype(arg) for arg in node.args] + [_literal_dtype(v) for k, v in keywords.items() if k in ("start", "end", "step")]
+                dtype = api.FLOAT if api.FLOAT in kinds else (api.INT if kinds and all(k == api.INT for k in kinds) else None)
+            elif short == "full" and len(node.args) > 1:
+                dtype = _literal_dtype(node.args[1])
+            elif short in api.LIKE_FACTORIES:
+                like = arg_provs[0] if arg_provs else None
+                dtype = like.dtype if like is not None and like.kind is Kind.TENSOR else None
+                if short == "randint_like":
+                    dtype = api.INT
+            elif short in api.INT_FACTORIES:
+                dtype = api.INT
+            elif short in api.FLOAT_FACTORIES:
+                dtype = api.FLOAT
+        if short in ("tensor", "as_tensor") and data is not None:
+            count = _literal_numel(data)
+            scalar = None if count is None else count == 1
+        elif short in ("zeros", "ones", "empty", "rand", "randn", "full") and node.args:
+            count = _size_numel(node.args[:1] if short == "full" else node.args)
+            scalar = None if count is None else count == 1
+        elif short in api.LEGACY_CONSTRUCTORS:
+            if data is not None and isinstance(data, (ast.List, ast.Tuple)):
+                dtype = dtype or (api.INT if short in api.INT_FACTORIES else api.FLOAT)
+            else:
+                uninitialised = bool(node.args) and all(isinstance(_const(a), int) or isinstance(a, ast.Name) for a in node.args)
+        if short in ("empty", "empty_like", "empty_strided"):
+            uninitialised = not any(kw.arg == "out" for kw in node.keywords)
+        return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=requires_grad if isinstance(requires_grad, bool) else None,
+                          dtype=dtype, origin=f"torch.{short}", no_grad=self.no_grad, loop=self.loop, epoch=self.epoch, scalar=scalar,
+                          uninitialised=uninitialised, node=node)
+
+    def torch_op(self, node: ast.Call, short: str, arg_provs) -> Provenance | None:
+        inputs = [(p, a) for p, a in zip(arg_provs, node.args)]
+        tensors = [p for p in flatten(arg_provs) if p is not None and p.kind is Kind.TENSOR]
+        if not tensors:
+            return None
+        dtype = api.INT if short in api.INT_RESULT_METHODS else (api.FLOAT if short in api.FLOAT_RESULT_METHODS or short in api.FUNCTIONAL_LOSSES else None)
+        nondiff = short if short in api.NONDIFFERENTIABLE else None
+        if short in api.FUNCTIONAL_LOSSES:
+            reduction = next((kw for kw in node.keywords if kw.arg == "reduction"), None)
+            scalar = True if reduction is None or _const(reduction.value) in ("mean", "sum") else False
+        elif short in api.REDUCTIONS:
+            scalar = True if len(node.args) <= 1 and not any(kw.arg == "dim" for kw in node.keywords) else None
+        elif short in ("stack", "cat", "conv1d", "conv2d", "conv3d", "linear", "matmul", "mm", "bmm", "outer", "einsum"):
+            scalar = None if short in ("matmul", "einsum") else False
+        else:
+            scalar = "propagate"
+        result = self.derive(node, tensors[0], inputs, dtype=dtype, nondiff=nondiff, scalar=scalar)
+        if result is not None and result.requires_grad:
+            if short in api.SAVES_OUTPUT:
+                result = result.but(saved_by=short)
+            if short in api.SAVES_INPUT:
+                self._mark_saved(node.args, short)
+        return result
+
+    # -- combination ---------------------------------------------------------------------------------
+    def _composed(self, inputs) -> frozenset:
+        composed = set()
+        for prov, node in inputs:
+            for item in flatten([prov]) if prov is not None and prov.kind is Kind.SEQUENCE else [prov]:
+                if item is None or item.kind is not Kind.TENSOR:
+                    continue
+                if item.is_trainable_leaf:
+                    name = label(node) if node is not None and prov is item else None
+                    composed.add(name or item.origin)
+                else:
+                    composed |= item.composed_from
+        return frozenset(composed)
+
+    @staticmethod
+    def _common_dtype(provs) -> str | None:
+        kinds = {p.dtype for p in provs if p is not None}
+        if len(kinds) == 1:
+            return kinds.pop()
+        return api.FLOAT if api.FLOAT in kinds else None
+
+    def combine(self, node, inputs, binop=None) -> Provenance | None:
+        """Arithmetic on tensors and numbers (BinOp, UnaryOp, AugAssign)."""
+        provs = [p for p, _ in inputs]
+        if any(p is None for p in provs):
+            tensors = [p for p in provs if p is not None and p.kind is Kind.TENSOR]
+            if not tensors:
+                return None
+            # x * unknown: a tensor for sure, but what it requires is unknown unless x already requires grad
+            if not any(t.requires_grad for t in tensors):
+                return None
+        if any(p is not None and p.kind not in (Kind.TENSOR, Kind.NUMBER) for p in provs):
+            return None
+        known = [p for p in provs if p is not None]
+        dtypes = [p.dtype for p in known]
+        if isinstance(binop, ast.Div):
+            dtype = api.FLOAT if all(d is not None for d in dtypes) or api.FLOAT in dtypes else None
+        elif api.FLOAT in dtypes:
+            dtype = api.FLOAT
+        elif dtypes and all(d == api.INT for d in dtypes) and len(known) == len(provs):
+            dtype = api.INT
+        else:
+            dtype = None
+        if all(p.kind is Kind.NUMBER for p in known) and len(known) == len(provs):
+            return Provenance(Kind.NUMBER, node.lineno, dtype=dtype)
+        tensors = [p for p in known if p.kind is Kind.TENSOR]
+        scalar = "propagate"
+        return self.derive(node, tensors[0], inputs, dtype=dtype, scalar=scalar, keep_dtype=False)
+
+    def derive(self, node, base: Provenance, inputs, dtype=None, nondiff=None, scalar="propagate", keep_dtype=True) -> Provenance:
+        """A new tensor computed from `inputs` [(prov, node)]: requires grad if any input does (outside no_grad)."""
+        tensors = [p for p in flatten([p for p, _ in inputs]) if p is not None and p.kind is Kind.TENSOR]
+        unknown_inputs = any(p is None for p, _ in inputs)
+        if any(t.requires_grad for t in tensors):
+            requires_grad = True
+        elif all(t.requires_grad is False for t in tensors) and not unknown_inputs:
+            requires_grad = False
+        else:
+            requires_grad = None
+        if nondiff is not None and nondiff in api.INT_RESULT_METHODS | {"long", "int", "bool", "short", "byte", "char", "to", "comparison"}:
+            requires_grad = False
+        if self.no_grad:
+            requires_grad = False
+        if dtype is None and keep_dtype:
+            dtype = base.dtype if all(t.dtype == base.dtype for t in tensors) else None
+        # A graph cut (argmax, round...) stays cut only while every graph-carrying input went through one.
+        carriers = [t for t in tensors if t.requires_grad or t.composed_from or t.nondiff]
+        if nondiff is None and carriers and all(t.nondiff for t in carriers):
+            nondiff = carriers[0].nondiff
+        if nondiff is not None and not carriers:
+            nondiff = None
+        if scalar == "propagate":
+            scalar = True if tensors and all(t.scalar for t in tensors) else (False if any(t.scalar is False for t in tensors) else None)
+        graph = frozenset().union(*(t.graph for t in tensors))
+        if requires_grad:
+            graph = graph | {id(node)}
+        return Provenance(
+            Kind.TENSOR, node.lineno,
+            leaf=False if requires_grad else (True if requires_grad is False else None),
+            requires_grad=requires_grad,
+            dtype=dtype,
+            composed_from=self._composed(inputs) if requires_grad or any(t.composed_from for t in tensors) else frozenset(),
+            no_grad=self.no_grad,
+            loop=self.loop,
+            epoch=self.epoch,
+            origin=self._origin(node),
+            graph=graph,
+            scalar=scalar,
+            nondiff=nondiff,
+            param_deps=frozenset().union(*(t.param_deps for t in tensors)),
+            uninitialised=False,
+            node=node,
+        )
+
+    def _origin(self, node) -> str:
+        if isinstance(node, ast.Call):
+            qualname = self.imports.qualname(node.func)
+            if qualname:
+                return qualname
+            if isinstance(node.func, ast.Attribute):
+                return f".{node.func.attr}()"
+        if isinstance(node, ast.BinOp):
+            return _OPS.get(type(node.op), "?")
+        return type(node).__name__
+
+
+_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@",
+        ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
+_GRAD_TYPOS = {"require_grad", "requires_grads", "requiers_grad", "reguires_grad", "requires_gard", "require_grads", "requries_grad",
+               "requiresgrad", "requires_grad_true", "reqires_grad", "requires_Grad", "required_grad"}
+# Modules that are never part of the user's workspace: no point asking jedi.
+_NEVER_WORKSPACE = {"torch", "numpy", "np", "os", "sys", "math", "random", "time", "json", "re", "typing", "collections", "functools",
+                    "itertools", "pathlib", "logging", "torchvision", "torchaudio", "einops", "timm", "transformers", "scipy", "pandas",
+                    "matplotlib", "tqdm", "dataclasses", "abc", "copy", "warnings", "argparse", "pytorch_lightning", "lightning"}

@@ -1,0 +1,210 @@
+"""The `autograd-lsp` command: check, rule, serve, confirm."""
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from . import __version__, report
+from .checker import check_source
+from .config import ConfigError, Settings, load_settings
+from .findings import Finding, Safety, Severity, Span
+from .fixes import apply_fixes, choose_fixes
+from .rules import ALL_RULES, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, find_rule
+from .source import SourceError, read_source
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+MAX_FIX_PASSES = 10
+
+
+def _csv(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="autograd-lsp", description="Catch PyTorch autograd mistakes before they run.")
+    parser.add_argument("--version", action="version", version=f"autograd-lsp {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = commands.add_parser("check", help="check files and directories (default: .)")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    check.add_argument("--select", type=_csv, help="only these rules (codes, names or prefixes, comma-separated)")
+    check.add_argument("--ignore", type=_csv, default=[], help="skip these rules")
+    check.add_argument("--extend-select", type=_csv, default=[], help="add rules to the selection")
+    check.add_argument("--fix", action="store_true", help="apply safe fixes in place")
+    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff, apply unsafe fixes too")
+    check.add_argument("--diff", action="store_true", help="print the fixes as a diff instead of writing them")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when problems are found")
+    check.add_argument("--statistics", action="store_true", help="count problems per rule")
+    check.add_argument("--show-fixes", action="store_true", help="list the available fixes under each problem")
+    check.add_argument("--format", choices=["text", "json", "sarif", "github"], default="text")
+    check.add_argument("--config", type=Path, help="pyproject.toml to read [tool.autograd-lsp] from")
+    check.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: one per core for many files)")
+    check.add_argument("--no-cross-module", action="store_true", help="do not resolve helpers from other modules with jedi")
+
+    rule = commands.add_parser("rule", help="print a rule's documentation")
+    rule.add_argument("code", nargs="?", help="code or name, e.g. AG002 or stale-composed-weight")
+    rule.add_argument("--all", action="store_true", help="list every rule")
+
+    serve = commands.add_parser("serve", help="run the language server")
+    serve.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead")
+
+    confirm = commands.add_parser("confirm", help="run a reproducer of a finding and report whether it really fails")
+    try:
+        from .confirm import cli as confirm_cli
+
+        confirm_cli.add_arguments(confirm)
+    except ImportError:  # pragma: no cover - the runtime confirmation package is part of the distribution
+        confirm.set_defaults(_confirm_missing=True)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            return run_check(args)
+        if args.command == "rule":
+            return run_rule(args)
+        if args.command == "serve":
+            from .server import serve
+
+            return serve(args.tcp)
+        if args.command == "confirm":
+            from .confirm import cli as confirm_cli
+
+            return confirm_cli.run(args)
+    except ConfigError as error:
+        print(f"autograd-lsp: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_CLEAN
+    parser.print_help()
+    return EXIT_ERROR
+
+
+def run_rule(args) -> int:
+    if args.all or not args.code:
+        width = max(len(rule.name) for rule in ALL_RULES)
+        for rule in ALL_RULES:
+            print(f"{rule.code}  {rule.name:<{width}}  {rule.severity.value:<7}  {rule.summary}")
+        return EXIT_CLEAN
+    rule = find_rule(args.code)
+    if rule is None:
+        print(f"autograd-lsp: error: unknown rule {args.code!r} (see `autograd-lsp rule --all`)", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"# {rule.code} {rule.name} ({rule.severity.value})\n\n{rule.doc}")
+    return EXIT_CLEAN
+
+
+def _settings(args) -> Settings:
+    start = Path(args.paths[0]) if args.paths else Path(".")
+    settings = load_settings(start if start.exists() else Path("."), args.config)
+    return settings.with_selection(select=args.select, ignore=args.ignore, extend_select=args.extend_select)
+
+
+def _check_one(job) -> tuple[str, object, list[Finding], str | None]:
+    path, settings, cross_module = job
+    try:
+        source = read_source(path)
+    except SourceError as error:
+        return str(path), None, [Finding(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Severity.ERROR, str(error).split(": ", 1)[-1], Span(1, 0, 1, 0))], None
+    resolver = _resolver(path) if cross_module else None
+    result = check_source(source, settings, resolver=resolver)
+    return str(path), source, result.findings, None
+
+
+_RESOLVERS: dict = {}
+
+
+def _resolver(path: Path):
+    from .analysis.crossmodule import JediResolver
+
+    root = JediResolver.project_root(Path(path))
+    if root not in _RESOLVERS:
+        _RESOLVERS[root] = JediResolver(root)
+    return _RESOLVERS[root]
+
+
+def run_check(args) -> int:
+    from .discovery import iter_files
+
+    settings = _settings(args)
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        print(f"autograd-lsp: error: {missing[0]}: no such file or directory", file=sys.stderr)
+        return EXIT_ERROR
+    files = list(iter_files(args.paths, settings))
+    jobs = [(path, settings, not args.no_cross_module) for path in files]
+    workers = args.jobs or (os.cpu_count() or 1 if len(files) >= 16 else 1)
+    if workers > 1 and len(files) > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(_check_one, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
+    else:
+        results = [_check_one(job) for job in jobs]
+
+    unsafe = args.unsafe_fixes
+    fixed_total = 0
+    entries = []
+    for path, source, findings, _ in results:
+        if (args.fix or args.diff) and source is not None and not source.cells:
+            findings, fixed, new_text = _fix_file(source, findings, settings, unsafe, path, not args.no_cross_module)
+            if fixed:
+                fixed_total += fixed
+                if args.diff:
+                    sys.stdout.write("".join(difflib.unified_diff(source.text.splitlines(True), new_text.splitlines(True), f"a/{path}", f"b/{path}")))
+                else:
+                    Path(path).write_text(new_text, encoding="utf-8")
+        entries.append(report.FileFindings(path, source, findings))
+
+    all_findings = [f for entry in entries for f in entry.findings]
+    if args.diff:
+        print(f"Would fix {fixed_total} problem{'s' if fixed_total != 1 else ''}.", file=sys.stderr)
+        return EXIT_FINDINGS if fixed_total and not args.exit_zero else EXIT_CLEAN
+    if args.format == "json":
+        print(report.as_json(entries))
+    elif args.format == "sarif":
+        print(report.as_sarif(entries))
+    elif args.format == "github":
+        output = report.as_github(entries)
+        if output:
+            print(output)
+    else:
+        output = report.text(entries, args.show_fixes)
+        if output:
+            print(output)
+        if args.statistics and all_findings:
+            print(report.statistics(entries))
+        fixable = sum(1 for f in all_findings if f.safe_fix)
+        hidden = 0 if unsafe else report.fixable_count(all_findings, True) - fixable
+        print(report.summary(len(all_findings), fixable, fixed_total, hidden))
+    if all_findings and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _fix_file(source, findings, settings, unsafe, path, cross_module):
+    """Apply fixes repeatedly (a fix can reveal or move other findings) until none apply."""
+    text, fixed = source.text, 0
+    current = findings
+    resolver = _resolver(Path(path)) if cross_module else None
+    for _ in range(MAX_FIX_PASSES):
+        fixes = choose_fixes([f for f in current if f.code != SYNTAX_ERROR_CODE], unsafe)
+        if not fixes:
+            break
+        try:
+            text = apply_fixes(text, fixes)
+        except ValueError:
+            break
+        fixed += len(fixes)
+        current = check_source(type(source)(text, source.path), settings, resolver=resolver).findings
+    return current, fixed, text
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

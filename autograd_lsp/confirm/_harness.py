@@ -1,0 +1,677 @@
+"""The confirm harness: runs one reproducer under instrumentation, in a child process.
+
+    python -B _harness.py SPEC.json
+
+This file is copied into the run's temporary directory and executed there by the configured
+interpreter; the analyzer and the language server never import it (it is the only place that
+imports torch). It reports *facts* as JSON in ``spec["result"]`` — the exception the program
+raised (with its frames mapped back to the user's lines), the warnings it emitted, whether the
+flagged statement ran, and what the rule's probe measured. ``verdict.py`` in the parent process
+turns those facts into a status.
+
+Instrumentation the reproducer calls (it is installed as the builtin ``__agl__``):
+``__agl__.before()`` / ``__agl__.after()`` around the flagged statement, ``__agl__.bound(it, n)``
+for bounded loops, ``__agl__.track_class(C)`` after a class whose instances a probe inspects.
+"""
+import builtins
+import copy
+import itertools
+import json
+import math
+import os
+import re
+import sys
+import time
+import traceback
+import types
+import warnings
+
+SPEC = json.load(open(sys.argv[1], encoding="utf-8"))
+REPRO = SPEC["reproducer"]
+LINE_MAP = {int(k): v for k, v in SPEC.get("line_map", {}).items()}
+RESULT = {"python": sys.version.split()[0], "executable": sys.executable, "reached": 0, "warnings": [], "probe": None}
+MISSING = object()
+_MAX_WARNINGS = 40
+
+
+class _Stop(BaseException):
+    """A decisive probe has seen enough: end the program."""
+
+
+def _write_result():
+    path = SPEC["result"]
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(RESULT, handle, default=repr)
+    os.replace(tmp, path)
+
+
+def user_line(lineno):
+    """The user's line for a line of the reproducer (None for synthesized code)."""
+    return LINE_MAP.get(lineno) or None
+
+
+def _user_frame():
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename != REPRO:
+        frame = frame.f_back
+    return frame
+
+
+def _frame_user_line(frame):
+    return user_line(frame.f_lineno) if frame is not None else None
+
+
+def _eval(expr, frame):
+    if frame is None or not expr:
+        return MISSING
+    try:
+        return eval(expr, frame.f_globals, dict(frame.f_locals))
+    except Exception:
+        return MISSING
+
+
+def _mro_names(obj):
+    return [cls.__name__ for cls in type(obj).__mro__]
+
+
+class Hooks:
+    """The instrumentation. One instance per run, reached from the reproducer as ``__agl__``."""
+
+    def __init__(self, torch, spec):
+        self.torch = torch
+        self.cfg = spec.get("probe") or {}
+        self.name = self.cfg.get("name")
+        self.outcome = None  # {"state": symptom|clean|inconclusive, "detail": str, "line": int|None}
+        self.completed = False
+        self._tracked = []
+        self._real_backward = None
+        self._watch = []  # AG008
+        self._flipped = []  # AG014
+        self._sizes = []  # AG015
+        self._consumed = {}  # AG016
+        self._steps = 0
+        self._backwards = 0
+        self._stale = None  # AG002
+        self._mode = None  # AG012
+        self._poisoned = None
+        setup = getattr(self, "_setup_" + (self.name or ""), None)
+        if setup is not None:
+            setup()
+
+    # -- reproducer entry points ------------------------------------------------------------
+    def bound(self, iterable, limit):
+        return itertools.islice(iterable, limit)
+
+    def before(self):
+        RESULT["reached"] += 1
+        hook = getattr(self, "_before_" + (self.name or ""), None)
+        if hook is not None and self.outcome is None:
+            hook(_user_frame())
+
+    def after(self):
+        hook = getattr(self, "_after_" + (self.name or ""), None)
+        if hook is not None and self.outcome is None:
+            hook(_user_frame())
+
+    def track_class(self, cls):
+        if self.name != "module_attribute" or not isinstance(cls, type):
+            return
+        self._tracked.append(cls)
+        original = cls.__dict__.get("__init__")
+        if original is None:
+            return
+        hooks = self
+
+        def __init__(self, *args, **kwargs):
+            original(self, *args, **kwargs)
+            if hooks.outcome is None:
+                hooks._check_module(self)
+
+        __init__.__wrapped__ = original
+        cls.__init__ = __init__
+
+    # -- verdicts -------------------------------------------------------------------------
+    def conclude(self, state, detail, stop=True, frame=None):
+        if self.outcome is not None:
+            return
+        self.outcome = {"state": state, "detail": detail, "line": _frame_user_line(frame)}
+        if stop:
+            raise _Stop()
+
+    def finish(self):
+        """End-of-program checks for probes that decide only once the program has run."""
+        if self.outcome is not None or self.name is None:
+            return
+        end = getattr(self, "_finish_" + self.name, None)
+        if end is not None:
+            try:
+                end()
+            except _Stop:
+                pass
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _tensor(self, value):
+        return value if isinstance(value, self.torch.Tensor) else None
+
+    def _snapshot(self, tensor):
+        with self.torch.no_grad():
+            return tensor.detach().clone()
+
+    def _same(self, a, b):
+        try:
+            return a.shape == b.shape and a.dtype == b.dtype and bool(self.torch.equal(a.cpu(), b.cpu()))
+        except Exception:
+            return False
+
+    def _install_backward_wrapper(self, before, after):
+        autograd = self.torch.autograd
+        real = autograd.backward
+        self._real_backward = real
+
+        def backward(*args, **kwargs):
+            token = before()
+            result = real(*args, **kwargs)
+            after(token)
+            return result
+
+        backward.__wrapped__ = real
+        autograd.backward = backward
+
+    def _step_post_hook(self, hook):
+        from torch.optim.optimizer import register_optimizer_step_post_hook
+
+        register_optimizer_step_post_hook(hook)
+
+    # -- AG002: the composed tensor keeps its value while its sources change ---------------
+    def _setup_stale_composed(self):
+        if self.cfg.get("composed") and self.cfg.get("sources"):
+            self._step_post_hook(self._stale_after_step)
+
+    def _stale_after_step(self, optimizer, args, kwargs):
+        frame = _user_frame()
+        composed = self._tensor(_eval(self.cfg["composed"], frame))
+        sources = [self._tensor(_eval(name, frame)) for name in self.cfg["sources"]]
+        sources = [(name, s) for name, s in zip(self.cfg["sources"], sources) if s is not None]
+        if composed is None or not sources:
+            return
+        now = (self._snapshot(composed), [(name, self._snapshot(s)) for name, s in sources])
+        previous, self._stale = self._stale, now
+        if previous is None:
+            return
+        changed = [name for (name, old), (_, new) in zip(previous[1], now[1]) if not self._same(old, new)]
+        if not changed:
+            return
+        name = self.cfg["composed"]
+        if self._same(previous[0], now[0]):
+            self.conclude(
+                "symptom",
+                f"{name} kept its value across optimizer.step() while {', '.join(changed)} changed: "
+                f"the composed tensor is stale (built once, never recomputed)",
+                frame=frame,
+            )
+        self.conclude("clean", f"{name} was recomputed after {', '.join(changed)} changed", frame=frame)
+
+    # -- AG007: the alias under no_grad still requires grad --------------------------------
+    def _after_requires_grad_alias(self, frame):
+        tensors = [(name, self._tensor(_eval(name, frame))) for name in self.cfg.get("aliases", [])]
+        tensors = [(name, t) for name, t in tensors if t is not None]
+        if not tensors:
+            return
+        tracked = [name for name, t in tensors if t.requires_grad]
+        if tracked:
+            self.conclude(
+                "symptom",
+                f"{', '.join(tracked)}.requires_grad is still True after the assignment under no_grad: "
+                "a plain alias is the same tensor, still tracked by autograd",
+                frame=frame,
+            )
+        self.conclude("clean", f"{', '.join(name for name, _ in tensors)} does not require grad", frame=frame)
+
+    # -- AG008: a change through .data that autograd's version counter does not see ---------
+    def _setup_data_invisible(self):
+        self._install_backward_wrapper(lambda: self._check_watch(None), lambda token: None)
+
+    def _before_data_invisible(self, frame):
+        self._watch = []
+        for expr in self.cfg.get("exprs", []):
+            tensor = self._tensor(_eval(expr, frame))
+            if tensor is not None and all(tensor is not w[1] for w in self._watch):
+                self._watch.append((expr, tensor, tensor._version, self._snapshot(tensor)))
+
+    def _after_data_invisible(self, frame):
+        self._check_watch(frame, decisive=True)
+
+    def _check_watch(self, frame, decisive=False):
+        if self.outcome is not None:
+            return
+        frame = frame or _user_frame()
+        for expr, tensor, version, values in self._watch:
+            if self._same(values, tensor.detach()):
+                continue
+            if tensor._version == version:
+                self.conclude(
+                    "symptom",
+                    f"{expr} changed through .data but {expr}._version stayed at {version}: autograd cannot see the change",
+                    frame=frame,
+                )
+            if decisive:
+                self.conclude("clean", f"{expr} changed and autograd saw it (version {version} -> {tensor._version})", frame=frame)
+
+    def _finish_data_invisible(self):
+        self._check_watch(None)
+        if self.outcome is None and self._watch:
+            names = ", ".join(w[0] for w in self._watch)
+            self.conclude("clean", f"no change to {names} escaped autograd's version counter", stop=False)
+
+    # -- AG009: a plain tensor attribute is left behind by module.to() ---------------------
+    def _check_module(self, module):
+        torch = self.torch
+        attr = self.cfg.get("attr")
+        cls = type(module).__name__
+        value = getattr(module, attr, MISSING) if attr else MISSING
+        if not isinstance(value, torch.Tensor):
+            return
+        registered = attr in getattr(module, "_parameters", {}) or attr in getattr(module, "_buffers", {})
+        try:
+            moved = copy.deepcopy(module)
+            moved.to("meta")
+            after = getattr(moved, attr)
+        except Exception as error:  # non-leaf tensors refuse deepcopy; judge by registration then
+            if registered:
+                self.conclude("clean", f"{cls}.{attr} is a registered buffer/parameter")
+            self.conclude(
+                "symptom",
+                f"{cls}.{attr} is a plain tensor attribute, not a registered buffer or parameter: module.to() "
+                f"skips it (could not move a copy: {type(error).__name__})",
+            )
+        if isinstance(after, torch.Tensor) and after.device.type != "meta":
+            self.conclude("symptom", f"{cls}.{attr} stayed on {after.device} after module.to('meta') moved the module's parameters and buffers")
+        self.conclude("clean", f"{cls}.{attr} moved with the module (module.to('meta'))")
+
+    def _finish_module_attribute(self):
+        for cls in self._tracked:
+            try:
+                instance = cls()
+            except Exception as error:
+                self.conclude("inconclusive", f"{cls.__name__} was never instantiated and {cls.__name__}() failed: {type(error).__name__}: {error}", stop=False)
+                return
+            if self.outcome is None:
+                self._check_module(instance)
+        if self.outcome is None:
+            self.conclude("inconclusive", "the module class was never instantiated", stop=False)
+
+    # -- AG012: values read before they were written --------------------------------------
+    def _before_uninitialized_read(self, frame):
+        sizes = self.cfg.get("size_args")
+        if sizes is None:
+            return
+        values = [_eval(expr, frame) for expr in sizes]
+
+        def is_size(v):
+            return isinstance(v, int) and not isinstance(v, bool) or isinstance(v, (tuple, list, self.torch.Size)) and all(isinstance(i, int) for i in v)
+
+        if not values or not all(is_size(v) for v in values):
+            self.cfg["uninit"] = False  # torch.Tensor(data): a copy of data, not uninitialized
+
+    def _after_uninitialized_read(self, frame):
+        torch = self.torch
+        if not self.cfg.get("uninit") or self._poisoned is not None:
+            return
+        tensor = self._tensor(_eval(self.cfg.get("target"), frame))
+        if tensor is None:
+            return
+        with torch.no_grad():
+            if tensor.dtype.is_floating_point or tensor.dtype.is_complex:
+                tensor.fill_(float("nan"))
+                sentinel = None
+            elif tensor.dtype == torch.bool:
+                self.conclude("inconclusive", "a bool tensor cannot be filled with a recognisable sentinel", stop=False)
+                return
+            else:
+                sentinel = int(torch.iinfo(tensor.dtype).max) - 7
+                tensor.fill_(sentinel)
+        self._poisoned = (tensor, sentinel, tensor.untyped_storage().data_ptr())
+        self._mode = _read_watch_mode(torch, self)
+        self._mode.__enter__()
+
+    def _on_torch_function(self, func, args, kwargs):
+        name = getattr(func, "__name__", "") or ""
+        if name in _METADATA or name in _VIEWS:
+            return
+        tensor, sentinel, pointer = self._poisoned
+        torch = self.torch
+        operands = list(_tensors_in(args, torch)) + list(_tensors_in(kwargs.values(), torch))
+        outs = list(_tensors_in([kwargs.get("out")], torch)) if "out" in kwargs else []
+        if name in _WRITES or (name.endswith("_") and not name.startswith("_") and name not in _READ_WRITES):
+            operands = operands[1:]  # the written tensor is args[0]; the rest are read
+        for operand in operands:
+            if any(operand is out for out in outs):
+                continue
+            try:
+                if operand.untyped_storage().data_ptr() != pointer:
+                    continue
+                poisoned = operand.isnan() if sentinel is None else operand == sentinel
+                count = int(poisoned.sum())
+            except Exception:
+                continue
+            if count:
+                frame = _user_frame()
+                line = _frame_user_line(frame)
+                where = f" at line {line}" if line else ""
+                self.conclude(
+                    "symptom",
+                    f"{self.cfg.get('target')} was read ({name}){where} while {count} of its {operand.numel()} "
+                    f"elements had never been written (uninitialized memory)",
+                    frame=frame,
+                )
+
+    def _finish_uninitialized_read(self):
+        if self._mode is not None:
+            try:
+                self._mode.__exit__(None, None, None)
+            except Exception:
+                pass
+        if self._poisoned is not None:
+            self.conclude("clean", f"every read of {self.cfg.get('target')} came after its elements were written", stop=False)
+        elif self.cfg.get("uninit") is False or "uninit" in self.cfg:
+            self.conclude("clean", "the flagged statement does not create an uninitialized tensor", stop=False)
+
+    # -- AG014: requires_grad switched on after the forward --------------------------------
+    def _setup_unfreeze_grad_none(self):
+        self._install_backward_wrapper(lambda: None, self._unfreeze_after_backward)
+
+    def _before_unfreeze_grad_none(self, frame):
+        tensor = self._tensor(_eval(self.cfg.get("target"), frame))
+        self._pending = (tensor, tensor.requires_grad) if tensor is not None else None
+
+    def _after_unfreeze_grad_none(self, frame):
+        pending = getattr(self, "_pending", None)
+        if pending and pending[0] is not None and not pending[1] and pending[0].requires_grad:
+            pending[0].grad = None if pending[0].grad is None else pending[0].grad
+            self._flipped.append((pending[0], pending[0].grad))
+
+    def _unfreeze_after_backward(self, token):
+        self._backwards += 1
+        if not self._flipped:
+            return
+        frame = _user_frame()
+        target = self.cfg.get("target")
+        for tensor, grad_before in self._flipped:
+            if tensor.grad is None or tensor.grad is grad_before and grad_before is not None and False:
+                self.conclude(
+                    "symptom",
+                    f"{target}.requires_grad was switched on after the forward; the pending backward() left {target}.grad None",
+                    frame=frame,
+                )
+        self.conclude("clean", f"{target}.grad was computed by backward()", frame=frame)
+
+    def _finish_unfreeze_grad_none(self):
+        self.conclude("clean", f"no backward() missed {self.cfg.get('target')}'s gradient", stop=False)
+
+    # -- AG015: the accumulator keeps every iteration's graph alive ------------------------
+    def _after_graph_growth(self, frame):
+        value = _eval(self.cfg.get("target"), frame)
+        self._sizes.append(_graph_size(value, self.torch))
+        sizes = self._sizes
+        target = self.cfg.get("target")
+        if len(sizes) >= 3:
+            if sizes[0] > 0 and all(b > a for a, b in zip(sizes, sizes[1:])):
+                self.conclude(
+                    "symptom",
+                    f"the autograd graph kept alive by {target} grew every iteration: {' -> '.join(map(str, sizes))} nodes",
+                    frame=frame,
+                )
+            if not any(sizes):
+                self.conclude("clean", f"{target} holds no autograd graph", frame=frame)
+
+    def _finish_graph_growth(self):
+        sizes, target = self._sizes, self.cfg.get("target")
+        if len(sizes) >= 2 and sizes[0] > 0 and all(b > a for a, b in zip(sizes, sizes[1:])):
+            self.conclude("symptom", f"the autograd graph kept alive by {target} grew every iteration: {' -> '.join(map(str, sizes))} nodes", stop=False)
+        elif len(sizes) >= 2:
+            self.conclude("clean", f"the graph held by {target} did not grow ({' -> '.join(map(str, sizes))} nodes)", stop=False)
+        elif sizes:
+            self.conclude("inconclusive", f"the accumulation ran only once ({sizes[0]} graph nodes); growth needs two iterations", stop=False)
+
+    # -- AG016: backward() adds onto gradients optimizer.step() already used ----------------
+    def _setup_grad_accumulation(self):
+        self._step_post_hook(self._accumulation_after_step)
+        self._install_backward_wrapper(self._accumulation_before_backward, self._accumulation_after_backward)
+
+    def _accumulation_after_step(self, optimizer, args, kwargs):
+        self._steps += 1
+        self._consumed = {}
+        for group in optimizer.param_groups:
+            for param in group["params"]:
+                grad = param.grad
+                if grad is not None:
+                    self._consumed[id(param)] = (param, grad, grad._version, float(grad.detach().abs().sum()))
+
+    def _accumulation_before_backward(self):
+        stale = []
+        for param, grad, version, magnitude in self._consumed.values():
+            if param.grad is grad and grad._version == version and magnitude > 0:
+                stale.append((param, grad, magnitude))
+        return stale
+
+    def _accumulation_after_backward(self, stale):
+        self._backwards += 1
+        if self._steps and self._consumed:
+            self._consumed = {}
+            if stale:
+                param, grad, before = stale[0]
+                after = float(param.grad.detach().abs().sum()) if param.grad is not None else 0.0
+                self.conclude(
+                    "symptom",
+                    f"backward() ran while {len(stale)} parameter(s) still held the gradients optimizer.step() had "
+                    f"already used; the new gradients were added to them (sum |grad| {before:.4g} -> {after:.4g})",
+                    frame=_user_frame(),
+                )
+            self._clean_steps = getattr(self, "_clean_steps", 0) + 1
+
+    def _finish_grad_accumulation(self):
+        if getattr(self, "_clean_steps", 0):
+            self.conclude("clean", f"gradients were cleared before each backward() after optimizer.step() ({self._steps} steps)", stop=False)
+        elif self._steps:
+            self.conclude("clean", f"no backward() followed optimizer.step() ({self._steps} step(s))", stop=False)
+        else:
+            self.conclude("inconclusive", "optimizer.step() never ran", stop=False)
+
+    # -- AG018: a misspelt requires_grad attribute ------------------------------------------
+    def _after_typo_attribute(self, frame):
+        target, attr = self.cfg.get("target"), self.cfg.get("attr")
+        value = _eval(target, frame)
+        torch = self.torch
+        if isinstance(value, torch.nn.Module):
+            wanted = getattr(value, attr, MISSING)
+            params = list(value.parameters())
+            if attr != "requires_grad" and isinstance(wanted, bool) and params and any(p.requires_grad != wanted for p in params):
+                self.conclude("symptom", f"{target}.{attr} = {wanted} set a plain attribute; the parameters' requires_grad did not change", frame=frame)
+            self.conclude("clean", f"{target}'s parameters follow requires_grad", frame=frame)
+        tensor = self._tensor(value)
+        if tensor is None:
+            return
+        if attr != "requires_grad" and attr in getattr(tensor, "__dict__", {}) and not tensor.requires_grad:
+            self.conclude("symptom", f"{target}.{attr} is a new plain attribute; {target}.requires_grad is still False", frame=frame)
+        self.conclude("clean", f"{target}.requires_grad is {tensor.requires_grad}", frame=frame)
+
+
+# Torch functions that only look at metadata, or make aliases (tracked by storage), or write.
+_METADATA = {
+    "__get__", "__set__", "size", "dim", "numel", "nelement", "stride", "storage_offset", "element_size",
+    "is_contiguous", "data_ptr", "untyped_storage", "requires_grad_", "__len__", "is_floating_point",
+    "is_complex", "get_device", "type", "__hash__", "__bool__x", "retain_grad", "register_hook", "_version",
+    "__reduce_ex__", "__setstate__", "__deepcopy__", "dim_order", "__torch_function__",
+}
+_VIEWS = {
+    "view", "reshape", "__getitem__", "detach", "t", "transpose", "unsqueeze", "squeeze", "expand", "narrow",
+    "select", "permute", "flatten", "unflatten", "view_as", "expand_as", "as_strided", "unbind", "split", "chunk",
+    "movedim", "swapaxes", "diagonal", "real", "imag", "to", "cpu", "cuda", "contiguous",
+}
+_WRITES = {"__setitem__", "fill_", "zero_", "copy_", "normal_", "uniform_", "random_", "bernoulli_", "exponential_",
+           "geometric_", "cauchy_", "log_normal_", "set_", "resize_", "fill_diagonal_", "index_fill_", "masked_fill_",
+           "index_copy_", "masked_scatter_", "scatter_", "index_put_", "put_"}
+_READ_WRITES = set()
+
+
+def _tensors_in(values, torch):
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, torch.Tensor):
+                    yield item
+
+
+def _read_watch_mode(torch, hooks):
+    from torch.overrides import TorchFunctionMode
+
+    class ReadWatch(TorchFunctionMode):
+        def __torch_function__(self, func, types_, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if hooks.outcome is None:
+                hooks._on_torch_function(func, args, kwargs)
+            return func(*args, **kwargs)
+
+    return ReadWatch()
+
+
+def _graph_size(value, torch, cap=200000):
+    roots = []
+    if isinstance(value, torch.Tensor):
+        roots = [value.grad_fn]
+    elif isinstance(value, (list, tuple)):
+        roots = [v.grad_fn for v in value[-1000:] if isinstance(v, torch.Tensor)]
+    seen = set()
+    stack = [r for r in roots if r is not None]
+    while stack and len(seen) < cap:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for child, _ in getattr(node, "next_functions", ()):
+            if child is not None and id(child) not in seen:
+                stack.append(child)
+    return len(seen)
+
+
+def _frames(tb):
+    frames = []
+    for summary in traceback.extract_tb(tb):
+        mapped = user_line(summary.lineno) if summary.filename == REPRO else None
+        frames.append({"file": summary.filename, "line": summary.lineno, "user_line": mapped, "name": summary.name})
+    return frames
+
+
+_FORWARD_RE = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def _forward_line(text):
+    lines = [user_line(int(m.group(2))) for m in _FORWARD_RE.finditer(text) if m.group(1) == REPRO]
+    lines = [line for line in lines if line]
+    return lines[-1] if lines else None
+
+
+def _record_warning(message, category, filename, lineno):
+    text = str(message)
+    entry = {
+        "category": [cls.__name__ for cls in category.__mro__],
+        "message": text[:2000],
+        "user_line": user_line(lineno) if filename == REPRO else None,
+    }
+    if "Traceback of forward call that caused the error" in text:
+        RESULT["forward_line"] = _forward_line(text)
+        entry["message"] = text.split("\n", 1)[0]
+    if len(RESULT["warnings"]) < _MAX_WARNINGS:
+        RESULT["warnings"].append(entry)
+
+
+def main():
+    user_dir = SPEC.get("user_dir")
+    if user_dir:
+        sys.path[0] = user_dir
+    else:
+        del sys.path[0]
+    try:
+        import torch
+    except BaseException as error:  # noqa: BLE001 - any failure to import is "torch-missing"
+        RESULT.update(status="torch-missing", observed=f"{type(error).__name__}: {error}")
+        return
+    RESULT["torch_version"] = torch.__version__
+    if SPEC.get("device") == "cuda":
+        if not torch.cuda.is_available():
+            reason = "torch.cuda.is_available() is False"
+            if torch.version.cuda is None:
+                reason += f" (torch {torch.__version__} is a CPU-only build)"
+            elif os.environ.get("CUDA_VISIBLE_DEVICES") is not None:
+                reason += f" (CUDA_VISIBLE_DEVICES={os.environ['CUDA_VISIBLE_DEVICES']!r})"
+            RESULT.update(status="cuda-unavailable", observed=reason)
+            return
+        torch.set_default_device("cuda")
+        limit = SPEC.get("memory_limit")
+        if limit:
+            total = torch.cuda.get_device_properties(0).total_memory
+            torch.cuda.set_per_process_memory_fraction(min(1.0, limit / total))
+        RESULT["cuda_device"] = torch.cuda.get_device_name(0)
+
+    original_showwarning = warnings.showwarning
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        _record_warning(message, category, filename, lineno)
+        original_showwarning(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = showwarning
+    warnings.simplefilter("always")
+    torch.autograd.set_detect_anomaly(True, check_nan=False)
+
+    hooks = Hooks(torch, SPEC)
+    builtins.__agl__ = hooks
+    with open(REPRO, encoding="utf-8") as handle:
+        code = compile(handle.read(), REPRO, "exec")
+    module = types.ModuleType("__main__")
+    module.__file__ = REPRO
+    module.__builtins__ = builtins
+    sys.modules["__main__"] = module
+    sys.argv = [REPRO]
+    started = time.perf_counter()
+    try:
+        exec(code, module.__dict__)
+        RESULT["completed"] = True
+    except _Stop:
+        RESULT["stopped_by_probe"] = True
+    except SystemExit as exit_:
+        RESULT["completed"] = exit_.code in (None, 0)
+        RESULT["exit_code"] = exit_.code if isinstance(exit_.code, int) else repr(exit_.code)
+    except BaseException as error:  # noqa: BLE001 - the user's program may raise anything
+        message = str(error)
+        RESULT["exception"] = {
+            "types": _mro_names(error),
+            "message": message[:4000],
+            "frames": _frames(error.__traceback__),
+        }
+        mapped = [f["user_line"] for f in RESULT["exception"]["frames"] if f["user_line"]]
+        RESULT["exception"]["user_line"] = mapped[-1] if mapped else None
+        del error
+    RESULT["run_s"] = round(time.perf_counter() - started, 3)
+    if RESULT.get("completed") or RESULT.get("stopped_by_probe"):
+        try:
+            hooks.finish()
+        except BaseException as error:  # noqa: BLE001
+            RESULT["probe_error"] = f"{type(error).__name__}: {error}"
+    RESULT["probe"] = hooks.outcome
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except BaseException as error:  # noqa: BLE001 - report harness failures as facts too
+        RESULT["harness_error"] = "".join(traceback.format_exception(type(error), error, error.__traceback__))[-4000:]
+    finally:
+        sys.stdout.flush()
+        _write_result()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # Skip interpreter teardown (threads, atexit handlers of the user's program).
+        os._exit(0)

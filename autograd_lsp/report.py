@@ -1,0 +1,160 @@
+"""Findings rendered for people and machines: text (ruff-like), JSON, SARIF 2.1.0, GitHub annotations."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+
+from . import __version__
+from .findings import Finding, Safety
+from .rules import ALL_RULES, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME
+from .source import Source
+
+DOCS_URL = "https://github.com/autograd-lsp/autograd-lsp/blob/main/docs/rules.md#{code}"
+
+
+@dataclass
+class FileFindings:
+    path: str
+    source: Source | None
+    findings: list[Finding]
+
+
+def position(entry: FileFindings, finding: Finding) -> str:
+    """`12:5` for files, `cell 3, line 2:5` for notebooks (1-based, like editors show)."""
+    line, col = finding.span.line, finding.span.col + 1
+    if entry.source is not None and entry.source.cells:
+        cell = entry.source.cell_of(line)
+        if cell is not None:
+            return f"cell {cell[0] + 1}, line {cell[1]}:{col}"
+    return f"{line}:{col}"
+
+
+def text(entries: list[FileFindings], show_fixes: bool = False) -> str:
+    lines = []
+    for entry in entries:
+        for finding in entry.findings:
+            marker = " [*]" if finding.safe_fix else ""
+            lines.append(f"{entry.path}:{position(entry, finding)}: {finding.code}{marker} {finding.message}")
+            if show_fixes and finding.fixes:
+                for fix in finding.fixes:
+                    lines.append(f"    fix ({fix.safety.value}): {fix.title}")
+    return "\n".join(lines)
+
+
+def summary(total: int, fixable: int, fixed: int = 0, unsafe_hidden: int = 0) -> str:
+    parts = []
+    if fixed:
+        parts.append(f"Fixed {fixed} problem{'s' if fixed != 1 else ''}.")
+    if total == 0:
+        parts.append("All checks passed!" if not fixed else "No problems remain.")
+    else:
+        line = f"Found {total} problem{'s' if total != 1 else ''}"
+        line += f" ({fixable} fixable with --fix)." if fixable else "."
+        if unsafe_hidden:
+            line += f"\n{unsafe_hidden} more fix{'es are' if unsafe_hidden != 1 else ' is'} available with --unsafe-fixes."
+        parts.append(line)
+    return "\n".join(parts)
+
+
+def statistics(entries: list[FileFindings]) -> str:
+    counts = Counter((f.code, f.name, bool(f.safe_fix)) for entry in entries for f in entry.findings)
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0][0]))
+    return "\n".join(f"{count:>5}  {code}  {name}{'  [*]' if fixable else ''}" for (code, name, fixable), count in rows)
+
+
+def _edit_json(edit) -> dict:
+    return {"line": edit.span.line, "column": edit.span.col + 1, "end_line": edit.span.end_line, "end_column": edit.span.end_col + 1, "text": edit.text}
+
+
+def finding_json(path: str, finding: Finding) -> dict:
+    fix = finding.fixes[0] if finding.fixes else None
+    return {
+        "path": path,
+        "line": finding.span.line,
+        "column": finding.span.col + 1,
+        "end_line": finding.span.end_line,
+        "end_column": finding.span.end_col + 1,
+        "code": finding.code,
+        "name": finding.name,
+        "severity": finding.severity.value,
+        "message": finding.message,
+        "fix": None if fix is None else {"safety": fix.safety.value, "title": fix.title, "edits": [_edit_json(e) for e in fix.edits]},
+    }
+
+
+def as_json(entries: list[FileFindings]) -> str:
+    return json.dumps([finding_json(entry.path, f) for entry in entries for f in entry.findings], indent=2, ensure_ascii=False)
+
+
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def as_sarif(entries: list[FileFindings]) -> str:
+    rules = [{"id": SYNTAX_ERROR_CODE, "name": SYNTAX_ERROR_NAME, "shortDescription": {"text": "The file does not parse"},
+              "defaultConfiguration": {"level": "error"}}]
+    for rule in ALL_RULES:
+        rules.append({
+            "id": rule.code,
+            "name": rule.name,
+            "shortDescription": {"text": rule.summary},
+            "fullDescription": {"text": rule.summary},
+            "help": {"text": rule.summary, "markdown": rule.doc},
+            "helpUri": DOCS_URL.format(code=rule.code.lower()),
+            "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity.value]},
+            "properties": {"runtimeSignature": rule.signature},
+        })
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
+    results = []
+    for entry in entries:
+        for finding in entry.findings:
+            region = {"startLine": finding.span.line, "startColumn": finding.span.col + 1,
+                      "endLine": finding.span.end_line, "endColumn": finding.span.end_col + 1}
+            result = {
+                "ruleId": finding.code,
+                "ruleIndex": index.get(finding.code, 0),
+                "level": _SARIF_LEVEL[finding.severity.value],
+                "message": {"text": finding.message},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": entry.path.replace("\\", "/")}, "region": region}}],
+            }
+            if finding.related:
+                result["relatedLocations"] = [
+                    {"id": i, "message": {"text": r.message}, "physicalLocation": {"artifactLocation": {"uri": entry.path},
+                     "region": {"startLine": r.span.line, "startColumn": r.span.col + 1}}} for i, r in enumerate(finding.related)]
+            if finding.fixes:
+                fix = finding.fixes[0]
+                result["fixes"] = [{"description": {"text": fix.title}, "artifactChanges": [{
+                    "artifactLocation": {"uri": entry.path},
+                    "replacements": [{"deletedRegion": {"startLine": e.span.line, "startColumn": e.span.col + 1,
+                                                        "endLine": e.span.end_line, "endColumn": e.span.end_col + 1},
+                                      "insertedContent": {"text": e.text}} for e in fix.edits]}]}]
+                result["properties"] = {"fixSafety": fix.safety.value}
+            results.append(result)
+    log = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "autograd-lsp", "version": __version__, "semanticVersion": __version__,
+                                      "informationUri": "https://github.com/autograd-lsp/autograd-lsp", "rules": rules}},
+                  "results": results}],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False)
+
+
+def _escape(value: str, property: bool = False) -> str:
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return value.replace(":", "%3A").replace(",", "%2C") if property else value
+
+
+def as_github(entries: list[FileFindings]) -> str:
+    level = {"error": "error", "warning": "warning", "info": "notice"}
+    lines = []
+    for entry in entries:
+        for f in entry.findings:
+            props = (f"file={_escape(entry.path, True)},line={f.span.line},col={f.span.col + 1},endLine={f.span.end_line},"
+                     f"endColumn={f.span.end_col + 1},title={_escape(f'{f.code} {f.name}', True)}")
+            lines.append(f"::{level[f.severity.value]} {props}::{_escape(f.message)}")
+    return "\n".join(lines)
+
+
+def fixable_count(findings: list[Finding], unsafe: bool) -> int:
+    return sum(1 for f in findings if any(unsafe or fix.safety is Safety.SAFE for fix in f.fixes))

@@ -1,0 +1,91 @@
+"""## What it does
+Flags an in-place operation (`+=`, `x[i] = …`, `add_`, `zero_`, `clamp_`, `copy_`, `fill_`, `normal_`, any `*_`
+method) on a leaf tensor that requires grad, outside `torch.no_grad()` / `torch.inference_mode()`.
+
+## Why is this bad?
+A leaf that requires grad is a variable autograd differentiates *with respect to*; changing its values in
+place would make the recorded graph lie, so PyTorch refuses at once. Users meet it when initialising
+weights (`w += 2`), clamping parameters, or writing a manual SGD step without `no_grad`.
+
+## Example
+```python
+a = torch.ones(2, 2, requires_grad=True)
+a += 2
+```
+
+## Use instead
+```python
+a = torch.ones(2, 2, requires_grad=True)
+with torch.no_grad():  # an update autograd should not see
+    a += 2
+```
+or, when the result should be part of the graph, an out-of-place op: `a = a + 2`.
+
+## Fix safety
+Both fixes are unsafe: wrapping in `no_grad()` hides the change from autograd, the out-of-place rewrite
+makes `a` a non-leaf (its `.grad` is no longer populated).
+
+## Runtime signature
+`RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.`
+"""
+from __future__ import annotations
+
+import ast
+import sys
+
+from ..analysis.model import InplaceEvent, ModuleModel
+from ..analysis.torch_api import out_of_place
+from ..findings import Edit, Fix, Safety, Severity
+from . import edits
+
+CODE = "AG001"
+NAME = "inplace-on-leaf"
+SEVERITY = Severity.ERROR
+SUMMARY = "In-place operation on a leaf tensor that requires grad"
+RUNTIME_SIGNATURE = "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation"
+RULE = sys.modules[__name__]
+
+
+def check(model: ModuleModel):
+    for event in model.of_type(InplaceEvent):
+        prov = event.prov
+        if prov is None or not prov.is_trainable_leaf or event.ctx.no_grad:
+            continue
+        target = event.target.value if isinstance(event.target, ast.Subscript) else event.target
+        name = model.text(target)
+        made = model.describe(prov)
+        message = (f"in-place `{event.op}` on `{name}`, a leaf tensor that requires grad ({made}); "
+                   f"autograd raises at runtime. Wrap the update in `torch.no_grad()` or use an out-of-place op")
+        node = event.node if event.form == "method" else event.ctx.statement
+        yield model.finding(
+            RULE,
+            node,
+            message,
+            fixes=_fixes(model, event, target),
+            related=[(prov.node, f"`{name}` created here as a leaf that requires grad")],
+            target=name,
+        )
+
+
+def _fixes(model: ModuleModel, event: InplaceEvent, target: ast.expr) -> list[Fix]:
+    fixes = []
+    stmt = event.ctx.statement
+    wrapped = edits.wrap_in_no_grad(model, stmt)
+    if wrapped:
+        fixes.append(Fix("Wrap the in-place update in `with torch.no_grad():`", Safety.UNSAFE, tuple(wrapped)))
+    name = model.text(target)
+    if event.form == "augassign" and isinstance(stmt, ast.AugAssign) and isinstance(target, (ast.Name, ast.Attribute)) and stmt.target is target:
+        op = event.op[:-1]
+        value = model.text(stmt.value)
+        if isinstance(stmt.value, (ast.BinOp, ast.BoolOp, ast.IfExp, ast.Compare)):
+            value = f"({value})"
+        fixes.append(Fix(f"Rewrite out of place: `{name} = {name} {op} …`", Safety.UNSAFE,
+                         (Edit(model.span(stmt), f"{name} = {name} {op} {value}"),)))
+    elif event.form == "method" and isinstance(stmt, ast.Expr) and stmt.value is event.node:
+        twin = out_of_place(event.op)
+        if twin and isinstance(target, (ast.Name, ast.Attribute)):
+            call = event.node
+            args = model.text(call)[len(model.text(call.func)):]
+            fixes.append(Fix(f"Rewrite out of place: `{name} = {name}.{twin}(…)`", Safety.UNSAFE,
+                             (Edit(model.span(stmt), f"{name} = {name}.{twin}{args}"),)))
+    return fixes

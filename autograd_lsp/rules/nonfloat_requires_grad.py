@@ -1,0 +1,129 @@
+"""## What it does
+Flags `requires_grad=True`, `.requires_grad_()` or `x.requires_grad = True` on a tensor whose dtype is known
+to be integer or bool: integer literals in `torch.tensor`, `arange` with integer arguments,
+`dtype=torch.long`, `.long()`/`.int()`, `randint`, comparison results.
+
+## Why is this bad?
+Gradients are only defined for floating point (and complex) tensors; PyTorch refuses at once (seed 003).
+The usual cause is a literal written as `[1, 2, 3]` instead of `[1., 2., 3.]`.
+
+## Example
+```python
+e = torch.arange(1, 5).view(2, 2)
+e.requires_grad_(True)
+```
+
+## Use instead
+```python
+e = torch.arange(1, 5, dtype=torch.float32).view(2, 2)
+e.requires_grad_(True)
+```
+
+## Fix safety
+Adding `dtype=torch.float32` to a factory whose values are small integer literals or integer ranges is
+safe: the values are exactly representable. Replacing an explicit integer `dtype=` or inserting `.float()`
+is unsafe.
+
+## Runtime signature
+`RuntimeError: Only Tensors of floating point and complex dtype can require gradients`
+"""
+from __future__ import annotations
+
+import ast
+import sys
+
+from ..analysis.model import AttrStoreEvent, CallEvent, ModuleModel
+from ..analysis.provenance import Kind
+from ..analysis.torch_api import INT
+from ..findings import Edit, Fix, Safety, Severity, Span
+from . import edits
+
+CODE = "AG004"
+NAME = "nonfloat-requires-grad"
+SEVERITY = Severity.ERROR
+SUMMARY = "requires_grad on a tensor whose dtype is integer or bool"
+RUNTIME_SIGNATURE = "RuntimeError: Only Tensors of floating point and complex dtype can require gradients"
+RULE = sys.modules[__name__]
+
+EXACT = 2 ** 24  # integers up to this magnitude are exact in float32
+
+
+def _is_true(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def check(model: ModuleModel):
+    for event in model.of_type(CallEvent):
+        if event.role == "requires_grad_":
+            prov = event.receiver_prov
+            value = event.node.args[0] if event.node.args else (event.keyword("requires_grad").value if event.keyword("requires_grad") else None)
+            if prov is not None and prov.kind is Kind.TENSOR and prov.dtype == INT and (value is None or _is_true(value)):
+                yield _method_finding(model, event, prov)
+        elif event.result is not None and event.result.kind is Kind.TENSOR and event.qualname and event.result.dtype == INT:
+            keyword = event.keyword("requires_grad")
+            is_parameter = event.result.origin == "nn.Parameter" and event.result.requires_grad
+            if keyword is not None and _is_true(keyword.value) or is_parameter:
+                yield _factory_finding(model, event, keyword)
+    for event in model.of_type(AttrStoreEvent):
+        prov = event.prov
+        if event.target.attr == "requires_grad" and prov is not None and prov.kind is Kind.TENSOR and prov.dtype == INT and _is_true(event.value):
+            yield _attribute_finding(model, event, prov)
+
+
+def _factory_finding(model, event: CallEvent, keyword):
+    call = event.node
+    torch = model.imports.torch_alias or "torch"
+    name = model.text(call.func)
+    if event.result.origin == "nn.Parameter":
+        message = f"`{name}(...)` wraps an integer tensor: a Parameter requires grad, which needs a floating point dtype"
+        fixes = []
+        if call.args:
+            fixes.append(Fix("Convert the data with `.float()`", Safety.UNSAFE, (Edit(_end(model, call.args[0]), ".float()"),)))
+        return model.finding(RULE, call, message, fixes=fixes)
+    message = (f"`{name}(...)` makes an integer tensor (its arguments are integers) but asks for `requires_grad=True`: "
+               f"only floating point tensors can require gradients. Use float values or `dtype={torch}.float32`")
+    dtype_kw = event.keyword("dtype")
+    fixes = []
+    if dtype_kw is not None:
+        fixes.append(Fix(f"Use `dtype={torch}.float32`", Safety.UNSAFE, (Edit(model.span(dtype_kw.value), f"{torch}.float32"),)))
+    else:
+        safety = Safety.SAFE if _exact(call) else Safety.UNSAFE
+        fixes.append(Fix(f"Add `dtype={torch}.float32`", safety, (Edit(_end(model, keyword.value), f", dtype={torch}.float32"),)))
+    return model.finding(RULE, keyword, message, fixes=fixes)
+
+
+def _exact(call: ast.Call) -> bool:
+    """All literal integers small enough to be exact in float32 (non-literal sizes/bounds count as exact only for ranges)."""
+    for node in ast.walk(call):
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool) and abs(node.value) > EXACT:
+            return False
+    return True
+
+
+def _end(model, node) -> Span:
+    span = model.span(node)
+    return Span(span.end_line, span.end_col, span.end_line, span.end_col)
+
+
+def _method_finding(model, event: CallEvent, prov):
+    receiver = model.text(event.receiver)
+    message = (f"`{receiver}` is an integer tensor ({model.describe(prov)}); `requires_grad_()` needs a floating point dtype. "
+               f"Convert it first with `.float()`")
+    fixes = []
+    stmt = event.ctx.statement
+    if isinstance(stmt, ast.Expr) and stmt.value is event.node and isinstance(event.receiver, (ast.Name, ast.Attribute)):
+        call_text = model.text(event.node)
+        fixes.append(Fix(f"Rebind `{receiver}` to a float copy: `{receiver} = {receiver}.float().requires_grad_(…)`", Safety.UNSAFE,
+                         (Edit(model.span(stmt), f"{receiver} = {receiver}.float(){call_text[len(receiver):]}"),)))
+    return model.finding(RULE, event.node, message, fixes=fixes, related=[(prov.node, "integer tensor made here")], target=receiver)
+
+
+def _attribute_finding(model, event: AttrStoreEvent, prov):
+    receiver = model.text(event.target.value)
+    message = f"`{receiver}` is an integer tensor ({model.describe(prov)}); setting `requires_grad = True` needs a floating point dtype"
+    fixes = []
+    stmt = event.node
+    if isinstance(event.target.value, (ast.Name, ast.Attribute)) and edits.own_line(model, stmt):
+        fixes.append(Fix(f"Convert `{receiver}` with `.float()` first", Safety.UNSAFE,
+                         (edits.insert_before(model, stmt, f"{receiver} = {receiver}.float()"),)))
+    return model.finding(RULE, event.target, message, fixes=fixes, related=[(prov.node, "integer tensor made here")], target=receiver)

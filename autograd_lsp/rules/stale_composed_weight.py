@@ -1,0 +1,144 @@
+"""## What it does
+Flags a tensor composed from trainable leaves or parameters (`torch.stack`, `cat`, arithmetic, `view`,
+indexing, a helper function…) that is built once, outside a training loop, and used inside the loop
+across `optimizer.step()` — or, in straight-line code, used again after a `step()` without being rebuilt.
+
+## Why is this bad?
+The composition ran once. `optimizer.step()` updates the leaves in place, but the composed tensor still
+holds the values it had when it was built, and its part of the graph was freed by the first
+`backward()`. Depending on which ops built it, the second iteration raises "Trying to backward through
+the graph a second time", a version-counter error, or — when the composition saved no tensors — trains
+silently on stale weights (seed 000).
+
+## Example
+```python
+a = torch.tensor(1.0, requires_grad=True)
+b = torch.tensor(-1.2, requires_grad=True)
+optimizer = torch.optim.Adam([a, b])
+w = torch.stack((a, b))
+for step in range(100):
+    loss = (w * x).sum()
+    loss.backward()
+    optimizer.step()
+```
+
+## Use instead
+```python
+for step in range(100):
+    w = torch.stack((a, b))  # rebuilt from the current a, b every step
+    loss = (w * x).sum()
+    ...
+```
+or compose inside `forward()` / a function called per step.
+
+## Fix safety
+Unsafe: the fix copies the composing statement to the top of the loop body; if that statement has side
+effects or depends on values changed in the loop, behaviour changes.
+
+## Runtime signature
+`RuntimeError: Trying to backward through the graph a second time`, or `one of the variables needed for
+gradient computation has been modified by an inplace operation`, or silently stale: the composed tensor
+keeps its old value while its sources change.
+"""
+from __future__ import annotations
+
+import sys
+
+from ..analysis.model import BindEvent, ModuleModel, UseEvent
+from ..findings import Fix, Safety, Severity
+from . import edits
+
+CODE = "AG002"
+NAME = "stale-composed-weight"
+SEVERITY = Severity.ERROR
+SUMMARY = "Tensor composed from parameters once, outside the training loop, reused across optimizer.step()"
+RUNTIME_SIGNATURE = ("RuntimeError: Trying to backward through the graph a second time | modified by an inplace operation | "
+                     "silent: composed tensor unchanged after optimizer.step() while its sources changed")
+RULE = sys.modules[__name__]
+
+# Uses that read a value without building on it (logging, shape checks) are not forward uses.
+PASSIVE = {"item", "detach", "cpu", "numpy", "tolist", "size", "dim", "numel", "shape", "print", "len", "isinstance", "type", "repr", "str",
+           ".shape", ".dtype", ".device", ".grad", ".data", ".requires_grad", ".is_leaf", "clone", "to", "register_hook", "retain_grad"}
+
+
+def _is_forward_use(use: UseEvent) -> bool:
+    if use.usage not in ("arg", "operand", "receiver", "element"):
+        return False
+    callee = (use.callee or "").rsplit(".", 1)[-1] if use.callee and not use.callee.startswith(".") else use.callee
+    return callee not in PASSIVE
+
+
+def _optimizer_may_update(step_events, composed_from) -> bool:
+    """False only when every optimizer stepped is known to update none of the composed sources."""
+    for step in step_events:
+        prov = step.receiver_prov
+        if prov is None or not prov.params:
+            return True
+        for param in prov.params:
+            owner = param[:-2] if param.endswith(".*") else None
+            if any(source == param or (owner and source.startswith(owner + ".")) for source in composed_from):
+                return True
+    return not step_events
+
+
+def check(model: ModuleModel):
+    bind_of = {}
+    for event in model.of_type(BindEvent):
+        if event.prov is not None:
+            bind_of[id(event.prov)] = event
+    reported = set()
+    for use in model.of_type(UseEvent):
+        prov = use.prov
+        if not (prov.has_graph and prov.composed_from and not prov.no_grad and _is_forward_use(use)):
+            continue
+        for loop in use.ctx.loops():
+            if not loop.has_step or loop.contains(prov.loop) or use.name in loop.assigned:
+                continue
+            if not _optimizer_may_update(loop.steps, prov.composed_from):
+                continue
+            key = (id(prov), id(loop))
+            if key in reported:
+                break
+            reported.add(key)
+            step = loop.steps[0] if loop.steps else None
+            yield _finding(model, use, prov, bind_of.get(id(prov)), step, loop=loop)
+            break
+        else:
+            # Straight-line: composed, stepped, then used again in the same scope without a rebuild.
+            if use.ctx.loop is None and prov.loop is None and use.ctx.epoch > prov.epoch and use.name in use.ctx.scope.bindings:
+                key = (id(prov), "line")
+                if key in reported:
+                    continue
+                steps = [s for s in model.calls(role="step") if s.ctx.scope is use.ctx.scope and s.ctx.epoch >= prov.epoch and s.seq < use.seq]
+                if not _optimizer_may_update(steps, prov.composed_from):
+                    continue
+                reported.add(key)
+                yield _finding(model, use, prov, bind_of.get(id(prov)), steps[-1] if steps else None, loop=None)
+
+
+def _finding(model, use, prov, bind, step, loop):
+    sources = ", ".join(f"`{s}`" for s in sorted(prov.composed_from))
+    where = f"line {bind.node.lineno}" if bind is not None else f"line {prov.line}"
+    step_text = f"`{model.text(step.node)}` (line {step.node.lineno})" if step is not None else "`optimizer.step()`"
+    if loop is not None:
+        message = (f"`{use.name}` was composed from trainable {sources} once, at {where}, outside this training loop; "
+                   f"after {step_text} updates them, `{use.name}` keeps its old values and its freed graph. "
+                   f"Recompute `{use.name}` inside the loop")
+    else:
+        message = (f"`{use.name}` was composed from trainable {sources} at {where} and is used again after {step_text}; "
+                   f"it still holds the values from before the step. Recompute `{use.name}` first")
+    fixes = []
+    if bind is not None and edits.own_line(model, bind.node):
+        anchor = loop.node.body[0] if loop is not None else use.ctx.statement
+        if anchor.lineno > bind.node.lineno:
+            text = edits.statement_text(model, bind.node)
+            title = f"Recompute `{use.name}` at the top of the loop body" if loop is not None else f"Recompute `{use.name}` before this use"
+            fixes.append(Fix(title, Safety.UNSAFE, (edits.insert_before(model, anchor, text),)))
+    related = []
+    if bind is not None:
+        related.append((bind.node, f"`{use.name}` composed here, once"))
+    if step is not None:
+        related.append((step.node, "the optimizer updates the sources here"))
+    return model.finding(RULE, use.node, message, fixes=fixes, related=related, composed=use.name, sources=sorted(prov.composed_from),
+                         optimizer=model.text(step.receiver) if step is not None and step.receiver is not None else None,
+                         loop_line=loop.node.lineno if loop is not None else None)

@@ -1,0 +1,176 @@
+"""Run the autograd-lsp benchmark and write bench/RESULTS.md.
+
+    .venv/bin/python -m bench            # full run (≈ 15–20 min on 2 cores), writes bench/RESULTS.md
+    .venv/bin/python -m bench --quick    # < 2 min harness smoke test (CI), writes bench/.work/RESULTS-quick.md
+
+See bench/README.md for every option.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+
+if __package__ in (None, ""):  # `python bench/run.py` as well as `python -m bench`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import cli_bench, confirm_bench, corpus, machine, server_bench, tools  # noqa: E402
+from bench.measure import median, paired_ratio, percentile  # noqa: E402
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+WORK_DIR = BENCH_DIR / ".work"
+LOG_DIR = WORK_DIR / "logs"
+
+# the quick subset: one small real project plus the generated files
+QUICK_PROJECTS = ["skorch"]
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small subset, 1 repetition, no TorchFix, < 2 min (CI smoke test)")
+    parser.add_argument("--reps", type=int, help="CLI repetitions (alternated); default 5, quick 1")
+    parser.add_argument("--server-reps", type=int, help="server sessions per kind; default 5, quick 1")
+    parser.add_argument("--confirm-reps", type=int, help="repetitions per confirm sample; default 3, quick 1")
+    parser.add_argument("--edits", type=int, help="sequential one-character edits; default 200, quick 40")
+    parser.add_argument("--burst", type=int, help="edits sent in one burst; default 200, quick 40")
+    parser.add_argument("--torchfix", choices=["full", "subset", "off"], help="TorchFix on the whole corpus (1 run), on the "
+                        "pytorch-ignite+skorch subset (3 alternated runs, scaled), or not at all; default full, quick off")
+    parser.add_argument("--only", default="cli,torchfix,server,confirm,profile",
+                        help="comma list of parts: cli,torchfix,server,confirm,profile (default: all)")
+    parser.add_argument("--cli", default=str(Path(sys.executable).parent / "autograd-lsp"), help="the autograd-lsp executable")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="the parallel width (default: all cores)")
+    parser.add_argument("--output", help="report path; default bench/RESULTS.md (quick: bench/.work/RESULTS-quick.md)")
+    parser.add_argument("--wait-cli", type=float, default=0, metavar="SECONDS", help="poll this long for the CLI to appear")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    args.reps = args.reps or (1 if quick else 5)
+    args.server_reps = args.server_reps or (1 if quick else 5)
+    args.confirm_reps = args.confirm_reps or (1 if quick else 3)
+    args.edits = args.edits or (40 if quick else 200)
+    args.burst = args.burst if args.burst is not None else (40 if quick else 200)
+    args.torchfix = args.torchfix or ("off" if quick else "full")
+    args.output = Path(args.output) if args.output else (WORK_DIR / "RESULTS-quick.md" if quick else BENCH_DIR / "RESULTS.md")
+    args.parts = {p.strip() for p in args.only.split(",") if p.strip()}
+    return args
+
+
+def log(message: str) -> None:
+    print(message, flush=True)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    started = time.time()
+    WORK_DIR.mkdir(parents=True, exist_ok=True)
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    python = sys.executable
+    command = "cd " + str(REPO) + " && " + shlex.join([os.path.relpath(python, REPO), "-m", "bench", *(argv if argv is not None else sys.argv[1:])])
+    log(f"$ {command}")
+    data: dict = {"command": command, "quick": args.quick, "notes": [], "args": {k: (str(v) if isinstance(v, Path) else sorted(v) if isinstance(v, set) else v) for k, v in vars(args).items()}}
+    data["machine"] = machine.describe(python)
+
+    log("corpus …")
+    corpus.ensure_corpus(quiet=False)
+    if args.quick:
+        roots = [corpus.project_dir(p) for p in QUICK_PROJECTS] + [corpus.GENERATED_DIR]
+        files = corpus.corpus_files(QUICK_PROJECTS) + corpus.notebook_files()
+    else:
+        roots = corpus.corpus_roots()
+        files = corpus.corpus_files() + corpus.notebook_files()
+    data["corpus"] = {"roots": [str(r.relative_to(REPO)) for r in roots], "files": len(files), "lines": corpus.count_lines(files),
+                      "projects": {p: v for p, v in corpus.PACKAGES.items() if not args.quick or p in QUICK_PROJECTS}}
+    log(f"corpus: {data['corpus']['files']} files, {data['corpus']['lines']:,} lines ({', '.join(data['corpus']['roots'])})")
+
+    cli = Path(args.cli)
+    deadline = time.time() + args.wait_cli
+    while not cli.exists() and time.time() < deadline:
+        time.sleep(10)
+    info = cli_bench.detect_cli(cli)
+    data["cli"] = {"path": str(cli), "exists": info.exists, "flags": info.flags, "missing_flags": info.missing, "error": info.error}
+    if info.error:
+        data["notes"].append(f"CLI unusable: {info.error}")
+        log(f"CLI unusable: {info.error}")
+    if info.missing:
+        data["notes"].append("CLI flags missing: " + ", ".join(info.missing))
+        log("CLI flags missing: " + ", ".join(info.missing))
+    cli_ok = info.exists and not info.error
+
+    if "cli" in args.parts:
+        log("flake8 venv …")
+        try:
+            flake8 = tools.ensure_tool("flake8")
+            data["machine"]["flake8"] = tools.tool_version("flake8")
+        except tools.ToolUnavailable as error:
+            flake8 = None
+            data["notes"].append(str(error))
+        log("CLI figures …")
+        result = cli_bench.cli_figures(info if cli_ok else None, python, roots, args.reps, LOG_DIR, flake8, args.jobs, progress=log)
+        data["cli_series"] = result["series"]
+        data["notes"].extend(result["notes"])
+
+    if "torchfix" in args.parts and args.torchfix != "off":
+        log("TorchFix venv …")
+        try:
+            torchfix = tools.ensure_tool("torchfix")
+            data["machine"]["torchfix"] = tools.tool_version("torchfix", "TorchFix")
+            if args.torchfix == "full":
+                tf_roots, tf_reps = roots, 1
+            else:
+                tf_roots = [r for r in roots if r.name in ("pytorch_ignite", "skorch")] or roots
+                tf_reps = 3
+            tf_files = [f for r in tf_roots for f in (corpus.corpus_files([r.name], generated=False) if r != corpus.GENERATED_DIR else [corpus.TRAIN_SCRIPT])]
+            data["torchfix"] = {"mode": args.torchfix, "roots": [str(r.relative_to(REPO)) for r in tf_roots], "lines": corpus.count_lines(tf_files), "reps": tf_reps}
+            log(f"TorchFix figures ({args.torchfix}: {data['torchfix']['lines']:,} lines, {tf_reps} rep(s)) …")
+            data["torchfix_series"] = cli_bench.torchfix_figures(info if cli_ok else None, python, torchfix, tf_roots, tf_reps, LOG_DIR, progress=log)["series"]
+        except tools.ToolUnavailable as error:
+            data["notes"].append(str(error))
+
+    if "server" in args.parts:
+        log("server figures …")
+        product = [str(cli), "serve"] if cli_ok else None
+        if not cli_ok:
+            data["notes"].append("server: autograd-lsp unusable, only the bare floor measured")
+        data["server"] = server_bench.server_figures(product, args.server_reps, args.edits, args.burst, LOG_DIR, progress=log)
+
+    if "confirm" in args.parts and cli_ok:
+        log("confirmation figures …")
+        data["confirm"] = confirm_bench.confirm_figures(cli, python, args.confirm_reps, LOG_DIR, limit=3 if args.quick else None, progress=log)
+
+    if "profile" in args.parts and cli_ok:
+        log("profile …")
+        data["profile"] = cli_bench.profile_cli(info, python, roots, WORK_DIR)
+        proc = subprocess.run([python, "-m", "bench.phases", *map(str, roots)], cwd=str(REPO), capture_output=True, text=True, timeout=3600)
+        try:
+            data["phases"] = json.loads(proc.stdout)
+        except ValueError:
+            data["phases"] = {"error": (proc.stderr.strip() or proc.stdout.strip())[-800:]}
+
+    data["elapsed_s"] = time.time() - started
+    from bench.report import write_report
+    text = write_report(data, args)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(text)
+    (WORK_DIR / ("results-quick.json" if args.quick else "results.json")).write_text(json.dumps(data, default=_jsonable, indent=1))
+    log(f"wrote {args.output} in {data['elapsed_s']:.0f} s")
+    return 0
+
+
+def _jsonable(value):
+    if hasattr(value, "runs"):  # a Series: keep the measurements, not the tools' output
+        return {"name": value.name, "walls": value.walls, "runs": [asdict(r) | {"stdout": "", "stderr": r.stderr[-300:]} for r in value.runs]}
+    if is_dataclass(value):
+        return asdict(value)
+    if isinstance(value, Path):
+        return str(value)
+    return repr(value)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,219 @@
+"""Language-server figures: start → initialize, didOpen → first diagnostics, one-character edits → diagnostics,
+a burst of edits, RSS with 50 files open, torch never mapped, for autograd-lsp and for the bare parse floor."""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import corpus
+from .lsp_client import LspClient, LspError, sync_kind
+from .measure import cpu_seconds, descendants, mapped_torch, median, percentile, tree_rss_mb
+
+BENCH_DIR = Path(__file__).resolve().parent
+WORK_DIR = BENCH_DIR / ".work"
+
+
+@dataclass
+class Session:
+    label: str
+    ok: bool = True
+    error: str = ""
+    init_s: float | None = None
+    open_ms: float | None = None
+    open_diagnostics: int | None = None
+    edit_ms: list[float] = field(default_factory=list)
+    burst_s: float | None = None
+    burst_edits: int = 0
+    burst_publishes: int = 0
+    open50_s: float | None = None
+    rss_open_mb: float | None = None  # server process after the first file
+    rss50_mb: float | None = None  # server process with 50 files open, after it went idle
+    rss50_tree_mb: float | None = None  # server + every helper subprocess
+    idle_wait_s: float | None = None
+    cpu_s: float | None = None  # CPU seconds the server tree used over the whole session
+    torch_maps: list[str] = field(default_factory=list)
+    versioned: bool | None = None
+    sync: int | None = None
+    server_requests: list[str] = field(default_factory=list)
+
+
+def edit_positions(text: str, count: int) -> list[int]:
+    """``count`` distinct 0-based line numbers spread over the file where appending one character keeps the
+    file valid (not a line ending in a backslash continuation)."""
+    lines = text.split("\n")
+    usable = [i for i, line in enumerate(lines[:-1]) if not line.rstrip().endswith("\\")]
+    step = max(1, len(usable) // count)
+    chosen = usable[::step][:count]
+    while len(chosen) < count:  # tiny files: wrap around
+        chosen += usable[: count - len(chosen)]
+    return chosen
+
+
+def _single_char_edit(lines: list[str], line_no: int) -> tuple[dict, str]:
+    """Append a character to a line: inside a trailing comment ("x") or as trailing whitespace (" ")."""
+    line = lines[line_no]
+    char = "x" if " # " in line or line.lstrip().startswith("#") else " "
+    col = len(line.encode("utf-16-le")) // 2
+    lines[line_no] = line + char
+    change = {"range": {"start": {"line": line_no, "character": col}, "end": {"line": line_no, "character": col}}, "text": char}
+    return change, char
+
+
+def _tree_cpu(pid: int) -> float:
+    return cpu_seconds(pid) + sum(cpu_seconds(child) for child in descendants(pid))
+
+
+def _wait_idle(pid: int, limit: float = 20.0, quiet_for: float = 1.0) -> float:
+    """Wait until the server tree stops using CPU (background warm-up done); return seconds waited."""
+    start = time.perf_counter()
+    last, last_change = _tree_cpu(pid), time.perf_counter()
+    while time.perf_counter() - start < limit:
+        time.sleep(0.2)
+        now = _tree_cpu(pid)
+        if now - last > 0.03:
+            last, last_change = now, time.perf_counter()
+        elif time.perf_counter() - last_change >= quiet_for:
+            break
+    return time.perf_counter() - start
+
+
+def run_session(label: str, cmd: list[str], env: dict, train_file: Path, other_files: list[Path], edits: int,
+                burst: int, log_dir: Path, configuration=None) -> Session:
+    session = Session(label)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    client = LspClient(cmd, cwd=str(WORK_DIR), env=env, stderr_path=log_dir / f"{label}.stderr", configuration=configuration)
+    try:
+        caps, session.init_s = client.initialize(corpus.CORPUS_DIR)
+        session.sync = sync_kind(caps)
+        pid = client.proc.pid
+
+        # didOpen → first diagnostics (immediately after initialized, as an editor restoring a tab would)
+        uri = train_file.resolve().as_uri()
+        text = train_file.read_text("utf-8")
+        version = 1
+        sent = time.perf_counter()
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": version, "text": text}})
+        record, index = client.wait_published(lambda p: p.uri == uri, timeout=60)
+        session.open_ms = (record.at - sent) * 1000
+        session.open_diagnostics = record.count
+        session.versioned = record.version is not None
+        session.rss_open_mb = tree_rss_mb(pid)[0]
+
+        lines = text.split("\n")
+        positions = edit_positions(text, edits + burst)
+
+        def change_params(v: int, line_no: int) -> dict:
+            change, _ = _single_char_edit(lines, line_no)
+            changes = [change] if session.sync == 2 else [{"text": "\n".join(lines)}]
+            return {"textDocument": {"uri": uri, "version": v}, "contentChanges": changes}
+
+        # one edit at a time, each waiting for its diagnostics
+        for line_no in positions[:edits]:
+            version += 1
+            params = change_params(version, line_no)
+            start_index = len(client.published)
+            sent = time.perf_counter()
+            client.notify("textDocument/didChange", params)
+            want = version
+            if session.versioned:
+                record, _ = client.wait_published(lambda p, want=want: p.uri == uri and p.version == want, start_index, timeout=30)
+            else:
+                record, _ = client.wait_published(lambda p: p.uri == uri, start_index, timeout=30)
+            session.edit_ms.append((record.at - sent) * 1000)
+
+        # a burst: every edit sent at once (fast typing), time to the diagnostics of the last version
+        if burst:
+            start_index = len(client.published)
+            sent = time.perf_counter()
+            for line_no in positions[edits:edits + burst]:
+                version += 1
+                client.notify("textDocument/didChange", change_params(version, line_no))
+            want = version
+            if session.versioned:
+                record, _ = client.wait_published(lambda p: p.uri == uri and p.version == want, start_index, timeout=120)
+                session.burst_s = record.at - sent
+            else:  # unversioned: the last publish before 1 s of silence
+                time.sleep(1.0)
+                while len(client.published) and time.perf_counter() - client.published[-1].at < 1.0:
+                    time.sleep(0.2)
+                session.burst_s = client.published[-1].at - sent
+            session.burst_edits = burst
+            session.burst_publishes = sum(1 for p in client.published[start_index:] if p.uri == uri)
+
+        # 49 more files → 50 open
+        uris = []
+        start_index = len(client.published)
+        sent = time.perf_counter()
+        for path in other_files:
+            other = path.resolve().as_uri()
+            uris.append(other)
+            client.notify("textDocument/didOpen", {"textDocument": {"uri": other, "languageId": "python", "version": 1,
+                                                                  "text": path.read_text("utf-8")}})
+        pending = set(uris)
+        index = start_index
+        while pending:
+            record, index = client.wait_published(lambda p: p.uri in pending, index, timeout=120)
+            pending.discard(record.uri)
+            index += 1
+        session.open50_s = time.perf_counter() - sent
+        session.idle_wait_s = _wait_idle(pid)
+        session.rss50_mb, session.rss50_tree_mb = tree_rss_mb(pid)
+        session.cpu_s = _tree_cpu(pid)
+        for proc in [pid, *descendants(pid)]:
+            session.torch_maps.extend(mapped_torch(proc))
+        session.server_requests = sorted(set(client.server_requests))
+    except (LspError, OSError) as error:
+        session.ok = False
+        session.error = f"{type(error).__name__}: {error}"
+    finally:
+        client.shutdown()
+    return session
+
+
+def pick_other_files(count: int, exclude: Path) -> list[Path]:
+    """``count`` real corpus files spread over every project (deterministic)."""
+    files = [f for f in corpus.corpus_files(generated=False) if f != exclude]
+    step = max(1, len(files) // count)
+    return files[::step][:count]
+
+
+def server_figures(product_cmd: list[str] | None, reps: int, edits: int, burst: int, log_dir: Path, progress=print) -> dict:
+    """Alternate bare / autograd-lsp (jedi cold: fresh XDG_CACHE_HOME) / autograd-lsp (jedi warm) sessions."""
+    train = corpus.TRAIN_SCRIPT
+    others = pick_other_files(49, train)
+    bare_cmd = [os.environ.get("BENCH_PYTHON") or _python(), str(BENCH_DIR / "bare_server.py")]
+    results: dict[str, list[Session]] = {"bare": [], "cold": [], "warm": []}
+    for rep in range(reps):
+        cache = Path(tempfile.mkdtemp(prefix="bench-xdg-", dir=str(WORK_DIR)))
+        try:
+            env = dict(os.environ, XDG_CACHE_HOME=str(cache))
+            plan = [("bare", bare_cmd)]
+            if product_cmd:
+                plan += [("cold", product_cmd), ("warm", product_cmd)]
+            if rep % 2 == 1 and product_cmd:  # alternate the floor's position against drift
+                plan = plan[1:] + plan[:1]
+            for kind, cmd in plan:
+                session = run_session(f"{kind}-{rep}", cmd, env, train, others, edits, burst, log_dir)
+                results[kind].append(session)
+                progress(f"  server {kind:4s} rep {rep + 1}/{reps}: " + summarize(session))
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+    return results
+
+
+def summarize(session: Session) -> str:
+    if not session.ok:
+        return f"FAILED {session.error}"
+    return (f"init {session.init_s * 1000:.0f} ms, open {session.open_ms:.0f} ms ({session.open_diagnostics} diags), "
+            f"edit p50 {median(session.edit_ms):.1f} p95 {percentile(session.edit_ms, 95):.1f} max {max(session.edit_ms):.1f} ms, "
+            f"burst {session.burst_s if session.burst_s is not None else float('nan'):.2f} s ({session.burst_publishes} publishes), "
+            f"50 files {session.open50_s:.2f} s, RSS {session.rss50_mb:.0f}/{session.rss50_tree_mb:.0f} MB, torch {'MAPPED' if session.torch_maps else 'no'}")
+
+
+def _python() -> str:
+    import sys
+    return sys.executable

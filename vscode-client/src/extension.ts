@@ -1,0 +1,130 @@
+/** Entry point: the output channel, the server, its commands, and the events that restart or reconfigure it. */
+import * as vscode from 'vscode';
+import { findingAt, ruleCode } from './cursorFinding';
+import { onActiveInterpreterChange } from './pythonExtension';
+import { Server } from './server';
+import { Device, reactionToChange, SECTION } from './settings';
+
+/** Server-side commands (workspace/executeCommand) and the fix-all code action kind. */
+const SERVER_CONFIRM = 'autograd-lsp.confirm';
+const SERVER_RULE_DOC = 'autograd-lsp.showRuleDoc';
+const FIX_ALL_KIND = 'source.fixAll.autograd-lsp';
+
+let server: Server | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+    const log = vscode.window.createOutputChannel('autograd-lsp', { log: true });
+    server = new Server(context, log);
+    const running = server;
+    context.subscriptions.push(
+        log,
+        running,
+        vscode.commands.registerCommand('autogradLsp.restart', () => running.restart()),
+        vscode.commands.registerCommand('autogradLsp.showLog', () => log.show()),
+        vscode.commands.registerCommand('autogradLsp.confirmCpu', () => confirmFinding(running, 'cpu')),
+        vscode.commands.registerCommand('autogradLsp.confirmCuda', () => confirmFinding(running, 'cuda')),
+        vscode.commands.registerCommand('autogradLsp.showRuleDoc', () => showRuleDoc(running)),
+        vscode.commands.registerCommand('autogradLsp.fixAll', () =>
+            vscode.commands.executeCommand('editor.action.sourceAction', { kind: FIX_ALL_KIND, apply: 'first' }),
+        ),
+        vscode.workspace.onDidChangeConfiguration((event) => {
+            const reaction = reactionToChange((section) => event.affectsConfiguration(section));
+            if (reaction === 'restart') {
+                void running.restart();
+            } else if (reaction === 'forward') {
+                void running.forwardSettings();
+            }
+        }),
+        // Trust changes the interpreter allowed, the server's working folder and whether confirmation may run.
+        vscode.workspace.onDidGrantWorkspaceTrust(() => running.restart()),
+    );
+    const interpreterWatch = await onActiveInterpreterChange(() => {
+        if (!vscode.workspace.getConfiguration(SECTION).get<string>('interpreter')?.trim()) {
+            void running.restart();
+        }
+    });
+    if (interpreterWatch) {
+        context.subscriptions.push(interpreterWatch);
+    }
+    await running.restart();
+}
+
+export async function deactivate(): Promise<void> {
+    await server?.stop();
+}
+
+function findingUnderCursor(): { editor: vscode.TextEditor; diagnostic: vscode.Diagnostic; code: string } | undefined {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+        return undefined;
+    }
+    const diagnostic = findingAt(vscode.languages.getDiagnostics(editor.document.uri), editor.selection.active);
+    const code = diagnostic && ruleCode(diagnostic);
+    return diagnostic && code ? { editor, diagnostic, code } : undefined;
+}
+
+async function confirmFinding(server: Server, device: Device): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+        void vscode.window.showWarningMessage('autograd-lsp runs code to confirm a finding: trust this workspace first.');
+        return;
+    }
+    const target = findingUnderCursor();
+    if (!target) {
+        void vscode.window.showInformationMessage('autograd-lsp: put the cursor on an autograd-lsp finding to confirm it.');
+        return;
+    }
+    const { editor, diagnostic, code } = target;
+    const where = `${code} on line ${diagnostic.range.start.line + 1}`;
+    try {
+        const result = await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Notification, title: `autograd-lsp: confirming ${where} on ${device.toUpperCase()}…` },
+            () => server.executeCommand(SERVER_CONFIRM, [editor.document.uri.toString(), diagnostic.range.start.line, code, device]),
+        );
+        const summary = describeResult(result);
+        if (summary) {
+            void vscode.window.showInformationMessage(`autograd-lsp: ${where}: ${summary}`);
+        }
+    } catch (error) {
+        void vscode.window.showErrorMessage(`autograd-lsp: confirming ${where} failed: ${errorMessage(error)}`);
+    }
+}
+
+/** The confirm result as one line: the server may answer with text, an object with a message, or nothing. */
+function describeResult(result: unknown): string | undefined {
+    if (result === null || result === undefined) {
+        return undefined;
+    }
+    if (typeof result === 'string') {
+        return result;
+    }
+    if (typeof result === 'object') {
+        const { message, summary } = result as { message?: unknown; summary?: unknown };
+        const text = message ?? summary;
+        return typeof text === 'string' ? text : JSON.stringify(result);
+    }
+    return String(result);
+}
+
+function errorMessage(error: unknown): string {
+    return error instanceof Error ? error.message : String(error);
+}
+
+async function showRuleDoc(server: Server): Promise<void> {
+    const code =
+        findingUnderCursor()?.code ??
+        (await vscode.window.showInputBox({ prompt: 'autograd-lsp rule: a code (AG002) or a name (stale-composed-weight)', value: 'AG0' }));
+    if (!code?.trim()) {
+        return;
+    }
+    try {
+        const markdown = await server.executeCommand(SERVER_RULE_DOC, [code.trim()]);
+        if (typeof markdown !== 'string' || !markdown) {
+            void vscode.window.showWarningMessage(`autograd-lsp: no documentation for ${code}.`);
+            return;
+        }
+        const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
+        await vscode.commands.executeCommand('markdown.showPreview', document.uri);
+    } catch (error) {
+        void vscode.window.showErrorMessage(`autograd-lsp: rule documentation for ${code}: ${errorMessage(error)}`);
+    }
+}
