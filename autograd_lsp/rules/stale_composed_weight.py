@@ -85,7 +85,7 @@ def check(model: ModuleModel):
     bind_of = {}
     for event in model.of_type(BindEvent):
         if event.prov is not None:
-            bind_of[id(event.prov)] = event
+            bind_of.setdefault(id(event.prov.node), event)
     reported = set()
     for use in model.of_type(UseEvent):
         prov = use.prov
@@ -96,24 +96,24 @@ def check(model: ModuleModel):
                 continue
             if not _optimizer_may_update(loop.steps, prov.composed_from):
                 continue
-            key = (id(prov), id(loop))
+            key = (id(prov.node), id(loop))
             if key in reported:
                 break
             reported.add(key)
             step = loop.steps[0] if loop.steps else None
-            yield _finding(model, use, prov, bind_of.get(id(prov)), step, loop=loop)
+            yield _finding(model, use, prov, bind_of.get(id(prov.node)), step, loop=loop)
             break
         else:
             # Straight-line: composed, stepped, then used again in the same scope without a rebuild.
             if use.ctx.loop is None and prov.loop is None and use.ctx.epoch > prov.epoch and use.name in use.ctx.scope.bindings:
-                key = (id(prov), "line")
+                key = (id(prov.node), "line")
                 if key in reported:
                     continue
                 steps = [s for s in model.calls(role="step") if s.ctx.scope is use.ctx.scope and s.ctx.epoch >= prov.epoch and s.seq < use.seq]
                 if not _optimizer_may_update(steps, prov.composed_from):
                     continue
                 reported.add(key)
-                yield _finding(model, use, prov, bind_of.get(id(prov)), steps[-1] if steps else None, loop=None)
+                yield _finding(model, use, prov, bind_of.get(id(prov.node)), steps[-1] if steps else None, loop=None)
 
 
 def _finding(model, use, prov, bind, step, loop):
