@@ -84,7 +84,7 @@ def _optimizer_may_update(step_events, composed_from) -> bool:
 def check(model: ModuleModel):
     bind_of = {}
     for event in model.of_type(BindEvent):
-        if event.prov is not None:
+        if event.prov is not None and event.prov.node is not None:
             bind_of.setdefault(id(event.prov.node), event)
     reported = set()
     for use in model.of_type(UseEvent):
