@@ -48,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", nargs="?", help="code or name, e.g. AG002 or stale-composed-weight")
     rule.add_argument("--all", action="store_true", help="list every rule")
+    rule.add_argument("--format", choices=["text", "markdown"], default="text", help="markdown: the README's rule table")
 
     serve = commands.add_parser("serve", help="run the language server")
     serve.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
@@ -89,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_rule(args) -> int:
+    if args.all and args.format == "markdown":
+        from .docs import rule_table
+
+        print(rule_table())
+        return EXIT_CLEAN
     if args.all or not args.code:
         width = max(len(rule.name) for rule in ALL_RULES)
         for rule in ALL_RULES:
