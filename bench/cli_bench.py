@@ -23,7 +23,7 @@ CACHE_NAME = ".autograd-lsp-cache"
 
 @dataclass
 class CliInfo:
-    path: Path
+    cmd: list[str]  # the executable, or e.g. [python, "-m", "autograd_lsp"]
     exists: bool
     help: str = ""
     flags: dict = field(default_factory=dict)  # flag → supported
@@ -34,16 +34,16 @@ class CliInfo:
         return [flag for flag, ok in self.flags.items() if not ok]
 
 
-WANTED_FLAGS = ["--exit-zero", "--jobs", "--no-cache", "--cache-dir"]
+WANTED_FLAGS = ["--exit-zero", "--jobs", "--no-cache", "--cache-dir", "--no-cross-module"]
 
 
-def detect_cli(cli: Path) -> CliInfo:
-    info = CliInfo(cli, cli.exists())
+def detect_cli(cmd: list[str]) -> CliInfo:
+    info = CliInfo(cmd, Path(cmd[0]).exists() or shutil.which(cmd[0]) is not None)
     if not info.exists:
-        info.error = f"{cli} does not exist (pip install -e . not run yet?)"
+        info.error = f"{cmd[0]} does not exist (pip install -e . not run yet?)"
         return info
     try:
-        proc = subprocess.run([str(cli), "check", "--help"], capture_output=True, text=True, timeout=60, cwd=str(REPO))
+        proc = subprocess.run([*cmd, "check", "--help"], capture_output=True, text=True, timeout=60, cwd=str(REPO))
     except (OSError, subprocess.TimeoutExpired) as error:
         info.error = str(error)
         return info
@@ -57,7 +57,13 @@ def detect_cli(cli: Path) -> CliInfo:
 
 def cli_env() -> dict:
     CLI_XDG.mkdir(parents=True, exist_ok=True)
-    return dict(os.environ, XDG_CACHE_HOME=str(CLI_XDG))
+    return with_repo_path(dict(os.environ, XDG_CACHE_HOME=str(CLI_XDG)))
+
+
+def with_repo_path(env: dict) -> dict:
+    """Make the package importable from any cwd (needed for `python -m autograd_lsp` before pip install -e .)."""
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
+    return env
 
 
 def cache_candidates(roots: list[Path]) -> list[Path]:
@@ -82,8 +88,10 @@ def existing_caches(roots: list[Path]) -> list[Path]:
     return [p for p in cache_candidates(roots) if p.exists()]
 
 
-def check_cmd(info: CliInfo, roots: list[Path], jobs: int | None, cache: bool) -> list[str]:
-    cmd = [str(info.path), "check", *map(str, roots)]
+def check_cmd(info: CliInfo, roots: list[Path], jobs: int | None, cache: bool, cross_module: bool = True) -> list[str]:
+    cmd = [*info.cmd, "check", *map(str, roots)]
+    if not cross_module and info.flags.get("--no-cross-module"):
+        cmd.append("--no-cross-module")
     if info.flags.get("--exit-zero"):
         cmd.append("--exit-zero")
     if jobs is not None and info.flags.get("--jobs"):
@@ -109,6 +117,8 @@ def cli_figures(info: CliInfo | None, python: str, roots: list[Path], reps: int,
         has_jobs = info.flags.get("--jobs")
         has_cache = info.flags.get("--no-cache") or info.flags.get("--cache-dir")
         units.append([("cli_1_nocache", check_cmd(info, roots, 1, cache=False), False)])
+        if info.flags.get("--no-cross-module"):
+            units.append([("cli_1_nocache_nocross", check_cmd(info, roots, 1, cache=False, cross_module=False), False)])
         if has_jobs:
             units.append([(f"cli_{jobs}_nocache", check_cmd(info, roots, jobs, cache=False), False)])
         else:
@@ -168,7 +178,7 @@ def profile_cli(info: CliInfo, python: str, roots: list[Path], out_dir: Path, to
     import io
     out_dir.mkdir(parents=True, exist_ok=True)
     prof = out_dir / "cli.prof"
-    args = check_cmd(info, roots, 1, cache=False)[2:]
+    args = check_cmd(info, roots, 1, cache=False)[len(info.cmd) + 1:]
     cmd = [python, "-m", "cProfile", "-o", str(prof), "-m", "autograd_lsp", "check", *args]
     proc = subprocess.run(cmd, cwd=str(REPO), env=cli_env(), capture_output=True, text=True, timeout=3600)
     if not prof.exists():

@@ -80,7 +80,7 @@ def _verdict(stdout: str) -> str:
     return ",".join(dict.fromkeys(found)) or "(json: " + ",".join(sorted(data)[:5] if isinstance(data, dict) else ["list"]) + ")"
 
 
-def confirm_figures(cli: Path, python: str, reps: int, log_dir: Path, limit: int | None = None, progress=print) -> dict:
+def confirm_figures(cli: list[str], python: str, reps: int, log_dir: Path, limit: int | None = None, progress=print) -> dict:
     log_dir.mkdir(parents=True, exist_ok=True)
     found = markers()
     if limit is not None:
@@ -94,7 +94,7 @@ def confirm_figures(cli: Path, python: str, reps: int, log_dir: Path, limit: int
             torch_alone.append(base.wall)
             result.torch_walls.append(base.wall)
             out_path = log_dir / f"confirm-{result.marker.path.stem}-{result.marker.line}.json"
-            run = run_measured([str(cli), "confirm", result.marker.target, "--format", "json"], cwd=str(REPO),
+            run = run_measured([*cli, "confirm", result.marker.target, "--format", "json"], cwd=str(REPO),
                                stdout_path=out_path, timeout=300)
             result.walls.append(run.wall)
             result.rc = run.rc

@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -28,8 +29,9 @@ REPO = BENCH_DIR.parent
 WORK_DIR = BENCH_DIR / ".work"
 LOG_DIR = WORK_DIR / "logs"
 
-# the quick subset: one small real project plus the generated files
+# the quick subset: one package of a small real project (≈ 5k lines) plus the generated files
 QUICK_PROJECTS = ["skorch"]
+QUICK_SUBDIR = "skorch/callbacks"
 
 
 def parse_args(argv=None):
@@ -44,7 +46,8 @@ def parse_args(argv=None):
                         "pytorch-ignite+skorch subset (3 alternated runs, scaled), or not at all; default full, quick off")
     parser.add_argument("--only", default="cli,torchfix,server,confirm,profile",
                         help="comma list of parts: cli,torchfix,server,confirm,profile (default: all)")
-    parser.add_argument("--cli", default=str(Path(sys.executable).parent / "autograd-lsp"), help="the autograd-lsp executable")
+    parser.add_argument("--cli", default=str(Path(sys.executable).parent / "autograd-lsp"),
+                        help="the autograd-lsp command (default: the venv's entry point; e.g. '.venv/bin/python -m autograd_lsp' before pip install -e .)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="the parallel width (default: all cores)")
     parser.add_argument("--output", help="report path; default bench/RESULTS.md (quick: bench/.work/RESULTS-quick.md)")
     parser.add_argument("--wait-cli", type=float, default=0, metavar="SECONDS", help="poll this long for the CLI to appear")
@@ -69,6 +72,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     started = time.time()
     WORK_DIR.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(LOG_DIR, ignore_errors=True)  # logs describe the latest run only
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     python = sys.executable
     command = "cd " + str(REPO) + " && " + shlex.join([os.path.relpath(python, REPO), "-m", "bench", *(argv if argv is not None else sys.argv[1:])])
@@ -79,8 +83,8 @@ def main(argv=None) -> int:
     log("corpus …")
     corpus.ensure_corpus(quiet=False)
     if args.quick:
-        roots = [corpus.project_dir(p) for p in QUICK_PROJECTS] + [corpus.GENERATED_DIR]
-        files = corpus.corpus_files(QUICK_PROJECTS) + corpus.notebook_files()
+        roots = [corpus.project_dir(QUICK_PROJECTS[0]) / QUICK_SUBDIR, corpus.GENERATED_DIR]
+        files = sorted(roots[0].rglob("*.py")) + [corpus.TRAIN_SCRIPT] + corpus.notebook_files()
     else:
         roots = corpus.corpus_roots()
         files = corpus.corpus_files() + corpus.notebook_files()
@@ -88,12 +92,14 @@ def main(argv=None) -> int:
                       "projects": {p: v for p, v in corpus.PACKAGES.items() if not args.quick or p in QUICK_PROJECTS}}
     log(f"corpus: {data['corpus']['files']} files, {data['corpus']['lines']:,} lines ({', '.join(data['corpus']['roots'])})")
 
-    cli = Path(args.cli)
+    cli = shlex.split(args.cli)
+    if not os.path.isabs(cli[0]) and (REPO / cli[0]).exists():
+        cli[0] = str(REPO / cli[0])
     deadline = time.time() + args.wait_cli
-    while not cli.exists() and time.time() < deadline:
+    while not Path(cli[0]).exists() and time.time() < deadline:
         time.sleep(10)
     info = cli_bench.detect_cli(cli)
-    data["cli"] = {"path": str(cli), "exists": info.exists, "flags": info.flags, "missing_flags": info.missing, "error": info.error}
+    data["cli"] = {"command": shlex.join(cli), "exists": info.exists, "flags": info.flags, "missing_flags": info.missing, "error": info.error}
     if info.error:
         data["notes"].append(f"CLI unusable: {info.error}")
         log(f"CLI unusable: {info.error}")
@@ -134,7 +140,7 @@ def main(argv=None) -> int:
 
     if "server" in args.parts:
         log("server figures …")
-        product = [str(cli), "serve"] if cli_ok else None
+        product = [*cli, "serve"] if cli_ok else None
         if not cli_ok:
             data["notes"].append("server: autograd-lsp unusable, only the bare floor measured")
         data["server"] = server_bench.server_figures(product, args.server_reps, args.edits, args.burst, LOG_DIR, progress=log)

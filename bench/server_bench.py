@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import corpus
+from .cli_bench import with_repo_path
 from .lsp_client import LspClient, LspError, sync_kind
 from .measure import cpu_seconds, descendants, mapped_torch, median, percentile, tree_rss_mb
 
@@ -171,6 +172,10 @@ def run_session(label: str, cmd: list[str], env: dict, train_file: Path, other_f
         session.error = f"{type(error).__name__}: {error}"
     finally:
         client.shutdown()
+    if not session.ok:
+        tail = [l for l in (log_dir / f"{label}.stderr").read_text("utf-8", "replace").splitlines() if l.strip()]
+        if tail:
+            session.error += f" (stderr: {tail[-1].strip()[:200]})"
     return session
 
 
@@ -190,7 +195,7 @@ def server_figures(product_cmd: list[str] | None, reps: int, edits: int, burst: 
     for rep in range(reps):
         cache = Path(tempfile.mkdtemp(prefix="bench-xdg-", dir=str(WORK_DIR)))
         try:
-            env = dict(os.environ, XDG_CACHE_HOME=str(cache))
+            env = with_repo_path(dict(os.environ, XDG_CACHE_HOME=str(cache)))
             plan = [("bare", bare_cmd)]
             if product_cmd:
                 plan += [("cold", product_cmd), ("warm", product_cmd)]
