@@ -11,7 +11,7 @@ class ImportTable:
         self.names: dict[str, str] = {}
         self.relative: set[str] = set()  # names imported from this workspace's relative modules
         self.torch_alias: str | None = None  # a local name bound to the torch module, for fixes
-        for node in ast.walk(tree):
+        for node in _import_statements(tree.body):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -48,3 +48,20 @@ class ImportTable:
 
     def is_torch(self, qualname: str | None) -> bool:
         return bool(qualname) and (qualname == "torch" or qualname.startswith("torch."))
+
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _import_statements(body):
+    """Import statements at any depth of statement nesting; expressions are never entered (they hold none)."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+            continue
+        for field in _BLOCK_FIELDS:
+            children = getattr(node, field, None)
+            if children:
+                stack.extend(reversed(children))

@@ -6,8 +6,6 @@ or at the end of the module; a method's `self` sees the attributes its class set
 from __future__ import annotations
 
 import ast
-from typing import Iterable
-
 from ..source import Source
 from . import torch_api as api
 from .imports import ImportTable
@@ -82,24 +80,6 @@ def _size_numel(args: list[ast.expr]) -> int | None:
             return None
         total *= value
     return total
-
-
-def _assigned_names(body: Iterable[ast.stmt]) -> set[str]:
-    """Names (and `x.attr` labels) rebound anywhere in a loop body, nested functions excluded."""
-    names: set[str] = set()
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Store):
-            name = label(node)
-            if name:
-                names.add(name)
-        elif isinstance(node, ast.NamedExpr):
-            names.add(node.target.id)
-        stack.extend(ast.iter_child_nodes(node))
-    return names
 
 
 class Walker:
@@ -187,6 +167,10 @@ class Walker:
 
     def bind(self, name: str, prov: Provenance | None):
         self.scope.bindings[name] = prov
+        loop = self.loop
+        while loop is not None:  # "rebound anywhere in the loop": known once the loop's walk ends
+            loop.assigned.add(name)
+            loop = loop.parent
 
     def rebind(self, target: ast.AST, prov: Provenance | None):
         """Update what a name or `self.x` holds after an in-place change of its tensor."""
@@ -354,8 +338,7 @@ class Walker:
 
     def stmt_For(self, node):
         iter_prov = self.ev(node.iter)
-        self.assign(node.target, None, self._element_of(iter_prov, node.iter))
-        self._loop(node, node.body)
+        self._loop(node, node.body, lambda: self.assign(node.target, None, self._element_of(iter_prov, node.iter)))
         self.walk_body(node.orelse)
 
     stmt_AsyncFor = stmt_For
@@ -365,12 +348,14 @@ class Walker:
         self._loop(node, node.body)
         self.walk_body(node.orelse)
 
-    def _loop(self, node, body):
-        loop = Loop(node, self.scope, self.loop, assigned=_assigned_names(body))
+    def _loop(self, node, body, bind_target=None):
+        loop = Loop(node, self.scope, self.loop)
         self.model.loops.append(loop)
         saved = self.loop
         self.loop = loop
         try:
+            if bind_target is not None:
+                bind_target()
             self.walk_body(body)
         finally:
             self.loop = saved
