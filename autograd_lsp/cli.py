@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--config", type=Path, help="pyproject.toml to read [tool.autograd-lsp] from")
     check.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: one per core for many files)")
     check.add_argument("--no-cross-module", action="store_true", help="do not resolve helpers from other modules with jedi")
+    check.add_argument("--no-cache", action="store_true", help="analyse every file, ignoring and not writing .autograd-lsp-cache")
 
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", nargs="?", help="code or name, e.g. AG002 or stale-composed-weight")
@@ -114,15 +115,36 @@ def _settings(args) -> Settings:
     return settings.with_selection(select=args.select, ignore=args.ignore, extend_select=args.extend_select)
 
 
-def _check_one(job) -> tuple[str, object, list[Finding], str | None]:
-    path, settings, cross_module = job
+_CACHES: dict = {}
+
+
+def _cache(spec) -> "object | None":
+    if spec is None:
+        return None
+    if spec not in _CACHES:
+        from .cache import Cache
+
+        _CACHES[spec] = Cache(*spec)
+    return _CACHES[spec]
+
+
+def _check_one(job) -> tuple[str, object, list[Finding], bool]:
+    """Check one file (in a worker process when parallel); the bool says whether the cache answered."""
+    path, settings, cross_module, cache_spec = job
     try:
         source = read_source(path)
     except SourceError as error:
-        return str(path), None, [Finding(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Severity.ERROR, str(error).split(": ", 1)[-1], Span(1, 0, 1, 0))], None
+        return str(path), None, [Finding(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Severity.ERROR, str(error).split(": ", 1)[-1], Span(1, 0, 1, 0))], False
+    cache = _cache(cache_spec)
+    if cache is not None and (cached := cache.get(path, source.text)) is not None:
+        return str(path), source, cached, True
     resolver = _resolver(path) if cross_module else None
+    if resolver is not None:
+        resolver.touched = set()
     result = check_source(source, settings, resolver=resolver)
-    return str(path), source, result.findings, None
+    if cache is not None:
+        cache.put(path, source.text, result.findings, resolver.touched if resolver is not None else set())
+    return str(path), source, result.findings, False
 
 
 _RESOLVERS: dict = {}
@@ -146,7 +168,12 @@ def run_check(args) -> int:
         print(f"autograd-lsp: error: {missing[0]}: no such file or directory", file=sys.stderr)
         return EXIT_ERROR
     files = list(iter_files(args.paths, settings))
-    jobs = [(path, settings, not args.no_cross_module) for path in files]
+    cache_spec = None
+    if not args.no_cache:
+        settings_key = repr((sorted(settings.select), sorted((k, v.value) for k, v in settings.severity.items()),
+                             settings.per_file_ignores, not args.no_cross_module))
+        cache_spec = (str(settings.root or Path.cwd()), settings_key)
+    jobs = [(path, settings, not args.no_cross_module, cache_spec) for path in files]
     workers = args.jobs or (os.cpu_count() or 1 if len(files) >= 16 else 1)
     if workers > 1 and len(files) > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:

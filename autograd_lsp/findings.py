@@ -76,3 +76,34 @@ class Finding:
 
     def with_severity(self, severity: Severity) -> "Finding":
         return replace(self, severity=severity)
+
+
+# -- serialisation (the CLI cache, the confirm runner's command line) ---------------------------------
+def _span_list(span: Span) -> list[int]:
+    return [span.line, span.col, span.end_line, span.end_col]
+
+
+def finding_to_dict(finding: Finding) -> dict:
+    return {
+        "code": finding.code,
+        "name": finding.name,
+        "severity": finding.severity.value,
+        "message": finding.message,
+        "span": _span_list(finding.span),
+        "fixes": [{"title": f.title, "safety": f.safety.value, "edits": [[*_span_list(e.span), e.text] for e in f.edits]} for f in finding.fixes],
+        "related": [[*_span_list(r.span), r.message] for r in finding.related],
+        "data": {k: v for k, v in finding.data.items() if isinstance(v, (str, int, float, bool, list, type(None)))},
+    }
+
+
+def finding_from_dict(data: dict) -> Finding:
+    return Finding(
+        code=data["code"],
+        name=data["name"],
+        severity=Severity(data["severity"]),
+        message=data["message"],
+        span=Span(*data["span"]),
+        fixes=tuple(Fix(f["title"], Safety(f["safety"]), tuple(Edit(Span(*e[:4]), e[4]) for e in f["edits"])) for f in data["fixes"]),
+        related=tuple(Related(Span(*r[:4]), r[4]) for r in data["related"]),
+        data=data.get("data", {}),
+    )

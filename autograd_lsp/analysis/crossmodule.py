@@ -32,6 +32,7 @@ class JediResolver:
         self._depth = 0
         self._lock = threading.RLock()
         self.queries = 0  # jedi goto calls made (for tests and benchmarks)
+        self.touched: set[Path] = set()  # other modules consulted since the last reset (cache dependencies)
 
     @staticmethod
     def project_root(path: Path) -> Path:
@@ -120,6 +121,7 @@ class JediResolver:
         except OSError:
             return None
         key = (str(path), stat.st_mtime_ns, stat.st_size)
+        self.touched.add(path)
         if key in self._models:
             return self._models[key]
         self._models[key] = None  # guards import cycles

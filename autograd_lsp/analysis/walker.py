@@ -172,11 +172,15 @@ class Walker:
             loop.assigned.add(name)
             loop = loop.parent
 
+    def update(self, name: str, prov: Provenance | None):
+        """A new fact about the same value (saved for backward, requires_grad_ set): not a rebinding."""
+        self.scope.bindings[name] = prov
+
     def rebind(self, target: ast.AST, prov: Provenance | None):
         """Update what a name or `self.x` holds after an in-place change of its tensor."""
         name = label(target)
         if name is not None:
-            self.bind(name, prov)
+            self.update(name, prov)
 
     # -- functions and classes -----------------------------------------------------------------------
     def ensure_class_init(self, cls: ClassInfo):
@@ -926,7 +930,7 @@ class Walker:
                 continue
             prov = self.lookup(name)
             if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph and prov.saved_by is None:
-                self.bind(name, prov.but(saved_by=op))
+                self.update(name, prov.but(saved_by=op))
 
     def torch_call(self, node: ast.Call, qualname: str, arg_provs) -> Provenance | None:
         short = qualname.rsplit(".", 1)[-1]
