@@ -247,3 +247,45 @@ def test_rule_all_lists_every_rule(tmp_path):
 def test_missing_path_is_an_error(tmp_path):
     result = run("check", "nope.py", cwd=tmp_path)
     assert result.returncode == 2 and "nope.py: no such file" in result.stderr
+
+
+HELPER = "import torch\n\ndef compose(a, b):\n    return torch.stack((a, b))\n"
+TRAIN = """\
+import torch
+from helpers import compose
+
+a = torch.tensor(1.0, requires_grad=True)
+b = torch.tensor(2.0, requires_grad=True)
+opt = torch.optim.SGD([a, b], lr=0.1)
+w = compose(a, b)
+for step in range(3):
+    loss = (w * 2).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_cross_module_helper_resolved_through_jedi(tmp_path):
+    write(tmp_path, "pyproject.toml", "")
+    write(tmp_path, "helpers.py", HELPER)
+    write(tmp_path, "train.py", TRAIN)
+    items = json.loads(run("check", ".", "--format", "json", "--no-cache", cwd=tmp_path).stdout)
+    assert [(i["path"], i["line"], i["code"]) for i in items] == [("train.py", 9, "AG002")]
+    assert json.loads(run("check", ".", "--format", "json", "--no-cross-module", "--no-cache", cwd=tmp_path).stdout) == []
+
+
+def test_cache_hits_and_invalidates_on_dependency_change(tmp_path):
+    write(tmp_path, "pyproject.toml", "")
+    write(tmp_path, "helpers.py", HELPER)
+    write(tmp_path, "train.py", TRAIN)
+    first = run("check", ".", "--format", "json", cwd=tmp_path).stdout
+    entries = list((tmp_path / ".autograd-lsp-cache").rglob("*.json"))
+    assert len(entries) == 2  # one per file
+    assert run("check", ".", "--format", "json", cwd=tmp_path).stdout == first
+    # the helper stops composing from its arguments: train.py's cached finding must not survive
+    write(tmp_path, "helpers.py", "import torch\n\ndef compose(a, b):\n    return torch.zeros(2)\n")
+    assert json.loads(run("check", ".", "--format", "json", cwd=tmp_path).stdout) == []
+    # and a changed file is re-analysed
+    write(tmp_path, "train.py", BUG_AG001)
+    assert [i["code"] for i in json.loads(run("check", ".", "--format", "json", cwd=tmp_path).stdout)] == ["AG001"]
