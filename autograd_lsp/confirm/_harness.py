@@ -27,6 +27,23 @@ import types
 import warnings
 
 SPEC = json.load(open(sys.argv[1], encoding="utf-8"))
+
+
+def _limit_resources():
+    """Set first, before torch loads: the child limits itself (a preexec_fn is unsafe in the
+    threaded language server). Children the program starts (os.system…) inherit the limits."""
+    import resource
+
+    limit = SPEC.get("memory_limit")
+    if limit and SPEC.get("device") != "cuda":  # CUDA maps far more address space than it uses
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    file_limit = SPEC.get("file_size_limit")
+    if file_limit:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
+
+
+_limit_resources()
 REPRO = SPEC["reproducer"]
 LINE_MAP = {int(k): v for k, v in SPEC.get("line_map", {}).items()}
 RESULT = {"python": sys.version.split()[0], "executable": sys.executable, "reached": 0, "warnings": [], "probe": None}
@@ -126,7 +143,7 @@ class Hooks:
         def __init__(self, *args, **kwargs):
             original(self, *args, **kwargs)
             if hooks.outcome is None:
-                hooks._check_module(self)
+                hooks._check_module(self, _user_frame())
 
         __init__.__wrapped__ = original
         cls.__init__ = __init__
@@ -265,13 +282,15 @@ class Hooks:
             self.conclude("clean", f"no change to {names} escaped autograd's version counter", stop=False)
 
     # -- AG009: a plain tensor attribute is left behind by module.to() ---------------------
-    def _check_module(self, module):
+    def _check_module(self, module, frame=None):
         torch = self.torch
         attr = self.cfg.get("attr")
         cls = type(module).__name__
         value = getattr(module, attr, MISSING) if attr else MISSING
+        if not attr:
+            self.conclude("inconclusive", f"which attribute of {cls} to check is unknown (no `self.x = ...` at the flagged line)", frame=frame)
         if not isinstance(value, torch.Tensor):
-            return
+            self.conclude("clean", f"{cls}.{attr} is not a tensor attribute ({type(value).__name__ if value is not MISSING else 'not set'})", frame=frame)
         registered = attr in getattr(module, "_parameters", {}) or attr in getattr(module, "_buffers", {})
         try:
             moved = copy.deepcopy(module)
@@ -279,15 +298,16 @@ class Hooks:
             after = getattr(moved, attr)
         except Exception as error:  # non-leaf tensors refuse deepcopy; judge by registration then
             if registered:
-                self.conclude("clean", f"{cls}.{attr} is a registered buffer/parameter")
+                self.conclude("clean", f"{cls}.{attr} is a registered buffer/parameter", frame=frame)
             self.conclude(
                 "symptom",
                 f"{cls}.{attr} is a plain tensor attribute, not a registered buffer or parameter: module.to() "
                 f"skips it (could not move a copy: {type(error).__name__})",
+                frame=frame,
             )
         if isinstance(after, torch.Tensor) and after.device.type != "meta":
-            self.conclude("symptom", f"{cls}.{attr} stayed on {after.device} after module.to('meta') moved the module's parameters and buffers")
-        self.conclude("clean", f"{cls}.{attr} moved with the module (module.to('meta'))")
+            self.conclude("symptom", f"{cls}.{attr} stayed on {after.device} after module.to('meta') moved the module's parameters and buffers", frame=frame)
+        self.conclude("clean", f"{cls}.{attr} moved with the module (module.to('meta'))", frame=frame)
 
     def _finish_module_attribute(self):
         for cls in self._tracked:
@@ -343,8 +363,8 @@ class Hooks:
         torch = self.torch
         operands = list(_tensors_in(args, torch)) + list(_tensors_in(kwargs.values(), torch))
         outs = list(_tensors_in([kwargs.get("out")], torch)) if "out" in kwargs else []
-        if name in _WRITES or (name.endswith("_") and not name.startswith("_") and name not in _READ_WRITES):
-            operands = operands[1:]  # the written tensor is args[0]; the rest are read
+        if name in _WRITES or getattr(func, "__module__", "") == "torch.nn.init":
+            operands = operands[1:]  # pure writes (fill_, copy_, x[i] = v, nn.init.*): args[0] is written, not read  # the written tensor is args[0]; the rest are read
         for operand in operands:
             if any(operand is out for out in outs):
                 continue
@@ -374,7 +394,7 @@ class Hooks:
                 pass
         if self._poisoned is not None:
             self.conclude("clean", f"every read of {self.cfg.get('target')} came after its elements were written", stop=False)
-        elif self.cfg.get("uninit") is False or "uninit" in self.cfg:
+        else:
             self.conclude("clean", "the flagged statement does not create an uninitialized tensor", stop=False)
 
     # -- AG014: requires_grad switched on after the forward --------------------------------
@@ -388,8 +408,7 @@ class Hooks:
     def _after_unfreeze_grad_none(self, frame):
         pending = getattr(self, "_pending", None)
         if pending and pending[0] is not None and not pending[1] and pending[0].requires_grad:
-            pending[0].grad = None if pending[0].grad is None else pending[0].grad
-            self._flipped.append((pending[0], pending[0].grad))
+            self._flipped.append(pending[0])
 
     def _unfreeze_after_backward(self, token):
         self._backwards += 1
@@ -397,8 +416,8 @@ class Hooks:
             return
         frame = _user_frame()
         target = self.cfg.get("target")
-        for tensor, grad_before in self._flipped:
-            if tensor.grad is None or tensor.grad is grad_before and grad_before is not None and False:
+        for tensor in self._flipped:
+            if tensor.grad is None:
                 self.conclude(
                     "symptom",
                     f"{target}.requires_grad was switched on after the forward; the pending backward() left {target}.grad None",
@@ -407,7 +426,10 @@ class Hooks:
         self.conclude("clean", f"{target}.grad was computed by backward()", frame=frame)
 
     def _finish_unfreeze_grad_none(self):
-        self.conclude("clean", f"no backward() missed {self.cfg.get('target')}'s gradient", stop=False)
+        what = f"{self.cfg['target']}.requires_grad" if self.cfg.get("target") else "requires_grad"
+        if self._flipped:
+            self.conclude("inconclusive", f"{what} was switched on but no backward() followed", stop=False)
+        self.conclude("clean", f"{what} was not switched on at the flagged line between a forward and its backward()", stop=False)
 
     # -- AG015: the accumulator keeps every iteration's graph alive ------------------------
     def _after_graph_growth(self, frame):
@@ -480,28 +502,35 @@ class Hooks:
 
     # -- AG018: a misspelt requires_grad attribute ------------------------------------------
     def _after_typo_attribute(self, frame):
+        """`x.require_grad = False` sets a plain attribute: requires_grad keeps its old value."""
         target, attr = self.cfg.get("target"), self.cfg.get("attr")
         value = _eval(target, frame)
         torch = self.torch
+        wanted = getattr(value, attr, MISSING) if attr and value is not MISSING else MISSING
+        if not isinstance(wanted, bool):
+            return
         if isinstance(value, torch.nn.Module):
-            wanted = getattr(value, attr, MISSING)
-            params = list(value.parameters())
-            if attr != "requires_grad" and isinstance(wanted, bool) and params and any(p.requires_grad != wanted for p in params):
-                self.conclude("symptom", f"{target}.{attr} = {wanted} set a plain attribute; the parameters' requires_grad did not change", frame=frame)
-            self.conclude("clean", f"{target}'s parameters follow requires_grad", frame=frame)
+            actual = {p.requires_grad for p in value.parameters()}
+            if attr != "requires_grad" and actual and actual != {wanted}:
+                self.conclude("symptom", f"{target}.{attr} = {wanted} set a plain attribute; its parameters' requires_grad is still {not wanted}", frame=frame)
+            self.conclude("clean", f"{target}'s parameters have requires_grad={wanted}", frame=frame)
         tensor = self._tensor(value)
         if tensor is None:
             return
-        if attr != "requires_grad" and attr in getattr(tensor, "__dict__", {}) and not tensor.requires_grad:
-            self.conclude("symptom", f"{target}.{attr} is a new plain attribute; {target}.requires_grad is still False", frame=frame)
-        self.conclude("clean", f"{target}.requires_grad is {tensor.requires_grad}", frame=frame)
+        if tensor.requires_grad != wanted:
+            self.conclude(
+                "symptom",
+                f"{target}.{attr} = {wanted} only set a new plain attribute: {target}.requires_grad is still {tensor.requires_grad}",
+                frame=frame,
+            )
+        self.conclude("clean", f"{target}.requires_grad is {tensor.requires_grad}, as assigned", frame=frame)
 
 
 # Torch functions that only look at metadata, or make aliases (tracked by storage), or write.
 _METADATA = {
     "__get__", "__set__", "size", "dim", "numel", "nelement", "stride", "storage_offset", "element_size",
     "is_contiguous", "data_ptr", "untyped_storage", "requires_grad_", "__len__", "is_floating_point",
-    "is_complex", "get_device", "type", "__hash__", "__bool__x", "retain_grad", "register_hook", "_version",
+    "is_complex", "get_device", "type", "__hash__", "retain_grad", "register_hook", "_version",
     "__reduce_ex__", "__setstate__", "__deepcopy__", "dim_order", "__torch_function__",
 }
 _VIEWS = {
@@ -512,7 +541,6 @@ _VIEWS = {
 _WRITES = {"__setitem__", "fill_", "zero_", "copy_", "normal_", "uniform_", "random_", "bernoulli_", "exponential_",
            "geometric_", "cauchy_", "log_normal_", "set_", "resize_", "fill_diagonal_", "index_fill_", "masked_fill_",
            "index_copy_", "masked_scatter_", "scatter_", "index_put_", "put_"}
-_READ_WRITES = set()
 
 
 def _tensors_in(values, torch):
