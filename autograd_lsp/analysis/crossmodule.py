@@ -25,8 +25,7 @@ class JediResolver:
         self.root = Path(root).resolve()
         self.max_depth = max_depth
         self._project = None
-        self._script_key = None
-        self._script = None
+        self._scripts: dict = {}  # (path, text hash) -> jedi.Script; a few, since resolving a helper's module nests scripts
         self._models: dict = {}
         self._gotos: dict = {}
         self._depth = 0
@@ -54,10 +53,15 @@ class JediResolver:
         import jedi
 
         key = (source.path, hashlib.blake2b(source.text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
-        if key != self._script_key:
-            self._script = jedi.Script(code=source.text, path=source.path, project=self._jedi_project())
-            self._script_key = key
-        return self._script, key
+        script = self._scripts.pop(key, None)
+        if script is None:
+            # One slot thrashed: summarising another module (nested) replaced the caller's script, and every
+            # new Script starts a fresh inference state. Keep the most recent few, newest last.
+            script = jedi.Script(code=source.text, path=source.path, project=self._jedi_project())
+            while len(self._scripts) >= 8:
+                self._scripts.pop(next(iter(self._scripts)))
+        self._scripts[key] = script
+        return script, key
 
     def resolve(self, source: Source, node: ast.expr):
         """The FunctionInfo/ClassInfo an imported name refers to, or None."""
