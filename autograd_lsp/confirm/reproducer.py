@@ -270,6 +270,17 @@ def _big_range(node: ast.expr) -> bool:
     return False
 
 
+def _small_range(node: ast.expr) -> bool:
+    """range(...) of literals with at most LOOP_LIMIT items: nothing to bound."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" and not node.keywords):
+        return False
+    try:
+        values = [ast.literal_eval(a) for a in node.args]
+        return all(isinstance(v, int) for v in values) and len(range(*values)) <= LOOP_LIMIT
+    except (ValueError, TypeError, SyntaxError):
+        return False
+
+
 def _always_true(test: ast.expr) -> bool:
     return isinstance(test, ast.Constant) and bool(test.value) is True
 
@@ -285,6 +296,8 @@ class _Bounder(ast.NodeTransformer):
 
     def visit_For(self, node: ast.For):
         self.generic_visit(node)
+        if _small_range(node.iter):
+            return node
         if self._training(node) or _data_like(node.iter) or _big_range(node.iter):
             self.notes.append(f"line {node.lineno}: `for` loop bounded to {LOOP_LIMIT} iterations")
             node.iter = ast.Call(

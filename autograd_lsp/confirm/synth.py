@@ -377,10 +377,10 @@ def _value_for(kind: str, arg: ast.arg, ev: dict, ctx: _Context, fn: ast.Functio
     if kind == "tensor":
         if ev.get("module_input"):
             expr = _input_expr(ctx)
-        elif ev.get("loss_target"):
+        elif ev.get("loss_target") or re.fullmatch(r"(y|targets?|labels?|y_true|gt)", name, re.I):
             expr = _target_expr(ctx, ev.get("classification") or _classification(fn))
         else:
-            expr = f"{T}.randn({BATCH}, {WIDTH})"
+            expr = _input_expr(ctx)
         if ctx.code in _GRAD_LEAF_RULES and name in ctx.flagged_names and "randn" in expr:
             expr = expr[:-1] + ", requires_grad=True)"
         return expr

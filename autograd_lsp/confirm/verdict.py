@@ -99,7 +99,8 @@ def decide(signature: RuntimeSignature | None, reproducer: Reproducer, outcome: 
                     return Verdict("confirmed", f"{warning['category'][0]}: {_first_line(warning['message'])}", warning.get("user_line"))
     probe = facts.get("probe")
     if probe and probe.get("state") == "symptom":
-        return Verdict("confirmed", probe["detail"], probe.get("line"))
+        # Measured outside the user's code (e.g. after a synthesized instantiation): the flagged line.
+        return Verdict("confirmed", probe["detail"], probe.get("line") or reproducer.flagged[0])
     if not facts.get("reached") and reproducer.reach_check:
         return Verdict("inconclusive", f"line {reproducer.flagged[0]} was never executed by the reproducer ({reproducer.mode} mode)")
     if probe and probe.get("state") == "inconclusive":
