@@ -1,5 +1,5 @@
 """AG003 (seed 001): two losses built once before the loop, each backward(retain_graph=True) followed by a step.
-Observed in torch 2.13: see the test; a version-counter RuntimeError from a retained graph after optimizer.step()."""
+Observed in torch 2.13: iteration 0 runs; iteration 1's loss1.backward raises RuntimeError: one of the variables ... is at version 1; expected version 0."""
 import torch
 import torch.nn as nn
 

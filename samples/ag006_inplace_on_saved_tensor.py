@@ -1,5 +1,5 @@
 """AG006 (seed 003 section 7.2): clamping sigmoid probabilities in place; sigmoid saved its output for backward.
-Observed in torch 2.13: RuntimeError at backward(): ... modified by an inplace operation ... output 0 of SigmoidBackward0."""
+Observed in torch 2.13: RuntimeError at backward(): ... modified by an inplace operation ... which is output 0 of Sigmoid, is at version 1; expected version 0."""
 import torch
 
 torch.manual_seed(0)

@@ -1,5 +1,5 @@
 """AG012 (seed 003 section 8): class counts accumulated into torch.Tensor(n), whose memory is never initialised.
-Reported at the creation line. Observed in torch 2.13: silent garbage (NaN under torch.utils.deterministic.fill_uninitialized_memory)."""
+Reported at the creation line. Observed in torch 2.13: silent; fresh memory often reads 0 (right by luck), NaN under fill_uninitialized_memory."""
 import torch
 import torch.nn as nn
 
