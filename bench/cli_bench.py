@@ -31,10 +31,11 @@ class CliInfo:
 
     @property
     def missing(self) -> list[str]:
-        return [flag for flag, ok in self.flags.items() if not ok]
+        return [flag for flag in REQUIRED_FLAGS if not self.flags.get(flag)]
 
 
-WANTED_FLAGS = ["--exit-zero", "--jobs", "--no-cache", "--cache-dir", "--no-cross-module"]
+REQUIRED_FLAGS = ["--exit-zero", "--jobs", "--no-cache"]  # reported as missing when absent
+WANTED_FLAGS = [*REQUIRED_FLAGS, "--cache-dir", "--no-cross-module"]  # optional ones are used when present
 
 
 def detect_cli(cmd: list[str]) -> CliInfo:

@@ -1,4 +1,4 @@
-"""Confirmation figures: wall time of ``autograd-lsp confirm samples/<file>:<line> --format json`` for every
+"""Confirmation figures: wall time of ``autograd-lsp confirm samples/<file>:<line> [--code AGnnn] --format json`` for every
 ``# expect: AGnnn`` marker in samples/, each paired with a fresh ``python -c "import torch"`` run."""
 from __future__ import annotations
 
@@ -94,13 +94,14 @@ def confirm_figures(cli: list[str], python: str, reps: int, log_dir: Path, limit
             torch_alone.append(base.wall)
             result.torch_walls.append(base.wall)
             out_path = log_dir / f"confirm-{result.marker.path.stem}-{result.marker.line}.json"
-            run = run_measured([*cli, "confirm", result.marker.target, "--format", "json"], cwd=str(REPO),
+            code = ["--code", result.marker.codes[0]] if len(result.marker.codes) == 1 else []
+            run = run_measured([*cli, "confirm", result.marker.target, *code, "--format", "json"], cwd=str(REPO),
                                stdout_path=out_path, timeout=300)
             result.walls.append(run.wall)
             result.rc = run.rc
             result.maxrss_mb = max(result.maxrss_mb or 0, run.maxrss_mb)
             result.verdict = _verdict(out_path.read_text("utf-8", "replace"))
-            if run.rc not in (0, 1):
+            if run.rc not in (0, 1, 3):  # 0 confirmed, 1 not reproduced, 3 inconclusive/timeout/…; 2 = usage error
                 result.error = (run.stderr.strip().splitlines() or ["?"])[-1][:200]
             progress(f"  confirm {result.marker.target} ({','.join(result.marker.codes)}) rep {rep + 1}/{reps}: "
                      f"{run.wall:.2f} s (torch import {base.wall:.2f} s) rc={run.rc} verdict={result.verdict} {result.error}")

@@ -156,7 +156,7 @@ class LspClient:
                     raise LspError("timeout waiting for diagnostics")
                 self._cond.wait(left)
 
-    def initialize(self, root: Path, timeout: float = 60.0) -> tuple[dict, float]:
+    def initialize(self, root: Path, timeout: float = 60.0, initialization_options=None) -> tuple[dict, float]:
         """initialize + initialized; return (server capabilities, seconds from process start to the result)."""
         params = {
             "processId": os.getpid(),
@@ -175,6 +175,8 @@ class LspClient:
                 "general": {"positionEncodings": ["utf-16"]},
             },
         }
+        if initialization_options is not None:
+            params["initializationOptions"] = initialization_options
         result, at = self.request("initialize", params, timeout)
         self.notify("initialized", {})
         return (result or {}).get("capabilities", {}), at - self.started

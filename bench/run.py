@@ -51,6 +51,8 @@ def parse_args(argv=None):
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="the parallel width (default: all cores)")
     parser.add_argument("--output", help="report path; default bench/RESULTS.md (quick: bench/.work/RESULTS-quick.md)")
     parser.add_argument("--wait-cli", type=float, default=0, metavar="SECONDS", help="poll this long for the CLI to appear")
+    parser.add_argument("--wait-load", type=float, default=0, metavar="LOAD", help="first wait (up to 30 min) until the 1-minute "
+                        "load average is below LOAD (default: don't wait)")
     args = parser.parse_args(argv)
     quick = args.quick
     args.reps = args.reps or (1 if quick else 5)
@@ -78,6 +80,11 @@ def main(argv=None) -> int:
     command = "cd " + str(REPO) + " && " + shlex.join([os.path.relpath(python, REPO), "-m", "bench", *(argv if argv is not None else sys.argv[1:])])
     log(f"$ {command}")
     data: dict = {"command": command, "quick": args.quick, "notes": [], "args": {k: (str(v) if isinstance(v, Path) else sorted(v) if isinstance(v, set) else v) for k, v in vars(args).items()}}
+    if args.wait_load:
+        waited = time.time()
+        while os.getloadavg()[0] >= args.wait_load and time.time() - waited < 1800:
+            time.sleep(15)
+        log(f"waited {time.time() - waited:.0f} s for load < {args.wait_load} (now {os.getloadavg()[0]:.2f})")
     data["machine"] = machine.describe(python)
 
     log("corpus …")
@@ -108,6 +115,15 @@ def main(argv=None) -> int:
         log("CLI flags missing: " + ", ".join(info.missing))
     cli_ok = info.exists and not info.error
 
+    data["part_s"] = {}
+    mark = time.time()
+
+    def done(part):
+        nonlocal mark
+        data["part_s"][part] = time.time() - mark
+        mark = time.time()
+
+    done("setup")
     if "cli" in args.parts:
         log("flake8 venv …")
         try:
@@ -120,6 +136,7 @@ def main(argv=None) -> int:
         result = cli_bench.cli_figures(info if cli_ok else None, python, roots, args.reps, LOG_DIR, flake8, args.jobs, progress=log)
         data["cli_series"] = result["series"]
         data["notes"].extend(result["notes"])
+        done("cli")
 
     if "torchfix" in args.parts and args.torchfix != "off":
         log("TorchFix venv …")
@@ -137,6 +154,7 @@ def main(argv=None) -> int:
             data["torchfix_series"] = cli_bench.torchfix_figures(info if cli_ok else None, python, torchfix, tf_roots, tf_reps, LOG_DIR, progress=log)["series"]
         except tools.ToolUnavailable as error:
             data["notes"].append(str(error))
+        done("torchfix")
 
     if "server" in args.parts:
         log("server figures …")
@@ -144,10 +162,12 @@ def main(argv=None) -> int:
         if not cli_ok:
             data["notes"].append("server: autograd-lsp unusable, only the bare floor measured")
         data["server"] = server_bench.server_figures(product, args.server_reps, args.edits, args.burst, LOG_DIR, progress=log)
+        done("server")
 
     if "confirm" in args.parts and cli_ok:
         log("confirmation figures …")
-        data["confirm"] = confirm_bench.confirm_figures(cli, python, args.confirm_reps, LOG_DIR, limit=3 if args.quick else None, progress=log)
+        data["confirm"] = confirm_bench.confirm_figures(cli, python, args.confirm_reps, LOG_DIR, limit=2 if args.quick else None, progress=log)
+        done("confirm")
 
     if "profile" in args.parts and cli_ok:
         log("profile …")
@@ -157,8 +177,10 @@ def main(argv=None) -> int:
             data["phases"] = json.loads(proc.stdout)
         except ValueError:
             data["phases"] = {"error": (proc.stderr.strip() or proc.stdout.strip())[-800:]}
+        done("profile")
 
     data["elapsed_s"] = time.time() - started
+    data["machine"]["load_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     from bench.report import write_report
     text = write_report(data, args)
     args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -83,12 +83,12 @@ def _wait_idle(pid: int, limit: float = 20.0, quiet_for: float = 1.0) -> float:
 
 
 def run_session(label: str, cmd: list[str], env: dict, train_file: Path, other_files: list[Path], edits: int,
-                burst: int, log_dir: Path, configuration=None) -> Session:
+                burst: int, log_dir: Path, configuration=None, initialization_options=None) -> Session:
     session = Session(label)
     log_dir.mkdir(parents=True, exist_ok=True)
     client = LspClient(cmd, cwd=str(WORK_DIR), env=env, stderr_path=log_dir / f"{label}.stderr", configuration=configuration)
     try:
-        caps, session.init_s = client.initialize(corpus.CORPUS_DIR)
+        caps, session.init_s = client.initialize(corpus.CORPUS_DIR, initialization_options=initialization_options)
         session.sync = sync_kind(caps)
         pid = client.proc.pid
 
@@ -186,23 +186,28 @@ def pick_other_files(count: int, exclude: Path) -> list[Path]:
     return files[::step][:count]
 
 
+KINDS = ("bare", "cold", "warm", "nodebounce")
+NO_DEBOUNCE = {"debounce": 0}  # initializationOptions of the "nodebounce" sessions: the analysis latency alone
+
+
 def server_figures(product_cmd: list[str] | None, reps: int, edits: int, burst: int, log_dir: Path, progress=print) -> dict:
     """Alternate bare / autograd-lsp (jedi cold: fresh XDG_CACHE_HOME) / autograd-lsp (jedi warm) sessions."""
     train = corpus.TRAIN_SCRIPT
     others = pick_other_files(49, train)
     bare_cmd = [os.environ.get("BENCH_PYTHON") or _python(), str(BENCH_DIR / "bare_server.py")]
-    results: dict[str, list[Session]] = {"bare": [], "cold": [], "warm": []}
+    results: dict[str, list[Session]] = {kind: [] for kind in KINDS}
     for rep in range(reps):
         cache = Path(tempfile.mkdtemp(prefix="bench-xdg-", dir=str(WORK_DIR)))
         try:
             env = with_repo_path(dict(os.environ, XDG_CACHE_HOME=str(cache)))
-            plan = [("bare", bare_cmd)]
+            plan = [("bare", bare_cmd, None)]
             if product_cmd:
-                plan += [("cold", product_cmd), ("warm", product_cmd)]
+                # cold must come first: it fills the jedi cache the later sessions reuse
+                plan += [("cold", product_cmd, None), ("warm", product_cmd, None), ("nodebounce", product_cmd, NO_DEBOUNCE)]
             if rep % 2 == 1 and product_cmd:  # alternate the floor's position against drift
                 plan = plan[1:] + plan[:1]
-            for kind, cmd in plan:
-                session = run_session(f"{kind}-{rep}", cmd, env, train, others, edits, burst, log_dir)
+            for kind, cmd, init_options in plan:
+                session = run_session(f"{kind}-{rep}", cmd, env, train, others, edits, burst, log_dir, initialization_options=init_options)
                 results[kind].append(session)
                 progress(f"  server {kind:4s} rep {rep + 1}/{reps}: " + summarize(session))
         finally:
