@@ -110,3 +110,30 @@ def looks_like_optimizer_name(name: str) -> bool:
         or lowered.endswith(("_optimizer", "_optimiser", "_opt", "_optim"))
         or lowered.startswith(("optimizer_", "optimiser_", "opt_", "optim_"))
     )
+
+
+def misspells_requires_grad(name: str) -> bool:
+    """`require_grad`, `requires_grads`, `requiers_grad`, `Requires_Grad`, `requires_gard`...: near `requires_grad`, not it.
+
+    A trailing `_` is kept apart, so `require_grad_` is a misspelt `requires_grad_`. Private names (`_requires_grad`)
+    are someone's own attribute, not a typo.
+    """
+    if not 9 <= len(name) <= 18 or name[0] not in "rRq" or name in ("requires_grad", "requires_grad_"):
+        return False
+    key = name.lower().rstrip("_").replace("_", "")
+    return key == "requiresgrad" or _near(key, "requiresgrad")
+
+
+def _near(word: str, target: str) -> bool:
+    """Optimal string alignment distance of at most 2 (a swap of neighbours counts once)."""
+    if abs(len(word) - len(target)) > 2:
+        return False
+    previous2, previous = None, list(range(len(target) + 1))
+    for i, a in enumerate(word, 1):
+        current = [i] + [0] * len(target)
+        for j, b in enumerate(target, 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b))
+            if previous2 is not None and i > 1 and j > 1 and a == target[j - 2] and word[i - 2] == b:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[-1] <= 2

@@ -448,7 +448,7 @@ class Walker:
         elif isinstance(target, ast.Attribute):
             self.ev(target.value)
             owner = label(target.value)
-            if target.attr in ("requires_grad", "data", "grad") or target.attr in _GRAD_TYPOS:
+            if target.attr in ("requires_grad", "data", "grad") or target.attr in _GRAD_TYPOS or api.misspells_requires_grad(target.attr):
                 before = self.model.prov(target.value)
                 self.emit(AttrStoreEvent(self.stmt, self.ctx(), target=target, prov=before, value=value))
                 if target.attr == "requires_grad" and before is not None and before.kind is Kind.TENSOR and isinstance(_const(value), bool):
@@ -641,7 +641,7 @@ class Walker:
         name = label(node)
         if name is not None and name in self._visible_bindings():
             return self.lookup(name)
-        if attr == "data" or "grad" in attr:
+        if attr == "data" or "grad" in attr or api.misspells_requires_grad(attr):
             self.emit(AttrLoadEvent(node, self.ctx(), attr=attr, receiver=node.value, prov=owner))
         if owner is None or owner.kind is not Kind.TENSOR:
             return None
