@@ -30,6 +30,7 @@ class Provenance:
     graph: frozenset = frozenset()  # ids of the forward computations its autograd graph contains
     scalar: bool | None = None  # known 0-dim / one-element result
     saved_by: str | None = None  # op that saved this tensor for backward (its output or input)
+    saved_node: object | None = None  # the ast node of that op: its id is in the graph of every loss computed through it
     nondiff: str | None = None  # non-differentiable op that cut the graph on the way here
     data_of: str | None = None  # label of the tensor whose storage `.data`/`.detach()` shares
     detached: bool = False
@@ -86,6 +87,7 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         graph=a.graph | b.graph,
         no_grad=a.no_grad and b.no_grad,
         saved_by=same("saved_by"),
+        saved_node=same("saved_node"),
         nondiff=same("nondiff"),
         uninitialised=a.uninitialised and b.uninitialised,
         module_class=same("module_class"),

@@ -82,6 +82,43 @@ def _size_numel(args: list[ast.expr]) -> int | None:
     return total
 
 
+def _number(node: ast.AST | None):
+    """The value of an int/float literal, `-1` included; None for anything else."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _number(node.operand)
+        return None if value is None else (-value if isinstance(node.op, ast.USub) else value)
+    value = _const(node)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _sequence_numel(short: str, args: list[ast.expr], keywords: dict) -> int | None:
+    """numel of linspace/logspace/arange/range/eye calls whose counts are literals (torch's own size formulas)."""
+    import math
+
+    if short in ("linspace", "logspace"):
+        steps = _number(args[2] if len(args) > 2 else keywords.get("steps"))
+        return steps if isinstance(steps, int) else None
+    if short == "eye":
+        rows = _number(args[0] if args else keywords.get("n"))
+        cols = _number(args[1] if len(args) > 1 else keywords.get("m", args[0] if args else keywords.get("n")))
+        return rows * cols if isinstance(rows, int) and isinstance(cols, int) else None
+    values = [_number(arg) for arg in args[:3]]
+    if short == "arange" and len(args) == 1:
+        values = [0, values[0]]
+    values += [None] * (3 - len(values))
+    for index, name in enumerate(("start", "end", "step")):
+        if name in keywords:
+            values[index] = _number(keywords[name])
+    start, end, step = values
+    step = 1 if step is None and len(args) < 3 and "step" not in keywords else step
+    if start is None and short == "arange" and not args and "start" not in keywords:
+        start = 0
+    if start is None or end is None or step is None or step == 0:
+        return None
+    count = math.ceil((end - start) / step) if short == "arange" else int((end - start) / step + 1)
+    return max(count, 0)
+
+
 class Walker:
     def __init__(self, tree: ast.Module, source: Source, resolver=None):
         self.model = ModuleModel(tree, source, ImportTable(tree))
@@ -254,11 +291,15 @@ class Walker:
         if any(prov is None for prov, _ in deps) or ret.kind is not Kind.TENSOR:
             return None
         requires_grad = ret.requires_grad
-        if any(prov.requires_grad for prov, _ in deps):
+        if ret.nondiff is not None and ret.requires_grad is False:
+            pass  # every path through the helper went through an integer cut (argmax, comparison): no grad whatever it is given
+        elif any(prov.requires_grad for prov, _ in deps):
             requires_grad = True
         elif requires_grad is None and all(prov.requires_grad is False for prov, _ in deps):
             requires_grad = False
+        carried = any(prov.kind is Kind.TENSOR and (prov.requires_grad or prov.composed_from or prov.nondiff) for prov, _ in deps)
         return ret.but(
+            nondiff=ret.nondiff if carried else None,
             line=call.lineno,
             requires_grad=requires_grad if not self.no_grad else False,
             leaf=(False if requires_grad and not self.no_grad else (True if requires_grad is False or self.no_grad else None)),
@@ -597,7 +638,7 @@ class Walker:
         right = self.ev(node.right, usage="operand")
         result = self.combine(node, [(left, node.left), (right, node.right)], binop=node.op)
         if result is not None and result.requires_grad and isinstance(node.op, (ast.Mult, ast.Div, ast.Pow, ast.MatMult)):
-            self._mark_saved([node.left] if isinstance(node.op, ast.Pow) else [node.left, node.right], _OPS[type(node.op)])
+            self._mark_saved([node.left] if isinstance(node.op, ast.Pow) else [node.left, node.right], _OPS[type(node.op)], node)
         return result
 
     def ev_BoolOp(self, node):
@@ -610,8 +651,10 @@ class Walker:
         if not any(p is not None and p.kind is Kind.TENSOR for p in provs):
             return None
         graphs = [p for p in provs if p is not None and p.kind is Kind.TENSOR]
+        carriers = [p for p in graphs if p.requires_grad or p.composed_from or p.nondiff or (p.param_deps and p.requires_grad is None)]
+        cut = carriers[0].nondiff if carriers and all(p.nondiff for p in carriers) else ("comparison" if carriers else None)
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=api.INT, origin="comparison",
-                          nondiff="comparison" if any(p.requires_grad or p.composed_from for p in graphs) else None,
+                          nondiff=cut, param_deps=frozenset().union(*(p.param_deps for p in graphs)),
                           composed_from=frozenset().union(*(p.composed_from for p in graphs)), no_grad=self.no_grad,
                           loop=self.loop, epoch=self.epoch, node=node,
                           scalar=all(p.scalar for p in graphs) or (False if any(p.scalar is False for p in graphs) else None))
@@ -804,9 +847,12 @@ class Walker:
             requires_grad = False
         graph = frozenset().union(*(p.graph for p in inputs)) | ({id(node)} if requires_grad else frozenset())
         reduction = next((kw for kw in node.keywords if kw.arg == "reduction"), None)
+        built = module.node if isinstance(module.node, ast.Call) else None
+        if reduction is None and built is not None:
+            reduction = next((kw for kw in built.keywords if kw.arg == "reduction"), None)
         return Provenance(Kind.TENSOR, node.lineno, leaf=not requires_grad if requires_grad is not None else None, requires_grad=requires_grad,
                           dtype=api.FLOAT if requires_grad else None, origin=f"{self.model.text(node.func)}(...)", graph=graph, no_grad=self.no_grad,
-                          loop=self.loop, epoch=self.epoch, scalar=True if loss and reduction is None else None, node=node,
+                          loop=self.loop, epoch=self.epoch, scalar=_reduction_scalar(reduction) if loss else None, node=node,
                           composed_from=frozenset().union(*(p.composed_from for p in inputs)))
 
     def method_call(self, node, event, method, receiver, recv: Provenance | None, arg_provs) -> Provenance | None:
@@ -884,20 +930,20 @@ class Walker:
             if method in api.REDUCTIONS:
                 scalar = not node.args and not any(kw.arg == "dim" for kw in node.keywords)
                 scalar = True if scalar else None
-            elif method in ("view", "reshape", "expand", "repeat", "flatten", "squeeze", "unsqueeze", "permute", "tile", "t", "transpose"):
+            elif method in ("view", "reshape", "expand", "repeat", "flatten", "squeeze", "unsqueeze", "permute", "tile", "t", "transpose") or method in _SHAPE_CHANGING:
                 scalar = None
             else:
                 scalar = "propagate"
             result = self.derive(node, recv, inputs, dtype=dtype, scalar=scalar)
             if result is not None and result.requires_grad:
                 if method in api.SAVES_OUTPUT:
-                    result = result.but(saved_by=method)
+                    result = result.but(saved_by=method, saved_node=node)
                 if method in api.SAVES_INPUT:
-                    self._mark_saved([receiver, *node.args], method)
+                    self._mark_saved([receiver, *node.args], method, node)
             return result
         if method in api.SAVES_OUTPUT:
             result = self.derive(node, recv, [(recv, receiver)], dtype=api.FLOAT, scalar="propagate")
-            return result.but(saved_by=method) if result is not None and result.requires_grad else result
+            return result.but(saved_by=method, saved_node=node) if result is not None and result.requires_grad else result
         return None
 
     def _is_optimizer(self, receiver: ast.expr | None, prov: Provenance | None) -> bool:
@@ -922,7 +968,7 @@ class Walker:
             self.zero_grad_receivers = names or {"\0"}
         return self.zero_grad_receivers
 
-    def _mark_saved(self, operands: list[ast.expr], op: str):
+    def _mark_saved(self, operands: list[ast.expr], op: str, node: ast.AST | None = None):
         # Autograd keeps these inputs for backward: an in-place change before backward breaks it (AG006).
         for operand in operands:
             name = label(operand)
@@ -930,7 +976,7 @@ class Walker:
                 continue
             prov = self.lookup(name)
             if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph and prov.saved_by is None:
-                self.update(name, prov.but(saved_by=op))
+                self.update(name, prov.but(saved_by=op, saved_node=node))
 
     def torch_call(self, node: ast.Call, qualname: str, arg_provs) -> Provenance | None:
         short = qualname.rsplit(".", 1)[-1]
@@ -1001,6 +1047,11 @@ class Walker:
         elif short in ("zeros", "ones", "empty", "rand", "randn", "full") and node.args:
             count = _size_numel(node.args[:1] if short == "full" else node.args)
             scalar = None if count is None else count == 1
+        elif short in ("linspace", "logspace", "arange", "range", "eye"):
+            count = _sequence_numel(short, node.args, keywords)
+            scalar = None if count is None else count == 1
+        elif short in api.LIKE_FACTORIES and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.TENSOR:
+            scalar = arg_provs[0].scalar
         elif short in api.LEGACY_CONSTRUCTORS:
             if data is not None and isinstance(data, (ast.List, ast.Tuple)):
                 dtype = dtype or (api.INT if short in api.INT_FACTORIES else api.FLOAT)
@@ -1082,7 +1133,7 @@ class Walker:
         if all(p.kind is Kind.NUMBER for p in known) and len(known) == len(provs):
             return Provenance(Kind.NUMBER, node.lineno, dtype=dtype)
         tensors = [p for p in known if p.kind is Kind.TENSOR]
-        scalar = "propagate"
+        scalar = None if isinstance(binop, ast.MatMult) else "propagate"  # vector @ vector is 0-dim
         return self.derive(node, tensors[0], inputs, dtype=dtype, scalar=scalar, keep_dtype=False)
 
     def derive(self, node, base: Provenance, inputs, dtype=None, nondiff=None, scalar="propagate", keep_dtype=True) -> Provenance:
@@ -1102,7 +1153,7 @@ class Walker:
         if dtype is None and keep_dtype:
             dtype = base.dtype if all(t.dtype == base.dtype for t in tensors) else None
         # A graph cut (argmax, round...) stays cut only while every graph-carrying input went through one.
-        carriers = [t for t in tensors if t.requires_grad or t.composed_from or t.nondiff]
+        carriers = [t for t in tensors if t.requires_grad or t.composed_from or t.nondiff or (t.param_deps and t.requires_grad is None)]
         if nondiff is None and carriers and all(t.nondiff for t in carriers):
             nondiff = carriers[0].nondiff
         if nondiff is not None and not carriers:
@@ -1140,6 +1191,21 @@ class Walker:
         if isinstance(node, ast.BinOp):
             return _OPS.get(type(node.op), "?")
         return type(node).__name__
+
+
+# Ops whose result can have fewer elements than their inputs (select(0, i) of a vector is 0-dim): numel unknown.
+_SHAPE_CHANGING = {"select", "narrow", "index_select", "gather", "take", "take_along_dim", "masked_select", "matmul", "mm", "bmm", "mv",
+                   "unfold", "diag", "diagonal", "chunk", "split", "unbind", "tensordot", "inner", "vdot", "kron", "trace", "dot"}
+
+
+def _reduction_scalar(keyword: ast.keyword | None) -> bool | None:
+    """A loss's `reduction=`: "mean"/"sum" (the default) give one element, "none" keeps the shape, a variable is unknown."""
+    if keyword is None:
+        return True
+    value = _const(keyword.value)
+    if value == "none":
+        return False
+    return True if isinstance(value, str) else None
 
 
 _OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@",
