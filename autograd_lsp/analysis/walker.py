@@ -1072,19 +1072,21 @@ class Walker:
         nondiff = short if short in api.NONDIFFERENTIABLE else None
         if short in api.FUNCTIONAL_LOSSES:
             reduction = next((kw for kw in node.keywords if kw.arg == "reduction"), None)
-            scalar = True if reduction is None or _const(reduction.value) in ("mean", "sum") else False
+            scalar = _reduction_scalar(reduction)
         elif short in api.REDUCTIONS:
             scalar = True if len(node.args) <= 1 and not any(kw.arg == "dim" for kw in node.keywords) else None
         elif short in ("stack", "cat", "conv1d", "conv2d", "conv3d", "linear", "matmul", "mm", "bmm", "outer", "einsum"):
-            scalar = None if short in ("matmul", "einsum") else False
+            scalar = None if short in ("matmul", "einsum", "mm", "bmm", "linear") else False
+        elif short in _SHAPE_CHANGING:
+            scalar = None
         else:
             scalar = "propagate"
         result = self.derive(node, tensors[0], inputs, dtype=dtype, nondiff=nondiff, scalar=scalar)
         if result is not None and result.requires_grad:
             if short in api.SAVES_OUTPUT:
-                result = result.but(saved_by=short)
+                result = result.but(saved_by=short, saved_node=node)
             if short in api.SAVES_INPUT:
-                self._mark_saved(node.args, short)
+                self._mark_saved(node.args, short, node)
         return result
 
     # -- combination ---------------------------------------------------------------------------------
