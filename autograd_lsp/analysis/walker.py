@@ -532,7 +532,8 @@ class Walker:
         if prov is None:
             return None
         if prov.kind is Kind.PARAMS:
-            return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin="parameter", node=node)
+            origin = prov.origin if prov.origin.endswith(".parameters()") else "parameter"
+            return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=origin, node=node)
         if prov.kind is Kind.SEQUENCE and prov.elements:
             first = prov.elements[0]
             return first if all(element == first for element in prov.elements) else None
@@ -1093,14 +1094,20 @@ class Walker:
     def _composed(self, inputs) -> frozenset:
         composed = set()
         for prov, node in inputs:
-            for item in flatten([prov]) if prov is not None and prov.kind is Kind.SEQUENCE else [prov]:
-                if item is None or item.kind is not Kind.TENSOR:
-                    continue
-                if item.is_trainable_leaf:
-                    name = label(node) if node is not None and prov is item else None
-                    composed.add(name or item.origin)
-                else:
-                    composed |= item.composed_from
+            if prov is not None and prov.kind is Kind.SEQUENCE:
+                # `torch.stack([a, b])`: pair the elements with their expressions so the sources keep their names
+                elts = node.elts if isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) == len(prov.elements) else [None] * len(prov.elements)
+                composed |= self._composed(list(zip(prov.elements, elts)))
+                continue
+            if prov is None or prov.kind is not Kind.TENSOR:
+                continue
+            if prov.is_trainable_leaf:
+                # an element of `model.parameters()` is named after its owner ("model.parameters()"), so that an
+                # optimizer built from the same parameters is known to update it
+                name = prov.origin if prov.origin.endswith(".parameters()") else (label(node) if node is not None else None)
+                composed.add(name or prov.origin)
+            else:
+                composed |= prov.composed_from
         return frozenset(composed)
 
     @staticmethod

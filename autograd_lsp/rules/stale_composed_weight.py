@@ -44,6 +44,8 @@ from __future__ import annotations
 
 import sys
 
+import ast
+
 from ..analysis.model import BindEvent, ModuleModel, UseEvent
 from ..findings import Fix, Safety, Severity
 from . import edits
@@ -81,6 +83,56 @@ def _optimizer_may_update(step_events, composed_from) -> bool:
     return not step_events
 
 
+# Ops that return a view of their input (or the input itself when no conversion is needed): the result shares
+# the parameter's storage, so it sees every optimizer update, and its backward saves no tensors. Built once,
+# it is still correct (`w_t = w.T` before the loop).
+VIEW_METHODS = {"view", "view_as", "reshape", "reshape_as", "unsqueeze", "squeeze", "transpose", "permute", "t", "flatten", "expand",
+                "expand_as", "narrow", "select", "unfold", "diagonal", "movedim", "moveaxis", "swapaxes", "swapdims", "as_strided",
+                "contiguous", "to", "cpu", "cuda", "float", "type_as", "unflatten", "mT", "T", "H", "mH", "real"}
+VIEW_FUNCTIONS = {"reshape", "unsqueeze", "squeeze", "transpose", "permute", "t", "flatten", "narrow", "select", "diagonal", "movedim",
+                  "moveaxis", "swapaxes", "swapdims", "as_strided", "unflatten"}
+
+
+def _basic_index(node: ast.expr) -> bool:
+    """Basic indexing (ints, slices, None, ...) returns a view; lists, tensors and masks copy."""
+    items = node.elts if isinstance(node, ast.Tuple) else [node]
+    for item in items:
+        if isinstance(item, ast.Slice) or isinstance(item, ast.Constant) and (item.value is None or item.value is Ellipsis
+                                                                            or isinstance(item.value, int)):
+            continue
+        if isinstance(item, ast.UnaryOp) and isinstance(item.operand, ast.Constant):
+            continue
+        return False
+    return True
+
+
+def _is_view_of_leaf(model: ModuleModel, prov, depth: int = 0) -> bool:
+    """The composed tensor is only views of trainable leaves: it shares their storage, so it is never stale."""
+    node = prov.node
+    source = None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VIEW_METHODS:
+        qualname = model.imports.qualname(node.func)
+        if qualname is None:
+            source = node.func.value
+        elif qualname.rsplit(".", 1)[-1] in VIEW_FUNCTIONS and qualname.startswith("torch.") and node.args:
+            source = node.args[0]
+    elif isinstance(node, ast.Call) and node.args and (model.imports.qualname(node.func) or "").startswith("torch.") \
+            and model.imports.qualname(node.func).rsplit(".", 1)[-1] in VIEW_FUNCTIONS:
+        source = node.args[0]
+    elif isinstance(node, ast.Subscript) and _basic_index(node.slice):
+        source = node.value
+    elif isinstance(node, ast.Attribute) and node.attr in VIEW_METHODS:
+        source = node.value
+    if source is None or depth > 8:
+        return False
+    inner = model.prov(source)
+    if inner is None or not inner.is_tensor:
+        return False
+    if inner.is_trainable_leaf:
+        return True
+    return inner.has_graph and inner.node is not None and _is_view_of_leaf(model, inner, depth + 1)
+
+
 def check(model: ModuleModel):
     bind_of = {}
     for event in model.of_type(BindEvent):
@@ -89,7 +141,7 @@ def check(model: ModuleModel):
     reported = set()
     for use in model.of_type(UseEvent):
         prov = use.prov
-        if not (prov.has_graph and prov.composed_from and not prov.no_grad and _is_forward_use(use)):
+        if not (prov.has_graph and prov.composed_from and not prov.no_grad and _is_forward_use(use)) or _is_view_of_leaf(model, prov):
             continue
         for loop in use.ctx.loops():
             if not loop.has_step or loop.contains(prov.loop) or use.name in loop.assigned:
@@ -114,6 +166,83 @@ def check(model: ModuleModel):
                     continue
                 reported.add(key)
                 yield _finding(model, use, prov, bind_of.get(id(prov.node)), steps[-1] if steps else None, loop=None)
+                continue
+            # A function that reads a global/closure composed once, called (directly or through another function)
+            # from a training loop: `def predict(x): return x @ W` with `W = U @ V` at module level.
+            if use.ctx.loop is not None or use.ctx.scope.function is None or use.name in use.ctx.scope.bindings:
+                continue
+            for loop in _calling_loops(model, use.ctx.scope.function):
+                if not loop.has_step or loop.contains(prov.loop) or use.name in loop.assigned:
+                    continue
+                if not _optimizer_may_update(loop.steps, prov.composed_from):
+                    continue
+                key = (id(prov.node), id(loop))
+                if key not in reported:
+                    reported.add(key)
+                    step = loop.steps[0] if loop.steps else None
+                    yield _finding(model, use, prov, bind_of.get(id(prov.node)), step, loop=loop)
+                break
+    yield from _module_attributes(model)
+
+
+def _calling_loops(model: ModuleModel, function, depth: int = 0):
+    """The loops that call `function`, directly or through functions called without a loop of their own."""
+    if depth > 3:
+        return
+    for call in model.calls():
+        if call.function is not function:
+            continue
+        loops = list(call.ctx.loops())
+        if loops:
+            yield from loops
+        elif call.ctx.scope.function is not None and call.ctx.scope.function is not function:
+            yield from _calling_loops(model, call.ctx.scope.function, depth + 1)
+
+
+def _self_loads(method, attr: str):
+    """`self.<attr>` reads in a method, in source order (`self` being the method's first parameter)."""
+    args = [*method.node.args.posonlyargs, *method.node.args.args]
+    if not args:
+        return []
+    me = args[0].arg
+    found = [node for node in ast.walk(method.node) if isinstance(node, ast.Attribute) and node.attr == attr
+             and isinstance(node.value, ast.Name) and node.value.id == me and isinstance(node.ctx, ast.Load)]
+    return sorted(found, key=lambda node: (node.lineno, node.col_offset))
+
+
+def _self_stores(method, attr: str) -> bool:
+    return any(isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, (ast.Store, ast.Del))
+               for node in ast.walk(method.node))
+
+
+def _module_attributes(model: ModuleModel):
+    """`self.w_eff = self.scale * self.weight` in an nn.Module's `__init__`: a plain attribute with a graph, composed
+    once at construction; every forward() reuses its freed graph and its construction-time values."""
+    for cls in model.classes.values():
+        if not cls.is_module or "__init__" not in cls.methods:
+            continue
+        for attr, prov in cls.attributes.items():
+            if prov is None or not prov.has_graph or not prov.composed_from or prov.no_grad or prov.node is None:
+                continue
+            if _is_view_of_leaf(model, prov):
+                continue
+            others = [method for name, method in cls.methods.items() if name != "__init__"]
+            if any(_self_stores(method, attr) for method in others):
+                continue  # refreshed somewhere else (a `reset()`/`_update()` method): not provably stale
+            for method in others:
+                loads = _self_loads(method, attr)
+                if not loads:
+                    continue
+                node = loads[0]
+                where = cls.attribute_nodes.get(attr)
+                sources = ", ".join(f"`{s}`" for s in sorted(prov.composed_from))
+                message = (f"`self.{attr}` is composed from trainable {sources} once, in `__init__` (line {prov.line}), and read in "
+                           f"`{method.name}()`: every call reuses its construction-time values and its graph, which the first "
+                           f"`backward()` frees and `optimizer.step()` makes stale. Compute it in `{method.name}()` (or a property)")
+                yield model.finding(RULE, node, message, related=[(where, f"`self.{attr}` composed here, once")] if where is not None else [],
+                                    composed=f"self.{attr}", sources=sorted(prov.composed_from), optimizer=None, loop_line=None)
+                break
+
 
 
 def _finding(model, use, prov, bind, step, loop):
@@ -128,7 +257,7 @@ def _finding(model, use, prov, bind, step, loop):
         message = (f"`{use.name}` was composed from trainable {sources} at {where} and is used again after {step_text}; "
                    f"it still holds the values from before the step. Recompute `{use.name}` first")
     fixes = []
-    if bind is not None and edits.own_line(model, bind.node):
+    if bind is not None and edits.own_line(model, bind.node) and (loop is None or bind.ctx.scope is loop.scope):
         anchor = loop.node.body[0] if loop is not None else use.ctx.statement
         if anchor.lineno > bind.node.lineno:
             text = edits.statement_text(model, bind.node)
