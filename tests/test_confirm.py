@@ -445,6 +445,22 @@ def test_writes_stay_in_the_temporary_directory(runs):
         assert not list(where.glob(f"{SANDBOX_MARK}*")), where
 
 
+def test_interpreter_without_torch_is_torch_missing():
+    base = getattr(sys, "_base_executable", None)
+    if not base or base == PYTHON or subprocess.run([base, "-c", "import torch"], capture_output=True).returncode == 0:
+        pytest.skip("no interpreter without torch at hand")
+    source = read_source(ROOT / "samples" / "ag001_inplace_on_leaf.py")
+    result = confirm_finding(source, finding("AG001", 11), python=base, use_cache=False)
+    assert result.status == "torch-missing" and "torch" in result.observed and result.python == base
+    assert result.torch_version is None
+
+
+def test_interpreter_that_cannot_start_is_an_error():
+    source = read_source(ROOT / "samples" / "ag001_inplace_on_leaf.py")
+    result = confirm_finding(source, finding("AG001", 11), python="/nonexistent/bin/python", use_cache=False)
+    assert result.status == "error" and "cannot start" in result.observed
+
+
 # --------------------------------------------------------------------------------------------------
 # The CLI, as a subprocess.
 

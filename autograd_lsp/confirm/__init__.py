@@ -59,6 +59,7 @@ class ConfirmResult:
     python: str  # the interpreter that ran it
     torch_version: str | None
     reproducer: str = ""  # the program that ran ("" when none could be built)
+    python_version: str | None = None  # of the interpreter that ran it
     forward_line: int | None = None  # for backward errors: the forward op (from anomaly detection)
     user_cell: tuple[int, int] | None = None  # notebooks: (cell index, line in cell) of user_line
     mode: str | None = None  # script | function | method | class
@@ -79,6 +80,7 @@ class ConfirmResult:
             "duration_s": round(self.duration_s, 3),
             "python": self.python,
             "torch_version": self.torch_version,
+            "python_version": self.python_version,
             "forward_line": self.forward_line,
             "user_cell": list(self.user_cell) if self.user_cell else None,
             "mode": self.mode,
@@ -206,6 +208,7 @@ def _confirm(source: Source, finding: Finding, device: str, timeout: float, pyth
         user_line=user_line,
         duration_s=time.perf_counter() - started,
         torch_version=facts.get("torch_version"),
+        python_version=facts.get("python"),
         reproducer=reproducer.code,
         forward_line=judged.forward_line,
         user_cell=source.cell_of(user_line) if user_line else None,

@@ -120,6 +120,15 @@ class Hooks:
     def bound(self, iterable, limit):
         return itertools.islice(iterable, limit)
 
+    def fake_dataset(self, name, shape, classes, train=True):
+        """A stand-in for a dataset that would download or read files: random images, random labels."""
+        torch = self.torch
+        generator = torch.Generator(device="cpu").manual_seed(0 if train else 1)
+        count = 64
+        images = torch.rand((count, *shape), generator=generator)
+        labels = torch.randint(0, classes, (count,), generator=generator)
+        return torch.utils.data.TensorDataset(images, labels)
+
     def before(self):
         RESULT["reached"] += 1
         hook = getattr(self, "_before_" + (self.name or ""), None)
@@ -320,6 +329,43 @@ class Hooks:
                 self._check_module(instance)
         if self.outcome is None:
             self.conclude("inconclusive", "the module class was never instantiated", stop=False)
+
+    # -- AG010: backward() through non-differentiable ops gives all-zero gradients ----------
+    def _before_zero_grads(self, frame):
+        value = self._tensor(_eval(self.cfg.get("target"), frame))
+        self._leaves = []
+        if value is None or value.grad_fn is None:
+            return
+        seen, stack = set(), [value.grad_fn]
+        while stack and len(seen) < 100000:
+            node = stack.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            leaf = getattr(node, "variable", None)
+            if leaf is not None:
+                grad = leaf.grad
+                self._leaves.append((leaf, None if grad is None else self._snapshot(grad)))
+            stack.extend(child for child, _ in getattr(node, "next_functions", ()))
+
+    def _after_zero_grads(self, frame):
+        leaves = getattr(self, "_leaves", [])
+        if not leaves:
+            return
+        target = self.cfg.get("target")
+        for leaf, before in leaves:
+            grad = leaf.grad
+            if grad is None:
+                continue
+            delta = grad.detach() - before if before is not None else grad.detach()
+            if bool((delta != 0).any()):
+                self.conclude("clean", f"backward() of {target} gave non-zero gradients", frame=frame)
+        self.conclude(
+            "symptom",
+            f"backward() of {target} gave all-zero gradients to its {len(leaves)} leaf tensor(s): "
+            "the loss reaches them only through non-differentiable ops",
+            frame=frame,
+        )
 
     # -- AG012: values read before they were written --------------------------------------
     def _before_uninitialized_read(self, frame):

@@ -326,6 +326,41 @@ class _Bounder(ast.NodeTransformer):
         return [init, node]
 
 
+# Datasets that download or read files: replaced by random tensors of the same shape (harness:
+# ``__agl__.fake_dataset``); a transform= argument is dropped (the fake items are tensors already).
+FAKE_DATASETS = {
+    "MNIST": ((1, 28, 28), 10), "FashionMNIST": ((1, 28, 28), 10), "KMNIST": ((1, 28, 28), 10),
+    "EMNIST": ((1, 28, 28), 26), "QMNIST": ((1, 28, 28), 10), "CIFAR10": ((3, 32, 32), 10),
+    "CIFAR100": ((3, 32, 32), 100), "SVHN": ((3, 32, 32), 10), "STL10": ((3, 96, 96), 10),
+    "ImageFolder": ((3, 64, 64), 10), "ImageNet": ((3, 224, 224), 1000), "CelebA": ((3, 64, 64), 40),
+}
+
+
+class _FakeData(ast.NodeTransformer):
+    """`torchvision.datasets.MNIST(root, download=True, transform=...)` → a random dataset of MNIST's shape."""
+
+    def __init__(self, notes: list[str]):
+        self.notes = notes
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if name not in FAKE_DATASETS:
+            return node
+        if isinstance(func, ast.Attribute) and "datasets" not in _dotted(func.value) and _dotted(func.value) not in {"torchvision", "tv"}:
+            return node
+        train = next((k.value for k in node.keywords if k.arg == "train"), ast.Constant(True))
+        shape, classes = FAKE_DATASETS[name]
+        self.notes.append(f"line {node.lineno}: {name}(...) replaced by random tensors of shape {shape} with {classes} classes")
+        fake = ast.Call(
+            func=ast.Attribute(value=ast.Name("__agl__", ast.Load()), attr="fake_dataset", ctx=ast.Load()),
+            args=[ast.Constant(name), ast.Constant(list(shape)), ast.Constant(classes)],
+            keywords=[ast.keyword(arg="train", value=train)],
+        )
+        return _locate_all(fake, node.lineno)
+
+
 def _locate_all(node: ast.AST, line: int) -> ast.AST:
     for n in ast.walk(node):
         if "lineno" in n._attributes:
@@ -491,6 +526,17 @@ def probe_config(code: str, finding: Finding, stmt: ast.stmt, enclosing: list[as
             target = _dotted(targets[0])
         target = (_data_names(finding, "accumulator", "target", "name") or [target])[0]
         return {"name": name, "target": target}
+    if name == "zero_grads":
+        target = None
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward":
+                receiver = n.func.value
+                if _dotted(receiver) in {"torch.autograd", "autograd"}:
+                    receiver = n.args[0] if n.args else None
+                target = _dotted(receiver) if receiver is not None else None
+                break
+        target = target or (_data_names(finding, "loss", "target", "name") or [None])[0]
+        return {"name": name, "target": target}
     if name == "grad_accumulation":
         return {"name": name}
     if name == "typo_attribute":
@@ -584,6 +630,7 @@ def build(source: Source, finding: Finding, force_mode: str | None = None) -> Re
 
     trains = _training_functions(tree)
     _Bounder(trains, notes).visit(work)
+    _FakeData(notes).visit(work)
 
     entry = None
     reach_check = True

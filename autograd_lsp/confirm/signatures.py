@@ -98,8 +98,9 @@ SIGNATURES: dict[str, RuntimeSignature] = {
         ),
         RuntimeSignature(
             "AG010",
-            "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+            "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn, or all-zero gradients",
             errors=(_err(r"element 0 of tensors does not require grad and does not have a grad_fn"),),
+            probe="zero_grads",
         ),
         RuntimeSignature(
             "AG011",

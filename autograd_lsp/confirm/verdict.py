@@ -101,13 +101,16 @@ def decide(signature: RuntimeSignature | None, reproducer: Reproducer, outcome: 
     if probe and probe.get("state") == "symptom":
         # Measured outside the user's code (e.g. after a synthesized instantiation): the flagged line.
         return Verdict("confirmed", probe["detail"], probe.get("line") or reproducer.flagged[0])
+    exit_code = facts.get("exit_code")
     if not facts.get("reached") and reproducer.reach_check:
+        if exit_code not in (None, 0):
+            return Verdict("inconclusive", f"the program called sys.exit({exit_code}) before reaching line {reproducer.flagged[0]} (does it need command-line arguments?)")
         return Verdict("inconclusive", f"line {reproducer.flagged[0]} was never executed by the reproducer ({reproducer.mode} mode)")
     if probe and probe.get("state") == "inconclusive":
         return Verdict("inconclusive", probe["detail"], probe.get("line"))
     if probe and probe.get("state") == "clean":
         return Verdict("not-reproduced", probe["detail"], probe.get("line"))
-    if facts.get("exit_code") not in (None, 0):
-        return Verdict("inconclusive", f"the program exited with sys.exit({facts['exit_code']}) before the finding could show")
+    if exit_code not in (None, 0):
+        return Verdict("inconclusive", f"the program exited with sys.exit({exit_code}) before the finding could show")
     expected = signature.description if signature else "the rule's signature"
     return Verdict("not-reproduced", f"ran to completion without {expected}")
