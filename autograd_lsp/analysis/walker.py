@@ -896,6 +896,9 @@ class Walker:
                     self.walk_function(info)
                 event.function = info
                 return self.instantiate(info, node, arg_provs, node.args)
+            submodule = cls.attributes.get(method) if isinstance(cls, ClassInfo) else None
+            if submodule is not None and submodule.kind is Kind.MODULE:
+                return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
             return None
         if recv.kind is not Kind.TENSOR:
             return None
@@ -945,6 +948,11 @@ class Walker:
         if method in api.SAVES_OUTPUT:
             result = self.derive(node, recv, [(recv, receiver)], dtype=api.FLOAT, scalar="propagate")
             return result.but(saved_by=method, saved_node=node) if result is not None and result.requires_grad else result
+        if method in _ELEMENTWISE:  # x.sin(), x.log1p(), x.maximum(y)
+            result = self.derive(node, recv, [(recv, receiver)] + [(p, a) for p, a in zip(arg_provs, node.args)], scalar="propagate")
+            if result.requires_grad and method in api.SAVES_INPUT:
+                self._mark_saved([receiver, *node.args], method, node)
+            return result
         return None
 
     def _is_optimizer(self, receiver: ast.expr | None, prov: Provenance | None) -> bool:
@@ -1078,10 +1086,10 @@ class Walker:
             scalar = True if len(node.args) <= 1 and not any(kw.arg == "dim" for kw in node.keywords) else None
         elif short in ("stack", "cat", "conv1d", "conv2d", "conv3d", "linear", "matmul", "mm", "bmm", "outer", "einsum"):
             scalar = None if short in ("matmul", "einsum", "mm", "bmm", "linear") else False
-        elif short in _SHAPE_CHANGING:
-            scalar = None
-        else:
+        elif short in _ELEMENTWISE:
             scalar = "propagate"
+        else:
+            scalar = None  # torch.dist, torch.linalg.det, F.cosine_similarity...: many functions reduce
         result = self.derive(node, tensors[0], inputs, dtype=dtype, nondiff=nondiff, scalar=scalar)
         if result is not None and result.requires_grad:
             if short in api.SAVES_OUTPUT:
@@ -1205,6 +1213,20 @@ class Walker:
 # Ops whose result can have fewer elements than their inputs (select(0, i) of a vector is 0-dim): numel unknown.
 _SHAPE_CHANGING = {"select", "narrow", "index_select", "gather", "take", "take_along_dim", "masked_select", "matmul", "mm", "bmm", "mv",
                    "unfold", "diag", "diagonal", "chunk", "split", "unbind", "tensordot", "inner", "vdot", "kron", "trace", "dot"}
+
+
+# torch functions whose result has the (broadcast) shape of their tensor inputs: one element iff all inputs have one.
+_ELEMENTWISE = {
+    "abs", "absolute", "acos", "arccos", "acosh", "add", "addcdiv", "addcmul", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "clamp",
+    "clamp_min", "clamp_max", "clip", "cos", "cosh", "deg2rad", "digamma", "div", "divide", "erf", "erfc", "erfinv", "exp", "exp2", "expm1",
+    "float_power", "floor", "floor_divide", "fmod", "frac", "lerp", "lgamma", "log", "log10", "log1p", "log2", "logaddexp", "logit", "hypot",
+    "mul", "multiply", "nan_to_num", "neg", "negative", "pow", "rad2deg", "reciprocal", "remainder", "round", "rsqrt", "sigmoid", "sign",
+    "sgn", "sin", "sinc", "sinh", "sqrt", "square", "sub", "subtract", "tan", "tanh", "true_divide", "trunc", "xlogy", "maximum", "minimum",
+    "fmax", "fmin", "where", "masked_fill", "clone", "relu", "relu6", "elu", "selu", "celu", "gelu", "silu", "mish", "softplus", "softsign",
+    "hardtanh", "hardswish", "hardsigmoid", "leaky_relu", "logsigmoid", "tanhshrink", "softshrink", "hardshrink", "threshold", "softmax",
+    "log_softmax", "softmin", "dropout", "alpha_dropout", "normalize", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+    "logical_not", "logical_xor", "isnan", "isinf", "isfinite", "heaviside", "cumsum", "cumprod", "flip", "roll",
+}
 
 
 def _reduction_scalar(keyword: ast.keyword | None) -> bool | None:

@@ -1,0 +1,105 @@
+"""## What it does
+Flags `.backward()` (and `torch.autograd.backward`, `torch.autograd.grad`, `scaler.scale(y).backward()`,
+`accelerator.backward(y)`, a Lightning `training_step`'s returned loss) without a `gradient=` argument, on
+a tensor that requires grad and is known to have more than one element: a `torch.tensor([...])` or
+`linspace` of several values, an element-wise function of one, a loss with `reduction="none"`, a stack.
+
+## Why is this bad?
+`backward()` computes the gradient of a *scalar*. For a tensor of several elements the implicit
+gradient `1` is undefined, so PyTorch refuses. The usual intent is either a sum or mean of the elements
+(a loss), or the derivative at every point of a grid, which for an element-wise function is also the
+gradient of the sum.
+
+## Example
+```python
+x = torch.linspace(-2.0, 2.0, steps=9, requires_grad=True)
+y = torch.sin(x) * x
+y.backward()
+```
+
+## Use instead
+```python
+y.sum().backward()                    # or y.mean(), for a loss
+# or, equivalently for the sum:
+y.backward(torch.ones_like(y))
+```
+
+## Fix safety
+Unsafe: summing picks one reduction (a mean, or a weighted sum, may be what was meant), and for
+outputs that are not element-wise in the inputs the gradient of the sum is not a Jacobian.
+
+## Runtime signature
+`RuntimeError: grad can be implicitly created only for scalar outputs`
+"""
+from __future__ import annotations
+
+import ast
+import sys
+
+from ..analysis.model import ModuleModel
+from ..findings import Edit, Fix, Safety, Severity, Span
+from .loss_sites import LossSite, loss_sites
+
+CODE = "AG005"
+NAME = "backward-nonscalar"
+SEVERITY = Severity.ERROR
+SUMMARY = "backward() without gradient= on a tensor with more than one element"
+RUNTIME_SIGNATURE = "RuntimeError: grad can be implicitly created only for scalar outputs"
+RULE = sys.modules[__name__]
+
+ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
+
+
+def check(model: ModuleModel):
+    for site in loss_sites(model):
+        prov = site.prov
+        if site.gradient or not site.is_tensor or prov.scalar is not False or prov.requires_grad is not True:
+            continue
+        name = " ".join(model.text(site.value).split())
+        if len(name) > 40:
+            name = name[:37] + "..."
+        made = "" if prov.node is site.value else f" (from {model.describe(prov)})"
+        reduced = f"{name}.sum()" if isinstance(site.value, ATOMS) else f"({name}).sum()"
+        if site.form == "training_step":
+            where = "the loss `training_step` returns (the trainer calls `backward()` on it)"
+        elif site.form == "grad":
+            where = "`torch.autograd.grad` without `grad_outputs=`"
+        else:
+            where = "`backward()` without a `gradient=` argument"
+        message = (f"`{name}` has more than one element{made} but {where} needs a scalar: "
+                   f"reduce it first, e.g. `{reduced}` or `.mean()`")
+        yield model.finding(RULE, site.node, message, fixes=_fixes(model, site), related=[(prov.node, "non-scalar tensor made here")],
+                            target=name)
+
+
+def _fixes(model: ModuleModel, site: LossSite) -> list[Fix]:
+    value = site.value
+    if site.form == "method" and isinstance(site.node.func, ast.Attribute):
+        edit = _before_backward(model, site.node.func)
+        if edit is None:
+            return []
+        fixes = [Fix("Sum before backpropagating: `.sum().backward()`", Safety.UNSAFE, (edit,))]
+        call = site.node
+        if not call.args and not call.keywords and isinstance(value, (ast.Name, ast.Attribute)):
+            torch = model.imports.torch_alias
+            if torch is not None:
+                end = model.span(call)
+                inside = Span(end.end_line, end.end_col - 1, end.end_line, end.end_col - 1)
+                fixes.append(Fix(f"Pass `gradient={torch}.ones_like(...)`", Safety.UNSAFE,
+                                 (Edit(inside, f"{torch}.ones_like({model.text(value)})"),)))
+        return fixes
+    if site.form == "grad":
+        return []  # a sum changes what torch.autograd.grad returns: no automatic rewrite
+    text = model.text(value)
+    wrapped = f"{text}.sum()" if isinstance(value, ATOMS) else f"({text}).sum()"
+    return [Fix("Sum before backpropagating: `.sum()`", Safety.UNSAFE, (Edit(model.span(value), wrapped),))]
+
+
+def _before_backward(model: ModuleModel, func: ast.Attribute) -> Edit | None:
+    """An insertion of `.sum()` just before `.backward` (parenthesised receivers included)."""
+    span = model.span(func)
+    line = model.source.line_text(span.end_line)
+    dot = span.end_col - len(func.attr) - 1
+    if dot < 0 or line[dot:span.end_col] != "." + func.attr:
+        return None
+    return Edit(Span(span.end_line, dot, span.end_line, dot), ".sum()")
