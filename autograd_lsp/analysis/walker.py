@@ -288,8 +288,12 @@ class Walker:
             # made inside the helper (e.g. returns torch.zeros(..., requires_grad=True)): a fresh value per call
             return ret.but(line=call.lineno, node=call, loop=self.loop, epoch=self.epoch, origin=f"{info.name}()",
                            graph=frozenset({id(call)}) if ret.graph else frozenset())
-        if any(prov is None for prov, _ in deps) or ret.kind is not Kind.TENSOR:
+        if ret.kind is not Kind.TENSOR:
             return None
+        if any(prov is None for prov, _ in deps):
+            if not (ret.nondiff is not None and ret.requires_grad is False):
+                return None
+            deps = [(prov, node) for prov, node in deps if prov is not None]  # an integer cut has no grad whatever the rest is
         requires_grad = ret.requires_grad
         if ret.nondiff is not None and ret.requires_grad is False:
             pass  # every path through the helper went through an integer cut (argmax, comparison): no grad whatever it is given
@@ -840,8 +844,11 @@ class Walker:
         loss = name is not None and name.endswith("Loss")
         if isinstance(cls, ClassInfo) and not cls.is_module:
             return None
+        cut = None
         if name is not None and (name in PARAMLESS_LAYERS or loss):
             requires_grad = True if any(p.requires_grad for p in inputs) else (False if inputs and len(inputs) == len(arg_provs) and all(p.requires_grad is False for p in inputs) else None)
+            carriers = [p for p in inputs if p.requires_grad or p.composed_from or p.nondiff]
+            cut = carriers[0].nondiff if carriers and all(p.nondiff for p in carriers) else None  # a loss of argmax outputs
         else:
             requires_grad = True
         if self.no_grad:
@@ -853,7 +860,7 @@ class Walker:
             reduction = next((kw for kw in built.keywords if kw.arg == "reduction"), None)
         return Provenance(Kind.TENSOR, node.lineno, leaf=not requires_grad if requires_grad is not None else None, requires_grad=requires_grad,
                           dtype=api.FLOAT if requires_grad else None, origin=f"{self.model.text(node.func)}(...)", graph=graph, no_grad=self.no_grad,
-                          loop=self.loop, epoch=self.epoch, scalar=_reduction_scalar(reduction) if loss else None, node=node,
+                          loop=self.loop, epoch=self.epoch, scalar=_reduction_scalar(reduction) if loss else None, node=node, nondiff=cut,
                           composed_from=frozenset().union(*(p.composed_from for p in inputs)))
 
     def method_call(self, node, event, method, receiver, recv: Provenance | None, arg_provs) -> Provenance | None:

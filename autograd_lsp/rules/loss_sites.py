@@ -27,6 +27,7 @@ class LossSite:
     form: str  # "method" | "function" | "grad" | "wrapper" | "training_step"
     gradient: bool  # an explicit gradient / grad_tensors / grad_outputs was given
     event: CallEvent | None = None
+    function: ast.AST | None = None  # training_step sites: the method that returns the loss
 
     @property
     def is_tensor(self) -> bool:
@@ -85,7 +86,7 @@ def _training_step_returns(model: ModuleModel) -> Iterator[LossSite]:
                 value = next((v for k, v in zip(value.keys, value.values) if isinstance(k, ast.Constant) and k.value == "loss"), None)
             if value is None:
                 continue
-            yield LossSite(value, value, model.prov(value), "training_step", False)
+            yield LossSite(value, value, model.prov(value), "training_step", False, function=info.node)
 
 
 def _own_returns(function: ast.AST) -> Iterator[ast.Return]:

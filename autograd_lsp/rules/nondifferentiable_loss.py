@@ -1,0 +1,100 @@
+"""## What it does
+Flags a value that is backpropagated (`.backward()`, `torch.autograd.backward`/`grad`, a GradScaler or
+accelerator backward, the loss a Lightning `training_step` returns) when every path from the model to it
+goes through a non-differentiable operation: `argmax`/`argmin`/`argsort`, comparisons (`==`, `>`, `eq`…),
+casts to integer or bool (`.long()`, `.int()`, `.bool()`), `round`, `floor`, `ceil`, `trunc`, `sign`.
+
+## Why is this bad?
+Those operations have no gradient. Integer results (argmax, comparisons, casts) cut the graph: the loss
+does not require grad and `backward()` raises. Rounding-like functions keep a graph whose gradient is zero
+everywhere: training runs and nothing learns (seed 002). The usual cause is training on a metric, such
+as accuracy or an error rate, instead of a differentiable surrogate.
+
+## Example
+```python
+logits = model(x)
+predicted = logits.argmax(dim=1)
+loss = (predicted != labels).float().mean()   # the error rate
+loss.backward()
+```
+
+## Use instead
+```python
+logits = model(x)
+loss = F.cross_entropy(logits, labels)          # a differentiable surrogate
+loss.backward()
+error_rate = (logits.argmax(dim=1) != labels).float().mean().item()  # reported only
+```
+Straight-through estimators (`x + (x.round() - x).detach()`) keep a differentiable path and are not flagged.
+
+## Fix safety
+No automatic fix: the replacement loss is a modelling decision. The message names the operation that cuts
+the gradient.
+
+## Runtime signature
+`RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn` (integer cuts), or
+all-zero gradients (rounding).
+"""
+from __future__ import annotations
+
+import ast
+import sys
+
+from ..analysis.model import CallEvent, ModuleModel
+from ..findings import Severity
+from .loss_sites import LossSite, loss_sites
+
+CODE = "AG010"
+NAME = "nondifferentiable-loss"
+SEVERITY = Severity.ERROR
+SUMMARY = "A backpropagated value flows only through non-differentiable operations (argmax, comparisons, round...)"
+RUNTIME_SIGNATURE = "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn | all-zero gradients"
+RULE = sys.modules[__name__]
+
+DESCRIPTION = {"comparison": "a comparison", "to": "a cast to an integer dtype"}
+
+
+def check(model: ModuleModel):
+    for site in loss_sites(model):
+        prov = site.prov
+        if not site.is_tensor or prov.nondiff is None or prov.requires_grad is None:
+            continue
+        op = prov.nondiff
+        name = " ".join(model.text(site.value).split())
+        if len(name) > 40:
+            name = name[:37] + "..."
+        cut = _cut_site(model, site, op)
+        what = DESCRIPTION.get(op, f"`{op}`")
+        where = f" (line {cut.lineno})" if cut is not None else ""
+        target = "the loss `training_step` returns" if site.form == "training_step" else f"`{name}`"
+        related = [(cut, f"`{op}` has no gradient")] if cut is not None else []
+        if prov.requires_grad is False:
+            message = (f"{target} is backpropagated but every path to it goes through {what}{where}, which has no gradient: "
+                       f"it does not require grad and `backward()` raises. Train on a differentiable loss "
+                       f"(e.g. cross-entropy of the logits) and keep `{op}` for metrics")
+            yield model.finding(RULE, site.node, message, related=related, op=op, kind="no-grad")
+        else:
+            message = (f"{target} is backpropagated but every path to it goes through {what}{where}, whose gradient is zero "
+                       f"everywhere: the parameters get all-zero gradients and do not learn. Use a differentiable surrogate, "
+                       f"or a straight-through estimator `x + ({op}(x) - x).detach()`")
+            finding = model.finding(RULE, site.node, message, related=related, op=op, kind="zero-grad")
+            yield finding.with_severity(Severity.WARNING)
+
+
+def _cut_site(model: ModuleModel, site: LossSite, op: str) -> ast.AST | None:
+    """The last call of `op` in the same function before the backward (for the message and a related location)."""
+    if op == "comparison":
+        node = site.prov.node
+        return node if isinstance(node, ast.Compare) else None
+    function = site.event.ctx.scope.node if site.event is not None else site.function
+    limit = site.event.seq if site.event is not None else None
+    best = None
+    for event in model.of_type(CallEvent):
+        if limit is not None and event.seq >= limit:
+            break
+        if event.ctx.scope.node is not function:
+            continue
+        short = event.method or (event.qualname or "").rsplit(".", 1)[-1]
+        if short == op and event.result is not None and event.result.nondiff == op:
+            best = event.node
+    return best
