@@ -45,7 +45,7 @@ REDUCTIONS = {"sum", "mean", "prod", "max", "min", "norm", "std", "var", "amax",
 # Non-differentiable operations: results have no grad_fn (or zero gradients) whatever the input.
 NONDIFFERENTIABLE = {"argmax", "argmin", "argsort", "eq", "ne", "lt", "le", "gt", "ge", "round", "sign", "floor", "ceil", "trunc",
                      "long", "int", "bool", "byte", "short", "char", "nonzero", "isnan", "isinf", "bucketize", "searchsorted",
-                     "logical_and", "logical_or", "logical_not", "count_nonzero", "frac", "heaviside"}
+                     "logical_and", "logical_or", "logical_not", "count_nonzero", "heaviside"}  # frac: gradient 1
 
 # Tensor methods ending in "_" that do not modify the tensor's values (or are legal on leaves).
 NOT_INPLACE_METHODS = {"requires_grad_", "share_memory_", "detach_", "retain_grad", "record_stream", "pin_memory", "_version",
