@@ -180,6 +180,22 @@ def reachable_defs(tree: ast.Module) -> set[str]:
     return seen
 
 
+def _uncalled_method(tree: ast.Module, enclosing: list[ast.AST]) -> bool:
+    """A method (not forward/__init__/a dunder) whose name no attribute access in the file mentions:
+    running the module would define and instantiate the class but never call it."""
+    if not (isinstance(enclosing[0], ast.ClassDef) and len(enclosing) >= 2 and isinstance(enclosing[1], ast.FunctionDef)):
+        return False
+    name = enclosing[1].name
+    if name in {"forward", "__call__"} or (name.startswith("__") and name.endswith("__")):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == name:
+            return False
+        if isinstance(node, ast.Constant) and node.value == name:  # getattr(obj, "name"), hooks by name
+            return False
+    return True
+
+
 _SETTINGS_CALLS = {"manual_seed", "seed", "set_default_dtype", "set_default_tensor_type", "set_grad_enabled",
                    "use_deterministic_algorithms", "set_printoptions", "filterwarnings", "set_num_threads"}
 
@@ -591,7 +607,7 @@ def build(source: Source, finding: Finding, force_mode: str | None = None) -> Re
     # Which shape?
     mode = "script"
     top_stmt = tree.body[path[0][1]] if path and path[0][0] == "body" else None
-    if enclosing and top_stmt is enclosing[0] and (force_mode is not None or top_stmt.name not in reachable_defs(tree)):
+    if enclosing and top_stmt is enclosing[0] and (force_mode is not None or top_stmt.name not in reachable_defs(tree) or _uncalled_method(tree, enclosing)):
         top = enclosing[0]
         if any(isinstance(n, ast.AsyncFunctionDef) for n in enclosing):
             return Inconclusive(f"line {line} is inside an async function; the reproducer does not run event loops")
