@@ -45,7 +45,9 @@ from __future__ import annotations
 import ast
 import sys
 
-from ..analysis.model import CallEvent, ModuleModel, UseEvent
+from ..analysis.model import BindEvent, CallEvent, ModuleModel, UseEvent
+from ..analysis.provenance import Kind
+from ..analysis.torch_api import SAVES_INPUT
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG003"
@@ -69,9 +71,95 @@ def _receiver(event: CallEvent):
     return None, None
 
 
+PARAMLESS = {"ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "ELU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Identity",
+             "Flatten", "MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Upsample", "Softplus", "Mish", "Hardswish"}
+
+
+class _Graph:
+    """Which forward computations of a graph saved a parameter that an optimizer step modifies in place.
+
+    A retained graph only breaks when a tensor it saved is changed: parameters saved by a module's forward
+    (any layer after the first saves its weight), or a trainable leaf saved by `*`, `@`, `/`, `**`, conv…
+    Views, stack/cat and ops on non-trainable tensors save nothing the optimizer touches.
+    """
+
+    def __init__(self, model: ModuleModel):
+        self.model = model
+        self.nodes = {id(node): node for node in ast.walk(model.tree)}
+        self.calls = {id(event.node): event for event in model.calls()}
+        self.modules = {}
+        for event in model.of_type(BindEvent):
+            if event.prov is not None and event.prov.kind is Kind.MODULE:
+                self.modules[event.name] = event.prov.module_class
+
+    def touched(self, steps, graph) -> bool:
+        for step in steps or [None]:
+            prov = step.receiver_prov if step is not None else None
+            params = prov.params if prov is not None and prov.kind is Kind.OPTIMIZER and prov.params else None
+            if any(self._saves(self.nodes.get(ident), params) for ident in graph):
+                return True
+        return False
+
+    @staticmethod
+    def _covers(params, name: str | None) -> bool:
+        if params is None:
+            return True
+        if name is None:
+            return True  # an unnamed module or leaf: it may be among the optimizer's parameters
+        name = name[: -len(".parameters()")] if name.endswith(".parameters()") else name
+        for param in params:
+            owner = param[:-2] if param.endswith(".*") else param
+            if name == owner or name.startswith(owner + ".") or owner.startswith(name + "."):
+                return True
+        return False
+
+    def _saves(self, node, params) -> bool:
+        model = self.model
+        if node is None:
+            return False  # made in another module's helper: unknown, so silent
+        event = self.calls.get(id(node))
+        if event is not None and event.role == "forward":
+            target = event.receiver if event.method == "forward" else node.func
+            name = model.text(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+            cls = self.modules.get(name)
+            if isinstance(cls, str) and (cls.rsplit(".", 1)[-1] in PARAMLESS or cls.endswith("Loss")):
+                return False
+            return self._covers(params, name)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.MatMult, ast.Div, ast.Pow)):
+            left, right = model.prov(node.left), model.prov(node.right)
+            grad = lambda prov: prov is not None and prov.is_tensor and bool(prov.requires_grad)  # noqa: E731
+            saved = []
+            if isinstance(node.op, (ast.Mult, ast.MatMult)):
+                saved = [side for side, other in ((node.left, right), (node.right, left)) if grad(other)]
+            elif isinstance(node.op, ast.Div):
+                saved = [node.right] + ([node.left] if grad(right) else [])
+            elif isinstance(node.op, ast.Pow):
+                saved = [node.left] + ([node.right] if grad(right) else [])
+            return any(self._leaf_covered(operand, params) for operand in saved)
+        if isinstance(node, ast.Call) and event is not None and event.role is None:
+            name = (event.qualname or event.method or "").rsplit(".", 1)[-1]
+            if name not in SAVES_INPUT and name not in ("conv1d", "conv2d", "conv3d", "linear", "bilinear", "einsum"):
+                return False
+            operands = ([event.receiver] if event.receiver is not None else []) + list(node.args)
+            provs = [model.prov(operand) for operand in operands]
+            for index, operand in enumerate(operands):
+                others = provs[:index] + provs[index + 1:]
+                if any(p is not None and p.is_tensor and p.requires_grad for p in others) and self._leaf_covered(operand, params):
+                    return True
+        return False
+
+    def _leaf_covered(self, operand, params) -> bool:
+        prov = self.model.prov(operand)
+        if prov is None or not prov.is_trainable_leaf:
+            return False
+        name = self.model.text(operand) if isinstance(operand, (ast.Name, ast.Attribute)) else None
+        return self._covers(params, prov.origin if prov.origin.endswith(".parameters()") else name)
+
+
 def check(model: ModuleModel):
     backwards = list(model.calls(role="backward"))
     steps = list(model.calls(role="step"))
+    graphs = None
     for event in backwards:
         if not _retains(event):
             continue
@@ -86,20 +174,65 @@ def check(model: ModuleModel):
             if later.seq <= event.seq:
                 continue
             between = [s for s in steps if s.ctx.scope is scope and event.seq < s.seq < later.seq]
-            if between:
-                yield _reused_after_step(model, event, later, between[0])
+            graphs = graphs or _Graph(model)
+            shared = later.receiver_prov.graph & prov.graph
+            touching = [s for s in between if graphs.touched([s], shared)]
+            if touching:
+                yield _reused_after_step(model, event, later, touching[0])
                 break
         else:
             # 2. in a training loop, a graph built before the loop is backpropagated again next iteration
             loop = next((l for l in event.ctx.loops() if l.has_step and not l.contains(prov.loop)
                          and (receiver is None or model.text(receiver) not in l.assigned)), None)
             if loop is not None:
-                step = loop.steps[0] if loop.steps else None
-                yield _reused_next_iteration(model, event, loop, step)
+                graphs = graphs or _Graph(model)
+                if graphs.touched(loop.steps, prov.graph):
+                    step = loop.steps[0] if loop.steps else None
+                    yield _reused_next_iteration(model, event, loop, step)
+                continue  # reused every iteration, but nothing it saved is modified: no error to report
+            # 2b. a value of this graph is carried into the next iteration (an RNN's hidden state never detached)
+            carried = _loop_carried(model, event, prov)
+            if carried is not None:
+                loop, name = carried
+                graphs = graphs or _Graph(model)
+                if graphs.touched(loop.steps, prov.graph):
+                    yield _carried_next_iteration(model, event, loop, name)
                 continue
             # 3. nothing reuses the graph: retain_graph only costs memory
             if _nothing_reuses(model, event, prov, same_scope, scope):
                 yield _never_reused(model, event)
+
+
+CARRY_PASSIVE = PASSIVE_METHODS | {"detach", "detach_", "clone", "size", "shape", ".shape", "data", ".data", "zero_"}
+
+
+def _loop_carried(model, event, prov):
+    """(loop, name) when `name` is rebound in the loop to a value of the retained graph and read before that, so the
+    next iteration builds on (and backpropagates into) this iteration's graph."""
+    for loop in event.ctx.loops():
+        if loop.scope is not event.ctx.scope:
+            break
+        binds = [b for b in model.of_type(BindEvent) if b.ctx.scope is loop.scope and loop.contains(b.ctx.loop)]
+        first_bind: dict = {}
+        for bind in binds:
+            first_bind.setdefault(bind.name, bind.seq)
+        carriers = {b.name for b in binds if b.prov is not None and b.prov.is_tensor and b.prov.has_graph and b.prov.graph & prov.graph}
+        for use in model.of_type(UseEvent):
+            if use.name not in carriers or use.ctx.scope is not loop.scope or not loop.contains(use.ctx.loop):
+                continue
+            if use.seq < first_bind[use.name] and not (use.usage == "receiver" and use.callee in CARRY_PASSIVE) and use.usage != "other":
+                return loop, use.name
+    return None
+
+
+def _carried_next_iteration(model, event, loop, name):
+    steps = loop.steps
+    step_text = f"`{model.text(steps[0].node)}` (line {steps[0].node.lineno})" if steps else "the optimizer step"
+    message = (f"`{name}` carries this iteration's graph into the next one (it is never detached), so the next `backward()` "
+               f"goes through the retained graph after {step_text} modified the parameters it saved: version-counter error. "
+               f"Detach it at the top of the loop (`{name} = {name}.detach()`) and drop `retain_graph=True`")
+    related = [(steps[0].node, "parameters modified in place here")] if steps else []
+    return model.finding(RULE, event.node, message, related=related, kind="carried-next-iteration", loop_line=loop.node.lineno, carried=name)
 
 
 def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
