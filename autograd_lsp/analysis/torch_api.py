@@ -52,11 +52,17 @@ NOT_INPLACE_METHODS = {"requires_grad_", "share_memory_", "detach_", "retain_gra
                        "register_hook", "is_shared", "to_"}
 
 # Ops that save their *output* for backward (in-place edits of the output break backward) ...
-SAVES_OUTPUT = {"sigmoid", "tanh", "exp", "softmax", "log_softmax", "relu", "sqrt", "rsqrt", "elu", "selu", "celu", "gelu_", "erfinv"}
+# (Checked against torch 2.13: an in-place change of the saved tensor makes backward raise the version error.)
+SAVES_OUTPUT = {"sigmoid", "tanh", "exp", "exp2", "expm1", "softmax", "log_softmax", "relu", "sqrt", "rsqrt", "reciprocal", "tan"}
 # ... and ops that save their *inputs* (in-place edits of an input break backward).
-SAVES_INPUT = {"pow", "mul", "matmul", "mm", "bmm", "div", "log", "sin", "cos", "tan", "atan", "asin", "acos", "prod", "cumprod",
-               "norm", "dot", "mv", "outer", "conv1d", "conv2d", "conv3d", "linear", "bilinear", "max_pool2d", "layer_norm",
-               "batch_norm", "abs", "sign", "reciprocal", "square", "erf", "lgamma", "digamma"}
+SAVES_INPUT = {"pow", "mul", "matmul", "mm", "bmm", "div", "log", "log2", "log10", "log1p", "sin", "cos", "atan", "asin", "acos",
+               "prod", "cumprod", "norm", "dot", "mv", "outer", "conv1d", "conv2d", "conv3d", "linear", "bilinear", "max_pool2d",
+               "layer_norm", "batch_norm", "abs", "square", "erf", "erfinv", "lgamma", "digamma", "elu", "selu", "celu", "gelu",
+               "silu", "softplus", "leaky_relu", "hardtanh", "relu6", "mish", "hardswish", "logsigmoid"}
+# Of those, the products save an operand only for the *other* operand's gradient: `h * mask` with a constant mask keeps
+# only the mask; `h / t` keeps t (and h only when t requires grad).
+SAVES_INPUT_FOR_PARTNER = {"mul", "*", "matmul", "@", "mm", "bmm", "dot", "mv", "outer", "linear", "bilinear", "conv1d", "conv2d",
+                           "conv3d", "div", "/", "true_divide"}
 
 NO_GRAD_CONTEXTS = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad",
                     "torch.autograd.inference_mode", "torch.autograd.grad_mode.inference_mode"}

@@ -858,10 +858,13 @@ class Walker:
         built = module.node if isinstance(module.node, ast.Call) else None
         if reduction is None and built is not None:
             reduction = next((kw for kw in built.keywords if kw.arg == "reduction"), None)
-        return Provenance(Kind.TENSOR, node.lineno, leaf=not requires_grad if requires_grad is not None else None, requires_grad=requires_grad,
-                          dtype=api.FLOAT if requires_grad else None, origin=f"{self.model.text(node.func)}(...)", graph=graph, no_grad=self.no_grad,
-                          loop=self.loop, epoch=self.epoch, scalar=_reduction_scalar(reduction) if loss else None, node=node, nondiff=cut,
-                          composed_from=frozenset().union(*(p.composed_from for p in inputs)))
+        result = Provenance(Kind.TENSOR, node.lineno, leaf=not requires_grad if requires_grad is not None else None, requires_grad=requires_grad,
+                            dtype=api.FLOAT if requires_grad else None, origin=f"{self.model.text(node.func)}(...)", graph=graph, no_grad=self.no_grad,
+                            loop=self.loop, epoch=self.epoch, scalar=_reduction_scalar(reduction) if loss else None, node=node, nondiff=cut,
+                            composed_from=frozenset().union(*(p.composed_from for p in inputs)))
+        if requires_grad and name in _LAYERS_SAVING_OUTPUT:
+            result = result.but(saved_by=name, saved_node=node)  # nn.Sigmoid()(x): its output is kept for backward (AG006)
+        return result
 
     def method_call(self, node, event, method, receiver, recv: Provenance | None, arg_provs) -> Provenance | None:
         if method == "backward":
@@ -986,10 +989,15 @@ class Walker:
 
     def _mark_saved(self, operands: list[ast.expr], op: str, node: ast.AST | None = None):
         # Autograd keeps these inputs for backward: an in-place change before backward breaks it (AG006).
-        for operand in operands:
+        grads = [bool(p is not None and p.kind is Kind.TENSOR and p.requires_grad) for p in map(self.model.prov, operands)]
+        for index, operand in enumerate(operands):
             name = label(operand)
             if name is None:
                 continue
+            if op in api.SAVES_INPUT_FOR_PARTNER:
+                divisor = index > 0 and op in ("div", "/", "true_divide")
+                if not (any(grads) if divisor else any(grads[:index] + grads[index + 1:])):
+                    continue  # `h * mask`, `h / 2`: h itself is not needed by the backward
             prov = self.lookup(name)
             if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph and prov.saved_by is None:
                 self.update(name, prov.but(saved_by=op, saved_node=node))
@@ -1217,6 +1225,7 @@ class Walker:
         return type(node).__name__
 
 
+_LAYERS_SAVING_OUTPUT = {"Sigmoid", "Tanh", "ReLU", "Softmax", "LogSoftmax"}
 # Ops whose result can have fewer elements than their inputs (select(0, i) of a vector is 0-dim): numel unknown.
 _SHAPE_CHANGING = {"select", "narrow", "index_select", "gather", "take", "take_along_dim", "masked_select", "matmul", "mm", "bmm", "mv",
                    "unfold", "diag", "diagonal", "chunk", "split", "unbind", "tensordot", "inner", "vdot", "kron", "trace", "dot"}

@@ -1,0 +1,161 @@
+"""## What it does
+Flags an in-place change (`+=`, `x[i] = …`, `clamp_`, `mul_`, any `*_` method, also through `.detach()`) of
+a tensor that autograd saved for the backward pass, made before the `backward()` that needs it: the
+output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt`, `nn.Sigmoid()`…, or an input
+of `pow`, `log`, `sin`, `abs`, the activations that save their input (`gelu`, `silu`, `elu`…), and of a
+product (`*`, `@`, `matmul`, `linear`, `conv2d`) when the other factor requires grad. The backward is a
+later `.backward()` whose loss was computed through the saving operation, or the value a module's
+`forward()` / a Lightning `training_step` returns.
+
+## Why is this bad?
+To compute gradients, autograd keeps references to some tensors of the forward pass. Each tensor has a
+version counter that in-place operations bump; at backward, autograd checks that the saved tensors are
+still at the version it saved, and refuses otherwise (seed 003 §7.2). `.detach()` shares the version
+counter, so editing a detached view fails the same way. (Editing through `.data` is not detected by
+PyTorch at all and silently corrupts the gradients: see AG008.)
+
+## Example
+```python
+probs = torch.sigmoid(x @ w)
+probs.clamp_(1e-6, 1 - 1e-6)     # sigmoid saved `probs` for its backward
+loss = F.binary_cross_entropy(probs, targets)
+loss.backward()
+```
+
+## Use instead
+```python
+probs = torch.sigmoid(x @ w)
+probs = probs.clamp(1e-6, 1 - 1e-6)   # a new tensor; the saved one is untouched
+```
+or `probs = probs.clone()` before an in-place edit.
+
+## Fix safety
+Unsafe: the out-of-place rewrite (or the clone) rebinds the name to a new tensor, so other references to
+the old tensor no longer see the change.
+
+## Runtime signature
+`RuntimeError: one of the variables needed for gradient computation has been modified by an inplace
+operation: [torch.FloatTensor [N]], which is output 0 of SigmoidBackward0, is at version 1; expected
+version 0 instead.`
+"""
+from __future__ import annotations
+
+import ast
+import sys
+
+from ..analysis.model import InplaceEvent, ModuleModel
+from ..analysis.torch_api import out_of_place
+from ..findings import Edit, Fix, Safety, Severity
+from . import edits
+from .loss_sites import loss_sites
+
+CODE = "AG006"
+NAME = "inplace-on-saved-tensor"
+SEVERITY = Severity.ERROR
+SUMMARY = "In-place change of a tensor autograd saved for backward, before that backward"
+RUNTIME_SIGNATURE = "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation"
+RULE = sys.modules[__name__]
+
+SAVED_OUTPUT_OPS = {"sigmoid", "tanh", "exp", "exp2", "expm1", "softmax", "log_softmax", "relu", "sqrt", "rsqrt", "reciprocal", "tan",
+                    "Sigmoid", "Tanh", "ReLU", "Softmax", "LogSoftmax"}
+GRAPH_RETURNING = {"forward", "training_step"}  # methods whose returned graph is backpropagated by the caller
+
+
+def check(model: ModuleModel):
+    events = [event for event in model.of_type(InplaceEvent) if _candidate(event)]
+    if not events:
+        return
+    sites = [site for site in loss_sites(model) if site.event is not None and site.is_tensor and site.prov.graph]
+    returns = _graph_returns(model)
+    for event in events:
+        prov = event.prov
+        key = id(prov.saved_node)
+        backward = next((site for site in sites if site.event.seq > event.seq and key in site.prov.graph), None)
+        returned = None
+        if backward is None:
+            function = event.ctx.scope.node
+            returned = next((ret for ret, ret_prov in returns.get(function, ()) if ret.lineno >= event.node.lineno
+                             and key in ret_prov.graph), None)
+            if returned is None:
+                continue
+        yield _finding(model, event, backward, returned)
+
+
+def _candidate(event: InplaceEvent) -> bool:
+    prov = event.prov
+    if prov is None or not prov.is_tensor or prov.saved_by is None or prov.saved_node is None:
+        return False
+    # `.data` shares no version counter: autograd cannot see that edit (AG008's silent case), nothing raises.
+    return not (isinstance(prov.node, ast.Attribute) and prov.node.attr == "data")
+
+
+def _graph_returns(model: ModuleModel) -> dict:
+    """function node -> [(return statement, provenance of its value)] for module forwards and training steps."""
+    out: dict = {}
+    for info in model.functions.values():
+        if info.name not in GRAPH_RETURNING or info.cls is None or not info.cls.is_module:
+            continue
+        stack, found = list(info.node.body), []
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(node, ast.Return) and node.value is not None:
+                prov = model.prov(node.value)
+                if prov is not None and prov.is_tensor and prov.graph:
+                    found.append((node, prov))
+            stack.extend(ast.iter_child_nodes(node))
+        if found:
+            out[info.node] = found
+    return out
+
+
+def _base(target: ast.expr) -> ast.expr:
+    return target.value if isinstance(target, ast.Subscript) else target
+
+
+def _finding(model: ModuleModel, event: InplaceEvent, backward, returned):
+    prov = event.prov
+    target = _base(event.target)
+    name = model.text(target)
+    op = prov.saved_by
+    saver = prov.saved_node
+    role = "the output" if op in SAVED_OUTPUT_OPS else "an input"
+    saved_at = f" (line {saver.lineno})" if hasattr(saver, "lineno") else ""
+    alias = " (a detached view shares its version counter)" if prov.detached else ""
+    if backward is not None:
+        later = f"`{model.text(backward.node)}` (line {backward.node.lineno})" if backward.form != "training_step" else "the backward"
+        consequence = f"{later} will raise a version-counter error"
+    else:
+        consequence = f"the graph this function returns (line {returned.lineno}) needs it, so a backward through it will raise"
+    message = (f"in-place `{event.op}` on `{name}`{alias}, {role} of `{op}`{saved_at} that autograd saved for backward: "
+               f"{consequence}. Use an out-of-place op or `.clone()` first")
+    node = event.node if event.form == "method" else event.ctx.statement
+    related = [(saver, f"`{op}` saves this tensor for its backward")]
+    if backward is not None:
+        related.append((backward.node, "the backward that needs the saved tensor"))
+    return model.finding(RULE, node, message, fixes=_fixes(model, event, target), related=related, target=name, saved_by=op)
+
+
+def _fixes(model: ModuleModel, event: InplaceEvent, target: ast.expr) -> list[Fix]:
+    fixes = []
+    stmt = event.ctx.statement
+    if not isinstance(target, (ast.Name, ast.Attribute)) or not edits.own_line(model, stmt):
+        return fixes
+    name = model.text(target)
+    if event.form == "method" and isinstance(stmt, ast.Expr) and stmt.value is event.node:
+        twin = out_of_place(event.op)
+        if twin:
+            call = event.node
+            args = model.text(call)[len(model.text(call.func)):]
+            fixes.append(Fix(f"Rewrite out of place: `{name} = {name}.{twin}(…)`", Safety.UNSAFE,
+                             (Edit(model.span(stmt), f"{name} = {name}.{twin}{args}"),)))
+    elif event.form == "augassign" and isinstance(stmt, ast.AugAssign) and stmt.target is target:
+        value = model.text(stmt.value)
+        if isinstance(stmt.value, (ast.BinOp, ast.BoolOp, ast.IfExp, ast.Compare, ast.Lambda)):
+            value = f"({value})"
+        fixes.append(Fix(f"Rewrite out of place: `{name} = {name} {event.op[:-1]} …`", Safety.UNSAFE,
+                         (Edit(model.span(stmt), f"{name} = {name} {event.op[:-1]} {value}"),)))
+    fixes.append(Fix(f"Clone `{name}` before changing it in place", Safety.UNSAFE,
+                     (edits.insert_before(model, stmt, f"{name} = {name}.clone()"),)))
+    return fixes
