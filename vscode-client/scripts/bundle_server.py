@@ -16,6 +16,9 @@ from pathlib import Path
 CLIENT = Path(__file__).resolve().parents[1]
 REPOSITORY = CLIENT.parent
 BUNDLED = CLIENT / "bundled"
+# jedi's stubs for third-party libraries (requests, Django...): 4,800 of the bundle's 5,800 files and 27 MB,
+# never consulted for torch code; jedi skips a missing stub folder. The stdlib stubs stay.
+PRUNED = ("jedi/third_party/typeshed/stubs", "jedi/third_party/django-stubs")
 COMPILED_SUFFIXES = {".so", ".pyd", ".dylib", ".dll"}
 # Backports that Python 3.10 needs (tomli for config.py, exceptiongroup for cattrs), named without their
 # markers: pip evaluates markers against the Python running it, not against --python-version.
@@ -44,6 +47,8 @@ def main() -> int:
         check=True,
     )
     shutil.rmtree(BUNDLED / "libs" / "bin", ignore_errors=True)  # console scripts with this machine's paths
+    for unused in PRUNED:
+        shutil.rmtree(BUNDLED / "libs" / unused)
 
     libs = BUNDLED / "libs"
     compiled = [path for path in libs.rglob("*") if path.suffix in COMPILED_SUFFIXES]

@@ -74,35 +74,12 @@ async function confirmFinding(server: Server, device: Device): Promise<void> {
         return;
     }
     const { editor, diagnostic, code } = target;
-    const where = `${code} on line ${diagnostic.range.start.line + 1}`;
     try {
-        const result = await vscode.window.withProgress(
-            { location: vscode.ProgressLocation.Notification, title: `autograd-lsp: confirming ${where} on ${device.toUpperCase()}…` },
-            () => server.executeCommand(SERVER_CONFIRM, [editor.document.uri.toString(), diagnostic.range.start.line, code, device]),
-        );
-        const summary = describeResult(result);
-        if (summary) {
-            void vscode.window.showInformationMessage(`autograd-lsp: ${where}: ${summary}`);
-        }
+        // The server reports progress (cancellable) and the verdict itself, and appends it to the diagnostic.
+        await server.executeCommand(SERVER_CONFIRM, [editor.document.uri.toString(), diagnostic.range.start.line, code, device]);
     } catch (error) {
-        void vscode.window.showErrorMessage(`autograd-lsp: confirming ${where} failed: ${errorMessage(error)}`);
+        void vscode.window.showErrorMessage(`autograd-lsp: confirming ${code} failed: ${errorMessage(error)}`);
     }
-}
-
-/** The confirm result as one line: the server may answer with text, an object with a message, or nothing. */
-function describeResult(result: unknown): string | undefined {
-    if (result === null || result === undefined) {
-        return undefined;
-    }
-    if (typeof result === 'string') {
-        return result;
-    }
-    if (typeof result === 'object') {
-        const { message, summary } = result as { message?: unknown; summary?: unknown };
-        const text = message ?? summary;
-        return typeof text === 'string' ? text : JSON.stringify(result);
-    }
-    return String(result);
 }
 
 function errorMessage(error: unknown): string {
@@ -119,8 +96,7 @@ async function showRuleDoc(server: Server): Promise<void> {
     try {
         const markdown = await server.executeCommand(SERVER_RULE_DOC, [code.trim()]);
         if (typeof markdown !== 'string' || !markdown) {
-            void vscode.window.showWarningMessage(`autograd-lsp: no documentation for ${code}.`);
-            return;
+            return; // an unknown rule: the server has said so
         }
         const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
         await vscode.commands.executeCommand('markdown.showPreview', document.uri);

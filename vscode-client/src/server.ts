@@ -174,6 +174,9 @@ export class Server implements vscode.Disposable {
             initializationOptions: this.serverSettings(this.firstFolder()),
             middleware: {
                 workspace: {
+                    // The client would send the raw section (interpreter, trace: keys the server rejects, and no
+                    // trust). The extension's own configuration listener sends the mapped settings instead.
+                    didChangeConfiguration: async () => undefined,
                     // Answer for our section with the mapped settings (interpreter and trust included), not the raw ones.
                     configuration: async (params, token, next) => {
                         const raw = await next(params, token);

@@ -1,0 +1,146 @@
+// Drives code-server in Chromium: open the sample, wait for the AG002 squiggle and Problems entry, apply the
+// quick fix with Ctrl+., wait for the squiggle to go. One screenshot per step in $E2E_ARTIFACTS.
+// Environment: E2E_URL, E2E_WORKSPACE, E2E_FILE (name inside the workspace), E2E_TOOLS, E2E_ARTIFACTS, E2E_PROFILE.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+
+const env = (name) => {
+    const value = process.env[name];
+    if (!value) {
+        throw new Error(`${name} is not set`);
+    }
+    return value;
+};
+const url = env('E2E_URL');
+const workspace = env('E2E_WORKSPACE');
+const fileName = env('E2E_FILE');
+const artifacts = env('E2E_ARTIFACTS');
+const original = readFileSync(path.join(workspace, fileName), 'utf8');
+const { chromium } = createRequire(path.join(env('E2E_TOOLS'), 'package.json'))('playwright-core');
+
+const RULE = 'AG002';
+// Case-sensitive: Playwright's string hasText would also match the file row, ag002_stale_composed_weight.py.
+const RULE_TEXT = new RegExp(RULE);
+const SQUIGGLE = '.monaco-editor .squiggly-error, .monaco-editor .squiggly-warning';
+const PROBLEM_ROWS = '.markers-panel .monaco-list-row';
+// Action rows only: the menu also has group headers ("Quick Fix").
+const MENU_ROWS = '.action-widget .monaco-list-row.action';
+const started = Date.now();
+const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
+let shot = 0;
+
+const browser = await chromium.launchPersistentContext(env('E2E_PROFILE'), {
+    executablePath: process.env.E2E_CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+        '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+    viewport: { width: 1400, height: 850 },
+});
+const page = browser.pages()[0] ?? (await browser.newPage());
+
+async function step(name, action) {
+    try {
+        await action();
+    } catch (error) {
+        await page.screenshot({ path: path.join(artifacts, `failed-${name}.png`) }).catch(() => undefined);
+        throw new Error(`step "${name}" failed after ${seconds()} s: ${error.message}`);
+    }
+    shot += 1;
+    await page.screenshot({ path: path.join(artifacts, `${String(shot).padStart(2, '0')}-${name}.png`) });
+    console.log(`e2e: ${name} (${seconds()} s)`);
+}
+
+const rowsText = (selector) => page.locator(selector).allInnerTexts();
+
+try {
+    await step('workbench', async () => {
+        await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`);
+        await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    });
+
+    await step('open-file', async () => {
+        const row = page.locator(`.explorer-folders-view .monaco-list-row[aria-label*="${fileName}"]`);
+        await row.waitFor({ timeout: 30_000 });
+        await row.click();
+        await page.locator(`.tabs-container .tab[aria-label*="${fileName}"]`).waitFor({ timeout: 30_000 });
+    });
+
+    await step('squiggle', async () => {
+        // The first diagnostics include the interpreter probe and the server's start.
+        await page.locator(SQUIGGLE).first().waitFor({ timeout: 60_000 });
+    });
+
+    let position;
+    await step('problems', async () => {
+        await page.locator('.monaco-editor .view-lines').click();
+        await page.keyboard.press('Control+Shift+M');
+        const row = page.locator(PROBLEM_ROWS, { hasText: RULE_TEXT, visible: true }).first();
+        await row.waitFor({ timeout: 20_000 });
+        writeFileSync(path.join(artifacts, 'problems-before.txt'), (await rowsText(PROBLEM_ROWS)).join('\n') + '\n');
+        position = /\[Ln (\d+), Col (\d+)\]/.exec(await row.innerText())?.slice(1, 3).join(':');
+        if (!position) {
+            throw new Error(`no position in the Problems row: ${await row.innerText()}`);
+        }
+    });
+
+    let fixTitle;
+    await step('quickfix-menu', async () => {
+        // Go to Line/Column puts the cursor on the finding's start, where Ctrl+. asks for its quick fixes.
+        await page.locator('.monaco-editor .view-lines').click();
+        await page.keyboard.press('Control+G');
+        await page.locator('.quick-input-widget input').waitFor({ timeout: 10_000 });
+        await page.keyboard.type(position);
+        await page.keyboard.press('Enter');
+        await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+        // Focus comes back to the editor a moment after the quick input closes; a Ctrl+. before that is lost.
+        for (let attempt = 1; ; attempt++) {
+            await page.keyboard.press('Control+.');
+            try {
+                await page.locator(MENU_ROWS).first().waitFor({ timeout: 5_000 });
+                break;
+            } catch (error) {
+                if (attempt === 3) {
+                    throw error;
+                }
+            }
+        }
+        const titles = (await rowsText(MENU_ROWS)).map((text) => text.trim());
+        writeFileSync(path.join(artifacts, 'quickfix-menu.txt'), titles.join('\n') + '\n');
+        if (titles.some((title) => title.includes(`Ignore ${RULE}`))) {
+            fixTitle = titles.find((title) => !/^(Ignore|Confirm)\b/.test(title));
+        }
+        if (!fixTitle) {
+            throw new Error(`no ${RULE} quick fix in the menu: ${titles.join(' | ')}`);
+        }
+        // The picture for the README: the editor with the menu open (which may reach past the editor).
+        const boxes = [await page.locator('.part.editor').boundingBox(), await page.locator('.action-widget').first().boundingBox()];
+        const left = Math.min(...boxes.map((box) => box.x));
+        const top = Math.min(...boxes.map((box) => box.y));
+        const right = Math.max(...boxes.map((box) => box.x + box.width)) + 8;
+        const bottom = Math.max(...boxes.map((box) => box.y + box.height)) + 8;
+        await page.screenshot({ path: path.join(artifacts, 'screenshot-quickfix.png'), clip: { x: left, y: top, width: right - left, height: bottom - top } });
+    });
+
+    await step('fixed', async () => {
+        await page.locator(MENU_ROWS, { hasText: fixTitle }).first().click();
+        console.log(`e2e: applied "${fixTitle}"`);
+        await page.locator(SQUIGGLE).first().waitFor({ state: 'detached', timeout: 20_000 });
+        await page.locator(PROBLEM_ROWS, { hasText: RULE_TEXT, visible: true }).first().waitFor({ state: 'detached', timeout: 20_000 });
+    });
+
+    await step('saved', async () => {
+        await page.keyboard.press('Control+S');
+        const onDisk = path.join(workspace, fileName);
+        for (let waited = 0; readFileSync(onDisk, 'utf8') === original && waited < 10_000; waited += 250) {
+            await page.waitForTimeout(250);
+        }
+        const fixed = readFileSync(onDisk, 'utf8');
+        if (fixed === original) {
+            throw new Error('the file on disk still has the original text');
+        }
+        writeFileSync(path.join(artifacts, 'fixed.py'), fixed);
+    });
+    console.log(`e2e: passed in ${seconds()} s`);
+} finally {
+    await browser.close();
+}
