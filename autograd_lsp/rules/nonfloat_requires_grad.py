@@ -80,9 +80,18 @@ def _factory_finding(model, event: CallEvent, keyword):
         if call.args:
             fixes.append(Fix("Convert the data with `.float()`", Safety.UNSAFE, (Edit(_end(model, call.args[0]), ".float()"),)))
         return model.finding(RULE, call, message, fixes=fixes)
-    message = (f"`{name}(...)` makes an integer tensor (its arguments are integers) but asks for `requires_grad=True`: "
-               f"only floating point tensors can require gradients. Use float values or `dtype={torch}.float32`")
     dtype_kw = event.keyword("dtype")
+    short = name.rsplit(".", 1)[-1]
+    if dtype_kw is not None:
+        why = f"`dtype={model.text(dtype_kw.value)}`"
+    elif short in ("randint", "randperm", "randint_like") or short.endswith(("LongTensor", "IntTensor", "BoolTensor", "ByteTensor")):
+        why = "an integer dtype by definition"
+    elif short.endswith("_like"):
+        why = "the integer dtype of the tensor it copies"
+    else:
+        why = "its values are integer literals"
+    message = (f"`{name}(...)` makes an integer tensor ({why}) but asks for `requires_grad=True`: "
+               f"only floating point tensors can require gradients. Use float values or `dtype={torch}.float32`")
     fixes = []
     if dtype_kw is not None:
         fixes.append(Fix(f"Use `dtype={torch}.float32`", Safety.UNSAFE, (Edit(model.span(dtype_kw.value), f"{torch}.float32"),)))
@@ -111,10 +120,17 @@ def _method_finding(model, event: CallEvent, prov):
                f"Convert it first with `.float()`")
     fixes = []
     stmt = event.ctx.statement
-    if isinstance(stmt, ast.Expr) and stmt.value is event.node and isinstance(event.receiver, (ast.Name, ast.Attribute)):
+    bare = isinstance(stmt, ast.Expr) and stmt.value is event.node
+    if bare and isinstance(event.receiver, (ast.Name, ast.Attribute)):
         call_text = model.text(event.node)
         fixes.append(Fix(f"Rebind `{receiver}` to a float copy: `{receiver} = {receiver}.float().requires_grad_(…)`", Safety.UNSAFE,
                          (Edit(model.span(stmt), f"{receiver} = {receiver}.float(){call_text[len(receiver):]}"),)))
+    elif not bare:
+        # the result is used (`x = (a > 0).requires_grad_()`): convert the receiver in the chain
+        func = event.node.func  # insert right before the method name, after any closing parenthesis of the receiver
+        line = func.end_lineno or func.lineno
+        col = model.char_col(line, func.end_col_offset or 0) - len(func.attr)
+        fixes.append(Fix("Convert with `.float()` before `requires_grad_()`", Safety.UNSAFE, (Edit(Span(line, col, line, col), "float()."),)))
     return model.finding(RULE, event.node, message, fixes=fixes, related=[(prov.node, "integer tensor made here")], target=receiver)
 
 
