@@ -1,0 +1,157 @@
+"""## What it does
+Flags a plain alias `b = a` (also `b, c = a, x` and `self.ref = self.w`) made inside `torch.no_grad()` /
+`torch.inference_mode()` when `a` requires grad and `b` is then used as if it were an untracked copy:
+in a computation or a `backward()` outside `no_grad`, or after an optimizer step (or another in-place
+update) has changed `a`.
+
+## Why is this bad?
+`no_grad()` only affects tensors *computed* inside it. An assignment computes nothing: `b` is `a`, the
+same tensor object, so `b.requires_grad` is still `True`, gradients still flow through `b` into `a`, and
+every in-place update of `a` (an optimizer step) shows up in `b` (seed 002). A "frozen reference" built
+this way is never frozen: a proximal term `(w - w_ref)` stays zero, a target network stays identical to
+the online one.
+
+## Example
+```python
+w = torch.zeros(3, requires_grad=True)
+with torch.no_grad():
+    w_ref = w              # not a copy: the same tensor
+for step in range(100):
+    loss = f(w) + ((w - w_ref) ** 2).sum()
+    ...
+```
+
+## Use instead
+```python
+w_ref = w.detach().clone()   # an untracked snapshot (clone: a copy the optimizer will not touch)
+```
+`w.detach()` alone stops gradients but still shares `w`'s storage; add `.clone()` when `b` must keep the
+old values. Something computed inside `no_grad()` (`b = a + 0`, `b = model(x)`) is already untracked.
+
+## Fix safety
+Unsafe: `.detach()` / `.detach().clone()` change what `b` is (no gradient, and with `clone()` no longer
+following `a`), which is the intent of the code but a change of behaviour.
+
+## Runtime signature
+Silent: `b.requires_grad` is `True` (and `b is a`); gradients reach `a` through `b`, and `b` changes when
+`a` is updated in place.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+
+from ..analysis.model import BindEvent, ModuleModel, UseEvent
+from ..analysis.torch_api import NO_GRAD_CONTEXTS
+from ..analysis.walker import label
+from ..findings import Edit, Fix, Safety, Severity
+
+CODE = "AG007"
+NAME = "no-grad-alias"
+SEVERITY = Severity.WARNING
+SUMMARY = "b = a inside torch.no_grad() is an alias, not an untracked copy"
+RUNTIME_SIGNATURE = "silent: the alias still requires grad and follows in-place updates of the original"
+RULE = sys.modules[__name__]
+
+# Reading these does not depend on whether the alias is tracked: shape queries, conversions to Python.
+PASSIVE = {"size", "dim", "numel", "shape", ".shape", ".dtype", ".device", "detach", "clone", "item", "tolist", "cpu", "numpy",
+           ".requires_grad", ".is_leaf", ".grad", "print", "len", "isinstance", "type", "id", "repr", "str"}
+
+
+def check(model: ModuleModel):
+    uses = list(model.of_type(UseEvent))
+    for bind in model.of_type(BindEvent):
+        if not bind.ctx.no_grad or bind.value is None or not isinstance(bind.value, (ast.Name, ast.Attribute)):
+            continue
+        source = label(bind.value)
+        prov = bind.prov
+        if source is None or source == bind.name or prov is None or not prov.is_tensor or prov.requires_grad is not True:
+            continue
+        if isinstance(bind.value, ast.Attribute) and not isinstance(bind.value.value, ast.Name):
+            continue
+        evidence = _tracked_use(model, bind, uses)
+        if evidence is None:
+            continue
+        use_node, snapshot, reason = evidence
+        yield _finding(model, bind, source, use_node, snapshot, reason)
+
+
+def _tracked_use(model: ModuleModel, bind: BindEvent, uses: list[UseEvent]):
+    """The first later use that treats the alias as untracked: (node, needs a snapshot, description)."""
+    for use in uses:
+        if use.seq <= bind.seq or use.name != bind.name or use.prov != bind.prov:
+            continue
+        if use.ctx.scope is bind.ctx.scope and use.ctx.epoch > bind.ctx.epoch:
+            return use.node, True, f"after an optimizer step changed `{label(bind.value)}` in place"
+        if any(loop.has_step and not loop.contains(bind.ctx.loop) for loop in use.ctx.loops()):
+            return use.node, True, "in a training loop whose optimizer step changes the original in place"
+        statement = use.ctx.statement
+        if isinstance(statement, ast.Return) and statement.value is use.node:
+            return use.node, True, "as the function's result, which callers take for a copy"
+        if use.ctx.no_grad or use.usage not in ("operand", "arg", "receiver", "element"):
+            continue
+        callee = use.callee or ""
+        if callee in PASSIVE or callee.rsplit(".", 1)[-1] in PASSIVE:
+            continue
+        what = "`backward()`" if callee == "backward" else "a computation"
+        return use.node, False, f"in {what} outside `no_grad()`"
+    if bind.name.startswith("self."):
+        return _attribute_use(model, bind)
+    return None
+
+
+def _attribute_use(model: ModuleModel, bind: BindEvent):
+    """`self.ref = self.w` under no_grad: a load of `self.ref` outside no_grad in any method of the class."""
+    info = bind.ctx.scope.function
+    cls = info.cls if info is not None else None
+    if cls is None:
+        return None
+    attr = bind.name.split(".", 1)[1]
+    for method in cls.methods.values():
+        for node, no_grad in _loads(model, method.node, attr):
+            if method is info and node.lineno <= bind.node.lineno or no_grad:
+                continue
+            # a module's parameter is updated by its optimizer: a reference to it wants the old values
+            return node, bind.prov.is_trainable_leaf, f"in `{method.name}()` outside `no_grad()`"
+    return None
+
+
+def _loads(model: ModuleModel, function: ast.AST, attr: str):
+    """(`self.<attr>` load, lexically under no_grad) pairs in a method body."""
+    decorated = any(model.imports.qualname(d.func if isinstance(d, ast.Call) else d) in NO_GRAD_CONTEXTS
+                    for d in getattr(function, "decorator_list", ()))
+    stack = [(stmt, decorated) for stmt in getattr(function, "body", ())]
+    while stack:
+        node, no_grad = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            inner = no_grad or any(model.imports.qualname(item.context_expr.func if isinstance(item.context_expr, ast.Call)
+                                                          else item.context_expr) in NO_GRAD_CONTEXTS for item in node.items)
+            stack.extend((stmt, inner) for stmt in node.body)
+            continue
+        if (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Load)
+                and isinstance(node.value, ast.Name) and node.value.id == "self"):
+            yield node, no_grad
+        stack.extend((child, no_grad) for child in ast.iter_child_nodes(node))
+
+
+def _finding(model: ModuleModel, bind: BindEvent, source: str, use_node: ast.AST, snapshot: bool, reason: str):
+    alias = bind.name
+    message = (f"`{alias} = {source}` inside `no_grad()` makes no copy: `{alias}` is `{source}` itself, still requires grad and "
+               f"follows its in-place updates; it is used {reason} (line {use_node.lineno}). "
+               f"Use `{source}.detach()`" + (" (`.detach().clone()` for a snapshot)" if snapshot else ""))
+    value = model.span(bind.value)
+    clone = Fix(f"Take an untracked snapshot: `{source}.detach().clone()`", Safety.UNSAFE, (Edit(value, f"{source}.detach().clone()"),))
+    detach = Fix(f"Stop tracking: `{source}.detach()`", Safety.UNSAFE, (Edit(value, f"{source}.detach()"),))
+    fixes = [clone, detach] if snapshot else [detach, clone]
+    statement = bind.node
+    info = bind.ctx.scope.function
+    if (alias.startswith("self.") and info is not None and info.cls is not None and info.cls.is_module and isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1 and statement.targets[0] is bind.target):
+        # on a module, a snapshot belongs in a buffer: it then follows .to(device) and is saved with the state dict
+        attr = alias.split(".", 1)[1]
+        fixes.insert(0, Fix(f"Register an untracked snapshot as a buffer: `self.register_buffer(\"{attr}\", ...)`", Safety.UNSAFE,
+                            (Edit(model.span(statement), f'self.register_buffer("{attr}", {source}.detach().clone())'),)))
+    return model.finding(RULE, bind.target, message, fixes=fixes, related=[(use_node, f"`{alias}` used as if untracked")],
+                         alias=alias, original=source)
