@@ -1,0 +1,458 @@
+"""## What it does
+Flags `torch.empty(...)`, `torch.empty_like(...)`, `torch.Tensor(n, ...)` / `torch.FloatTensor(n)` (sizes, not
+data) whose values are read — used in arithmetic, a torch function or a module's forward, printed,
+indexed, accumulated into with `+=`, or bound to a name and returned — before anything writes them. Writes are `fill_`, `zero_`, `copy_`, `uniform_`,
+`normal_`, any `nn.init.*`, index assignment `x[i] = …`, and `out=`. A module attribute
+`self.w = nn.Parameter(torch.Tensor(n, m))` is flagged only when nothing in the file ever initialises
+`w` (`reset_parameters()`, `nn.init.*(self.w)`, `self.w.data.uniform_()`, a loop over `parameters()`…)
+and a method reads it. `return torch.empty(...)` itself (an allocator handing storage to its caller) and
+anything passed to an unknown function (which may fill it) are left alone.
+
+## Why is this bad?
+These constructors allocate memory and leave whatever bytes were there: the values are garbage — zeros
+on one run, `1e-38` or `nan` on the next (seed 003 §8, `torch.FloatTensor(2)` vs `torch.FloatTensor([2])`).
+Nothing raises; results are silently wrong and not reproducible.
+
+## Example
+```python
+counts = torch.Tensor(num_classes)
+for c in range(num_classes):
+    counts[c] += (labels == c).sum()
+```
+
+## Use instead
+```python
+counts = torch.zeros(num_classes)
+for c in range(num_classes):
+    counts[c] += (labels == c).sum()
+```
+or write every value before reading (`torch.empty(n).uniform_()`, `nn.init.kaiming_uniform_(w)`).
+
+## Fix safety
+Unsafe: `torch.zeros(...)` gives defined values, which changes what the program computes (that is the
+point, but the intended initial values may not be zeros).
+
+## Runtime signature
+silent: garbage values (NaN under `torch.utils.deterministic.fill_uninitialized_memory`)
+"""
+from __future__ import annotations
+
+import ast
+import sys
+
+from ..analysis import torch_api as api
+from ..analysis.model import CallEvent, ClassInfo, InplaceEvent, ModuleModel, UseEvent
+from ..analysis.provenance import Kind
+from ..analysis.syntax import parents
+from ..findings import Edit, Fix, Safety, Severity, Span
+
+CODE = "AG012"
+NAME = "uninitialized-tensor"
+SEVERITY = Severity.WARNING
+SUMMARY = "Uninitialised tensor (torch.empty / torch.Tensor(n)) read before it is written"
+RUNTIME_SIGNATURE = "silent: garbage values (NaN under torch.utils.deterministic.fill_uninitialized_memory)"
+RULE = sys.modules[__name__]
+
+EMPTY_FACTORIES = {"empty", "empty_like", "empty_strided"}
+# In-place methods that (over)write values without reading them: after one, the tensor is initialised.
+WRITE_METHODS = {"fill_", "zero_", "copy_", "uniform_", "normal_", "random_", "bernoulli_", "exponential_", "geometric_", "cauchy_",
+                 "log_normal_", "set_", "index_copy_", "index_fill_", "index_put_", "masked_fill_", "masked_scatter_", "scatter_",
+                 "put_", "fill_diagonal_", "copy"}
+# The same storage (or a copy of the same garbage) under another expression: follow it.
+ALIAS_METHODS = {"to", "cuda", "cpu", "contiguous", "requires_grad_", "float", "double", "half", "bfloat16", "detach", "view", "reshape",
+                 "view_as", "reshape_as", "t", "transpose", "permute", "unsqueeze", "squeeze", "flatten", "unflatten", "narrow", "select",
+                 "expand", "expand_as", "as_strided", "movedim", "share_memory_", "pin_memory", "type", "type_as", "clone", "resize_",
+                 "detach_", "long", "int", "bool"}
+ALIAS_ATTRIBUTES = {"data", "T", "mT"}
+# Reading these never looks at the values.
+META_METHODS = {"size", "dim", "numel", "stride", "data_ptr", "element_size", "is_contiguous", "storage_offset", "nelement", "ndimension",
+                "register_hook", "retain_grad", "get_device", "is_floating_point", "is_complex", "__len__", "new_empty", "new_zeros",
+                "new_ones", "new_full", "new_tensor", "untyped_storage", "storage"}
+META_ATTRIBUTES = {"shape", "dtype", "device", "requires_grad", "is_leaf", "grad", "ndim", "layout", "is_cuda", "grad_fn", "names",
+                   "is_sparse", "is_quantized", "itemsize", "nbytes"}
+READ_METHODS = (api.SHAPE_METHODS | api.FLOAT_RESULT_METHODS | api.INT_RESULT_METHODS | api.REDUCTIONS | api.NONDIFFERENTIABLE
+                | {"item", "tolist", "numpy", "backward", "all", "any", "allclose", "equal", "__getitem__", "index_select", "masked_select",
+                   "topk", "sort", "unique", "nonzero", "softmax", "exp", "log", "sqrt", "sin", "cos"}) - ALIAS_METHODS - META_METHODS
+PRINT_FUNCTIONS = {"print", "str", "repr", "format", "pprint"}
+PRINT_METHODS = {"info", "debug", "warning", "error", "critical", "log", "write", "add_scalar", "add_histogram", "set_postfix"}
+NEUTRAL_FUNCTIONS = {"len", "isinstance", "type", "id", "hasattr", "getattr", "torch.is_tensor", "torch.numel", "torch.typename",
+                     "torch.is_floating_point", "torch.is_complex"}
+TORCH_MATH_MODULES = {"torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft"}
+NOT_READS = {"save", "manual_seed", "set_printoptions", "set_default_dtype", "empty_like", "zeros_like", "ones_like", "full_like",
+             "rand_like", "randn_like", "randint_like"}
+LOADS_WEIGHTS = {"load_state_dict", "load", "from_pretrained", "load_from_checkpoint", "load_checkpoint", "apply"}
+LEGACY_DTYPES = {"DoubleTensor": "float64", "HalfTensor": "float16", "BFloat16Tensor": "bfloat16", "LongTensor": "long",
+                 "IntTensor": "int32", "ShortTensor": "int16", "ByteTensor": "uint8", "CharTensor": "int8", "BoolTensor": "bool"}
+SIZE_NAMES = ("n", "k", "m", "d", "num", "size", "dim", "len", "length", "count", "width", "height", "depth", "channels", "features",
+              "classes", "units", "hidden", "batch")
+
+WRITE, READ, ESCAPE, NEUTRAL, BOUND = "write", "read", "escape", "neutral", "bound"
+
+
+def check(model: ModuleModel):
+    for event in model.of_type(CallEvent):
+        if event.result is None or event.result.kind is not Kind.TENSOR or event.result.node is not event.node:
+            continue
+        short = _uninitialised_factory(model, event)
+        if short is None:
+            continue
+        finding = _check_creation(model, event, short)
+        if finding is not None:
+            yield finding
+
+
+# -- what allocates without initialising --------------------------------------------------------------
+def _uninitialised_factory(model: ModuleModel, event: CallEvent) -> str | None:
+    qualname = event.qualname or ""
+    module, _, short = qualname.rpartition(".")
+    if module != "torch":
+        return None
+    call = event.node
+    if short in EMPTY_FACTORIES:
+        if event.keyword("out") is not None or _zero_sized(call):
+            return None
+        return short if call.args or event.keyword("size") is not None else None
+    if short in api.LEGACY_CONSTRUCTORS and call.args and not _zero_sized(call):
+        if len(call.args) > 1 or _size_like(model, call.args[0]):
+            return short
+    return None
+
+
+def _zero_sized(call: ast.Call) -> bool:
+    sizes = call.args[0].elts if len(call.args) == 1 and isinstance(call.args[0], (ast.Tuple, ast.List)) else call.args
+    return any(isinstance(size, ast.Constant) and size.value == 0 for size in sizes) or (
+        len(call.args) == 1 and isinstance(call.args[0], (ast.Tuple, ast.List)) and not call.args[0].elts)
+
+
+def _size_like(model: ModuleModel, arg: ast.expr) -> bool:
+    """A single argument of a legacy constructor is a size (not data) when it is an int, `*shape`, `.size()`/`.shape`."""
+    if isinstance(arg, ast.Constant):
+        return isinstance(arg.value, int) and not isinstance(arg.value, bool)
+    if isinstance(arg, ast.Starred):
+        return True
+    prov = model.prov(arg)
+    if prov is not None and prov.kind is Kind.NUMBER and prov.dtype == api.INT:
+        return True
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "size" or \
+            isinstance(arg, ast.Attribute) and arg.attr == "shape":
+        return True
+    if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Mult, ast.Add, ast.FloorDiv, ast.Sub)):
+        return _size_like(model, arg.left) or _size_like(model, arg.right)
+    name = arg.id if isinstance(arg, ast.Name) else (arg.attr if isinstance(arg, ast.Attribute) else None)
+    if name is None:
+        return False
+    words = name.lower().strip("_").split("_")
+    return name.lower() in SIZE_NAMES or words[0] in ("n", "num", "nb") or words[-1] in SIZE_NAMES or words[-1] in ("dim", "dims", "size")
+
+
+# -- following the value ----------------------------------------------------------------------------
+def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
+    stmt = creation.ctx.statement
+    values = {id(creation.node)}
+    kind, where = _classify(model, creation.node, parents(model, stmt), values)
+    if kind == READ and not isinstance(where, ast.Return):  # `return torch.empty(...)`: an allocator, the caller fills it
+        return _finding(model, creation, short, where)
+    if kind != BOUND:
+        return None
+    if isinstance(where, ast.Attribute):  # self.w = nn.Parameter(torch.Tensor(n, m))
+        function = creation.ctx.scope.function
+        if function is None or function.cls is None:
+            return None
+        read = _class_attribute_read(model, function.cls, where, stmt)
+        return _finding(model, creation, short, read, attribute=where.attr) if read is not None else None
+    return _check_references(model, creation, short, values)
+
+
+def _check_references(model: ModuleModel, creation: CallEvent, short: str, values: set[int]):
+    owner = creation.ctx.scope.function
+    references = []
+    for event in model.events:
+        if event.seq <= creation.seq:
+            continue
+        if isinstance(event, UseEvent):
+            prov = event.prov
+        elif isinstance(event, InplaceEvent) and event.form in ("setitem", "augassign"):
+            prov = event.prov
+        else:
+            continue
+        if prov is None or prov.node is None or id(prov.node) not in values:
+            continue
+        if event.ctx.scope.function is not owner:
+            return None  # read or written in another function: beyond what order within one body can tell
+        references.append(event)
+    first_read = None
+    for event in references:
+        if isinstance(event, InplaceEvent):
+            kind, node = (WRITE, None) if event.form == "setitem" else (READ, event.node)
+        else:
+            kind, node = _classify(model, event.node, parents(model, event.ctx.statement), values)
+            if kind == BOUND:
+                kind = NEUTRAL if isinstance(node, ast.Name) else ESCAPE
+        if kind == NEUTRAL:
+            continue
+        if kind != READ:
+            return None
+        first_read = (event, node)
+        break
+    if first_read is None:
+        return None
+    read_event, node = first_read
+    if isinstance(node, ast.Return) and _allocator(owner):
+        return None
+    # A read inside a loop that also writes the tensor may only happen after an earlier iteration wrote it.
+    for loop in read_event.ctx.loops():
+        for event in references:
+            if event is read_event or not any(l is loop for l in event.ctx.loops()):
+                continue
+            if isinstance(event, InplaceEvent):
+                if event.form == "setitem":
+                    return None
+            elif _classify(model, event.node, parents(model, event.ctx.statement), values)[0] in (WRITE, ESCAPE, BOUND):
+                return None
+    return _finding(model, creation, short, node or read_event.node)
+
+
+def _allocator(function) -> bool:
+    """A helper whose name says it hands out storage for the caller to fill."""
+    name = (function.name if function is not None else "").lower()
+    return any(word in name for word in ("empty", "alloc", "buffer", "placeholder", "storage", "like", "new_", "out"))
+
+
+def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) -> tuple[str, ast.AST | None]:
+    """What the expression `node` (the uninitialised tensor) is used for: (WRITE|READ|ESCAPE|NEUTRAL, where)."""
+    current = node
+    while True:
+        parent = parent_of.get(id(current))
+        if parent is None:
+            return NEUTRAL, None
+        if isinstance(parent, ast.Attribute) and parent.value is current:
+            attr = parent.attr
+            grand = parent_of.get(id(parent))
+            if isinstance(grand, ast.Call) and grand.func is parent:
+                if attr in WRITE_METHODS:
+                    return WRITE, grand
+                if attr in ALIAS_METHODS:
+                    values.add(id(grand))
+                    current = grand
+                    continue
+                if attr in META_METHODS:
+                    return NEUTRAL, None
+                if attr in READ_METHODS or api.is_inplace_method(attr):
+                    return READ, grand
+                return ESCAPE, None
+            if attr in ALIAS_ATTRIBUTES:
+                current = parent
+                continue
+            if attr in META_ATTRIBUTES:
+                return NEUTRAL, None
+            return ESCAPE, None
+        if isinstance(parent, ast.Subscript):
+            if parent.value is not current:
+                return READ, parent  # indexing with garbage
+            if isinstance(parent.ctx, ast.Store):
+                grand = parent_of.get(id(parent))
+                return (READ, grand) if isinstance(grand, ast.AugAssign) else (WRITE, parent)
+            if isinstance(parent.ctx, ast.Del):
+                return NEUTRAL, None
+            current = parent  # `x[i]`: the same garbage, part of it
+            continue
+        if isinstance(parent, ast.keyword):
+            call = parent_of.get(id(parent))
+            if parent.arg == "out":
+                return WRITE, call
+            return _call_argument(model, call, current, parent_of, values)
+        if isinstance(parent, ast.Call):
+            if parent.func is current:
+                return ESCAPE, None
+            return _call_argument(model, parent, current, parent_of, values)
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp)):
+            return READ, parent
+        if isinstance(parent, ast.Compare):
+            if all(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops):
+                return NEUTRAL, None
+            return READ, parent
+        if isinstance(parent, (ast.FormattedValue, ast.JoinedStr, ast.BoolOp)):
+            return READ, parent
+        if isinstance(parent, (ast.If, ast.While, ast.Assert)) and parent.test is current:
+            return READ, current
+        if isinstance(parent, ast.IfExp):
+            if parent.test is current:
+                return READ, parent
+            current = parent
+            continue
+        if isinstance(parent, (ast.Return, ast.Yield, ast.YieldFrom)):
+            return READ, parent
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is current:
+            return READ, current
+        if isinstance(parent, ast.AugAssign):
+            return READ, parent
+        if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and parent.value is current:
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            target = targets[0] if len(targets) == 1 else None
+            if isinstance(target, ast.Name) or isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                return BOUND, target  # a name (its uses carry the same provenance) or a module attribute
+            return ESCAPE, None
+        if isinstance(parent, ast.Expr):
+            return NEUTRAL, None
+        return ESCAPE, None
+
+
+def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, parent_of, values) -> tuple[str, ast.AST | None]:
+    if call is None:
+        return ESCAPE, None
+    event = _call_events(model).get(id(call))
+    if event is not None and event.role == "forward":
+        return READ, call  # a module's forward computes with its input
+    func = call.func
+    qualname = model.imports.qualname(func) or (func.id if isinstance(func, ast.Name) else None)
+    if qualname is None and isinstance(func, ast.Attribute):
+        method = func.attr
+        if method in PRINT_METHODS:
+            return READ, call
+        return ESCAPE, None
+    if qualname in api.PARAMETER_CLASSES and call.args and call.args[0] is arg:
+        values.add(id(call))
+        return _classify(model, call, parent_of, values)
+    if qualname in PRINT_FUNCTIONS:
+        return READ, call
+    if qualname in NEUTRAL_FUNCTIONS:
+        return NEUTRAL, None
+    module, _, short = (qualname or "").rpartition(".")
+    if module.startswith("torch.nn.init"):
+        return WRITE, call
+    if module in TORCH_MATH_MODULES and short not in NOT_READS and not short.startswith(("is_", "get_", "set_")):
+        return READ, call
+    return ESCAPE, None
+
+
+def _call_events(model: ModuleModel) -> dict[int, CallEvent]:
+    found = model.__dict__.get("_call_events_by_node")
+    if found is None:
+        found = {id(event.node): event for event in model.of_type(CallEvent)}
+        model.__dict__["_call_events_by_node"] = found
+    return found
+
+
+# -- module attributes: self.w = nn.Parameter(torch.Tensor(n, m)) --------------------------------------
+def _class_attribute_read(model: ModuleModel, cls: ClassInfo, target: ast.Attribute, creation_stmt: ast.stmt) -> ast.AST | None:
+    """Where a method of `cls` reads `self.<attr>`, provided nothing in the file may initialise it; else None."""
+    if not _plain_module_bases(model, cls) or _initialises_in_bulk(model):
+        return None
+    attr = target.attr
+    tree_parents = parents(model, model.tree)
+    read = None
+    for node in ast.walk(model.tree):
+        if not (isinstance(node, ast.Attribute) and node.attr == attr) or node is target:
+            continue
+        if isinstance(node.ctx, ast.Store):
+            parent = tree_parents.get(id(node))
+            if isinstance(parent, ast.AugAssign):
+                read = read or (parent if _inside(cls.node, node) else None)
+            elif isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent is not creation_stmt or not isinstance(parent, (ast.Assign, ast.AnnAssign)):
+                return None  # assigned again elsewhere: which value is read is beyond us
+            continue
+        kind, where = _classify(model, node, tree_parents, set())
+        if kind in (WRITE, ESCAPE, BOUND):
+            return None
+        if kind == READ and read is None and _inside(cls.node, node) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            read = where or node
+    return read
+
+
+def _inside(outer: ast.AST, node: ast.AST) -> bool:
+    return outer.lineno <= node.lineno <= (outer.end_lineno or outer.lineno)
+
+
+def _plain_module_bases(model: ModuleModel, cls: ClassInfo, depth: int = 0) -> bool:
+    """Every base is nn.Module (or a class of this file built on it): no hidden parent `reset_parameters()`."""
+    if depth > 5:
+        return False
+    for base in cls.node.bases:
+        qualname = model.imports.qualname(base)
+        if qualname in api.MODULE_BASES or qualname in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+            continue
+        if isinstance(base, ast.Name) and base.id in model.classes and model.classes[base.id] is not cls:
+            if _plain_module_bases(model, model.classes[base.id], depth + 1):
+                continue
+        return False
+    return bool(cls.node.bases)
+
+
+def _initialises_in_bulk(model: ModuleModel) -> bool:
+    """A weight loader, `apply(init_fn)`, `reset_parameters()`, a getattr-based or parameters()-loop init anywhere in the file."""
+    cached = model.__dict__.get("_bulk_init")
+    if cached is None:
+        cached = _scan_bulk_init(model)
+        model.__dict__["_bulk_init"] = cached
+    return cached
+
+
+def _scan_bulk_init(model: ModuleModel) -> bool:
+    defined = {info.name for info in model.functions.values()}
+    for node in ast.walk(model.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
+        if name in LOADS_WEIGHTS:
+            return True
+        lowered = name.lower()
+        if ("init" in lowered or "reset" in lowered) and not name.startswith("__") and name not in defined:
+            return True  # an initialiser defined elsewhere: it may set every parameter
+        qualname = model.imports.qualname(func) or ""
+        if qualname.startswith("torch.nn.init.") and node.args and not isinstance(node.args[0], ast.Attribute):
+            return True  # initialising something reached by a loop or getattr: may be every parameter
+        if isinstance(func, ast.Attribute) and func.attr in WRITE_METHODS and _generic_receiver(func.value):
+            return True
+    return False
+
+
+def _generic_receiver(node: ast.expr) -> bool:
+    """`p.data.uniform_()` / `getattr(self, n).zero_()`: a write through a loop variable or a dynamic lookup."""
+    while isinstance(node, ast.Attribute) and node.attr in ALIAS_ATTRIBUTES:
+        node = node.value
+    return isinstance(node, ast.Name) and node.id != "self" or isinstance(node, ast.Call)
+
+
+# -- the finding ----------------------------------------------------------------------------------------
+def _finding(model: ModuleModel, creation: CallEvent, short: str, read: ast.AST | None, attribute: str | None = None):
+    call = creation.node
+    text = " ".join(model.text(call).split())
+    if len(text) > 40:
+        text = text[:37] + "..."
+    if read is not None and hasattr(read, "lineno"):
+        read_text = " ".join(model.text(read).split())
+        if len(read_text) > 40:
+            read_text = read_text[:37] + "..."
+        where = f"read at line {read.lineno} (`{read_text}`)"
+    else:
+        where = "read"
+    subject = f"`self.{attribute}`" if attribute else "its values"
+    message = (f"`{text}` allocates memory without initialising it, and {subject} {'is' if attribute else 'are'} {where} before "
+               f"anything writes them: garbage values. Use `zeros`, or fill it first (`fill_`, `copy_`, `uniform_`, `nn.init.*`)")
+    fixes = []
+    fix = _zeros_fix(model, call, short)
+    if fix is not None:
+        fixes.append(fix)
+    related = [(read, "the uninitialised values are read here")] if read is not None and hasattr(read, "lineno") else []
+    return model.finding(RULE, call, message, fixes=fixes, related=related, factory=short, attribute=attribute)
+
+
+def _zeros_fix(model: ModuleModel, call: ast.Call, short: str) -> Fix | None:
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        base = model.text(func.value)
+    elif model.imports.torch_alias:
+        base = model.imports.torch_alias
+    else:
+        return None
+    if short == "empty_strided":
+        return None
+    new = "zeros_like" if short == "empty_like" else "zeros"
+    edits = [Edit(model.span(func), f"{base}.{new}")]
+    dtype = LEGACY_DTYPES.get(short)
+    if dtype is not None:
+        last = call.args[-1]
+        end = model.span(last)
+        edits.append(Edit(Span(end.end_line, end.end_col, end.end_line, end.end_col), f", dtype={base}.{dtype}"))
+    return Fix(f"Allocate with `{base}.{new}(...)` (defined zeros)", Safety.UNSAFE, tuple(edits))
