@@ -206,11 +206,11 @@ class AutogradLanguageServer(LanguageServer):
         )
         self.units: dict[str, Unit] = {}
         self.options = ClientOptions()
+        self.options_seq = 0  # bumps on every settings change (a slow workspace/configuration answer must not undo a newer push)
         self.init_options_raw = None
         self.project = ProjectSettings()
         self.check_executor = DaemonExecutor("autograd-lsp-check")
         self.jedi_executor = DaemonExecutor("autograd-lsp-jedi")
-        self.confirm_executor = DaemonExecutor("autograd-lsp-confirm")
         self.workspace_executor = DaemonExecutor("autograd-lsp-workspace")
         self.confirmations: dict = {}  # (content hash, finding key, device, python) -> ConfirmResult
         self.confirmed_text: dict = {}  # (content hash, finding key) -> summary shown in the message
@@ -277,6 +277,7 @@ class AutogradLanguageServer(LanguageServer):
                               types.MessageType.Warning)
         changed = options != self.options
         self.options = options
+        self.options_seq += 1
         return changed
 
     def settings_for(self, path: str | None):
@@ -293,12 +294,15 @@ class AutogradLanguageServer(LanguageServer):
     async def pull_configuration(self):
         if not self.client_has("workspace", "configuration"):
             return
+        seq = self.options_seq
         try:
             items = await asyncio.wait_for(self.workspace_configuration_async(types.ConfigurationParams(
                 items=[types.ConfigurationItem(section=SECTION, scope_uri=self.workspace.root_uri)])), 10)
         except Exception as error:
             self.log_message(f"workspace/configuration failed: {error}", types.MessageType.Warning)
             return
+        if seq != self.options_seq:
+            return  # settings pushed while we asked are newer than the answer
         value = items[0] if items else None
         if value is None or value == {}:
             value = self.init_options_raw  # the client has nothing under our section: keep initializationOptions
@@ -626,18 +630,9 @@ async def initialized(ls: AutogradLanguageServer, params: types.InitializedParam
             await asyncio.wait_for(ls.client_register_capability_async(types.RegistrationParams(registrations=registrations)), 10)
         except Exception as error:
             ls.log_message(f"client/registerCapability failed: {error}", types.MessageType.Warning)
+    # No jedi warm-up here: with two cores its import competes with the first analysis for the GIL.
+    # jedi is imported by the first background pass, which only runs when a workspace import is unresolved.
     await ls.pull_configuration()
-    if ls.options.cross_module:
-        ls.jedi_executor.submit(_warm_jedi)
-
-
-def _warm_jedi():
-    try:
-        import jedi  # noqa: F401 - pays the import off the publish path
-    except Exception:
-        pass
-    gc.collect()
-    gc.freeze()
 
 
 @server.feature(types.SHUTDOWN)
@@ -788,7 +783,6 @@ async def workspace_diagnostic(ls: AutogradLanguageServer, params: types.Workspa
         if not previous or any(previous.get(uri) != stamp for uri, stamp in stamps.items()):
             break
         await ls.workspace_changed.wait()
-        previous = {}
 
     token = params.work_done_token
     if token is None and ls.client_has("window", "work_done_progress"):
@@ -1040,8 +1034,9 @@ async def confirm(ls: AutogradLanguageServer, *args):
             ls.show_message(f"autograd-lsp: {message}", types.MessageType.Error)
             return {"status": "error", "message": message}
         token = await _begin_progress(ls, f"autograd-lsp: confirming {code}", f"running the reproducer on {device}…")
-        job = ls.confirm_executor.submit(confirm_finding, analysis.snapshot.source, finding, device=device,
-                                         timeout=ls.options.confirm_timeout, python=ls.options.python)
+        before = _harness_processes()
+        job = _in_thread(confirm_finding, analysis.snapshot.source, finding, device=device,
+                         timeout=ls.options.confirm_timeout, python=ls.options.python)
         waits = [asyncio.wrap_future(job)]
         cancel = ls.work_done_progress.tokens.get(token) if token is not None else None
         if cancel is not None:
@@ -1050,7 +1045,7 @@ async def confirm(ls: AutogradLanguageServer, *args):
         try:
             done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
             if waits[0] not in done:
-                job.cancel()
+                _kill_new_harnesses(before, job, ls.options.confirm_timeout + 5)
                 outcome = "cancelled"
                 ls.show_message(f"autograd-lsp: confirmation of {code} cancelled")
                 return {"status": "cancelled"}
@@ -1061,15 +1056,16 @@ async def confirm(ls: AutogradLanguageServer, *args):
                 ls.show_message(f"autograd-lsp: confirmation of {code} failed: {type(error).__name__}: {error}", types.MessageType.Error)
                 return {"status": "error", "message": f"{type(error).__name__}: {error}"}
             outcome = "done"
-        except asyncio.CancelledError:
-            job.cancel()
+        except asyncio.CancelledError:  # $/cancelRequest on the command
+            _kill_new_harnesses(before, job, ls.options.confirm_timeout + 5)
             outcome = "cancelled"
             raise
         finally:
             if token is not None:
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=outcome))
                 ls.work_done_progress.tokens.pop(token, None)
-        ls.confirmations[cache_key] = result
+        if getattr(result, "status", None) not in ("timeout", "error"):
+            ls.confirmations[cache_key] = result
     summary = _summary(result)
     ls.confirmed_text[(analysis.content_hash, tuple(finding_key(finding)))] = summary
     unit.generation += 1
@@ -1081,6 +1077,65 @@ async def confirm(ls: AutogradLanguageServer, *args):
         return result.to_json()
     except Exception:
         return {"status": str(getattr(result, "status", "unknown")), "summary": summary}
+
+
+def _in_thread(fn, *args, **kwargs) -> concurrent.futures.Future:
+    """Run one confirmation on its own daemon thread: a cancelled run still finishing must not delay the next."""
+    future: concurrent.futures.Future = concurrent.futures.Future()
+
+    def work():
+        if future.set_running_or_notify_cancel():
+            try:
+                future.set_result(fn(*args, **kwargs))
+            except BaseException as error:
+                future.set_exception(error)
+
+    threading.Thread(target=work, name="autograd-lsp-confirm", daemon=True).start()
+    return future
+
+
+def _harness_processes() -> set[int]:
+    """Child processes running the confirm harness (Linux /proc; empty elsewhere)."""
+    found = set()
+    try:
+        tasks = list(Path("/proc/self/task").iterdir())
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for pid in children:
+            try:
+                if b"__agl_harness__" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.add(int(pid))
+            except OSError:
+                continue
+    return found
+
+
+def _kill_new_harnesses(before: set[int], job: concurrent.futures.Future, limit_s: float) -> None:
+    """Cancelling a confirmation stops its sandboxed run: the confirm API has no cancel hook, so the harness
+    processes started since the run began are killed (each leads its own process group), watching until the
+    job ends in case the harness had not started yet."""
+    import os
+    import signal
+    import time
+
+    def watch():
+        deadline = time.monotonic() + limit_s
+        while time.monotonic() < deadline:
+            for pid in _harness_processes() - before:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            if job.done():
+                return
+            time.sleep(0.1)
+
+    threading.Thread(target=watch, name="autograd-lsp-confirm-cancel", daemon=True).start()
 
 
 def _summary(result) -> str:

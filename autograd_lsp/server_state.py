@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .config import ConfigError, Settings, expand_selector, expand_selectors, load_settings
+from .config import ConfigError, Settings, expand_selector, expand_selectors, find_pyproject, load_settings
 from .findings import Finding, Fix, Related, Severity, Span
 
 SECTION = "autogradLsp"
@@ -171,7 +171,9 @@ class ProjectSettings:
         try:
             settings = load_settings(start if start.exists() else Path(root or "."))
         except ConfigError as error:
-            self.problems.append(f"{error} — using the default settings")
+            where = find_pyproject(start) if start.exists() else None
+            message = str(error) if where is None or str(where) in str(error) else f"{where}: {error}"
+            self.problems.append(f"{message} — using the default settings")
             settings = Settings()
         self._cache[start] = settings
         return settings

@@ -2,6 +2,7 @@
 applies the server's workspace edits like an editor would, and waits for diagnostics pushed or pulled."""
 from __future__ import annotations
 
+import ast
 import asyncio
 import sys
 import time
@@ -174,7 +175,7 @@ class Editor:
             text_document=types.TextDocumentIdentifier(uri=uri),
             range=types.Range(start=types.Position(line=line, character=0), end=end),
             context=types.CodeActionContext(diagnostics=diagnostics or [], only=only))), WAIT)
-        return [item for item in result or [] if isinstance(item, types.CodeAction)]
+        return [_as_code_action(item) for item in result or []]
 
     async def resolve(self, action: types.CodeAction) -> types.CodeAction:
         if action.edit is None and action.data is not None:
@@ -190,6 +191,19 @@ class Editor:
     async def command(self, name: str, *arguments):
         return await asyncio.wait_for(self.client.workspace_execute_command_async(types.ExecuteCommandParams(
             command=name, arguments=list(arguments))), WAIT)
+
+
+def _as_code_action(item) -> types.CodeAction:
+    """lsprotocol's client-side hook reads any item with a "command" key as a bare Command, even a CodeAction
+    whose `command` is an object (the confirm actions); real editors tell them apart by that object."""
+    if isinstance(item, types.Command):
+        inner = item.command
+        if isinstance(inner, str):  # cattrs turned the object into its repr on the way
+            assert inner.startswith("{"), f"the server sent a bare Command: {item}"
+            inner = ast.literal_eval(inner)
+        return types.CodeAction(title=item.title, command=types.Command(title=inner["title"], command=inner["command"],
+                                                                         arguments=inner.get("arguments")))
+    return item
 
 
 def codes(diagnostics) -> list[str]:
