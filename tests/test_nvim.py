@@ -1,0 +1,37 @@
+"""A real editor: headless Neovim opens a file with an AG001 bug, gets the diagnostic, applies the
+`torch.no_grad()` quick fix and sees the diagnostic clear (tests/nvim/init.lua does the editor side)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+INIT = Path(__file__).resolve().parent / "nvim" / "init.lua"
+BUGGY = "import torch\na = torch.ones(2, 2, requires_grad=True)\na += 2\n"
+
+pytestmark = pytest.mark.skipif(shutil.which("nvim") is None, reason="Neovim is not installed (apt-get install neovim)")
+
+
+def test_neovim_quick_fix_round_trip(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    target = tmp_path / "leaf.py"
+    target.write_text(BUGGY, encoding="utf-8")
+    result_path = tmp_path / "result.json"
+    env = dict(os.environ, AGL_RESULT=str(result_path), AGL_PYTHON=sys.executable, XDG_STATE_HOME=str(tmp_path / "state"),
+               XDG_DATA_HOME=str(tmp_path / "data"), XDG_CONFIG_HOME=str(tmp_path / "config"))
+    done = subprocess.run(["nvim", "--headless", "-n", "-i", "NONE", "-u", str(INIT), str(target)],
+                          cwd=tmp_path, env=env, capture_output=True, timeout=120)
+    assert result_path.exists(), f"Neovim wrote no result (exit {done.returncode}): {done.stderr.decode()[-2000:]}"
+    result = json.loads(result_path.read_text(encoding="utf-8"))
+    assert done.returncode == 0 and result["status"] == 0, result
+    assert result["steps"] == ["diagnostics", "hover", "applied", "cleared"]
+    assert result["diagnostic"]["code"] == "AG001" and result["diagnostic"]["lnum"] == 2
+    assert result["diagnostic"]["source"] == "autograd-lsp"
+    assert "leaf · requires grad" in result["hover"]
+    assert any(title.startswith("Ignore AG001") for title in result["actions"])
+    assert result["text"] == "import torch\na = torch.ones(2, 2, requires_grad=True)\nwith torch.no_grad():\n    a += 2"
