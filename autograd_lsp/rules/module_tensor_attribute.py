@@ -1,0 +1,244 @@
+"""## What it does
+Flags `self.x = torch.<factory>(…)` (`torch.tensor([...])`, `zeros`, `ones`, `randn`, `arange`, `linspace`,
+`eye`, `from_numpy`…, optionally followed by shape/dtype methods such as `.view(1, 3, 1, 1)`) in the
+`__init__` of an `nn.Module` (or `LightningModule`) subclass, when another method (`forward()`…) then
+uses `self.x` in a computation with other tensors (an operand, an argument next to other values), without
+moving it first (`self.x.to(x.device)`, `.type_as(x)`).
+
+Not flagged: `nn.Parameter(...)`, `self.register_buffer(...)`, Python numbers, 0-dim tensors such as
+`torch.tensor(0.5)` (PyTorch lets a 0-dim CPU tensor combine with tensors on any device), tensors created
+with an explicit `device=`, attributes only used in `__init__` or only as indices.
+
+## Why is this bad?
+A plain tensor attribute is not part of the module's state: `model.to(device)` / `.cuda()` / `.half()`
+move parameters and buffers but leave it where it was, and `state_dict()` does not contain it (seed 002).
+On a GPU the first forward then fails with a device mismatch; on CPU everything looks fine, which is why
+it survives until deployment.
+
+## Example
+```python
+class Normalize(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mean = torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1)
+
+    def forward(self, x):
+        return x - self.mean
+```
+
+## Use instead
+```python
+        self.register_buffer("mean", torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1))
+```
+or `self.register_buffer("mean", ..., persistent=False)` to move with the module without being saved
+in the `state_dict()`.
+
+## Fix safety
+Unsafe: a (persistent) buffer changes the `state_dict()` keys, so checkpoints saved before the change no
+longer load with `strict=True`; the `persistent=False` variant keeps the `state_dict()` unchanged.
+
+## Runtime signature
+On CUDA: `RuntimeError: Expected all tensors to be on the same device, but found at least two devices,
+cuda:0 and cpu!`. On CPU, silent: after `model.to(device)` the attribute stays behind and is missing from
+`state_dict()`.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+
+from ..analysis.model import BindEvent, ClassInfo, ModuleModel
+from ..findings import Edit, Fix, Safety, Severity
+from . import edits
+
+CODE = "AG009"
+NAME = "module-tensor-attribute"
+SEVERITY = Severity.WARNING
+SUMMARY = "Plain tensor attribute set in an nn.Module's __init__: .to(device) leaves it behind"
+RUNTIME_SIGNATURE = "RuntimeError: Expected all tensors to be on the same device | silent: attribute not moved by .to(), not in state_dict()"
+RULE = sys.modules[__name__]
+
+SIZED_FACTORIES = {"zeros", "ones", "empty", "rand", "randn", "full", "eye", "arange", "linspace", "logspace", "randint", "randperm",
+                   "Tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor", "from_numpy", "tensor", "as_tensor"}
+# Methods that keep a tensor where it is (a chain of them after the factory keeps the attribute a plain tensor).
+KEEPS_DEVICE = {"view", "reshape", "unsqueeze", "squeeze", "float", "double", "half", "long", "int", "bool", "t", "transpose",
+                "permute", "expand", "repeat", "flip", "contiguous", "clone", "detach", "mul", "div", "add", "sub", "neg", "exp",
+                "log", "sqrt", "pow", "flatten", "sum", "mean", "cumsum", "triu", "tril", "diag", "softmax", "abs", "reciprocal"}
+# Uses that move or re-type the tensor, or only read metadata: no device problem.
+DEVICE_HANDLED = {"to", "cuda", "cpu", "type_as", "type", "to_dense", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full"}
+METADATA = {"shape", "dtype", "device", "size", "numel", "dim", "ndim", "ndimension", "tolist", "item", "is_cuda", "requires_grad",
+            "nelement", "element_size", "data_ptr", "names", "layout", "is_floating_point", "copy_", "fill_", "zero_"}
+# Classes that manage devices themselves.
+DEVICE_METHODS = {"_apply", "to", "cuda", "_load_from_state_dict", "_save_to_state_dict"}
+
+
+def check(model: ModuleModel):
+    for cls in model.classes.values():
+        if not cls.is_module or DEVICE_METHODS & cls.methods.keys():
+            continue
+        init = cls.methods.get("__init__")
+        if init is None or init.scope is None:
+            continue
+        candidates = [bind for bind in model.of_type(BindEvent)
+                      if bind.ctx.scope is init.scope and bind.name.startswith("self.") and _is_plain_factory_tensor(model, bind)]
+        if not candidates:
+            continue
+        registered = _registered_names(cls)
+        reported = set()
+        for bind in candidates:
+            attr = bind.name.split(".", 1)[1]
+            if attr in registered or attr in reported:
+                continue
+            use = _device_sensitive_use(cls, attr)
+            if use is None:
+                continue
+            reported.add(attr)
+            yield _finding(model, cls, bind, attr, use)
+
+
+def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
+    """The torch factory call at the root of `torch.tensor([...]).view(1, 3, 1, 1).float()`, or None."""
+    while isinstance(node, ast.Call):
+        qualname = model.imports.qualname(node.func)
+        if qualname is not None:
+            if qualname.startswith("torch.") and qualname.count(".") == 1 and qualname.rsplit(".", 1)[-1] in SIZED_FACTORIES:
+                return node
+            return None
+        if not isinstance(node.func, ast.Attribute) or node.func.attr not in KEEPS_DEVICE:
+            return None
+        node = node.func.value
+    return None
+
+
+def _is_plain_factory_tensor(model: ModuleModel, bind: BindEvent) -> bool:
+    value = bind.value
+    prov = bind.prov
+    if value is None or prov is None or not prov.is_tensor:
+        return False
+    call = _factory_call(model, value)
+    if call is None or any(kw.arg in ("device", "out") for kw in call.keywords) or any(kw.arg is None for kw in call.keywords):
+        return False
+    short = model.imports.qualname(call.func).rsplit(".", 1)[-1]
+    if short in ("tensor", "as_tensor"):
+        # torch.tensor(0.5) is 0-dim, usable with tensors on any device: only literal lists are known to have a dimension
+        return bool(call.args) and isinstance(call.args[0], (ast.List, ast.Tuple, ast.ListComp))
+    if short in ("zeros", "ones", "empty", "rand", "randn", "full"):
+        sizes = call.args[:1] if short == "full" else call.args
+        return bool(sizes) and not (len(sizes) == 1 and isinstance(sizes[0], (ast.Tuple, ast.List)) and not sizes[0].elts)  # zeros(())
+    return bool(call.args) or short == "arange"
+
+
+def _registered_names(cls: ClassInfo) -> set[str]:
+    """Names passed to `register_buffer`/`register_parameter` anywhere in the class."""
+    names = set()
+    for node in ast.walk(cls.node):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("register_buffer", "register_parameter")
+                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            names.add(node.args[0].value)
+    return names
+
+
+def _device_sensitive_use(cls: ClassInfo, attr: str) -> ast.AST | None:
+    """A load of `self.<attr>` outside `__init__` that combines it with other (possibly device) tensors."""
+    for name, method in cls.methods.items():
+        if name == "__init__":
+            continue
+        parents = _parents(method.node)
+        for node, parent in parents.items():
+            if (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Load)
+                    and isinstance(node.value, ast.Name) and node.value.id == "self"):
+                use = _combined(node, parents)
+                if use is not None:
+                    return use
+    return None
+
+
+def _parents(function: ast.AST) -> dict:
+    parents = {}
+    stack = [function]
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            parents[child] = node
+            stack.append(child)
+    return parents
+
+
+def _constant(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant))
+
+
+def _combined(node: ast.AST, parents: dict, depth: int = 0) -> ast.AST | None:
+    """Follow `self.x[...]`, `self.x.view(...)` up to where the value meets other values; None if it never does."""
+    parent = parents.get(node)
+    if parent is None or depth > 8:
+        return None
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        grand = parents.get(parent)
+        if parent.attr in DEVICE_HANDLED or parent.attr in METADATA:
+            return None
+        if isinstance(grand, ast.Call) and grand.func is parent:
+            if parent.attr in KEEPS_DEVICE | {"unsqueeze", "index_select", "gather", "expand_as", "view_as"} and all(_constant(a) for a in grand.args):
+                return _combined(grand, parents, depth + 1)
+            others = [a for a in [*grand.args, *(k.value for k in grand.keywords)] if not _constant(a)]
+            return grand if others else None  # self.x.mul(y): combined with y
+        return None
+    if isinstance(parent, ast.Subscript):
+        if parent.value is node:
+            return _combined(parent, parents, depth + 1)  # self.x[:, None]
+        return None  # used as an index: CPU index tensors work on any device
+    if isinstance(parent, ast.BinOp):
+        other = parent.right if parent.left is node else parent.left
+        return parent if not _constant(other) else _combined(parent, parents, depth + 1)
+    if isinstance(parent, ast.Compare):
+        operands = [parent.left, *parent.comparators]
+        return parent if any(not _constant(o) for o in operands if o is not node) else None
+    if isinstance(parent, (ast.List, ast.Tuple)):
+        grand = parents.get(parent)
+        if isinstance(grand, ast.Call) and parent in grand.args:
+            others = [e for e in parent.elts if e is not node and not _constant(e)] + [a for a in grand.args if a is not parent and not _constant(a)]
+            return grand if others else None  # torch.cat([x, self.x])
+        return None
+    if isinstance(parent, ast.Call) and node in parent.args:
+        others = [a for a in [*parent.args, *(k.value for k in parent.keywords)] if a is not node and not _constant(a)]
+        return parent if others else None  # F.conv2d(x, self.kernel), torch.matmul(x, self.P)
+    if isinstance(parent, ast.keyword):
+        call = parents.get(parent)
+        if isinstance(call, ast.Call):
+            others = [a for a in [*call.args, *(k.value for k in call.keywords)] if a is not node and not _constant(a)]
+            return call if others else None
+    return None
+
+
+def _finding(model: ModuleModel, cls: ClassInfo, bind: BindEvent, attr: str, use: ast.AST):
+    value_text = model.text(bind.value)
+    trainable = bind.prov.requires_grad is True
+    if trainable:
+        message = (f"`self.{attr}` requires grad but is a plain tensor attribute of the module `{cls.name}`, not an `nn.Parameter`: "
+                   f"`parameters()` (so the optimizer), `.to(device)` and `state_dict()` all miss it, yet it is used at line {use.lineno}. "
+                   f"Wrap it in `nn.Parameter(...)`")
+    else:
+        message = (f"`self.{attr}` is a plain tensor attribute of the module `{cls.name}`: `.to(device)`/`.cuda()` will not move it and "
+                   f"`state_dict()` will not save it, yet it is combined with other tensors at line {use.lineno}. "
+                   f"Register it with `self.register_buffer(\"{attr}\", ...)`")
+    fixes = []
+    statement = bind.node
+    simple = (isinstance(statement, (ast.Assign, ast.AnnAssign)) and (getattr(statement, "targets", [None])[0] is bind.target or
+                                                                       getattr(statement, "target", None) is bind.target)
+              and (not isinstance(statement, ast.Assign) or len(statement.targets) == 1) and edits.own_line(model, statement))
+    if simple and trainable:
+        torch = model.imports.torch_alias
+        nn = next((local for local, qualname in model.imports.names.items() if qualname == "torch.nn"), None)
+        wrapper = f"{nn}.Parameter" if nn else (f"{torch}.nn.Parameter" if torch else None)
+        if wrapper:
+            fixes.append(Fix(f"Make it a parameter: `{wrapper}(...)`", Safety.UNSAFE, (Edit(model.span(bind.value), f"{wrapper}({value_text})"),)))
+    elif simple:
+        span = model.span(statement)
+        fixes.append(Fix(f"Register as a buffer: `self.register_buffer(\"{attr}\", ...)`", Safety.UNSAFE,
+                         (Edit(span, f'self.register_buffer("{attr}", {value_text})'),)))
+        fixes.append(Fix(f"Register as a non-persistent buffer (not saved in `state_dict()`)", Safety.UNSAFE,
+                         (Edit(span, f'self.register_buffer("{attr}", {value_text}, persistent=False)'),)))
+    return model.finding(RULE, bind.target, message, fixes=fixes, related=[(use, f"`self.{attr}` combined with other tensors here")],
+                         attribute=attr, module=cls.name)
