@@ -130,6 +130,16 @@ a = torch.ones(2, requires_grad=True)
 a += 1
 """
 
+CAUGHT = """
+import torch
+a = torch.ones(2, requires_grad=True)
+try:
+    a += 1
+except RuntimeError as error:
+    print("ignored:", error)
+print("done")
+"""
+
 UNREACHED = """
 import torch
 a = torch.ones(2, requires_grad=True)
@@ -159,6 +169,8 @@ def _other_jobs(tmp: Path) -> dict:
     jobs["memory-python"] = (py_hog, finding("AG001", line_of(py_hog, "a += 1")), {})
     writer = snippet(WRITER)
     jobs["sandbox"] = (writer, finding("AG001", line_of(writer, "a += 1")), {})
+    caught = snippet(CAUGHT)
+    jobs["caught"] = (caught, finding("AG001", line_of(caught, "a += 1")), {})
     unreached = snippet(UNREACHED)
     jobs["unreached"] = (unreached, finding("AG001", line_of(unreached, "a += 1")), {})
     return jobs
@@ -407,6 +419,13 @@ def test_across_notebook_cells(runs):
     assert result.status == "confirmed", result.observed + result.output[-2000:]
     assert result.user_line == result.line and result.user_cell == (2, 2)
     assert "cell 3, line 2" in result.summary()
+
+
+@pytest.mark.slow
+def test_an_error_the_program_catches_still_confirms(runs):
+    result = result_of(runs, "caught")
+    assert result.status == "confirmed" and "caught by the program" in result.observed
+    assert result.user_line == result.line
 
 
 @pytest.mark.slow

@@ -92,7 +92,16 @@ def decide(signature: RuntimeSignature | None, reproducer: Reproducer, outcome: 
             return Verdict("confirmed", probe["detail"], probe.get("line") or line)
         return Verdict("inconclusive", f"the reproducer stopped with {observed}, which is not {signature.code if signature else 'the'} runtime signature", line, forward_line)
 
+    # An error the program raised and caught itself (try/except around the bug) still counts.
     if signature is not None:
+        for raised in facts.get("raised", []):
+            for error in signature.errors:
+                line = raised.get("user_line")
+                if error.matches(raised.get("types", []), raised.get("message", "")) and (
+                    not error.at_flagged_line or (line and reproducer.flagged[0] <= line <= reproducer.flagged[1])
+                ):
+                    kind = raised["types"][0] if raised.get("types") else "Exception"
+                    return Verdict("confirmed", f"{kind}: {_first_line(raised['message'])} (raised, then caught by the program)", line, forward_line)
         for warning in facts.get("warnings", []):
             for expected in signature.warnings:
                 if expected.matches(warning.get("category", []), warning.get("message", "")):
