@@ -15,7 +15,8 @@ from .findings import Finding, Fix, Related, Severity, Span
 SECTION = "autogradLsp"
 DEVICES = ("cpu", "cuda")
 CLIENT_KEYS = {"select", "ignore", "extendSelect", "extend-select", "extend_select", "severity", "python", "confirm",
-               "confirm.enabled", "confirm.timeout", "confirm.device", "workspaceDiagnostics", "debounce", "crossModule"}
+               "confirm.enabled", "confirm.timeout", "confirm.device", "workspaceDiagnostics", "debounce", "crossModule",
+               "interpreter", "trace", "trace.server"}  # the VS Code extension's own keys: an alias and a client-side one
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,8 @@ def parse_client_options(raw) -> tuple[ClientOptions, list[str]]:
             values["severity"] = parsed
 
     python = flat.get("python")
+    if python is None or python == "":
+        python = flat.get("interpreter")
     if python is not None:
         if isinstance(python, str) and python.strip():
             values["python"] = python.strip()

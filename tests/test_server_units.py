@@ -123,6 +123,12 @@ def test_invalid_options_are_reported_and_defaulted(raw, fragment):
     assert options.confirm_timeout == defaults.confirm_timeout and options.select == defaults.select
 
 
+def test_vscode_extension_keys_are_understood():
+    options, problems = parse_client_options({"interpreter": "/venv/bin/python", "trace": {"server": "verbose"}})
+    assert problems == [] and options.python == "/venv/bin/python"
+    assert parse_client_options({"python": "/a", "interpreter": "/b"})[0].python == "/a"
+
+
 def test_missing_settings_are_defaults():
     assert parse_client_options(None) == (ClientOptions(), [])
     assert parse_client_options({}) == (ClientOptions(), [])
