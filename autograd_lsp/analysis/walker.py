@@ -966,7 +966,7 @@ class Walker:
         return None
 
     def _is_optimizer(self, receiver: ast.expr | None, prov: Provenance | None) -> bool:
-        if prov is not None:
+        if prov is not None and prov.origin != "param":  # a helper's parameter is symbolic: judge it by its name
             return prov.kind is Kind.OPTIMIZER
         name = label(receiver) if receiver is not None else None
         if name is None:

@@ -1,0 +1,327 @@
+"""Training steps as the intent rules (AG014–AG017) see them.
+
+A *unit* is one body that runs once per batch: a `for`/`while` body, or a per-batch hook such as
+Lightning's `training_step`. Its *parts* are, in execution order, the forward computations, the
+`backward()` calls, the optimizer steps and the gradient resets it performs — directly, or inside a
+function of the same workspace that it calls (the part then sits at the call, and remembers the event
+inside the helper). Everything here is a query over the walk's events; nothing re-walks the tree.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .model import AttrStoreEvent, CallEvent, Event, FunctionInfo, Loop, ModuleModel, Scope
+from .provenance import Kind, Provenance
+from .torch_api import looks_like_optimizer_name
+
+FORWARD, BACKWARD, STEP, ZERO_GRAD = "forward", "backward", "step", "zero_grad"
+STEP_HOOKS = {"training_step"}  # called by a framework once per batch
+BACKWARD_METHODS = {"manual_backward"}  # Lightning's manual optimisation: `self.manual_backward(loss)`
+ZEROING_METHODS = {"zero_", "fill_", "mul_", "detach_", "requires_grad_"}  # on `p.grad`: `p.grad.zero_()`
+ZEROING_WORDS = ("zero_grad", "clear_grad", "reset_grad", "zero_grads", "set_grad_none", "zerograd")
+
+
+@dataclass(eq=False)
+class Part:
+    kind: str
+    event: Event  # where it happens in the unit's own body (the call into a helper, for indirect parts)
+    inner: Event | None = None  # the event inside the helper, for indirect parts
+
+    @property
+    def seq(self) -> int:
+        return self.event.seq
+
+    @property
+    def node(self) -> ast.AST:
+        return self.event.node
+
+    @property
+    def line(self) -> int:
+        return self.event.node.lineno
+
+
+@dataclass(eq=False)
+class TrainingUnit:
+    node: ast.AST  # the For/While, or the hook's FunctionDef
+    scope: Scope
+    loop: Loop | None = None
+    function: FunctionInfo | None = None
+    parts: list = field(default_factory=list)
+
+    @property
+    def body(self) -> list[ast.stmt]:
+        return self.node.body
+
+    @property
+    def kind(self) -> str:
+        return "loop" if self.loop is not None else "hook"
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+    def of(self, kind: str) -> list[Part]:
+        return [part for part in self.parts if part.kind == kind]
+
+    def contains(self, event: Event) -> bool:
+        if self.loop is not None:
+            return any(loop is self.loop for loop in event.ctx.loops())
+        return event.ctx.scope.function is self.function
+
+    def describe(self) -> str:
+        if self.loop is not None:
+            keyword = "while" if isinstance(self.node, ast.While) else "for"
+            return f"the `{keyword}` loop at line {self.line}"
+        return f"`{self.function.name}()` (called once per batch)"
+
+
+# -- recognising the parts ----------------------------------------------------------------------------
+def is_backward(event: Event) -> bool:
+    return isinstance(event, CallEvent) and (event.role == "backward" or event.method in BACKWARD_METHODS)
+
+
+def is_step(model: ModuleModel, event: Event) -> bool:
+    if not isinstance(event, CallEvent):
+        return False
+    if event.role == "step":
+        return True
+    # AMP: `scaler.step(optimizer)`
+    return event.method == "step" and bool(event.node.args) and _scaler(event.receiver) and optimizer_like(model, event.node.args[0])
+
+
+def is_zeroing(event: Event) -> bool:
+    if isinstance(event, AttrStoreEvent):
+        return event.target.attr == "grad"  # `p.grad = None` / `p.grad = torch.zeros_like(p)`
+    if not isinstance(event, CallEvent):
+        return False
+    if event.role == "zero_grad":
+        return True
+    func = event.node.func
+    if isinstance(func, ast.Attribute) and func.attr in ZEROING_METHODS and _grad_expression(func.value):
+        return True
+    name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
+    return any(word in name.lower() for word in ZEROING_WORDS)
+
+
+def _grad_expression(node: ast.expr) -> bool:
+    while isinstance(node, ast.Attribute) and node.attr == "data":
+        node = node.value
+    return isinstance(node, ast.Attribute) and node.attr == "grad"
+
+
+def _scaler(node: ast.expr | None) -> bool:
+    text = node.attr if isinstance(node, ast.Attribute) else (node.id if isinstance(node, ast.Name) else "")
+    return "scaler" in text.lower()
+
+
+def optimizer_like(model: ModuleModel, node: ast.expr) -> bool:
+    prov = model.prov(node)
+    if prov is not None and prov.origin != "param":
+        return prov.kind is Kind.OPTIMIZER
+    text = node.attr if isinstance(node, ast.Attribute) else (node.id if isinstance(node, ast.Name) else "")
+    return bool(text) and looks_like_optimizer_name(text)
+
+
+def optimizer_of(model: ModuleModel, event: CallEvent) -> str | None:
+    """The optimizer expression a step or zero_grad acts on, as written (`opt_g`, `self.optimizer`)."""
+    if event.method == "step" and event.node.args and _scaler(event.receiver):
+        return model.text(event.node.args[0])
+    return model.text(event.receiver) if event.receiver is not None else None
+
+
+def backward_target(model: ModuleModel, event: CallEvent) -> tuple[ast.expr | None, Provenance | None]:
+    """The tensor a backward call differentiates: `loss` in `loss.backward()`, `self.manual_backward(loss)`,
+    `accelerator.backward(loss)`, `scaler.scale(loss).backward()`, `torch.autograd.backward(loss)`."""
+    receiver = event.receiver
+    if event.method == "backward" and receiver is not None:
+        prov = event.receiver_prov
+        if prov is not None and prov.kind is Kind.TENSOR:
+            return receiver, prov
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "scale" and receiver.args:
+            return receiver.args[0], model.prov(receiver.args[0])
+        if prov is None and not event.node.args:
+            return receiver, None
+    if event.node.args:
+        return event.node.args[0], model.prov(event.node.args[0])
+    return None, None
+
+
+# -- units ------------------------------------------------------------------------------------------
+def training_units(model: ModuleModel) -> list[TrainingUnit]:
+    """Every loop and per-batch hook with its parts (cached on the model)."""
+    cached = model.__dict__.get("_training_units")
+    if cached is not None:
+        return cached
+    summaries = _function_summaries(model)
+    units: list[TrainingUnit] = [TrainingUnit(loop.node, loop.scope, loop=loop) for loop in model.loops]
+    by_loop = {id(unit.loop): unit for unit in units}
+    hooks = {}
+    for info in model.functions.values():
+        if info.name in STEP_HOOKS and info.cls is not None and info.scope is not None:
+            hooks[id(info)] = TrainingUnit(info.node, info.scope, function=info)
+    units.extend(hooks.values())
+    for event in model.events:
+        found = _parts_of(model, event, summaries)
+        if not found:
+            continue
+        for loop in event.ctx.loops():
+            by_loop[id(loop)].parts.extend(found)
+        hook = hooks.get(id(event.ctx.scope.function)) if event.ctx.scope.function is not None else None
+        if hook is not None:
+            hook.parts.extend(found)
+    model.__dict__["_training_units"] = units
+    return units
+
+
+def _parts_of(model: ModuleModel, event: Event, summaries) -> list[Part]:
+    parts = _direct_kinds(model, event)
+    found = [Part(kind, event) for kind in parts]
+    if isinstance(event, CallEvent) and event.function is not None:
+        for kind, inner in summaries.get(id(event.function), {}).items():
+            if kind not in parts:
+                found.append(Part(kind, event, inner))
+    return found
+
+
+def _direct_kinds(model: ModuleModel, event: Event) -> list[str]:
+    if isinstance(event, AttrStoreEvent):
+        return [ZERO_GRAD] if is_zeroing(event) else []
+    if not isinstance(event, CallEvent):
+        return []
+    if event.role == "forward":
+        return [FORWARD]
+    if is_backward(event):
+        return [BACKWARD]
+    if is_step(model, event):
+        return [STEP]
+    if is_zeroing(event):
+        return [ZERO_GRAD]
+    return []
+
+
+def _function_summaries(model: ModuleModel) -> dict[int, dict[str, Event]]:
+    """For each same-workspace function: the kinds of part it performs (itself or through its calls), with an example event."""
+    direct: dict[int, dict[str, Event]] = {}
+    calls: dict[int, list[FunctionInfo]] = {}
+    for event in model.events:
+        function = event.ctx.scope.function
+        if function is None:
+            continue
+        for kind in _direct_kinds(model, event):
+            if kind != FORWARD:
+                direct.setdefault(id(function), {}).setdefault(kind, event)
+        if isinstance(event, CallEvent) and event.function is not None and event.function is not function:
+            calls.setdefault(id(function), []).append(event.function)
+    # functions resolved in other modules (jedi) bring only their own flags
+    for event in model.of_type(CallEvent):
+        info = event.function
+        if info is not None and id(info) not in direct and info.scope is None:
+            kinds = {}
+            if info.calls_backward:
+                kinds[BACKWARD] = event
+            if info.calls_step:
+                kinds[STEP] = event
+            if info.calls_zero_grad:
+                kinds[ZERO_GRAD] = event
+            direct[id(info)] = kinds
+    summaries = {key: dict(value) for key, value in direct.items()}
+    changed = True
+    while changed:
+        changed = False
+        for caller, callees in calls.items():
+            mine = summaries.setdefault(caller, {})
+            for callee in callees:
+                for kind, inner in summaries.get(id(callee), {}).items():
+                    if kind not in mine:
+                        mine[kind] = inner
+                        changed = True
+    return summaries
+
+
+def innermost_unit(model: ModuleModel, event: Event, needs: str | None = None) -> TrainingUnit | None:
+    """The innermost unit containing `event` (that has a part of kind `needs`, if given)."""
+    units = training_units(model)
+    by_loop = {id(unit.loop): unit for unit in units if unit.loop is not None}
+    for loop in event.ctx.loops():
+        unit = by_loop.get(id(loop))
+        if unit is not None and (needs is None or unit.of(needs)):
+            return unit
+    function = event.ctx.scope.function
+    for unit in units:
+        if unit.function is not None and unit.function is function and (needs is None or unit.of(needs)):
+            return unit
+    return None
+
+
+def first_forward(unit: TrainingUnit, model: ModuleModel, before: int | None = None):
+    """The first event of the unit that builds a graph (a module call, or a binding of a graph-carrying value)."""
+    from .model import BindEvent
+
+    for event in model.events:
+        if before is not None and event.seq >= before:
+            break
+        if not unit.contains(event):
+            continue
+        if isinstance(event, CallEvent) and event.role == "forward":
+            return event
+        if isinstance(event, BindEvent) and event.prov is not None and event.prov.has_graph and not event.prov.no_grad:
+            return event
+    return None
+
+
+def forward_statement(model: ModuleModel, unit: TrainingUnit, backward: Part) -> ast.stmt | None:
+    """The statement of the unit's body where the computation reaching `backward` starts.
+
+    Followed by names, backwards from the backward's statement: `loss = crit(out, y)` needs `out`, which
+    `out = model(x)` binds, and so on; the earliest such statement is where the forward begins.
+    """
+    from .syntax import body_statement
+
+    body = unit.body
+    last = body_statement(body, backward.line)
+    if last is None:
+        return None
+    target = backward.event.node if backward.inner is not None else (backward_target(model, backward.event)[0] or backward.event.node)
+    needed = _loaded(target)
+    earliest = last
+    for stmt in reversed(body[: body.index(last)]):
+        if _stored(stmt) & needed:
+            earliest = stmt
+            needed |= _loaded(stmt)
+    # Another loss's backward/step in between (a GAN's discriminator update): start after it.
+    start, end = body.index(earliest), body.index(last)
+    for part in unit.parts:
+        if part.kind in (BACKWARD, STEP) and part is not backward:
+            stmt = body_statement(body, part.line)
+            if stmt is not None and start <= body.index(stmt) < end:
+                start = body.index(stmt) + 1
+    return body[start]
+
+
+def _label(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+def _loaded(node: ast.AST) -> set[str]:
+    names = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.Name, ast.Attribute)) and isinstance(sub.ctx, ast.Load):
+            name = _label(sub)
+            if name:
+                names.add(name)
+    return names
+
+
+def _stored(node: ast.AST) -> set[str]:
+    names = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.Name, ast.Attribute)) and isinstance(sub.ctx, ast.Store):
+            name = _label(sub)
+            if name:
+                names.add(name)
+    return names

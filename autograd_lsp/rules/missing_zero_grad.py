@@ -1,0 +1,188 @@
+"""## What it does
+Flags a training loop body — a `for`/`while` body, or a per-batch hook like Lightning's `training_step`
+with manual optimisation — that calls `backward()` and `optimizer.step()` (directly or through a helper
+function of the same workspace) but never resets the gradients in between: no `optimizer.zero_grad()`,
+`model.zero_grad()`, `zero_grad(set_to_none=True)`, `p.grad = None` or `p.grad.zero_()` in the same body.
+With two optimizers (a GAN), each stepped optimizer needs its own reset.
+
+## Why is this bad?
+`backward()` *adds* to `.grad`. Without a reset, the second step applies the sum of the first two
+batches' gradients, the third the sum of three, and so on: the effective learning rate grows every
+step and training silently diverges or stalls. A `zero_grad()` before the loop runs only once.
+
+## Example
+```python
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+```
+
+## Use instead
+```python
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+```
+Gradient accumulation is fine as long as the reset happens in the loop (e.g. after every `k`-th step).
+
+## Fix safety
+Unsafe: the fix inserts `optimizer.zero_grad()` at the top of the step, before the forward. If the
+accumulation was intended (gradients summed over the whole run), this changes the training.
+
+## Runtime signature
+silent: gradients accumulate across steps (each `step()` applies the sum of all gradients so far).
+"""
+from __future__ import annotations
+
+import ast
+import sys
+
+from ..analysis.model import CallEvent, ModuleModel
+from ..analysis.training import BACKWARD, STEP, ZERO_GRAD, first_forward, forward_statement, innermost_unit, optimizer_of, training_units
+from ..findings import Fix, Safety, Severity
+from . import edits
+
+CODE = "AG016"
+NAME = "missing-zero-grad"
+SEVERITY = Severity.WARNING
+SUMMARY = "Training loop calls backward() and optimizer.step() but never zeroes the gradients"
+RUNTIME_SIGNATURE = "silent: gradients accumulate across steps"
+RULE = sys.modules[__name__]
+
+
+def check(model: ModuleModel):
+    for unit in training_units(model):
+        backwards, steps = unit.of(BACKWARD), unit.of(STEP)
+        if not backwards or not steps:
+            continue
+        own = [step for step in steps if innermost_unit(model, step.event, needs=BACKWARD) is unit]
+        if not own:
+            continue
+        zeros = unit.of(ZERO_GRAD)
+        if not zeros:
+            yield _finding(model, unit, own[0], backwards, missing=None)
+            continue
+        # Every reset names an optimizer: each stepped optimizer needs its own (GAN: d_opt and g_opt).
+        reset = set()
+        for zero in zeros:
+            event = zero.event
+            if zero.inner is not None or not isinstance(event, CallEvent) or event.role != "zero_grad" or event.receiver is None:
+                break  # model.zero_grad(), p.grad = None, a helper: covers what we cannot tell apart
+            if not _optimizer_receiver(model, event):
+                break
+            reset.add(optimizer_of(model, event))
+        else:
+            reported = set()
+            for step in own:
+                if step.inner is not None or not isinstance(step.event, CallEvent):
+                    continue
+                name = optimizer_of(model, step.event)
+                if name and name not in reset and name not in reported:
+                    reported.add(name)
+                    yield _finding(model, unit, step, backwards, missing=name)
+
+
+def _optimizer_receiver(model: ModuleModel, event: CallEvent) -> bool:
+    from ..analysis.training import optimizer_like
+
+    receiver = event.receiver
+    if isinstance(receiver, ast.Call):  # self.optimizers().zero_grad()
+        return False
+    return optimizer_like(model, receiver)
+
+
+def _finding(model, unit, step, backwards, missing):
+    step_event = step.event
+    optimizer = optimizer_of(model, step.inner or step_event) if isinstance(step.inner or step_event, CallEvent) else None
+    backward = max((b for b in backwards if b.seq < step.seq), key=lambda b: b.seq, default=backwards[0])
+    forward = first_forward(unit, model, before=backward.seq)
+    roles = []
+    if forward is not None:
+        roles.append(f"forward `{_short(model, _forward_node(forward))}` (line {forward.node.lineno})")
+    roles.append(f"backward `{_short(model, backward.node)}` (line {backward.line})")
+    step_text = f"step `{_short(model, step.node)}` (line {step.line})"
+    if step.inner is not None:
+        step_text += f", which reaches `{_short(model, step.inner.node)}` (line {step.inner.node.lineno})"
+    roles.append(step_text)
+    where = unit.describe()
+    if missing:
+        message = (f"{where} steps `{missing}` ({step_text}) but only resets other optimizers' gradients: `{missing}`'s "
+                   f"gradients accumulate across iterations. Call `{missing}.zero_grad()` before its forward")
+    else:
+        outside = _zero_grad_outside(model, unit)
+        message = f"{where} runs {', '.join(roles[:-1])} and {roles[-1]}, but never resets the gradients"
+        if outside is not None:
+            message += f" (`{_short(model, outside.node)}` at line {outside.node.lineno} runs outside it)"
+        message += (": every step applies the sum of all gradients so far. "
+                    f"Call `{optimizer or 'optimizer'}.zero_grad()` in the loop body, before the forward")
+    fixes = []
+    name = missing or (optimizer if step.inner is None else _at_call_site(model, step))
+    if name:
+        anchor = forward_statement(model, unit, backward)
+        if anchor is not None and edits.own_line(model, anchor):
+            fixes.append(Fix(f"Insert `{name}.zero_grad()` before the forward", Safety.UNSAFE,
+                             (edits.insert_before(model, anchor, f"{name}.zero_grad()"),)))
+    related = [(backward.node, "gradients are accumulated into `.grad` here")]
+    if forward is not None:
+        related.insert(0, (_forward_node(forward), "the forward starts here"))
+    return model.finding(RULE, step.node, message, fixes=fixes, related=related, optimizer=name, unit_line=unit.line)
+
+
+def _at_call_site(model: ModuleModel, step) -> str | None:
+    """The optimizer a helper steps, as the caller names it: the argument passed for the helper's parameter, or a
+    global / `self.` attribute visible in both places."""
+    inner = step.inner
+    call = step.event
+    if not isinstance(inner, CallEvent) or not isinstance(call, CallEvent) or call.function is None:
+        return None
+    receiver = inner.node.args[0] if inner.method == "step" and inner.node.args and inner.receiver is not None and \
+        inner.role != "step" else inner.receiver
+    function = call.function
+    if inner.ctx.scope.function is not function:
+        return None  # stepped deeper down: keep to one level
+    if isinstance(receiver, ast.Name):
+        args = function.node.args
+        names = [a.arg for a in [*args.posonlyargs, *args.args]]
+        if receiver.id in names:
+            index = names.index(receiver.id) - (1 if function.cls is not None and names and names[0] == "self" else 0)
+            keyword = next((kw for kw in call.node.keywords if kw.arg == receiver.id), None)
+            if keyword is not None:
+                return model.text(keyword.value)
+            return model.text(call.node.args[index]) if 0 <= index < len(call.node.args) else None
+        module_scope = call.ctx.scope
+        while module_scope.parent is not None:
+            module_scope = module_scope.parent
+        global_name = receiver.id in module_scope.bindings and receiver.id not in inner.ctx.scope.bindings
+        return receiver.id if global_name else None
+    if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and receiver.value.id == "self":
+        caller = call.ctx.scope.function
+        if caller is not None and caller.cls is not None and caller.cls is function.cls:
+            return model.text(receiver)
+    return None
+
+
+def _forward_node(event):
+    if isinstance(event, CallEvent):
+        return event.node
+    value = getattr(event, "value", None)
+    return value if value is not None else event.node
+
+
+def _zero_grad_outside(model: ModuleModel, unit):
+    """A reset in the same body that runs around the unit rather than in it: before it, or in an enclosing loop."""
+    start = min(part.seq for part in unit.parts)
+    for event in model.of_type(CallEvent):
+        if event.role != "zero_grad" or event.ctx.scope is not unit.scope or unit.contains(event):
+            continue
+        enclosing = event.ctx.loop
+        if enclosing is None and event.seq < start or enclosing is not None and unit.loop is not None and enclosing.contains(unit.loop):
+            return event
+    return None
+
+
+def _short(model: ModuleModel, node) -> str:
+    text = " ".join(model.text(node).split())
+    return text if len(text) <= 40 else text[:37] + "..."
