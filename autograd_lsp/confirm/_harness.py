@@ -140,6 +140,16 @@ class Hooks:
         if hook is not None and self.outcome is None:
             hook(_user_frame())
 
+    def caught(self):
+        """Called first thing in every `except` block of the reproducer: the program caught this."""
+        error = sys.exc_info()[1]
+        if isinstance(error, _Stop):  # a bare `except:` must not swallow a probe's verdict
+            raise error
+        raised = RESULT.setdefault("raised", [])
+        if isinstance(error, Exception) and len(raised) < _MAX_CAUGHT:
+            lines = [f["user_line"] for f in _frames(error.__traceback__) if f["user_line"]]
+            raised.append({"types": _mro_names(error), "message": str(error)[:2000], "user_line": lines[-1] if lines else None})
+
     def track_class(self, cls):
         if self.name != "module_attribute" or not isinstance(cls, type):
             return
@@ -663,26 +673,6 @@ def _record_warning(message, category, filename, lineno):
 
 
 _MAX_CAUGHT = 20
-_seen_exceptions = set()
-
-
-def _trace_calls(frame, event, arg):
-    """Trace only the reproducer's frames, and in them only exceptions (no line events)."""
-    if frame.f_code.co_filename != REPRO:
-        return None
-    frame.f_trace_lines = False
-    return _trace_exceptions
-
-
-def _trace_exceptions(frame, event, arg):
-    if event == "exception":
-        error = arg[1]
-        if isinstance(error, Exception) and id(error) not in _seen_exceptions and len(_seen_exceptions) < _MAX_CAUGHT:
-            _seen_exceptions.add(id(error))
-            RESULT.setdefault("raised", []).append(
-                {"types": _mro_names(error), "message": str(error)[:2000], "user_line": user_line(frame.f_lineno)}
-            )
-    return _trace_exceptions
 
 
 def main():
@@ -733,7 +723,6 @@ def main():
     sys.modules["__main__"] = module
     sys.argv = [REPRO]
     started = time.perf_counter()
-    sys.settrace(_trace_calls)  # exceptions the program catches itself (try/except around the bug)
     try:
         exec(code, module.__dict__)
         RESULT["completed"] = True
@@ -752,7 +741,6 @@ def main():
         mapped = [f["user_line"] for f in RESULT["exception"]["frames"] if f["user_line"]]
         RESULT["exception"]["user_line"] = mapped[-1] if mapped else None
         del error
-    sys.settrace(None)
     RESULT["run_s"] = round(time.perf_counter() - started, 3)
     if RESULT.get("completed") or RESULT.get("stopped_by_probe"):
         try:

@@ -647,6 +647,9 @@ def build(source: Source, finding: Finding, force_mode: str | None = None) -> Re
     trains = _training_functions(tree)
     _Bounder(trains, notes).visit(work)
     _FakeData(notes).visit(work)
+    for node in ast.walk(work):  # errors the program catches itself are still reported
+        if isinstance(node, ast.ExceptHandler):
+            node.body.insert(0, _hook("caught", node.lineno))
 
     entry = None
     reach_check = True
@@ -675,7 +678,8 @@ def build(source: Source, finding: Finding, force_mode: str | None = None) -> Re
     program = ast.unparse(work)
     header = [
         f"# autograd-lsp reproducer for {code} at {source.path or '<buffer>'}:{line} ({mode}{': ' + entry if entry else ''})",
-        "# __agl__ is the harness's instrumentation: before()/after() mark the flagged statement, bound() caps loops.",
+        "# __agl__ is the harness's instrumentation: before()/after() mark the flagged statement, bound() caps loops,",
+        "# caught() records exceptions the program catches, fake_dataset() stands in for downloads.",
     ]
     text = "\n".join(header) + "\n" + program + "\n"
     line_map = _line_map(work, text, len(header))
