@@ -862,6 +862,9 @@ class Walker:
                             dtype=api.FLOAT if requires_grad else None, origin=f"{self.model.text(node.func)}(...)", graph=graph, no_grad=self.no_grad,
                             loop=self.loop, epoch=self.epoch, scalar=_reduction_scalar(reduction) if loss else None, node=node, nondiff=cut,
                             composed_from=frozenset().union(*(p.composed_from for p in inputs)))
+        width = _layer_width(name, built)
+        if width is not None and width > 1:
+            result = result.but(scalar=False)  # nn.Linear(10, 5)(x): at least 5 elements
         if requires_grad and name in _LAYERS_SAVING_OUTPUT:
             result = result.but(saved_by=name, saved_node=node)  # nn.Sigmoid()(x): its output is kept for backward (AG006)
         return result
@@ -1226,6 +1229,19 @@ class Walker:
 
 
 _LAYERS_SAVING_OUTPUT = {"Sigmoid", "Tanh", "ReLU", "Softmax", "LogSoftmax"}
+# torch.nn layers whose output has at least `width` elements: (position, keyword) of that argument.
+_LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), "Conv1d": (1, "out_channels"),
+                "Conv2d": (1, "out_channels"), "Conv3d": (1, "out_channels"), "ConvTranspose1d": (1, "out_channels"),
+                "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim")}
+
+
+def _layer_width(name: str | None, built: ast.Call | None) -> int | None:
+    if name not in _LAYER_WIDTH or built is None:
+        return None
+    index, keyword = _LAYER_WIDTH[name]
+    node = built.args[index] if len(built.args) > index else next((kw.value for kw in built.keywords if kw.arg == keyword), None)
+    value = _const(node)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 # Ops whose result can have fewer elements than their inputs (select(0, i) of a vector is 0-dim): numel unknown.
 _SHAPE_CHANGING = {"select", "narrow", "index_select", "gather", "take", "take_along_dim", "masked_select", "matmul", "mm", "bmm", "mv",
                    "unfold", "diag", "diagonal", "chunk", "split", "unbind", "tensordot", "inner", "vdot", "kron", "trace", "dot"}
