@@ -68,6 +68,9 @@ KEEPS_DEVICE = {"view", "reshape", "unsqueeze", "squeeze", "float", "double", "h
 DEVICE_HANDLED = {"to", "cuda", "cpu", "type_as", "type", "to_dense", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full"}
 METADATA = {"shape", "dtype", "device", "size", "numel", "dim", "ndim", "ndimension", "tolist", "item", "is_cuda", "requires_grad",
             "nelement", "element_size", "data_ptr", "names", "layout", "is_floating_point", "copy_", "fill_", "zero_"}
+# Calls that only inspect or report a value.
+PASSIVE_CALLS = {"isinstance", "print", "len", "getattr", "hasattr", "setattr", "repr", "str", "format", "type", "id", "log", "info",
+                 "debug", "warning", "warn", "add_scalar", "add_histogram", "assert_close", "register_buffer", "deepcopy", "copy"}
 # Classes that manage devices themselves.
 DEVICE_METHODS = {"_apply", "to", "cuda", "_load_from_state_dict", "_save_to_state_dict"}
 
@@ -197,19 +200,30 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0) -> ast.AST | None:
         return parent if any(not _constant(o) for o in operands if o is not node) else None
     if isinstance(parent, (ast.List, ast.Tuple)):
         grand = parents.get(parent)
-        if isinstance(grand, ast.Call) and parent in grand.args:
+        if isinstance(grand, ast.Call) and parent in grand.args and not _moves_or_inspects(grand):
             others = [e for e in parent.elts if e is not node and not _constant(e)] + [a for a in grand.args if a is not parent and not _constant(a)]
             return grand if others else None  # torch.cat([x, self.x])
         return None
     if isinstance(parent, ast.Call) and node in parent.args:
+        if _moves_or_inspects(parent):
+            return None
         others = [a for a in [*parent.args, *(k.value for k in parent.keywords)] if a is not node and not _constant(a)]
         return parent if others else None  # F.conv2d(x, self.kernel), torch.matmul(x, self.P)
     if isinstance(parent, ast.keyword):
         call = parents.get(parent)
-        if isinstance(call, ast.Call):
+        if isinstance(call, ast.Call) and not _moves_or_inspects(call):
             others = [a for a in [*call.args, *(k.value for k in call.keywords)] if a is not node and not _constant(a)]
             return call if others else None
     return None
+
+
+def _moves_or_inspects(call: ast.Call) -> bool:
+    """`torch.as_tensor(self.x, device=d)`, `self.x.to(...)`, `print(..., self.x)`: no device mismatch can come of it."""
+    if any(kw.arg == "device" for kw in call.keywords):
+        return True
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else None)
+    return name in PASSIVE_CALLS or name in DEVICE_HANDLED
 
 
 def _finding(model: ModuleModel, cls: ClassInfo, bind: BindEvent, attr: str, use: ast.AST):
