@@ -129,11 +129,17 @@ def run_measured(cmd: list[str], cwd: str | Path | None = None, env: dict | None
             out_handle.close()
         if err_path:
             err_handle.close()
-            stderr_text = err_path.read_text("utf-8", "replace")
+            try:
+                stderr_text = err_path.read_text("utf-8", "replace")
+            except OSError:
+                stderr_text = ""
     stdout_text = ""
     if stdout_path:
-        with open(stdout_path, "rb") as handle:
-            stdout_text = handle.read(20000).decode("utf-8", "replace")
+        try:
+            with open(stdout_path, "rb") as handle:
+                stdout_text = handle.read(20000).decode("utf-8", "replace")
+        except OSError:
+            pass
     return RunResult(cmd, wall, usage.ru_maxrss / 1024, peak[0], usage.ru_utime, usage.ru_stime, proc.returncode, stdout_text, stderr_text)
 
 

@@ -37,9 +37,9 @@ QUICK_SUBDIR = "skorch/callbacks"
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small subset, 1 repetition, no TorchFix, < 2 min (CI smoke test)")
-    parser.add_argument("--reps", type=int, help="CLI repetitions (alternated); default 5, quick 1")
-    parser.add_argument("--server-reps", type=int, help="server sessions per kind; default 5, quick 1")
-    parser.add_argument("--confirm-reps", type=int, help="repetitions per confirm sample; default 3, quick 1")
+    parser.add_argument("--reps", type=int, help="CLI repetitions (alternated); default 3 (one CLI run over the corpus takes ~1 min idle), quick 1")
+    parser.add_argument("--server-reps", type=int, help="server sessions per kind; default 3, quick 1")
+    parser.add_argument("--confirm-reps", type=int, help="repetitions per confirm sample; default 2, quick 1")
     parser.add_argument("--edits", type=int, help="sequential one-character edits; default 200, quick 40")
     parser.add_argument("--burst", type=int, help="edits sent in one burst; default 200, quick 40")
     parser.add_argument("--torchfix", choices=["full", "subset", "off"], help="TorchFix on the whole corpus (1 run), on the "
@@ -55,9 +55,9 @@ def parse_args(argv=None):
                         "load average is below LOAD (default: don't wait)")
     args = parser.parse_args(argv)
     quick = args.quick
-    args.reps = args.reps or (1 if quick else 5)
-    args.server_reps = args.server_reps or (1 if quick else 5)
-    args.confirm_reps = args.confirm_reps or (1 if quick else 3)
+    args.reps = args.reps or (1 if quick else 3)
+    args.server_reps = args.server_reps or (1 if quick else 3)
+    args.confirm_reps = args.confirm_reps or (1 if quick else 2)
     args.edits = args.edits or (40 if quick else 200)
     args.burst = args.burst if args.burst is not None else (40 if quick else 200)
     args.torchfix = args.torchfix or ("off" if quick else "full")
@@ -74,6 +74,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     started = time.time()
     WORK_DIR.mkdir(parents=True, exist_ok=True)
+    lock = _exclusive_run()  # held until exit: two runs at once would share caches/logs and slow each other down
     shutil.rmtree(LOG_DIR, ignore_errors=True)  # logs describe the latest run only
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     python = sys.executable
@@ -188,6 +189,23 @@ def main(argv=None) -> int:
     (WORK_DIR / ("results-quick.json" if args.quick else "results.json")).write_text(json.dumps(data, default=_jsonable, indent=1))
     log(f"wrote {args.output} in {data['elapsed_s']:.0f} s")
     return 0
+
+
+def _exclusive_run():
+    """Take bench/.work/run.lock, waiting while another benchmark run holds it."""
+    import fcntl
+    handle = open(WORK_DIR / "run.lock", "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        log(f"another benchmark run holds {WORK_DIR / 'run.lock'} ({handle.read().strip() or '?'}); waiting for it to finish …")
+        fcntl.flock(handle, fcntl.LOCK_EX)
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"pid {os.getpid()}: {' '.join(sys.argv)}\n")
+    handle.flush()
+    return handle
 
 
 def _jsonable(value):
