@@ -1,0 +1,471 @@
+"""## What it does
+Flags a tensor that carries an autograd graph (a loss, a model output) accumulated across the iterations of
+a loop — `total += loss`, `total = total + loss`, `losses.append(loss)`, `history["loss"].append(loss)` —
+where the accumulator is never backpropagated: either the loop already calls `backward()` on that loss,
+or every later use of the accumulator only logs it (`print`, f-strings, `.item()`, `writer.add_scalar`…).
+A Lightning-style `training_step` that appends its returned loss to `self.<list>` (never cleared) is the
+same bug across calls.
+
+## Why is this bad?
+The accumulator is a tensor too: `total + loss` records an addition node whose inputs are every
+iteration's graph. Nothing is freed until `total` dies, so memory grows with each iteration — activations
+included when the loop does not call `backward()` (an evaluation loop without `torch.no_grad()`).
+
+## Example
+```python
+total_loss = 0.0
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    total_loss += loss
+print(total_loss / len(loader))
+```
+
+## Use instead
+```python
+    total_loss += loss.item()   # a Python float: no graph
+```
+or `loss.detach()` when the accumulator must stay a tensor (e.g. summed on the GPU, `.item()` once).
+
+## Fix safety
+Both fixes are safe here, because the rule only fires when nothing backpropagates through the
+accumulator. `.item()` is offered first when the loss is known to be a scalar and every use of the
+accumulator also works on a float (printing, logging, arithmetic, comparisons); otherwise `.detach()`,
+which keeps the accumulator a tensor, comes first.
+
+## Runtime signature
+silent: memory grows every iteration (the accumulator keeps one graph per iteration alive; the
+accumulator has a `grad_fn`).
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass
+
+from ..analysis.model import BindEvent, CallEvent, ClassInfo, Event, Loop, ModuleModel
+from ..analysis.provenance import Kind, Provenance, flatten
+from ..analysis.syntax import parents
+from ..analysis.training import BACKWARD, backward_target, training_units
+from ..findings import Edit, Fix, Safety, Severity
+
+CODE = "AG015"
+NAME = "loss-accumulation-keeps-graph"
+SEVERITY = Severity.WARNING
+SUMMARY = "Loss tensor accumulated across loop iterations without .item()/.detach(): every graph stays alive"
+RUNTIME_SIGNATURE = "silent: memory grows every iteration; the accumulator has a grad_fn"
+RULE = sys.modules[__name__]
+
+APPENDERS = {"append", "extend", "insert"}
+# Calls that take the accumulated value and only report it.
+REPORTERS = {"print", "str", "repr", "format", "len", "float", "int", "round", "isinstance", "type", "bool"}
+REPORTER_METHODS = {"info", "debug", "warning", "warn", "error", "log", "log_dict", "add_scalar", "add_scalars", "set_postfix",
+                    "set_description", "write", "format", "log_metrics", "set_postfix_str", "report"}
+# Aggregates: the result is still the accumulated value (a float for floats, a tensor for tensors).
+AGGREGATES = {"sum", "min", "max", "mean", "average", "median", "fsum", "array", "asarray", "sorted", "list", "tuple", "abs"}
+TENSOR_ONLY = {"stack", "cat", "tensor", "as_tensor"}
+CUTS = {"item", "tolist", "detach", "numpy", "data"}  # the result has no graph: nothing past it matters
+METADATA = {"shape", "dtype", "device", "requires_grad", "grad_fn", "is_leaf", "size", "dim", "numel", "ndim", "clear", "__len__"}
+
+PASSIVE, FLOAT_OK, TENSOR, BACKWARDED, ESCAPE = "passive", "float", "tensor", "backward", "escape"
+
+
+@dataclass
+class Accumulation:
+    event: Event
+    statement: ast.stmt
+    accumulator: str  # label or expression text (`total`, `self.losses`, `history["loss"]`)
+    base: str  # the name the accumulator lives in (`history` for `history["loss"]`)
+    value: ast.expr  # what is accumulated
+    prov: Provenance | None  # None: unknown (e.g. `criterion(model(x), y)` with `model` a parameter)
+    form: str  # "augassign" | "add" | "append"
+
+
+def check(model: ModuleModel):
+    reported = set()
+    for accumulation in _accumulations(model):
+        key = (accumulation.accumulator, id(accumulation.statement))
+        if key in reported:
+            continue
+        finding = _judge(model, accumulation)
+        if finding is not None:
+            reported.add(key)
+            yield finding
+
+
+# -- what is accumulated ------------------------------------------------------------------------------
+def _graph_value(prov: Provenance | None) -> Provenance | None:
+    if prov is None:
+        return None
+    for item in flatten([prov]) if prov.kind is Kind.SEQUENCE else [prov]:
+        if item is not None and item.kind is Kind.TENSOR and item.has_graph and not item.no_grad and not item.detached:
+            return item
+    return None
+
+
+UNKNOWN = object()
+
+
+def _candidate(model: ModuleModel, value: ast.expr):
+    """The accumulated value's graph provenance; UNKNOWN when the walk could not tell (a name fed by unknown calls)."""
+    prov = model.prov(value)
+    found = _graph_value(prov)
+    if found is not None:
+        return found
+    if prov is None and _loss_name(value) is not None:
+        return UNKNOWN
+    return None
+
+
+def _loss_name(value: ast.expr) -> str | None:
+    """`loss`, `loss * x.size(0)`, `loss.cpu()`: the one name whose tensor is accumulated."""
+    if isinstance(value, ast.Name):
+        return value.id
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Mult, ast.Div)):
+        left, right = _loss_name(value.left), _loss_name(value.right)
+        return left if right is None else (right if left is None else None)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("cpu", "to", "cuda", "squeeze", "mean",
+                                                                                                    "sum") and not value.args[1:]:
+        return _loss_name(value.func.value)
+    return None
+
+
+def _label(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+def _accumulator(model: ModuleModel, node: ast.expr) -> tuple[str, str] | None:
+    name = _label(node)
+    if name is not None:
+        return name, name
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        base = _label(node.value)
+        if base is not None:
+            return model.text(node), base
+    return None
+
+
+def _accumulations(model: ModuleModel):
+    for event in model.events:
+        if isinstance(event, BindEvent):
+            stmt = event.node
+            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
+                prov = _candidate(model, stmt.value)
+                if prov is not None and _label(stmt.target) == event.name and not _number(model, event):
+                    yield Accumulation(event, stmt, event.name, event.name, stmt.value, None if prov is UNKNOWN else prov, "augassign")
+            elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add):
+                binop = stmt.value
+                for mine, other in ((binop.left, binop.right), (binop.right, binop.left)):
+                    if _label(mine) == event.name and _label(event.target) == event.name:
+                        prov = _candidate(model, other)
+                        if prov is not None:
+                            yield Accumulation(event, stmt, event.name, event.name, other, None if prov is UNKNOWN else prov, "add")
+                        break
+        elif isinstance(event, CallEvent) and event.method in APPENDERS and event.receiver is not None and event.node.args:
+            value = event.node.args[-1]
+            prov = _candidate(model, value)
+            names = _accumulator(model, event.receiver)
+            if prov is not None and names is not None and isinstance(event.ctx.statement, ast.Expr):
+                yield Accumulation(event, event.ctx.statement, names[0], names[1], value, None if prov is UNKNOWN else prov, "append")
+
+
+def _number(model: ModuleModel, event: BindEvent) -> bool:
+    """`total += loss` where the result is known to hold no graph (a float accumulator fed a float)."""
+    prov = event.prov
+    return prov is not None and prov.kind is Kind.NUMBER
+
+
+# -- is it kept across iterations, and never backpropagated? -------------------------------------------
+def _judge(model: ModuleModel, acc: Accumulation):
+    event = acc.event
+    loop = next((loop for loop in event.ctx.loops() if not _reset_in(loop.node.body, acc)), None)
+    hook = None
+    if loop is None:
+        hook = _step_hook(model, event, acc)
+        if hook is None:
+            return None
+    elif not _defined_before(model, acc, loop):
+        return None
+    backward = _per_iteration_backward(model, acc, loop, hook)
+    if acc.prov is None and backward is None:
+        return None  # unknown value: only a backward of the very same tensor tells us it has a graph
+    uses = _uses(model, acc)
+    if BACKWARDED in uses:
+        return None
+    if backward is None and hook is None and (ESCAPE in uses or not uses):
+        return None  # the accumulated graph may be wanted (summed losses backpropagated later, or by a caller)
+    return _finding(model, acc, loop, hook, backward, uses)
+
+
+def _reset_in(body: list[ast.stmt], acc: Accumulation) -> bool:
+    """The accumulator is re-created inside this body (so it does not outlive an iteration of it)."""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if node is acc.statement:
+                continue
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node is not acc.statement:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(_label(target) in (acc.accumulator, acc.base) for target in targets):
+                    return True
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "clear" and \
+                    _label(node.func.value) == acc.base:
+                return True
+            elif isinstance(node, ast.Delete) and any(acc.base in ast.unparse(target) for target in node.targets):
+                return True
+    return False
+
+
+def _defined_before(model: ModuleModel, acc: Accumulation, loop: Loop) -> bool:
+    if acc.base.startswith("self."):
+        return True
+    for event in model.events:
+        if event.seq >= acc.event.seq:
+            break
+        if isinstance(event, BindEvent) and event.name == acc.base and event.ctx.scope is acc.event.ctx.scope and \
+                not any(l is loop for l in event.ctx.loops()):
+            return True
+    return False
+
+
+def _step_hook(model: ModuleModel, event: Event, acc: Accumulation):
+    """A per-batch hook (`training_step`) accumulating into `self.x` that no other method resets."""
+    function = event.ctx.scope.function
+    if function is None or function.cls is None or not acc.base.startswith("self.") or event.ctx.loop is not None or acc.prov is None:
+        return None
+    unit = next((u for u in training_units(model) if u.function is function), None)
+    if unit is None:
+        return None
+    attr = acc.base[len("self."):]
+    for name, method in function.cls.methods.items():
+        if name == "__init__" or method is function:
+            continue
+        if _reset_in(method.node.body, acc):
+            return None
+    return unit if _returns_graph(model, function, acc.prov) or unit.of(BACKWARD) else None
+
+
+def _returns_graph(model: ModuleModel, function, prov: Provenance) -> bool:
+    for node in ast.walk(function.node):
+        if isinstance(node, ast.Return) and node.value is not None:
+            returned = model.prov(node.value)
+            if returned is not None and returned.kind is Kind.TENSOR and returned.graph & prov.graph:
+                return True
+            if isinstance(node.value, ast.Dict):  # Lightning: return {"loss": loss, ...}
+                for value in node.value.values:
+                    returned = model.prov(value)
+                    if returned is not None and returned.kind is Kind.TENSOR and returned.graph & prov.graph:
+                        return True
+    return False
+
+
+def _per_iteration_backward(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook):
+    """A backward() in the same iteration through the accumulated value's graph: the accumulator can never be
+    backpropagated itself (its graph was freed), so it is only kept for logging."""
+    units = [u for u in training_units(model) if (loop is not None and u.loop is loop) or (hook is not None and u is hook)]
+    for unit in units:
+        for part in unit.of(BACKWARD):
+            if part.inner is not None or not isinstance(part.event, CallEvent):
+                continue
+            keyword = part.event.keyword("retain_graph")
+            if keyword is not None and not (isinstance(keyword.value, ast.Constant) and keyword.value.value is False):
+                continue
+            target, prov = backward_target(model, part.event)
+            if acc.prov is None:
+                if _same_tensor(model, acc, target, part):
+                    return part
+                continue
+            if prov is not None and prov.kind is Kind.TENSOR and prov.graph & acc.prov.graph and id(acc.statement) not in prov.graph:
+                return part
+    if hook is not None and _returns_graph(model, hook.function, acc.prov):
+        return hook  # the framework backpropagates the returned loss
+    return None
+
+
+def _same_tensor(model: ModuleModel, acc: Accumulation, target, part) -> bool:
+    """`loss.backward()` and `total += loss` with no rebinding of `loss` between them."""
+    name = _loss_name(acc.value)
+    if name is None or not isinstance(target, ast.Name) or target.id != name:
+        return False
+    low, high = sorted((acc.event.seq, part.seq))
+    scope = acc.event.ctx.scope
+    for event in model.events:
+        if low < event.seq < high and isinstance(event, BindEvent) and event.name == name and event.ctx.scope is scope:
+            return False
+    return True
+
+
+# -- how the accumulator is used afterwards -------------------------------------------------------------
+def _uses(model: ModuleModel, acc: Accumulation) -> set[str]:
+    scope = acc.event.ctx.scope
+    root = scope.node if scope.function is not None else model.tree
+    if acc.base.startswith("self.") and scope.function is not None and scope.function.cls is not None:
+        roots = [method.node for method in scope.function.cls.methods.values()]
+    else:
+        roots = [root]
+    kinds: set[str] = set()
+    for root in roots:
+        parent_of = parents(model, root)
+        for node in _loads(root, acc.base):
+            if _inside(node, acc.statement):
+                continue
+            kinds.add(_use(model, node, parent_of, depth=0))
+    return kinds
+
+
+def _loads(root: ast.AST, name: str):
+    stack = list(ast.iter_child_nodes(root)) if isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)) else [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and _label(node) == name:
+            yield node
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _inside(node: ast.AST, stmt: ast.stmt) -> bool:
+    return any(sub is node for sub in ast.walk(stmt))
+
+
+def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
+    """PASSIVE (reported; fine as a float too), TENSOR (needs a tensor), BACKWARDED, or ESCAPE (unknown)."""
+    kind = FLOAT_OK
+    current = node
+    while True:
+        parent = parent_of.get(id(current))
+        if parent is None:
+            return ESCAPE
+        if isinstance(parent, ast.Attribute) and parent.value is current:
+            grand = parent_of.get(id(parent))
+            attr = parent.attr
+            if attr in METADATA:
+                return TENSOR if attr not in ("clear", "__len__") else kind
+            if attr in CUTS:
+                return TENSOR
+            if isinstance(grand, ast.Call) and grand.func is parent:
+                if attr == "backward":
+                    return BACKWARDED
+                kind = TENSOR
+                current = grand  # total.mean(), total.cpu(): still the accumulated graph
+                continue
+            return ESCAPE
+        if isinstance(parent, ast.Call) and parent.func is not current:
+            func = parent.func
+            name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
+            qualname = model.imports.qualname(func) or name
+            if qualname.endswith("autograd.backward") or qualname.endswith("autograd.grad") or name in ("backward", "manual_backward"):
+                return BACKWARDED
+            if name in REPORTERS and isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and name in REPORTER_METHODS:
+                return kind
+            if name in AGGREGATES:
+                current = parent
+                continue
+            if name in TENSOR_ONLY and qualname.startswith("torch"):
+                kind = TENSOR
+                current = parent
+                continue
+            return ESCAPE
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp)) or isinstance(parent, ast.Subscript) and parent.value is current:
+            current = parent
+            continue
+        if isinstance(parent, (ast.Compare, ast.FormattedValue, ast.JoinedStr)):
+            return kind
+        if isinstance(parent, ast.keyword):
+            current = parent
+            continue
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is current and depth < 2:
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            names = [_label(target) for target in targets]
+            if not all(names):
+                return ESCAPE
+            root = _enclosing_scope(parent_of, parent)
+            results = {_use(model, load, parent_of, depth + 1) for name in names for load in _loads_after(root, name, parent)}
+            for worst in (BACKWARDED, ESCAPE, TENSOR):
+                if worst in results:
+                    return worst
+            return kind
+        if isinstance(parent, ast.AugAssign) and parent.value is current:
+            return ESCAPE
+        if isinstance(parent, ast.Expr):
+            return kind
+        return ESCAPE
+
+
+def _enclosing_scope(parent_of, node):
+    current = node
+    while True:
+        parent = parent_of.get(id(current))
+        if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            return parent if parent is not None else current
+        current = parent
+
+
+def _loads_after(root, name, stmt):
+    line = stmt.end_lineno or stmt.lineno
+    return [node for node in _loads(root, name) if node.lineno > line or node.lineno == line and node.col_offset > stmt.col_offset]
+
+
+# -- the finding ----------------------------------------------------------------------------------------
+def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, backward, uses: set[str]):
+    value_text = model.text(acc.value)
+    statement = " ".join(model.text(acc.statement).split())
+    if len(statement) > 50:
+        statement = statement[:47] + "..."
+    where = f"every iteration of the loop at line {loop.node.lineno}" if loop is not None else f"every call of `{hook.function.name}()`"
+    origin = _graph_start(model, acc.prov)
+    facts = []
+    if origin is not None:
+        facts.append(f"forward at line {origin.lineno}")
+    if backward is hook and hook is not None:
+        facts.append(f"backpropagated by the framework when `{hook.function.name}()` returns it")
+    elif backward is not None:
+        facts.append(f"already backpropagated by `{model.text(backward.node)}` at line {backward.line}")
+    else:
+        facts.append(f"never backpropagated: `{acc.base}` is only logged")
+    message = (f"`{statement}` makes `{acc.accumulator}` reference the graph of `{value_text}` from {where} "
+               f"({'; '.join(facts)}): memory grows each iteration. Accumulate `{_suffixed(value_text, acc.value, 'item')}` "
+               f"or `{_suffixed(value_text, acc.value, 'detach')}`")
+    fixes = []
+    if acc.prov is not None:
+        scalar = acc.prov.scalar
+    else:  # `loss.backward()` without a gradient only works on a scalar
+        scalar = backward is not None and backward is not hook and not backward.event.node.args and not backward.event.keyword("gradient")
+    item_ok = scalar is True and uses <= {FLOAT_OK}
+    detach = Fix(f"Accumulate `{_suffixed(value_text, acc.value, 'detach')}`", Safety.SAFE,
+                 (Edit(model.span(acc.value), _suffixed(value_text, acc.value, "detach")),))
+    if scalar is True:
+        item = Fix(f"Accumulate `{_suffixed(value_text, acc.value, 'item')}` (a Python float)", Safety.SAFE if item_ok else Safety.UNSAFE,
+                   (Edit(model.span(acc.value), _suffixed(value_text, acc.value, "item")),))
+        fixes = [item, detach] if item_ok else [detach, item]
+    else:
+        fixes = [detach]
+    related = []
+    if origin is not None:
+        related.append((origin, "the graph is built here"))
+    if backward is not None and backward is not hook:
+        related.append((backward.node, "this backward frees the graph's buffers, but the accumulator still references it"))
+    return model.finding(RULE, acc.statement, message, fixes=fixes, related=related, accumulator=acc.accumulator,
+                         loop_line=loop.node.lineno if loop is not None else None)
+
+
+def _graph_start(model: ModuleModel, prov: Provenance | None):
+    """The earliest forward call in the value's graph (else the node that made it)."""
+    if prov is None:
+        return None
+    for event in model.of_type(CallEvent):
+        if event.role == "forward" and id(event.node) in prov.graph:
+            return event.node
+    node = prov.node
+    return node if node is not None and hasattr(node, "lineno") else None
+
+
+def _suffixed(text: str, node: ast.expr, method: str) -> str:
+    atomic = isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+    return f"{text}.{method}()" if atomic else f"({text}).{method}()"
