@@ -537,7 +537,10 @@ class Walker:
             return None
         if prov.kind is Kind.PARAMS:
             origin = prov.origin if prov.origin.endswith(".parameters()") else "parameter"
-            return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=origin, node=node)
+            param = Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=origin, node=node)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "named_parameters":
+                return Provenance(Kind.SEQUENCE, node.lineno, elements=(None, param))  # (name, parameter) pairs
+            return param
         if prov.kind is Kind.SEQUENCE and prov.elements:
             first = prov.elements[0]
             return first if all(element == first for element in prov.elements) else None
@@ -1122,7 +1125,10 @@ class Walker:
         for prov, node in inputs:
             if prov is not None and prov.kind is Kind.SEQUENCE:
                 # `torch.stack([a, b])`: pair the elements with their expressions so the sources keep their names
-                elts = node.elts if isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) == len(prov.elements) else [None] * len(prov.elements)
+                if isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) == len(prov.elements):
+                    elts = node.elts
+                else:  # `torch.stack(prototypes)`: the elements are named after the list
+                    elts = [node if label(node) else None] * len(prov.elements)
                 composed |= self._composed(list(zip(prov.elements, elts)))
                 continue
             if prov is None or prov.kind is not Kind.TENSOR:
