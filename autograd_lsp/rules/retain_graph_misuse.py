@@ -220,9 +220,19 @@ def _loop_carried(model, event, prov):
         for use in model.of_type(UseEvent):
             if use.name not in carriers or use.ctx.scope is not loop.scope or not loop.contains(use.ctx.loop):
                 continue
-            if use.seq < first_bind[use.name] and not (use.usage == "receiver" and use.callee in CARRY_PASSIVE) and use.usage != "other":
+            if use.seq < first_bind[use.name] and not (use.usage == "receiver" and use.callee in CARRY_PASSIVE) and use.usage != "other" \
+                    and _feeds(use, prov.graph):
                 return loop, use.name
     return None
+
+
+def _feeds(use, graph) -> bool:
+    """The read is an input of a computation of the backpropagated graph (`rnn(x, hidden)` for the loss's graph), not of
+    something else (`total = total + loss` keeps graphs alive but never backpropagates through them)."""
+    for node in ast.walk(use.ctx.statement):
+        if id(node) in graph and any(inner is use.node for inner in ast.walk(node)):
+            return True
+    return False
 
 
 def _carried_next_iteration(model, event, loop, name):
