@@ -194,8 +194,18 @@ class ModuleModel:
 
     def text(self, node: ast.AST) -> str:
         """The source text of a node (exactly as written)."""
-        segment = ast.get_source_segment(self.source.text, node)
-        return segment if segment is not None else ast.unparse(node)
+        # ast.get_source_segment splits the whole file on every call; the source's cached lines make this O(node).
+        line, end_line = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        col, end_col = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
+        lines = self.source.lines
+        if None in (line, end_line, col, end_col) or not 0 < line <= end_line <= len(lines):
+            segment = ast.get_source_segment(self.source.text, node)
+            return segment if segment is not None else ast.unparse(node)
+        if line == end_line:
+            return lines[line - 1].encode("utf-8")[col:end_col].decode("utf-8", "replace")
+        first = lines[line - 1].encode("utf-8")[col:].decode("utf-8", "replace")
+        last = lines[end_line - 1].encode("utf-8")[:end_col].decode("utf-8", "replace")
+        return "\n".join([first, *lines[line:end_line - 1], last])
 
     def describe(self, prov: Provenance) -> str:
         """Where a value came from, for messages: "`torch.arange(1, 5)` at line 3"."""
