@@ -73,9 +73,10 @@ SLICE_LIMIT = 64  # expressions followed back from one backward
 
 def check(model: ModuleModel):
     sites = [site for site in loss_sites(model) if site.event is not None and site.is_tensor]
-    binds = _binds_by_name(model)
+    binds = _binds_by_name(model) if sites else {}  # only a backward makes a write "pending" or a read matter
     yield from _writes(model, sites, binds)
-    yield from _reads(model, sites, binds)
+    if sites:
+        yield from _reads(model, sites, binds)
 
 
 # -- writes -------------------------------------------------------------------------------------------

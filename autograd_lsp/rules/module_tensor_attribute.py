@@ -76,14 +76,20 @@ DEVICE_METHODS = {"_apply", "to", "cuda", "_load_from_state_dict", "_save_to_sta
 
 
 def check(model: ModuleModel):
+    in_init: dict = {}  # __init__ scope -> its `self.x = ...` binds
+    for bind in model.of_type(BindEvent):
+        function = bind.ctx.scope.function
+        if function is not None and function.name == "__init__" and bind.name.startswith("self."):
+            in_init.setdefault(bind.ctx.scope, []).append(bind)
+    if not in_init:
+        return
     for cls in model.classes.values():
         if not cls.is_module or DEVICE_METHODS & cls.methods.keys():
             continue
         init = cls.methods.get("__init__")
-        if init is None or init.scope is None:
+        if init is None or init.scope not in in_init:
             continue
-        candidates = [bind for bind in model.of_type(BindEvent)
-                      if bind.ctx.scope is init.scope and bind.name.startswith("self.") and _is_plain_factory_tensor(model, bind)]
+        candidates = [bind for bind in in_init[init.scope] if _is_plain_factory_tensor(model, bind)]
         if not candidates:
             continue
         registered = _registered_names(cls)
