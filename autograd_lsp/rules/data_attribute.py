@@ -72,9 +72,9 @@ SLICE_LIMIT = 64  # expressions followed back from one backward
 
 
 def check(model: ModuleModel):
-    sites = [site for site in loss_sites(model) if site.event is not None and site.is_tensor]
+    sites = [site for site in loss_sites(model) if site.is_tensor]
     binds = _binds_by_name(model) if sites else {}  # only a backward makes a write "pending" or a read matter
-    yield from _writes(model, sites, binds)
+    yield from _writes(model, [site for site in sites if site.event is not None], binds)
     if sites:
         yield from _reads(model, sites, binds)
 
@@ -211,14 +211,15 @@ def _reads(model: ModuleModel, sites, binds):
             name = model.text(node.value)
             loss = " ".join(model.text(site.value).split())[:40]
             fix = Fix(f"Use `{name}.detach()`", Safety.UNSAFE, (Edit(model.span(node), f"{name}.detach()"),))
+            where = f"backpropagated at line {site.node.lineno}" if site.form != "training_step" else "the loss `training_step` returns"
             if site.prov.requires_grad is False:
-                message = (f"`{name}.data` cuts `{name}` out of the graph, and `{loss}` (backpropagated at line {site.node.lineno}) has no "
+                message = (f"`{name}.data` cuts `{name}` out of the graph, and `{loss}` ({where}) has no "
                            f"other path to anything that requires grad: `backward()` will raise. Use `{name}` itself")
                 keep = Fix(f"Use `{name}` (let the gradient flow)", Safety.UNSAFE, (Edit(model.span(node), name),))
                 yield model.finding(RULE, node, message, fixes=[keep, fix], related=[(site.node, "backpropagated here")], target=name,
                                     kind="read-cuts-all")
             else:
-                message = (f"`{name}.data` feeds `{loss}`, backpropagated at line {site.node.lineno}: no gradient flows to `{name}` "
+                message = (f"`{name}.data` feeds `{loss}` ({where}): no gradient flows to `{name}` "
                            f"through this path and autograd's in-place checks are off for it. If the stop-gradient is intended, "
                            f"write `{name}.detach()`")
                 finding = model.finding(RULE, node, message, fixes=[fix], related=[(site.node, "backpropagated here")], target=name,
@@ -228,7 +229,7 @@ def _reads(model: ModuleModel, sites, binds):
 
 def _data_reads_in_slice(model: ModuleModel, site, binds):
     """`x.data` loads (x requires grad, outside no_grad) among the expressions the backpropagated value was computed from."""
-    work = [(site.value, site.event.seq)]
+    work = [(site.value, site.event.seq if site.event is not None else float("inf"))]  # training_step: its return
     seen: set = set()
     steps = 0
     while work and steps < SLICE_LIMIT:
