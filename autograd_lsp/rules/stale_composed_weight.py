@@ -216,10 +216,11 @@ def _self_stores(method, attr: str) -> bool:
 
 
 def _module_attributes(model: ModuleModel):
-    """`self.w_eff = self.scale * self.weight` in an nn.Module's `__init__`: a plain attribute with a graph, composed
-    once at construction; every forward() reuses its freed graph and its construction-time values."""
+    """`self.w_eff = self.scale * self.weight` in a class's `__init__`: a plain attribute with a graph, composed once at
+    construction. An nn.Module's forward() reuses its freed graph and construction-time values on every call; in any
+    other class (a trainer), a read inside a training loop of another method does across `optimizer.step()`."""
     for cls in model.classes.values():
-        if not cls.is_module or "__init__" not in cls.methods:
+        if "__init__" not in cls.methods:
             continue
         for attr, prov in cls.attributes.items():
             if prov is None or not prov.has_graph or not prov.composed_from or prov.no_grad or prov.node is None:
@@ -231,18 +232,41 @@ def _module_attributes(model: ModuleModel):
                 continue  # refreshed somewhere else (a `reset()`/`_update()` method): not provably stale
             for method in others:
                 loads = _self_loads(method, attr)
+                loop = None
+                if not cls.is_module:
+                    placed = [(node, _training_loop(model, method, node, prov)) for node in loads]
+                    loads = [node for node, where in placed if where is not None]
+                    loop = next((where for _, where in placed if where is not None), None)
                 if not loads:
                     continue
                 node = loads[0]
                 where = cls.attribute_nodes.get(attr)
                 sources = ", ".join(f"`{s}`" for s in sorted(prov.composed_from))
-                message = (f"`self.{attr}` is composed from trainable {sources} once, in `__init__` (line {prov.line}), and read in "
-                           f"`{method.name}()`: every call reuses its construction-time values and its graph, which the first "
-                           f"`backward()` frees and `optimizer.step()` makes stale. Compute it in `{method.name}()` (or a property)")
+                if loop is None:
+                    message = (f"`self.{attr}` is composed from trainable {sources} once, in `__init__` (line {prov.line}), and read in "
+                               f"`{method.name}()`: every call reuses its construction-time values and its graph, which the first "
+                               f"`backward()` frees and `optimizer.step()` makes stale. Compute it in `{method.name}()` (or a property)")
+                else:
+                    message = (f"`self.{attr}` is composed from trainable {sources} once, in `__init__` (line {prov.line}), and read in "
+                               f"the training loop of `{method.name}()` (line {loop.node.lineno}): after the first `optimizer.step()` it "
+                               f"keeps its old values and its freed graph. Recompute it inside the loop")
                 yield model.finding(RULE, node, message, related=[(where, f"`self.{attr}` composed here, once")] if where is not None else [],
-                                    composed=f"self.{attr}", sources=sorted(prov.composed_from), optimizer=None, loop_line=None)
+                                    composed=f"self.{attr}", sources=sorted(prov.composed_from), optimizer=None,
+                                    loop_line=loop.node.lineno if loop is not None else None)
                 break
 
+
+def _training_loop(model: ModuleModel, method, node, prov):
+    """The innermost loop of `method` around `node` that steps an optimizer which may update the composed sources."""
+    found = None
+    for loop in model.loops:
+        if loop.scope.node is not method.node or not loop.has_step:
+            continue
+        start, end = loop.node.lineno, loop.node.end_lineno or loop.node.lineno
+        if start <= node.lineno <= end and _optimizer_may_update(loop.steps, prov.composed_from):
+            if found is None or loop.node.lineno > found.node.lineno:
+                found = loop
+    return found
 
 
 def _finding(model, use, prov, bind, step, loop):
