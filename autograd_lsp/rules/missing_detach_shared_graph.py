@@ -1,0 +1,286 @@
+"""## What it does
+Flags a forward output consumed by two losses that are backpropagated by separate `backward()` calls with
+an `optimizer.step()` between them, where the first loss reaches the shared output without `.detach()`:
+the GAN pattern, where the discriminator loss uses the generator's `fake` and the generator loss uses it
+again (seeds 000 and 001). Helpers of the same workspace count: `d_step(fake)` then `g_step(fake)`.
+
+## Why is this bad?
+The first `backward()` frees the saved tensors of every node it passes through, including the generator's
+part of the graph that the second loss still needs: the second `backward()` raises "Trying to backward
+through the graph a second time". Adding `retain_graph=True` only trades that error for gradients of the
+discriminator loss leaking into the generator, or a version-counter error once the step has changed
+weights the retained graph saved.
+
+## Example
+```python
+fake = G(z)
+d_loss = bce(D(real), ones) + bce(D(fake), zeros)
+d_loss.backward()
+d_opt.step()
+g_loss = bce(D(fake), ones)
+g_loss.backward()
+```
+
+## Use instead
+```python
+fake = G(z)
+d_loss = bce(D(real), ones) + bce(D(fake.detach()), zeros)  # D's update must not reach G
+d_loss.backward()
+d_opt.step()
+g_loss = bce(D(fake), ones)
+g_loss.backward()
+```
+
+## Fix safety
+Unsafe: `.detach()` is inserted where the first loss reads the shared output, which stops that loss's
+gradients from reaching the generator; that is the intent of a GAN discriminator update, but not of
+every pair of losses. No fix is offered when the shared value also feeds the second loss through the
+same statement.
+
+## Runtime signature
+`RuntimeError: Trying to backward through the graph a second time` (or, with `retain_graph=True`, a
+version-counter error: `modified by an inplace operation`)
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass, field
+
+from ..analysis.model import BindEvent, CallEvent, ModuleModel, UseEvent
+from ..analysis.provenance import Kind
+from ..analysis.syntax import parents
+from ..analysis.training import backward_target, is_backward, is_step, optimizer_of
+from ..findings import Edit, Fix, Safety, Severity
+
+CODE = "AG017"
+NAME = "missing-detach-shared-graph"
+SEVERITY = Severity.ERROR
+SUMMARY = "A forward output shared by two losses backpropagated separately, with an optimizer step between and no .detach()"
+RUNTIME_SIGNATURE = "RuntimeError: Trying to backward through the graph a second time"
+RULE = sys.modules[__name__]
+
+DETACHING = {"detach", "data", "item", "detach_", "numpy", "tolist", "size", "dim", "numel", "shape"}
+
+
+@dataclass(eq=False)
+class Site:
+    """A place that backpropagates: `loss.backward()`, or a call of a helper that does, fed graph-carrying arguments."""
+
+    event: CallEvent
+    graph: frozenset
+    retains: bool
+    text: str
+    arguments: list = field(default_factory=list)  # helper calls: the (argument node, graph) pairs that reach its backward
+
+    @property
+    def seq(self) -> int:
+        return self.event.seq
+
+
+def check(model: ModuleModel):
+    sites = _sites(model)
+    if len(sites) < 2:
+        return
+    steps = [event for event in model.of_type(CallEvent) if is_step(model, event) or
+             (event.function is not None and event.function.calls_step)]
+    reported = set()
+    for index, first in enumerate(sites):
+        if first.retains:
+            continue  # retain_graph=True keeps the graph: AG003's business
+        for second in sites[index + 1:]:
+            if second.event.ctx.scope is not first.event.ctx.scope or id(second) in reported:
+                continue
+            shared = first.graph & second.graph
+            if not shared:
+                continue
+            step = next((s for s in steps if s.ctx.scope is first.event.ctx.scope and first.seq <= s.seq < second.seq and
+                         (s is not first.event or first.event.function is not None)), None)
+            if step is None or _exclusive(model, first.event, second.event):
+                continue
+            reported.add(id(second))
+            yield _finding(model, first, second, step, shared)
+            break
+
+
+# -- where backward happens -----------------------------------------------------------------------------
+def _sites(model: ModuleModel) -> list[Site]:
+    sites = []
+    for event in model.of_type(CallEvent):
+        if is_backward(event):
+            target, prov = backward_target(model, event)
+            if prov is None or prov.kind is not Kind.TENSOR or not prov.graph:
+                continue
+            keyword = event.keyword("retain_graph")
+            retains = keyword is not None and not (isinstance(keyword.value, ast.Constant) and not keyword.value.value)
+            sites.append(Site(event, prov.graph, retains, model.text(target) if target is not None else "the loss"))
+        elif event.function is not None and event.function.calls_backward and event.function.node is not None:
+            arguments = _graph_arguments(model, event)
+            if arguments:
+                graph = frozenset().union(*(graph for _, graph in arguments))
+                sites.append(Site(event, graph, _helper_retains(model, event.function), model.text(event.node), arguments))
+    sites.sort(key=lambda site: site.seq)
+    return sites
+
+
+def _graph_arguments(model: ModuleModel, call: CallEvent) -> list:
+    """Arguments with a graph that the helper uses without detaching them."""
+    function = call.function
+    args = function.node.args
+    names = [a.arg for a in [*args.posonlyargs, *args.args]]
+    offset = 1 if function.cls is not None and names and names[0] == "self" else 0
+    found = []
+    for position, argument in enumerate(call.node.args):
+        prov = model.prov(argument)
+        if prov is None or prov.kind is not Kind.TENSOR or not prov.has_graph or not prov.graph:
+            continue
+        index = position + offset
+        if index < len(names) and _used_undetached(model, function, names[index]):
+            found.append((argument, prov.graph))
+    return found
+
+
+def _used_undetached(model: ModuleModel, function, name: str) -> bool:
+    for event in model.of_type(UseEvent):
+        if event.name != name or event.ctx.scope.function is not function:
+            continue
+        if event.usage in ("arg", "operand", "element") or event.usage == "receiver" and (event.callee or "").lstrip(".") not in DETACHING:
+            return True
+    return False
+
+
+def _helper_retains(model: ModuleModel, function) -> bool:
+    for event in model.of_type(CallEvent):
+        if event.ctx.scope.function is function and is_backward(event) and event.keyword("retain_graph") is not None:
+            return True
+    return False
+
+
+def _exclusive(model: ModuleModel, a: CallEvent, b: CallEvent) -> bool:
+    """The two calls sit in different branches of one `if` (or `try`/`except`): they never both run."""
+    root = a.ctx.scope.node
+    parent_of = parents(model, root)
+
+    def chain(node):
+        path = []
+        while node is not None:
+            path.append(node)
+            node = parent_of.get(id(node))
+        return path
+
+    path_a, path_b = chain(a.node), chain(b.node)
+    ids_b = {id(node) for node in path_b}
+    for child, ancestor in zip(path_a, path_a[1:]):
+        if id(ancestor) in ids_b:
+            if isinstance(ancestor, (ast.If, ast.Try, ast.IfExp)):
+                side_b = next(node for node, parent in zip(path_b, path_b[1:]) if parent is ancestor)
+                return _branch(ancestor, child) != _branch(ancestor, side_b)
+            return False
+    return False
+
+
+def _branch(node, child) -> str:
+    for name in ("body", "orelse", "handlers", "finalbody"):
+        value = getattr(node, name, None)
+        if value is child or isinstance(value, list) and any(item is child for item in value):
+            return name
+    return "test"
+
+
+# -- the finding ----------------------------------------------------------------------------------------
+def _finding(model: ModuleModel, first: Site, second: Site, step: CallEvent, shared: frozenset):
+    shared_text, shared_bind, shared_name = _shared_value(model, first, second, shared)
+    what = f"`{shared_text}`" if shared_text else "a forward output"
+    made = f" (line {shared_bind.node.lineno})" if shared_bind is not None else ""
+    step_text = " ".join(model.text(step.node).split())
+    stepped = (f"`{step_text}` (line {step.node.lineno}) ran in between" if step is not first.event else
+               f"`{step_text}` also steps an optimizer")
+    first_call = " ".join(model.text(first.event.node).split())
+    second_call = " ".join(model.text(second.event.node).split())
+    fix = _detach_fix(model, first, second, shared_name, shared_bind)
+    advice = (f"Use `{shared_name}.detach()` where the first loss uses it" if fix is not None else
+              "Recompute the shared forward for the second loss, or backpropagate the summed losses once")
+    message = (f"`{second_call}` needs the graph of {what}{made}, but `{first_call}` (line {first.event.node.lineno}) already "
+               f"backpropagated through it and freed it, and {stepped}: "
+               f"RuntimeError \"Trying to backward through the graph a second time\". {advice}")
+    fixes = [fix] if fix is not None else []
+    related = [(first.event.node, "the first backward frees the shared graph here"), (step.node, "the optimizer steps in between")]
+    if shared_bind is not None:
+        related.insert(0, (shared_bind.node, "the shared forward output is computed here"))
+    return model.finding(RULE, second.event.node, message, fixes=fixes, related=related, shared=shared_text,
+                         first_backward_line=first.event.node.lineno, optimizer=optimizer_of(model, step))
+
+
+def _shared_value(model: ModuleModel, first: Site, second: Site, shared: frozenset):
+    """The most downstream named forward output both losses reach, computed before the first backward.
+
+    Returns (text for the message, its binding, the name a fix may detach: None when several names hold it,
+    as with `y1, y2 = model(x)`)."""
+    best, holders = None, {}
+    for event in model.of_type(BindEvent):
+        if event.seq >= first.seq:
+            break
+        prov = event.prov
+        if event.ctx.scope is not first.event.ctx.scope or prov is None or prov.kind is not Kind.TENSOR or prov.node is None:
+            continue
+        if id(prov.node) in shared and prov.graph <= shared | {id(prov.node)}:
+            holders.setdefault(id(prov.node), set()).add(event.name)
+            if best is None or len(prov.graph) >= len(best.prov.graph):
+                best = event
+    if best is None:
+        return None, None, None
+    if len(holders[id(best.prov.node)]) > 1:
+        text = " ".join(model.text(best.prov.node).split()) if hasattr(best.prov.node, "lineno") else best.name
+        return (text if len(text) <= 40 else text[:37] + "..."), best, None
+    return best.name, best, best.name
+
+
+def _detach_fix(model: ModuleModel, first: Site, second: Site, name: str | None, bind: BindEvent | None) -> Fix | None:
+    if name is None or bind is None:
+        return None
+    if first.arguments:  # a helper call: detach the argument it is given
+        edits = [Edit(model.span(argument), f"{model.text(argument)}.detach()") for argument, graph in first.arguments
+                 if isinstance(argument, (ast.Name, ast.Attribute)) and model.text(argument) == name]
+        return Fix(f"Pass `{name}.detach()` to the first update", Safety.UNSAFE, tuple(edits)) if edits else None
+    statements = _first_loss_statements(model, first, second, bind)
+    edits = []
+    for use in model.of_type(UseEvent):
+        if not bind.seq < use.seq < first.seq or use.name != name or use.prov is not bind.prov and use.prov != bind.prov:
+            continue
+        if use.usage not in ("arg", "operand", "element") or not any(use.ctx.statement is stmt for stmt in statements):
+            continue
+        if not _feeds_another_model(model, use, bind):
+            continue
+        edits.append(Edit(model.span(use.node), f"{name}.detach()"))
+    if not edits:
+        return None
+    return Fix(f"Use `{name}.detach()` in the first loss", Safety.UNSAFE, tuple(edits))
+
+
+def _feeds_another_model(model: ModuleModel, use: UseEvent, bind: BindEvent) -> bool:
+    """`D(fake)`: the shared value goes straight into another model's forward (not a loss function), so the first loss
+    keeps its own graph through that model once the value is detached."""
+    calls = model.__dict__.get("_ag017_calls")
+    if calls is None:
+        calls = model.__dict__["_ag017_calls"] = {id(event.node): event for event in model.of_type(CallEvent)}
+    parent = parents(model, use.ctx.statement).get(id(use.node))
+    event = calls.get(id(parent)) if isinstance(parent, ast.Call) and use.node in parent.args else None
+    if event is None or event.role != "forward" or event.result is None or event.result.scalar is not None:
+        return False
+    producer = bind.prov.node
+    return not (isinstance(producer, ast.Call) and model.text(producer.func) == model.text(parent.func))
+
+
+def _first_loss_statements(model: ModuleModel, first: Site, second: Site, bind: BindEvent) -> list[ast.stmt]:
+    """Statements between the shared value and the first backward that build only the first loss."""
+    found = [first.event.ctx.statement]
+    for event in model.of_type(BindEvent):
+        if not bind.seq < event.seq < first.seq or event.ctx.scope is not first.event.ctx.scope:
+            continue
+        prov = event.prov
+        stmt = event.ctx.statement
+        single = isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], (ast.Name, ast.Attribute))
+        if single and prov is not None and prov.kind is Kind.TENSOR and prov.node is not None and id(prov.node) in first.graph \
+                and id(prov.node) not in second.graph:
+            found.append(stmt)
+    return found
