@@ -50,6 +50,8 @@ CMD_CONFIRM = "autograd-lsp.confirm"
 CMD_RULE_DOC = "autograd-lsp.showRuleDoc"
 CMD_FIX_ALL = "autograd-lsp.fixAll"
 CMD_SERVER_INFO = "autograd-lsp.serverInfo"
+IDLE_COLLECT_S = 2.0  # a full GC this long after the last publish (measured: rare automatic ones cut the p95)
+GC_THRESHOLDS = (20_000, 50, 100)  # instead of (700, 10, 10): an ast.parse of 2,000 lines no longer triggers several
 
 
 class DaemonExecutor(concurrent.futures.Executor):
@@ -173,6 +175,7 @@ class Unit:
     memo: dict = field(default_factory=dict)  # jedi: unparsed callee -> definition
     jedi_pending: bool = False
     generation: int = 0  # bumps whenever what the unit shows changes (pull result ids)
+    last_edit: float = float("-inf")  # loop time of the last didChange (debounce)
     refresh_needed: bool = False  # settings changed: pull clients must be told to pull again
     opened_at: Stopwatch | None = None
 
@@ -221,6 +224,7 @@ class AutogradLanguageServer(LanguageServer):
         self.workspace_changed: asyncio.Event | None = None
         self.settings_generation = 0
         self._progress_ids = itertools.count(1)
+        self._gc_timer: asyncio.TimerHandle | None = None
 
     # -- capabilities ----------------------------------------------------------------------------------
     @property
@@ -364,15 +368,23 @@ class AutogradLanguageServer(LanguageServer):
         return snap.key if snap else None
 
     def schedule(self, unit: Unit, delay_ms: float | None = None):
-        """(Re)start the unit's timer: edits inside the debounce window are analysed once, at the newest text."""
+        """Analyse soon. An edit after a quiet spell is analysed at once (leading edge: a lone keystroke waits
+        for nothing); edits that follow within the debounce window only restart a timer (trailing edge), so a
+        burst costs at most two analyses, the last of the newest text."""
+        loop = asyncio.get_running_loop()
         delay = (self.options.debounce_ms if delay_ms is None else delay_ms) / 1000
+        now = loop.time()
+        quiet = now - unit.last_edit >= delay
+        if delay_ms is None:
+            unit.last_edit = now
         if unit.timer is not None:
             unit.timer.cancel()
             unit.timer = None
-        if delay <= 0:
+        running = unit.task is not None and not unit.task.done()
+        if delay <= 0 or (quiet and not running):
             self._kick(unit)
         else:
-            unit.timer = asyncio.get_running_loop().call_later(delay, self._kick, unit)
+            unit.timer = loop.call_later(delay, self._kick, unit)
 
     def _kick(self, unit: Unit):
         unit.timer = None
@@ -444,12 +456,27 @@ class AutogradLanguageServer(LanguageServer):
         background = background or unit.refresh_needed
         unit.refresh_needed = False
         self.publish(unit, force=background and not unit.waiters)
+        self.collect_when_idle()
         waiters, unit.waiters = unit.waiters, []
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(analysis)
         if analysis.misses and not unit.jedi_pending:
             self.start_jedi_pass(unit, analysis)
+
+    def collect_when_idle(self):
+        """Full garbage collections (old models are cyclic garbage) run when the user stops typing, not in the
+        middle of an analysis: the automatic ones are made rare at start-up (see serve())."""
+        if self._gc_timer is not None:
+            self._gc_timer.cancel()
+        self._gc_timer = asyncio.get_running_loop().call_later(IDLE_COLLECT_S, self._collect)
+
+    def _collect(self):
+        self._gc_timer = None
+        if any(unit.task is not None and not unit.task.done() or unit.timer is not None for unit in self.units.values()):
+            self.collect_when_idle()
+            return
+        gc.collect()
 
     async def current_analysis(self, unit: Unit) -> Analysis | None:
         """The analysis of the unit's current text, waiting for it if an edit is still being analysed."""
@@ -1163,6 +1190,7 @@ def serve(tcp: str | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="autograd-lsp %(levelname)s %(name)s: %(message)s")
     gc.collect()
     gc.freeze()  # the start-up objects (rules, lsprotocol types) never need scanning again: fewer GC pauses
+    gc.set_threshold(*GC_THRESHOLDS)
     if tcp:
         host, _, port = tcp.rpartition(":")
         try:

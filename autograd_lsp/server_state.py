@@ -32,7 +32,7 @@ class ClientOptions:
     confirm_timeout: float = 30.0
     confirm_device: str = "cpu"
     workspace_diagnostics: bool = False  # answer workspace/diagnostic for every file, not only open ones
-    debounce_ms: int = 75
+    debounce_ms: int = 50
     cross_module: bool = True  # resolve workspace imports with jedi in the background
 
     def apply(self, base: Settings) -> Settings:
