@@ -153,7 +153,13 @@ def training_units(model: ModuleModel) -> list[TrainingUnit]:
     cached = model.__dict__.get("_training_units")
     if cached is not None:
         return cached
-    summaries = _function_summaries(model)
+    kinds = {}  # id(event) -> its direct kinds, for the few events that have any
+    for event in model.events:
+        if isinstance(event, (CallEvent, AttrStoreEvent)):
+            found = _direct_kinds(model, event)
+            if found:
+                kinds[id(event)] = found
+    summaries = _function_summaries(model, kinds)
     units: list[TrainingUnit] = [TrainingUnit(loop.node, loop.scope, loop=loop) for loop in model.loops]
     by_loop = {id(unit.loop): unit for unit in units}
     hooks = {}
@@ -162,26 +168,21 @@ def training_units(model: ModuleModel) -> list[TrainingUnit]:
             hooks[id(info)] = TrainingUnit(info.node, info.scope, function=info)
     units.extend(hooks.values())
     for event in model.events:
-        found = _parts_of(model, event, summaries)
+        direct = kinds.get(id(event), ())
+        found = [Part(kind, event) for kind in direct]
+        if isinstance(event, CallEvent) and event.function is not None:
+            for kind, inner in summaries.get(id(event.function), {}).items():
+                if kind not in direct:
+                    found.append(Part(kind, event, inner))
         if not found:
             continue
         for loop in event.ctx.loops():
             by_loop[id(loop)].parts.extend(found)
-        hook = hooks.get(id(event.ctx.scope.function)) if event.ctx.scope.function is not None else None
+        hook = hooks.get(id(event.ctx.scope.function)) if hooks and event.ctx.scope.function is not None else None
         if hook is not None:
             hook.parts.extend(found)
     model.__dict__["_training_units"] = units
     return units
-
-
-def _parts_of(model: ModuleModel, event: Event, summaries) -> list[Part]:
-    parts = _direct_kinds(model, event)
-    found = [Part(kind, event) for kind in parts]
-    if isinstance(event, CallEvent) and event.function is not None:
-        for kind, inner in summaries.get(id(event.function), {}).items():
-            if kind not in parts:
-                found.append(Part(kind, event, inner))
-    return found
 
 
 def _direct_kinds(model: ModuleModel, event: Event) -> list[str]:
@@ -200,7 +201,7 @@ def _direct_kinds(model: ModuleModel, event: Event) -> list[str]:
     return []
 
 
-def _function_summaries(model: ModuleModel) -> dict[int, dict[str, Event]]:
+def _function_summaries(model: ModuleModel, kinds: dict) -> dict[int, dict[str, Event]]:
     """For each same-workspace function: the kinds of part it performs (itself or through its calls), with an example event."""
     direct: dict[int, dict[str, Event]] = {}
     calls: dict[int, list[FunctionInfo]] = {}
@@ -208,23 +209,17 @@ def _function_summaries(model: ModuleModel) -> dict[int, dict[str, Event]]:
         function = event.ctx.scope.function
         if function is None:
             continue
-        for kind in _direct_kinds(model, event):
+        for kind in kinds.get(id(event), ()):
             if kind != FORWARD:
                 direct.setdefault(id(function), {}).setdefault(kind, event)
         if isinstance(event, CallEvent) and event.function is not None and event.function is not function:
             calls.setdefault(id(function), []).append(event.function)
-    # functions resolved in other modules (jedi) bring only their own flags
     for event in model.of_type(CallEvent):
         info = event.function
         if info is not None and id(info) not in direct and info.scope is None:
-            kinds = {}
-            if info.calls_backward:
-                kinds[BACKWARD] = event
-            if info.calls_step:
-                kinds[STEP] = event
-            if info.calls_zero_grad:
-                kinds[ZERO_GRAD] = event
-            direct[id(info)] = kinds
+            # resolved in another module (jedi): only its own flags are known
+            direct[id(info)] = {kind: event for kind, flag in ((BACKWARD, info.calls_backward), (STEP, info.calls_step),
+                                                               (ZERO_GRAD, info.calls_zero_grad)) if flag}
     summaries = {key: dict(value) for key, value in direct.items()}
     changed = True
     while changed:

@@ -184,6 +184,8 @@ def _number(model: ModuleModel, event: BindEvent) -> bool:
 # -- is it kept across iterations, and never backpropagated? -------------------------------------------
 def _judge(model: ModuleModel, acc: Accumulation):
     event = acc.event
+    if acc.prov is None and (id(event.ctx.scope), _loss_name(acc.value)) not in _backpropagated_names(model):
+        return None  # unknown value, and no `name.backward()` that would tell us it has a graph
     loop = next((loop for loop in event.ctx.loops() if not _reset_in(loop.node.body, acc)), None)
     hook = None
     if loop is None:
@@ -201,6 +203,19 @@ def _judge(model: ModuleModel, acc: Accumulation):
     if backward is None and hook is None and (ESCAPE in uses or not uses):
         return None  # the accumulated graph may be wanted (summed losses backpropagated later, or by a caller)
     return _finding(model, acc, loop, hook, backward, uses)
+
+
+def _backpropagated_names(model: ModuleModel) -> set:
+    found = model.__dict__.get("_ag015_backpropagated")
+    if found is None:
+        found = set()
+        for call in model.of_type(CallEvent):
+            if call.role == "backward" or call.method == "manual_backward":
+                target, _ = backward_target(model, call)
+                if isinstance(target, ast.Name):
+                    found.add((id(call.ctx.scope), target.id))
+        model.__dict__["_ag015_backpropagated"] = found
+    return found
 
 
 def _reset_in(body: list[ast.stmt], acc: Accumulation) -> bool:
@@ -268,6 +283,7 @@ def _per_iteration_backward(model: ModuleModel, acc: Accumulation, loop: Loop | 
     """A backward() in the same iteration through the accumulated value's graph: the accumulator can never be
     backpropagated itself (its graph was freed), so it is only kept for logging."""
     units = [u for u in training_units(model) if (loop is not None and u.loop is loop) or (hook is not None and u is hook)]
+    fallback = None
     for unit in units:
         for part in unit.of(BACKWARD):
             if part.inner is not None or not isinstance(part.event, CallEvent):
@@ -281,7 +297,11 @@ def _per_iteration_backward(model: ModuleModel, acc: Accumulation, loop: Loop | 
                     return part
                 continue
             if prov is not None and prov.kind is Kind.TENSOR and prov.graph & acc.prov.graph and id(acc.statement) not in prov.graph:
-                return part
+                if acc.prov.node is not None and id(acc.prov.node) in prov.graph | {id(prov.node)}:
+                    return part  # the accumulated value itself was backpropagated
+                fallback = fallback or part
+    if fallback is not None:
+        return fallback
     if hook is not None and _returns_graph(model, hook.function, acc.prov):
         return hook  # the framework backpropagates the returned loss
     return None

@@ -34,8 +34,8 @@ g_loss.backward()
 ## Fix safety
 Unsafe: `.detach()` is inserted where the first loss reads the shared output, which stops that loss's
 gradients from reaching the generator; that is the intent of a GAN discriminator update, but not of
-every pair of losses. No fix is offered when the shared value also feeds the second loss through the
-same statement.
+every pair of losses. When the shared value also feeds the second loss through the same statement, the
+finding comes without a fix.
 
 ## Runtime signature
 `RuntimeError: Trying to backward through the graph a second time` (or, with `retain_graph=True`, a

@@ -54,6 +54,9 @@ RULE = sys.modules[__name__]
 
 
 def check(model: ModuleModel):
+    if not any(event.role == "backward" or event.method == "manual_backward" or event.function is not None and event.function.calls_backward
+               for event in model.of_type(CallEvent)):
+        return  # no backward anywhere: no training step to check (and no need to build the units)
     for unit in training_units(model):
         backwards, steps = unit.of(BACKWARD), unit.of(STEP)
         if not backwards or not steps:

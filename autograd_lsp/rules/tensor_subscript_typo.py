@@ -20,7 +20,7 @@ h.backward(torch.tensor([[1., 1.], [1., 1.], [1., 1.]]))
 Safe: the subscript always raises, so no working program changes. Data constructors (`tensor`,
 `as_tensor`, `Tensor`, `FloatTensor`…) keep the brackets as the list literal and gain the call's
 parentheses; other factories (`ones`, `zeros`, `arange`, `randn`…) take the subscript's contents as
-their arguments. A subscript holding a slice (`a:b`) has no fix.
+their arguments. A subscript holding a slice (`a:b`) is reported without a fix.
 
 ## Runtime signature
 `TypeError: 'builtin_function_or_method' object is not subscriptable`

@@ -43,7 +43,7 @@ import sys
 from ..analysis import torch_api as api
 from ..analysis.model import CallEvent, ClassInfo, InplaceEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
-from ..analysis.syntax import parents
+from ..analysis.syntax import body_statement, parents
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG012"
@@ -165,17 +165,10 @@ def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
 
 def _check_references(model: ModuleModel, creation: CallEvent, short: str, values: set[int]):
     owner = creation.ctx.scope.function
+    index = _references_by_node(model)
     references = []
-    for event in model.events:
+    for event in sorted((e for value in values for e in index.get(value, ())), key=lambda e: e.seq):
         if event.seq <= creation.seq:
-            continue
-        if isinstance(event, UseEvent):
-            prov = event.prov
-        elif isinstance(event, InplaceEvent) and event.form in ("setitem", "augassign"):
-            prov = event.prov
-        else:
-            continue
-        if prov is None or prov.node is None or id(prov.node) not in values:
             continue
         if event.ctx.scope.function is not owner:
             return None  # read or written in another function: beyond what order within one body can tell
@@ -210,6 +203,20 @@ def _check_references(model: ModuleModel, creation: CallEvent, short: str, value
             elif _classify(model, event.node, parents(model, event.ctx.statement), values)[0] in (WRITE, ESCAPE, BOUND):
                 return None
     return _finding(model, creation, short, node or read_event.node)
+
+
+def _references_by_node(model: ModuleModel) -> dict[int, list]:
+    """id(node that made a tensor) -> the uses and index writes of that tensor, built once per model."""
+    found = model.__dict__.get("_ag012_references")
+    if found is None:
+        found = {}
+        for event in model.events:
+            if isinstance(event, UseEvent) or isinstance(event, InplaceEvent) and event.form in ("setitem", "augassign"):
+                prov = event.prov
+                if prov is not None and prov.node is not None:
+                    found.setdefault(id(prov.node), []).append(event)
+        model.__dict__["_ag012_references"] = found
+    return found
 
 
 def _allocator(function) -> bool:
@@ -339,24 +346,58 @@ def _class_attribute_read(model: ModuleModel, cls: ClassInfo, target: ast.Attrib
     if not _plain_module_bases(model, cls) or _initialises_in_bulk(model):
         return None
     attr = target.attr
-    tree_parents = parents(model, model.tree)
-    read = None
-    for node in ast.walk(model.tree):
-        if not (isinstance(node, ast.Attribute) and node.attr == attr) or node is target:
+    # The class first (its own reset_parameters() is the usual initialiser); the rest of the file only if needed.
+    read = _scan_attribute(model, cls, target, creation_stmt, cls.node, None)
+    if read is None:
+        return None
+    first, last = cls.node.lineno, cls.node.end_lineno or cls.node.lineno
+    needle = "." + attr
+    roots = []
+    for number, line in enumerate(model.source.lines, 1):
+        if needle in line and not first <= number <= last:
+            stmt = body_statement(model.tree.body, number)
+            if stmt is not None and all(stmt is not root for root in roots):
+                roots.append(stmt)
+    for root in roots:
+        if _scan_attribute(model, cls, target, creation_stmt, root, read) is None:
+            return None
+    return read
+
+
+def _scan_attribute(model, cls, target, creation_stmt, root, read):
+    """Classify every `.attr` under `root`: None as soon as one may write it, else the first read in the class (or `read`)."""
+    parent_of, attributes = _tree_index(model, root)
+    for node in attributes.get(target.attr, ()):
+        if node is target:
             continue
         if isinstance(node.ctx, ast.Store):
-            parent = tree_parents.get(id(node))
+            parent = parent_of.get(id(node))
             if isinstance(parent, ast.AugAssign):
                 read = read or (parent if _inside(cls.node, node) else None)
             elif isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent is not creation_stmt or not isinstance(parent, (ast.Assign, ast.AnnAssign)):
                 return None  # assigned again elsewhere: which value is read is beyond us
             continue
-        kind, where = _classify(model, node, tree_parents, set())
+        kind, where = _classify(model, node, parent_of, set())
         if kind in (WRITE, ESCAPE, BOUND):
             return None
         if kind == READ and read is None and _inside(cls.node, node) and isinstance(node.value, ast.Name) and node.value.id == "self":
             read = where or node
     return read
+
+
+def _tree_index(model: ModuleModel, root: ast.AST):
+    """One walk under `root`: every node's parent, and the `x.<name>` attribute nodes by name (cached per root)."""
+    cache = model.__dict__.setdefault("_ag012_tree_index", {})
+    found = cache.get(id(root))
+    if found is None:
+        parent_of, attributes = {}, {}
+        for node in ast.walk(root):
+            for child in ast.iter_child_nodes(node):
+                parent_of[id(child)] = node
+            if isinstance(node, ast.Attribute):
+                attributes.setdefault(node.attr, []).append(node)
+        found = cache[id(root)] = (parent_of, attributes)
+    return found
 
 
 def _inside(outer: ast.AST, node: ast.AST) -> bool:
@@ -389,9 +430,8 @@ def _initialises_in_bulk(model: ModuleModel) -> bool:
 
 def _scan_bulk_init(model: ModuleModel) -> bool:
     defined = {info.name for info in model.functions.values()}
-    for node in ast.walk(model.tree):
-        if not isinstance(node, ast.Call):
-            continue
+    for event in model.of_type(CallEvent):
+        node = event.node
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
         if name in LOADS_WEIGHTS:
@@ -399,7 +439,7 @@ def _scan_bulk_init(model: ModuleModel) -> bool:
         lowered = name.lower()
         if ("init" in lowered or "reset" in lowered) and not name.startswith("__") and name not in defined:
             return True  # an initialiser defined elsewhere: it may set every parameter
-        qualname = model.imports.qualname(func) or ""
+        qualname = event.qualname or ""
         if qualname.startswith("torch.nn.init.") and node.args and not isinstance(node.args[0], ast.Attribute):
             return True  # initialising something reached by a loop or getattr: may be every parameter
         if isinstance(func, ast.Attribute) and func.attr in WRITE_METHODS and _generic_receiver(func.value):
