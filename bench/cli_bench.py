@@ -150,7 +150,7 @@ def cli_figures(info: CliInfo | None, python: str, roots: list[Path], reps: int,
                 if name.startswith("cli_") and "nocache" not in name:
                     cache_seen.update(str(p) for p in existing_caches(roots))
                 progress(f"  cli {name:16s} rep {rep + 1}/{reps}: {result.wall:6.2f} s, maxrss {result.maxrss_mb:5.0f} MB, "
-                         f"tree peak {result.tree_peak_mb:5.0f} MB, rc={result.rc}" + (f"  stderr: {result.stderr.strip()[-160:]}" if result.rc not in (0, None) else ""))
+                         f"tree peak {result.tree_peak_mb:5.0f} MB, rc={result.rc}" + (" TORCH MAPPED" if result.torch_maps else "") + (f"  stderr: {result.stderr.strip()[-160:]}" if result.rc not in (0, None) else ""))
     if cache_seen:
         notes.append("cache found at: " + ", ".join(sorted(cache_seen)))
     return {"series": series, "notes": notes}

@@ -23,6 +23,7 @@ class RunResult:
     rc: int
     stdout: str = ""
     stderr: str = ""
+    torch_maps: list = field(default_factory=list)  # torch libraries seen mapped in the tree (checked every ~0.5 s)
 
 
 def descendants(pid: int) -> list[int]:
@@ -97,10 +98,17 @@ def run_measured(cmd: list[str], cwd: str | Path | None = None, env: dict | None
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out_handle, stderr=err_handle, stdin=subprocess.DEVNULL)
 
+    torch_seen: set[str] = set()
+
     def sampler() -> None:
+        ticks = 0
         while not done.wait(0.02):
-            _, total = tree_rss_mb(proc.pid)
-            peak[0] = max(peak[0], total)
+            tree = [proc.pid, *descendants(proc.pid)]
+            peak[0] = max(peak[0], sum(rss_mb(pid) for pid in tree))
+            ticks += 1
+            if ticks % 25 == 1:
+                for pid in tree:
+                    torch_seen.update(mapped_torch(pid))
 
     thread = threading.Thread(target=sampler, daemon=True) if sample_tree else None
     if thread:
@@ -140,7 +148,8 @@ def run_measured(cmd: list[str], cwd: str | Path | None = None, env: dict | None
                 stdout_text = handle.read(20000).decode("utf-8", "replace")
         except OSError:
             pass
-    return RunResult(cmd, wall, usage.ru_maxrss / 1024, peak[0], usage.ru_utime, usage.ru_stime, proc.returncode, stdout_text, stderr_text)
+    return RunResult(cmd, wall, usage.ru_maxrss / 1024, peak[0], usage.ru_utime, usage.ru_stime, proc.returncode, stdout_text, stderr_text,
+                     sorted(torch_seen))
 
 
 def median(values):

@@ -124,6 +124,13 @@ def write_report(data: dict, args) -> str:
         else:
             table.add("TorchFix", "not run" + (" (quick mode)" if data["quick"] else ""), NA, NA, NA, "≥ 50×", NA)
 
+        torch_cli = sorted({h for s in series.values() if s.name.startswith("cli_") for r in s.runs for h in r.torch_maps})
+        table.add("torch mapped into the CLI or a child (`/proc/<pid>/maps`, sampled every 0.5 s)", NA, NA, NA,
+                  ("**yes**: " + ", ".join(torch_cli[:2])) if torch_cli else "never", "never (PERF.md: jedi's helper imports torch unless refused)",
+                  _met(True if one else None, lambda _: not torch_cli))
+        if torch_cli:
+            runs = sorted({s.name for s in series.values() if s.name.startswith("cli_") and any(r.torch_maps for r in s.runs)})
+            misses.append("torch was mapped into the CLI's process tree (jedi's compiled-module helper subprocess) in: " + ", ".join(runs))
         rss_one = max((s.maxrss for s in (one, cold, warm) if s), default=None)
         rss_par = max((s.tree_peak for s in (par, parwarm) if s), default=None)
         table.add("peak RSS, one process (ru_maxrss)", NA, NA, _s(rss_one, "MB", 0), NA, "≤ 300 MB", _met(rss_one, lambda v: v <= 300))

@@ -44,6 +44,7 @@ def parse_args(argv=None):
     parser.add_argument("--burst", type=int, help="edits sent in one burst; default 200, quick 40")
     parser.add_argument("--torchfix", choices=["full", "subset", "off"], help="TorchFix on the whole corpus (1 run), on the "
                         "pytorch-ignite+skorch subset (3 alternated runs, scaled), or not at all; default full, quick off")
+    parser.add_argument("--torchfix-reps", type=int, help="TorchFix repetitions (default: 1 for full, 3 for subset)")
     parser.add_argument("--only", default="cli,torchfix,server,confirm,profile",
                         help="comma list of parts: cli,torchfix,server,confirm,profile (default: all)")
     parser.add_argument("--cli", default=str(Path(sys.executable).parent / "autograd-lsp"),
@@ -145,10 +146,10 @@ def main(argv=None) -> int:
             torchfix = tools.ensure_tool("torchfix")
             data["machine"]["torchfix"] = tools.tool_version("torchfix", "TorchFix")
             if args.torchfix == "full":
-                tf_roots, tf_reps = roots, 1
+                tf_roots, tf_reps = roots, args.torchfix_reps or 1
             else:
                 tf_roots = [r for r in roots if r.name in ("pytorch_ignite", "skorch")] or roots
-                tf_reps = 3
+                tf_reps = args.torchfix_reps or 3
             tf_files = [f for r in tf_roots for f in (corpus.corpus_files([r.name], generated=False) if r != corpus.GENERATED_DIR else [corpus.TRAIN_SCRIPT])]
             data["torchfix"] = {"mode": args.torchfix, "roots": [str(r.relative_to(REPO)) for r in tf_roots], "lines": corpus.count_lines(tf_files), "reps": tf_reps}
             log(f"TorchFix figures ({args.torchfix}: {data['torchfix']['lines']:,} lines, {tf_reps} rep(s)) …")
