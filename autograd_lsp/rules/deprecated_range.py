@@ -40,7 +40,7 @@ import math
 import sys
 from decimal import Decimal, InvalidOperation
 
-from ..analysis.model import CallEvent, ModuleModel
+from ..analysis.model import ModuleModel
 from ..analysis.provenance import Kind
 from ..analysis.torch_api import INT
 from ..findings import Edit, Fix, Safety, Severity, Span
@@ -59,16 +59,27 @@ INT_CALLS = {"len", "int", "size", "numel", "dim", "item", "__len__"}
 
 def check(model: ModuleModel):
     default_dtype_changed = any(event.qualname in DEFAULT_DTYPE_SETTERS for event in model.calls())
-    for event in model.calls():
-        if event.qualname != "torch.range":
-            continue
-        call = event.node
-        fix = _fix(model, event, default_dtype_changed)
+    calls = [event.node for event in model.calls() if event.qualname == "torch.range"]
+    calls += _unwalked_calls(model, {id(call) for call in calls})
+    for call in sorted(calls, key=lambda node: (node.lineno, node.col_offset)):
+        fix = _fix(model, call, default_dtype_changed)
         message = ("`torch.range` is deprecated: it includes its end point, unlike `range` and `torch.arange`, "
                    "and returns floats even for integer arguments. Use `torch.arange` with the end moved one step further")
         if fix is not None:
             message += f": `{fix[1]}`"
         yield model.finding(RULE, call, message, fixes=[fix[0]] if fix is not None else [])
+
+
+def _unwalked_calls(model: ModuleModel, seen: set) -> list[ast.Call]:
+    """`torch.range` where the walk does not evaluate code (class bodies, default arguments, lambdas); rare, so only
+    looked for when the text mentions it."""
+    names = [local for local, qualname in model.imports.names.items() if qualname == "torch"]
+    direct = [local for local, qualname in model.imports.names.items() if qualname == "torch.range"]
+    text = model.source.text
+    if not any(f"{name}.range" in text for name in names) and not direct:
+        return []
+    return [node for node in ast.walk(model.tree) if isinstance(node, ast.Call) and id(node) not in seen
+            and model.imports.qualname(node.func) == "torch.range"]
 
 
 # -- the fix ------------------------------------------------------------------------------------------
@@ -211,8 +222,7 @@ def _new_end(model: ModuleModel, start, end, step) -> tuple[str, bool] | None:
     return None
 
 
-def _fix(model: ModuleModel, event: CallEvent, default_dtype_changed: bool) -> tuple[Fix, str] | None:
-    call = event.node
+def _fix(model: ModuleModel, call: ast.Call, default_dtype_changed: bool) -> tuple[Fix, str] | None:
     func = call.func
     if not isinstance(func, ast.Attribute):
         return None  # `from torch import range`: the rewrite would need a new import
