@@ -25,11 +25,12 @@ from pathlib import Path
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from . import __version__
 from .checker import check_source
-from .findings import Finding, Safety
+from .findings import Finding, Safety, Severity, Span
 from .fixes import choose_fixes
 from .lsp_convert import (
     DiagnosticSupport, Place, finding_key, from_position, span_contains, spans_overlap, text_edits, to_diagnostic,
@@ -50,6 +51,7 @@ CMD_CONFIRM = "autograd-lsp.confirm"
 CMD_RULE_DOC = "autograd-lsp.showRuleDoc"
 CMD_FIX_ALL = "autograd-lsp.fixAll"
 CMD_SERVER_INFO = "autograd-lsp.serverInfo"
+MAX_CHARS = 10_000_000  # ≈ 200k lines: past this a file is generated data, not code someone is editing
 IDLE_COLLECT_S = 2.0  # a full GC this long after the last publish (measured: rare automatic ones cut the p95)
 GC_THRESHOLDS = (20_000, 50, 100)  # instead of (700, 10, 10): an ast.parse of 2,000 lines no longer triggers several
 
@@ -195,11 +197,26 @@ def _uri_path(uri: str) -> str | None:
         return None
 
 
+class AutogradProtocol(LanguageServerProtocol):
+    """pygls cancels a `workspace/executeCommand` request's response but not the command's coroutine (it runs
+    as an inner task); commands register here to be cancelled with their request."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.cancel_callbacks: dict = {}
+
+    def _handle_cancel_notification(self, msg_id):
+        for callback in self.cancel_callbacks.pop(msg_id, []):
+            callback()
+        super()._handle_cancel_notification(msg_id)
+
+
 class AutogradLanguageServer(LanguageServer):
     def __init__(self):
         super().__init__(
             "autograd-lsp",
             __version__,
+            protocol_cls=AutogradProtocol,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             notebook_document_sync=types.NotebookDocumentSyncOptions(
                 notebook_selector=[types.NotebookDocumentFilterWithCells(
@@ -396,6 +413,14 @@ class AutogradLanguageServer(LanguageServer):
         unit.task = asyncio.get_running_loop().create_task(self._run(unit))
 
     async def _run(self, unit: Unit):
+        try:
+            await self._analyse_until_current(unit)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # never let one document's failure go unnoticed or stop the others
+            self.log_message(f"analysis of {unit.key} failed:\n{traceback.format_exc()}", types.MessageType.Error)
+
+    async def _analyse_until_current(self, unit: Unit):
         loop = asyncio.get_running_loop()
         while self.units.get(unit.key) is unit:
             unit.dirty = False
@@ -421,6 +446,10 @@ class AutogradLanguageServer(LanguageServer):
         watch = Stopwatch()
         resolver = MemoResolver(unit.memo) if self.options.cross_module and snap.source.path else None
         try:
+            if len(snap.source.text) > MAX_CHARS:
+                message = f"not analysed: {len(snap.source.text):,} characters is more than autograd-lsp reads ({MAX_CHARS:,})"
+                return Analysis(snap, [Finding(SYNTAX_ERROR_CODE, "too-large", Severity.INFO, message, Span(1, 0, 1, 0))],
+                                None, [], 0, watch.ms, _hash(snap.source.text))
             result = check_source(snap.source, settings, resolver=resolver)
             findings, model, errors = result.findings, result.model, result.rule_errors
         except Exception:  # the checker guards rules; this is the last line of defence for the server
@@ -1035,6 +1064,16 @@ async def confirm(ls: AutogradLanguageServer, *args):
     if len(args) < 3:
         ls.show_message(f"autograd-lsp: {CMD_CONFIRM} needs [uri, line, code, device]", types.MessageType.Error)
         return {"status": "error", "message": "bad arguments"}
+    request_id, task = ls.protocol.msg_id, asyncio.current_task()
+    if request_id is not None and task is not None:
+        ls.protocol.cancel_callbacks.setdefault(request_id, []).append(task.cancel)
+    try:
+        return await _confirm(ls, args)
+    finally:
+        ls.protocol.cancel_callbacks.pop(request_id, None)
+
+
+async def _confirm(ls: AutogradLanguageServer, args):
     uri, line0, code = str(args[0]), args[1], str(args[2]).upper()
     device = str(args[3]).lower() if len(args) > 3 and args[3] else ls.options.confirm_device
     if not ls.options.confirm_enabled:

@@ -275,6 +275,9 @@ async def test_hostile_input_never_kills_the_server(editor: Editor):
     uris = [editor.open(f"hostile{i}.py", text) for i, text in enumerate([deep_parens, deep_blocks, long_line, nul])]
     for uri in uris:
         await editor.diagnostics(uri)
+    huge = editor.open("huge.py", "x = 1  # " + "#" * 100 + "\n" * 1 + ("y = 2\n" * 1_800_000), write=False)
+    (too_large,) = await editor.diagnostics(huge, lambda ds: len(ds) == 1)
+    assert "not analysed" in too_large.message and too_large.severity == types.DiagnosticSeverity.Information
     uri = editor.open("leaf.py", AG001_TEXT)
     await editor.diagnostics(uri, lambda ds: ag(ds, "AG001"))
     assert (await editor.command("autograd-lsp.serverInfo"))["version"]
@@ -452,3 +455,19 @@ async def test_without_workspace_imports_jedi_is_never_loaded(editor: Editor):
     await editor.diagnostics(uri, lambda ds: ag(ds, "AG001"))
     await asyncio.sleep(0.3)
     assert (await editor.command("autograd-lsp.serverInfo"))["jedi_imported"] is False
+
+
+async def test_cancel_request_stops_a_confirmation(editor: Editor):
+    await editor.start()
+    text = "import time\nimport torch\ntime.sleep(30)\na = torch.ones(2, 2, requires_grad=True)\na += 2\n"
+    uri = editor.open("slow.py", text)
+    await editor.diagnostics(uri, lambda ds: ag(ds, "AG001"))
+    pid = (await editor.command("autograd-lsp.serverInfo"))["pid"]
+    future = editor.client.protocol.send_request(types.WORKSPACE_EXECUTE_COMMAND, types.ExecuteCommandParams(
+        command="autograd-lsp.confirm", arguments=[uri, 4, "AG001", "cpu"]), msg_id="confirm-to-cancel")
+    await wait_until(lambda: _harness_children(pid), timeout=CONFIRM_WAIT, what="the sandboxed run to start")
+    editor.client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="confirm-to-cancel"))
+    with pytest.raises(Exception, match="cancel"):
+        await asyncio.wait_for(asyncio.wrap_future(future), WAIT)
+    await wait_until(lambda: not _harness_children(pid), what="the sandboxed run to be stopped")
+    assert (await editor.command("autograd-lsp.serverInfo"))["version"]
