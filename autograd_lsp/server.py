@@ -1,11 +1,12 @@
 """The language server (`autograd-lsp serve`): LSP types at the edge, each handler a few lines that delegate
 to the checker, the rule catalog, fixes and the confirm runner.
 
-Timing model (see PERF.md): every open document or notebook is a *unit*; edits only (re)start a short
-timer, so a burst of edits is analysed once, at its newest version, on one worker thread; a result whose
-version is no longer current is dropped. The fast pass never asks jedi: names from other workspace modules
-are answered from what the last background jedi pass learned, and a pass runs only when something was
-missing, re-publishing if the findings change. torch is never imported here.
+Timing model (see PERF.md): every open document or notebook is a *unit*, analysed on one worker thread.
+An edit after a quiet spell is analysed at once; edits that follow within the debounce window only restart
+a timer, so a burst ends in one analysis of its newest version, and a result whose version is no longer
+current is dropped, never published. The fast pass never asks jedi: names from other workspace modules are
+answered from what the last background jedi pass learned, and a pass runs only when something was missing,
+re-publishing if the findings change. torch is never imported here; confirmations run it in a subprocess.
 """
 from __future__ import annotations
 
@@ -51,14 +52,15 @@ CMD_CONFIRM = "autograd-lsp.confirm"
 CMD_RULE_DOC = "autograd-lsp.showRuleDoc"
 CMD_FIX_ALL = "autograd-lsp.fixAll"
 CMD_SERVER_INFO = "autograd-lsp.serverInfo"
+VERDICTS = ("confirmed", "not-reproduced", "inconclusive")  # confirm statuses that say something about the code
 MAX_CHARS = 10_000_000  # ≈ 200k lines: past this a file is generated data, not code someone is editing
 IDLE_COLLECT_S = 2.0  # a full GC this long after the last publish (measured: rare automatic ones cut the p95)
 GC_THRESHOLDS = (20_000, 50, 100)  # instead of (700, 10, 10): an ast.parse of 2,000 lines no longer triggers several
 
 
 class DaemonExecutor(concurrent.futures.Executor):
-    """One daemon worker thread running jobs in order: analysis never piles up threads, and exit never waits
-    for a jedi pass or a confirmation subprocess still running."""
+    """One daemon worker thread running jobs in order: analyses never pile up threads, and exit never waits
+    for a jedi pass or a workspace scan still running."""
 
     def __init__(self, name: str):
         self._name = name
@@ -1133,12 +1135,15 @@ async def _confirm(ls: AutogradLanguageServer, args):
         if getattr(result, "status", None) not in ("timeout", "error"):
             ls.confirmations[cache_key] = result
     summary = _summary(result)
-    ls.confirmed_text[(analysis.content_hash, tuple(finding_key(finding)))] = summary
-    unit.generation += 1
-    ls.publish(unit, force=True)
+    status = getattr(result, "status", None)
+    if status in VERDICTS:  # a verdict about the code goes on the diagnostic; "cuda unavailable" and the like do not
+        ls.confirmed_text[(analysis.content_hash, tuple(finding_key(finding)))] = summary
+        unit.generation += 1
+        ls.publish(unit, force=True)
     place = analysis.snapshot.locate(finding.span.line)
     where = f"line {place.line + 1}" if place else f"line {finding.span.line}"
-    ls.show_message(f"autograd-lsp: {code} at {where}: {summary}")
+    ls.show_message(f"autograd-lsp: {code} at {where}: {summary}",
+                    types.MessageType.Info if status in VERDICTS else types.MessageType.Warning)
     try:
         return result.to_json()
     except Exception:

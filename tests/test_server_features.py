@@ -360,7 +360,9 @@ async def test_confirm_reports_errors_cleanly(editor: Editor, tmp_path):
     result = await asyncio.wait_for(editor.client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="autograd-lsp.confirm", arguments=[uri, 2, "AG001", "cpu"])), CONFIRM_WAIT)
     assert result["status"] != "confirmed"
-    assert editor.client.messages
+    assert any(m.type == types.MessageType.Warning for m in editor.client.messages)
+    diagnostics = await editor.diagnostics(uri, lambda ds: ag(ds, "AG001"))
+    assert " — " not in ag(diagnostics, "AG001")[0].message  # no verdict: the diagnostic is left alone
     missing = await editor.command("autograd-lsp.confirm", uri, 0, "AG001", "cpu")
     assert missing["status"] == "error" and "no AG001 finding on line 1" in missing["message"]
     assert (await editor.command("autograd-lsp.serverInfo"))["torch_imported"] is False
