@@ -1,5 +1,7 @@
-// Drives code-server in Chromium: open the sample, wait for the AG002 squiggle and Problems entry, apply the
-// quick fix with Ctrl+., wait for the squiggle to go. One screenshot per step in $E2E_ARTIFACTS.
+// Drives code-server in Chromium: open the sample, wait for the AG002 squiggle and Problems entry, confirm it
+// on CPU and show its documentation from the command palette, apply the quick fix with Ctrl+., wait for the
+// squiggle to go, save.
+// One screenshot per step in $E2E_ARTIFACTS.
 // Environment: E2E_URL, E2E_WORKSPACE, E2E_FILE (name inside the workspace), E2E_TOOLS, E2E_ARTIFACTS, E2E_PROFILE.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,7 +24,7 @@ const { chromium } = createRequire(path.join(env('E2E_TOOLS'), 'package.json'))(
 const RULE = 'AG002';
 // Case-sensitive: Playwright's string hasText would also match the file row, ag002_stale_composed_weight.py.
 const RULE_TEXT = new RegExp(RULE);
-const SQUIGGLE = '.monaco-editor .squiggly-error, .monaco-editor .squiggly-warning';
+const SQUIGGLE = ['error', 'warning', 'info'].map((level) => `.monaco-editor .squiggly-${level}`).join(', ');
 const PROBLEM_ROWS = '.markers-panel .monaco-list-row';
 // Action rows only: the menu also has group headers ("Quick Fix").
 const MENU_ROWS = '.action-widget .monaco-list-row.action';
@@ -51,6 +53,25 @@ async function step(name, action) {
 }
 
 const rowsText = (selector) => page.locator(selector).allInnerTexts();
+
+async function runCommand(title) {
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input').waitFor({ timeout: 10_000 });
+    await page.keyboard.type(title);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+}
+
+/** Go to Line/Column: puts the cursor on a finding's start, where Ctrl+. asks for its quick fixes. */
+async function goTo(lineColumn) {
+    await page.locator('.monaco-editor .view-lines').click();
+    await page.keyboard.press('Control+G');
+    await page.locator('.quick-input-widget input').waitFor({ timeout: 10_000 });
+    await page.keyboard.type(lineColumn);
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+}
 
 try {
     await step('workbench', async () => {
@@ -83,15 +104,27 @@ try {
         }
     });
 
+    await step('confirm', async () => {
+        // The palette command confirms the finding under the cursor by running it with the user's Python.
+        await goTo(position);
+        await runCommand('autograd-lsp: Confirm finding on CPU');
+        const verdict = page.locator('.notification-toast', { hasText: new RegExp(`${RULE} at line`) }).first();
+        await verdict.waitFor({ timeout: 90_000 });
+        writeFileSync(path.join(artifacts, 'confirm.txt'), (await verdict.innerText()) + '\n');
+    });
+    await runCommand('Notifications: Clear All Notifications');
+
+    await step('rule-doc', async () => {
+        await goTo(position);
+        await runCommand('autograd-lsp: Show rule documentation');
+        const preview = page.frameLocator('iframe.webview').frameLocator('iframe');
+        await preview.locator('h1', { hasText: RULE_TEXT }).waitFor({ timeout: 20_000 });
+        await page.locator(`.tabs-container .tab[aria-label*="${fileName}"]`).click();
+    });
+
     let fixTitle;
     await step('quickfix-menu', async () => {
-        // Go to Line/Column puts the cursor on the finding's start, where Ctrl+. asks for its quick fixes.
-        await page.locator('.monaco-editor .view-lines').click();
-        await page.keyboard.press('Control+G');
-        await page.locator('.quick-input-widget input').waitFor({ timeout: 10_000 });
-        await page.keyboard.type(position);
-        await page.keyboard.press('Enter');
-        await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+        await goTo(position);
         // Focus comes back to the editor a moment after the quick input closes; a Ctrl+. before that is lost.
         for (let attempt = 1; ; attempt++) {
             await page.keyboard.press('Control+.');
@@ -113,6 +146,7 @@ try {
             throw new Error(`no ${RULE} quick fix in the menu: ${titles.join(' | ')}`);
         }
         // The picture for the README: the editor with the menu open (which may reach past the editor).
+        await page.mouse.move(0, 0);
         const boxes = [await page.locator('.part.editor').boundingBox(), await page.locator('.action-widget').first().boundingBox()];
         const left = Math.min(...boxes.map((box) => box.x));
         const top = Math.min(...boxes.map((box) => box.y));

