@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, Event, Loop, ModuleModel
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis.syntax import parents
-from ..analysis.training import BACKWARD, backward_target, training_units
+from ..analysis.training import BACKWARD, Part, backward_target, training_units
 from ..findings import Edit, Fix, Safety, Severity
 
 CODE = "AG015"
@@ -81,6 +81,7 @@ class Accumulation:
     value: ast.expr  # what is accumulated
     prov: Provenance | None  # None: unknown (e.g. `criterion(model(x), y)` with `model` a parameter)
     form: str  # "augassign" | "add" | "append"
+    helper: CallEvent | None = None  # `train_step(batch)`: a helper that backpropagates the loss it returns
 
 
 def check(model: ModuleModel):
@@ -109,13 +110,35 @@ UNKNOWN = object()
 
 
 def _candidate(model: ModuleModel, value: ast.expr):
-    """The accumulated value's graph provenance; UNKNOWN when the walk could not tell (a name fed by unknown calls)."""
+    """The accumulated value's graph provenance; UNKNOWN when the walk could not tell (a name fed by unknown calls);
+    the helper's CallEvent for `train_step(batch)` returning a loss it backpropagated."""
+    helper = _helper_backpropagated(model, value)
+    if helper is not None:
+        return helper
     prov = model.prov(value)
     found = _graph_value(prov)
     if found is not None:
         return found
     if prov is None and _loss_name(value) is not None:
         return UNKNOWN
+    return None
+
+
+def _helper_backpropagated(model: ModuleModel, value: ast.expr) -> CallEvent | None:
+    """`train_step(batch)`, a same-workspace function that calls `loss.backward()` and returns that `loss` itself."""
+    if not isinstance(value, ast.Call):
+        return None
+    calls = model.__dict__.get("_ag015_calls")
+    if calls is None:
+        calls = model.__dict__["_ag015_calls"] = {id(event.node): event for event in model.of_type(CallEvent)}
+    event = calls.get(id(value))
+    function = event.function if event is not None else None
+    if function is None or function.scope is None or not function.calls_backward:
+        return None
+    names = {name for scope, name in _backpropagated_names(model) if scope == id(function.scope)}
+    for node in ast.walk(function.node):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id in names:
+            return event
     return None
 
 
@@ -158,21 +181,27 @@ def _accumulations(model: ModuleModel):
             if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
                 prov = _candidate(model, stmt.value)
                 if prov is not None and _label(stmt.target) == event.name and not _number(model, event):
-                    yield Accumulation(event, stmt, event.name, event.name, stmt.value, None if prov is UNKNOWN else prov, "augassign")
+                    yield _accumulation(event, stmt, event.name, event.name, stmt.value, prov, "augassign")
             elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add):
                 binop = stmt.value
                 for mine, other in ((binop.left, binop.right), (binop.right, binop.left)):
                     if _label(mine) == event.name and _label(event.target) == event.name:
                         prov = _candidate(model, other)
                         if prov is not None:
-                            yield Accumulation(event, stmt, event.name, event.name, other, None if prov is UNKNOWN else prov, "add")
+                            yield _accumulation(event, stmt, event.name, event.name, other, prov, "add")
                         break
         elif isinstance(event, CallEvent) and event.method in APPENDERS and event.receiver is not None and event.node.args:
             value = event.node.args[-1]
             prov = _candidate(model, value)
             names = _accumulator(model, event.receiver)
             if prov is not None and names is not None and isinstance(event.ctx.statement, ast.Expr):
-                yield Accumulation(event, event.ctx.statement, names[0], names[1], value, None if prov is UNKNOWN else prov, "append")
+                yield _accumulation(event, event.ctx.statement, names[0], names[1], value, prov, "append")
+
+
+def _accumulation(event, stmt, accumulator, base, value, found, form) -> Accumulation:
+    if isinstance(found, CallEvent):
+        return Accumulation(event, stmt, accumulator, base, value, None, form, helper=found)
+    return Accumulation(event, stmt, accumulator, base, value, None if found is UNKNOWN else found, form)
 
 
 def _number(model: ModuleModel, event: BindEvent) -> bool:
@@ -184,7 +213,7 @@ def _number(model: ModuleModel, event: BindEvent) -> bool:
 # -- is it kept across iterations, and never backpropagated? -------------------------------------------
 def _judge(model: ModuleModel, acc: Accumulation):
     event = acc.event
-    if acc.prov is None and (id(event.ctx.scope), _loss_name(acc.value)) not in _backpropagated_names(model):
+    if acc.prov is None and acc.helper is None and (id(event.ctx.scope), _loss_name(acc.value)) not in _backpropagated_names(model):
         return None  # unknown value, and no `name.backward()` that would tell us it has a graph
     loop = next((loop for loop in event.ctx.loops() if not _reset_in(loop.node.body, acc)), None)
     hook = None
@@ -194,7 +223,7 @@ def _judge(model: ModuleModel, acc: Accumulation):
             return None
     elif not _defined_before(model, acc, loop):
         return None
-    backward = _per_iteration_backward(model, acc, loop, hook)
+    backward = Part(BACKWARD, acc.helper) if acc.helper is not None else _per_iteration_backward(model, acc, loop, hook)
     if acc.prov is None and backward is None:
         return None  # unknown value: only a backward of the very same tensor tells us it has a graph
     uses = _uses(model, acc)
@@ -446,7 +475,8 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
     if backward is hook and hook is not None:
         facts.append(f"backpropagated by the framework when `{hook.function.name}()` returns it")
     elif backward is not None:
-        facts.append(f"already backpropagated by `{model.text(backward.node)}` at line {backward.line}")
+        inside = " (inside the helper)" if acc.helper is not None else ""
+        facts.append(f"already backpropagated by `{model.text(backward.node)}` at line {backward.line}{inside}")
     else:
         facts.append(f"never backpropagated: `{acc.base}` is only logged")
     message = (f"`{statement}` makes `{acc.accumulator}` reference the graph of `{value_text}` from {where} "
@@ -456,7 +486,8 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
     if acc.prov is not None:
         scalar = acc.prov.scalar
     else:  # `loss.backward()` without a gradient only works on a scalar
-        scalar = backward is not None and backward is not hook and not backward.event.node.args and not backward.event.keyword("gradient")
+        scalar = backward is not None and backward is not hook and (acc.helper is not None or not backward.event.node.args and
+                                                                     not backward.event.keyword("gradient"))
     item_ok = scalar is True and uses <= {FLOAT_OK}
     detach = Fix(f"Accumulate `{_suffixed(value_text, acc.value, 'detach')}`", Safety.SAFE,
                  (Edit(model.span(acc.value), _suffixed(value_text, acc.value, "detach")),))

@@ -35,7 +35,7 @@ from __future__ import annotations
 import ast
 import sys
 
-from ..analysis.model import AttrLoadEvent, AttrStoreEvent, CallEvent, ClassInfo, Context, ModuleModel
+from ..analysis.model import AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, ModuleModel
 from ..analysis.provenance import Kind, Provenance
 from ..analysis.torch_api import misspells_requires_grad
 from ..findings import Edit, Fix, Safety, Severity, Span
@@ -97,18 +97,20 @@ def _evidence(model: ModuleModel, receiver: ast.expr, prov: Provenance | None, c
             if isinstance(cls, ClassInfo) and _class_sets(cls, attr):
                 return None
             return "module"
-    if isinstance(receiver, ast.Name) and _bound_to_parameters(receiver.id, ctx):
+    if isinstance(receiver, ast.Name) and _bound_to_parameters(model, receiver.id, ctx):
         return "tensor"
     if isinstance(receiver, ast.Attribute) and receiver.attr in PARAMETER_ATTRIBUTES:
         return "tensor"
     return None
 
 
-def _bound_to_parameters(name: str, ctx: Context) -> bool:
-    """`for p in model.parameters():` (or a comprehension over them) binds `name` to parameters."""
+def _bound_to_parameters(model: ModuleModel, name: str, ctx: Context) -> bool:
+    """`for p in model.parameters():` (or over `params = list(model.parameters())`, or a comprehension) binds `name`
+    to parameters."""
     for loop in ctx.loops():
         node = loop.node
-        if isinstance(node, (ast.For, ast.AsyncFor)) and _targets(node.target, name) and _iterates_parameters(node.iter):
+        if isinstance(node, (ast.For, ast.AsyncFor)) and _targets(node.target, name) and \
+                (_iterates_parameters(node.iter) or isinstance(node.iter, ast.Name) and _holds_parameters(model, node.iter, loop)):
             return not _rebinds(node.body, name)
     scope = ctx.scope
     while scope is not None and isinstance(scope.node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
@@ -117,6 +119,17 @@ def _bound_to_parameters(name: str, ctx: Context) -> bool:
                 return True
         scope = scope.parent
     return False
+
+
+def _holds_parameters(model: ModuleModel, name: ast.Name, loop) -> bool:
+    """`params = list(model.parameters())` bound last before the loop, in the same scope."""
+    found = None
+    for event in model.of_type(BindEvent):
+        if event.node.lineno >= loop.node.lineno:
+            break
+        if event.name == name.id and event.ctx.scope is loop.scope:
+            found = event
+    return found is not None and found.value is not None and _iterates_parameters(found.value)
 
 
 def _rebinds(body: list[ast.stmt], name: str) -> bool:

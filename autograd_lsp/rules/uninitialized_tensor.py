@@ -150,7 +150,9 @@ def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
     stmt = creation.ctx.statement
     values = {id(creation.node)}
     kind, where = _classify(model, creation.node, parents(model, stmt), values)
-    if kind == READ and not isinstance(where, ast.Return):  # `return torch.empty(...)`: an allocator, the caller fills it
+    if kind == READ and (not isinstance(where, ast.Return) or short in api.LEGACY_CONSTRUCTORS):
+        # `return torch.empty(...)` asks for storage on purpose: an allocator, the caller fills it. `return torch.Tensor(n)`
+        # is the constructor mistaken for "make a tensor of n".
         return _finding(model, creation, short, where)
     if kind != BOUND:
         return None
@@ -190,7 +192,7 @@ def _check_references(model: ModuleModel, creation: CallEvent, short: str, value
     if first_read is None:
         return None
     read_event, node = first_read
-    if isinstance(node, ast.Return) and _allocator(owner):
+    if isinstance(node, ast.Return) and short in EMPTY_FACTORIES and _allocator(owner):
         return None
     # A read inside a loop that also writes the tensor may only happen after an earlier iteration wrote it.
     for loop in read_event.ctx.loops():
