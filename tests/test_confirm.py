@@ -464,10 +464,11 @@ def test_writes_stay_in_the_temporary_directory(runs):
         assert not list(where.glob(f"{SANDBOX_MARK}*")), where
 
 
-def test_interpreter_without_torch_is_torch_missing():
-    base = getattr(sys, "_base_executable", None)
-    if not base or base == PYTHON or subprocess.run([base, "-c", "import torch"], capture_output=True).returncode == 0:
-        pytest.skip("no interpreter without torch at hand")
+def test_interpreter_without_torch_is_torch_missing(tmp_path):
+    # a fresh virtual environment (no site packages) is an interpreter without torch
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True, timeout=120)
+    base = str(tmp_path / "venv" / "bin" / "python")
+    assert subprocess.run([base, "-c", "import torch"], capture_output=True).returncode != 0
     source = read_source(ROOT / "samples" / "ag001_inplace_on_leaf.py")
     result = confirm_finding(source, finding("AG001", 11), python=base, use_cache=False)
     assert result.status == "torch-missing" and "torch" in result.observed and result.python == base

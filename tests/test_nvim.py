@@ -9,15 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 INIT = Path(__file__).resolve().parent / "nvim" / "init.lua"
 BUGGY = "import torch\na = torch.ones(2, 2, requires_grad=True)\na += 2\n"
 
-pytestmark = pytest.mark.skipif(shutil.which("nvim") is None, reason="Neovim is not installed (apt-get install neovim)")
-
 
 def test_neovim_quick_fix_round_trip(tmp_path):
+    assert shutil.which("nvim"), "Neovim is required for this test: apt-get install -y --no-install-recommends neovim (.ci/run does)"
     (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
     target = tmp_path / "leaf.py"
     target.write_text(BUGGY, encoding="utf-8")
