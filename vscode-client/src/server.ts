@@ -67,15 +67,19 @@ export class Server implements vscode.Disposable {
     }
 
     restart(): Promise<void> {
-        this.queue = this.queue.then(async () => {
+        return this.enqueue(async () => {
             await this.stopClient();
             await this.startClient();
         });
-        return this.queue;
     }
 
     stop(): Promise<void> {
-        this.queue = this.queue.then(() => this.stopClient());
+        return this.enqueue(() => this.stopClient());
+    }
+
+    private enqueue(job: () => Promise<void>): Promise<void> {
+        // A failed job must not leave the queue rejected: every later restart would be skipped.
+        this.queue = this.queue.then(job).catch((error) => this.fail(`Unexpected error: ${String(error)}`));
         return this.queue;
     }
 
@@ -144,7 +148,8 @@ export class Server implements vscode.Disposable {
         try {
             const probe = await runProbe(interpreter.path, cwd);
             this.log.info(`Python ${probe.python.join('.')} at ${probe.executable}; autograd_lsp: ${probe.autogradLsp ?? 'not importable'}`);
-            const bundle = { root: this.context.asAbsolutePath('bundled'), present: fs.existsSync(this.context.asAbsolutePath(path.join('bundled', 'tool', 'autograd_lsp'))) };
+            const bundleRoot = this.context.asAbsolutePath('bundled');
+            const bundle = { root: bundleRoot, present: fs.existsSync(path.join(bundleRoot, 'tool', 'autograd_lsp')) };
             const planned = planLaunch(interpreter.path, probe, bundle, process.env.PYTHONPATH, path.delimiter);
             if (isLaunchFailure(planned)) {
                 this.fail(planned.error);
