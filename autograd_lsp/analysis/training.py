@@ -19,7 +19,7 @@ FORWARD, BACKWARD, STEP, ZERO_GRAD = "forward", "backward", "step", "zero_grad"
 STEP_HOOKS = {"training_step"}  # called by a framework once per batch
 BACKWARD_METHODS = {"manual_backward"}  # Lightning's manual optimisation: `self.manual_backward(loss)`
 ZEROING_METHODS = {"zero_", "fill_", "mul_", "detach_", "requires_grad_"}  # on `p.grad`: `p.grad.zero_()`
-ZEROING_WORDS = ("zero_grad", "clear_grad", "reset_grad", "zero_grads", "set_grad_none", "zerograd")
+ZEROING_WORDS = ("zero", "clear_grad", "reset_grad", "set_grad_none", "grads_to_none", "grad_to_none")  # helpers we cannot see into
 
 
 @dataclass(eq=False)
@@ -101,7 +101,10 @@ def is_zeroing(event: Event) -> bool:
     if isinstance(func, ast.Attribute) and func.attr in ZEROING_METHODS and _grad_expression(func.value):
         return True
     name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
-    return any(word in name.lower() for word in ZEROING_WORDS)
+    lowered = name.lower()
+    if (event.qualname or "").startswith("torch") or lowered.startswith(("zeros", "new_zeros")) or lowered == "zero_":
+        return False  # tensor factories and in-place fills: not a gradient reset
+    return any(word in lowered for word in ZEROING_WORDS)
 
 
 def _grad_expression(node: ast.expr) -> bool:
