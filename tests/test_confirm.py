@@ -527,3 +527,14 @@ def test_cli_cuda_requested_without_cuda(runs):
 def test_cli_usage_errors(args, message):
     out = _cli(*args)
     assert out.returncode == 2 and message in out.stderr, out.stderr
+
+
+def test_bundled_server_paths_do_not_reach_the_user_program(tmp_path):
+    from autograd_lsp.confirm.sandbox import scrubbed_environment
+
+    base = {"PYTHONPATH": os.pathsep.join(["/ext/bundled/libs", "/ext/bundled/tool", "/home/me/src"]),
+            "AUTOGRAD_LSP_BUNDLED_PATHS": os.pathsep.join(["/ext/bundled/libs", "/ext/bundled/tool"]), "PATH": "/usr/bin"}
+    env = scrubbed_environment(str(tmp_path), base)
+    assert env["PYTHONPATH"] == "/home/me/src" and "AUTOGRAD_LSP_BUNDLED_PATHS" not in env
+    only_bundled = dict(base, PYTHONPATH=base["AUTOGRAD_LSP_BUNDLED_PATHS"])
+    assert "PYTHONPATH" not in scrubbed_environment(str(tmp_path), only_bundled)

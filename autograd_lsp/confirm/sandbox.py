@@ -50,6 +50,15 @@ HARNESS = Path(__file__).with_name("_harness.py")
 
 def scrubbed_environment(workdir: str, base: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in (os.environ if base is None else base).items() if not _SECRET.search(k) and k not in _DROPPED}
+    # A server started from the VS Code extension's bundled copy has its own libraries on PYTHONPATH:
+    # the user's program must see the user's environment, not those.
+    bundled = set(filter(None, env.pop("AUTOGRAD_LSP_BUNDLED_PATHS", "").split(os.pathsep)))
+    if bundled and "PYTHONPATH" in env:
+        kept = [entry for entry in env["PYTHONPATH"].split(os.pathsep) if entry and entry not in bundled]
+        if kept:
+            env["PYTHONPATH"] = os.pathsep.join(kept)
+        else:
+            del env["PYTHONPATH"]
     env.update(
         HOME=workdir,
         TMPDIR=workdir,

@@ -91,7 +91,11 @@ export function planLaunch(
     return {
         command: interpreter,
         args,
-        env: { PYTHONPATH: bundledPythonPath(bundle, delimiter, inheritedPythonPath) },
+        env: {
+            PYTHONPATH: bundledPythonPath(bundle, delimiter, inheritedPythonPath),
+            // The server strips these again before running the user's code for runtime confirmation.
+            AUTOGRAD_LSP_BUNDLED_PATHS: [path.join(bundle.root, 'libs'), path.join(bundle.root, 'tool')].join(delimiter),
+        },
         origin: 'bundled',
     };
 }

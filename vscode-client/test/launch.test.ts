@@ -43,6 +43,7 @@ describe('planLaunch', () => {
         assert.equal(plan.command, '/venv/bin/python');
         assert.deepEqual(plan.args, ['-m', 'autograd_lsp', 'serve']);
         assert.equal(plan.env.PYTHONPATH, [path.join('/ext/bundled', 'libs'), path.join('/ext/bundled', 'tool'), '/mine'].join(':'));
+        assert.equal(plan.env.AUTOGRAD_LSP_BUNDLED_PATHS, [path.join('/ext/bundled', 'libs'), path.join('/ext/bundled', 'tool')].join(':'));
     });
 
     it('does not leave an empty PYTHONPATH entry (the current folder) when none was inherited', () => {
