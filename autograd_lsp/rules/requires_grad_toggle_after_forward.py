@@ -1,15 +1,17 @@
 """## What it does
-Flags `p.requires_grad = …`, `p.requires_grad_(…)` or `module.requires_grad_(…)` (directly, or in a loop over
+Flags `p.requires_grad = …`, `p.requires_grad_(…)` or `module.requires_grad_(…)` (directly, in a loop over
 `module.parameters()`, or inside a helper such as `set_requires_grad(backbone, True)`) that runs after a
-forward which used those parameters and before the `backward()` of the loss built by that forward. Turning
-gradients *on* is reported only when the same parameters were frozen somewhere in the file (otherwise the
-call changes nothing).
+forward which used those tensors and before the `backward()` of the loss that forward built — including a
+Lightning-style `training_step` whose returned loss the framework backpropagates. Turning gradients *on* is
+reported when the tensors are known to have been frozen (otherwise the call changes nothing); turning them
+*off* is reported only when the frozen tensors are then modified in place before that backward.
 
 ## Why is this bad?
-Autograd records the graph during the forward. Changing `requires_grad` afterwards does not change the
-pending graph (seed 001): parameters unfrozen after the forward get no gradient in this step
-(`p.grad` stays `None`), and parameters frozen after the forward still receive gradients, so the coming
-`optimizer.step()` updates them once more.
+Autograd records the graph during the forward, and changing `requires_grad` afterwards does not change the
+pending graph (seed 001). Parameters unfrozen after the forward are not in it: they get no gradient in this
+step (`p.grad` stays `None`), silently. Parameters frozen after the forward are skipped by the backward,
+but the graph saved their values: editing them in place (pruning, re-initialising, clamping) before the
+backward makes it fail the version check.
 
 ## Example
 ```python
@@ -32,8 +34,8 @@ for epoch in range(epochs):
 ```
 
 ## Fix safety
-Unsafe: the fix moves the statement that changes `requires_grad` to just before the forward; it is
-offered only when that statement reads nothing computed in between.
+Unsafe: the fix moves the statement that changes `requires_grad` (with an in-place edit it contains) to just
+before the forward; it is offered only when that statement reads nothing computed in between.
 
 ## Runtime signature
 unfreezing after the forward: `p.grad` stays `None` for that step (silent); freezing and then editing `p`
@@ -45,7 +47,9 @@ import ast
 import sys
 from dataclasses import dataclass
 
-from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, Event, ModuleModel
+from ..analysis import torch_api as api
+from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, Event, InplaceEvent, ModuleModel
+from ..analysis.provenance import Kind
 from ..analysis.syntax import body_statement
 from ..analysis.training import STEP_HOOKS, backward_target, is_backward, is_step
 from ..findings import Edit, Fix, Safety, Severity, Span
@@ -77,7 +81,7 @@ def check(model: ModuleModel):
     backwards = [event for event in model.of_type(CallEvent) if is_backward(event)]
     calls = {id(event.node): event for event in model.of_type(CallEvent)}
     for toggle in toggles:
-        if toggle.value is True and not any(_matches(toggle.targets, other.targets) for other in frozen if other is not toggle):
+        if toggle.value is not False and not _was_frozen(toggle, frozen):
             continue  # turning on what was never turned off changes nothing
         scope = toggle.event.ctx.scope
         for backward in backwards:
@@ -92,12 +96,52 @@ def check(model: ModuleModel):
             if any(is_step(model, event) for event in model.of_type(CallEvent)
                    if event.ctx.scope is scope and forward.seq < event.seq < toggle.event.seq):
                 continue  # a step between forward and toggle: that graph was already consumed
-            yield _finding(model, toggle, forward, backward)
+            edit = None
+            if toggle.value is False:
+                # Freezing after the forward is harmless by itself (backward then skips the leaf); editing the frozen
+                # tensor in place before the backward breaks the version check of the graph that saved it.
+                edit = _edited_in_place(model, toggle, backward)
+                if edit is None:
+                    break
+            yield _finding(model, toggle, forward, backward, edit)
             break
         else:
-            returned = _hook_return(model, toggle, calls)
-            if returned is not None:
-                yield _finding(model, toggle, returned[0], returned[1])
+            if toggle.value is not False:
+                returned = _hook_return(model, toggle, calls)
+                if returned is not None:
+                    yield _finding(model, toggle, returned[0], returned[1], None)
+
+
+def _was_frozen(toggle: Toggle, frozen: list) -> bool:
+    """Evidence that `requires_grad` was False before this toggle turned it on."""
+    prov = toggle.event.prov if isinstance(toggle.event, AttrStoreEvent) else getattr(toggle.event, "receiver_prov", None)
+    if prov is not None and prov.kind is Kind.TENSOR and prov.requires_grad is False and prov.origin != "param":
+        return True
+    return any(_matches(toggle.targets, other.targets) for other in frozen if other is not toggle)
+
+
+def _edited_in_place(model: ModuleModel, toggle: Toggle, backward: CallEvent):
+    """An in-place change of a frozen target between the toggle and the backward (`.data` edits do not count: they skip
+    the version counter)."""
+    scope = toggle.event.ctx.scope
+    for event in model.events:
+        if event.seq <= toggle.event.seq:
+            continue
+        if event.seq >= backward.seq:
+            break
+        if event.ctx.scope is not scope:
+            continue
+        if isinstance(event, CallEvent) and event.receiver is not None and event.method and api.is_inplace_method(event.method):
+            target = event.receiver
+        elif isinstance(event, InplaceEvent) and event.form in ("augassign", "setitem"):
+            target = event.target.value if isinstance(event.target, ast.Subscript) else event.target
+        else:
+            continue
+        if isinstance(target, ast.Attribute) and target.attr == "data":
+            continue
+        if _matches(toggle.targets, _targets(model, target, event)):
+            return event
+    return None
 
 
 def _hook_return(model: ModuleModel, toggle: Toggle, calls):
@@ -233,6 +277,16 @@ def _forward_using(model: ModuleModel, prov, toggle: Toggle, calls) -> CallEvent
         used.discard(None)
         if used and _matches(toggle.targets, used) and (best is None or event.seq < best.seq):
             best = event
+    if best is None:
+        # plain tensors: the first binding in the loss's graph whose expression reads a toggled tensor (`pred = x @ w + b`)
+        for event in model.of_type(BindEvent):
+            if event.seq >= toggle.event.seq:
+                break
+            bound = event.prov
+            if event.ctx.scope is not toggle.event.ctx.scope or bound is None or bound.node is None or id(bound.node) not in prov.graph:
+                continue
+            if event.value is not None and _matches(toggle.targets, _read_labels(event.value)):
+                return event
     if best is None and prov.composed_from & toggle.targets and toggle.value is False:
         # a trainable tensor the loss was composed from, frozen only now: the first binding built from it
         for event in model.of_type(BindEvent):
@@ -245,8 +299,13 @@ def _forward_using(model: ModuleModel, prov, toggle: Toggle, calls) -> CallEvent
     return best
 
 
+def _read_labels(node: ast.AST) -> set:
+    return {label for sub in ast.walk(node) if isinstance(sub, (ast.Name, ast.Attribute)) and isinstance(sub.ctx, ast.Load)
+            for label in [_label(sub)] if label}
+
+
 # -- the finding ----------------------------------------------------------------------------------------
-def _finding(model: ModuleModel, toggle: Toggle, forward, backward: CallEvent):
+def _finding(model: ModuleModel, toggle: Toggle, forward, backward, edit):
     targets = ", ".join(f"`{t}`" for t in sorted(toggle.targets))
     forward_node = forward.value if isinstance(forward, BindEvent) and forward.value is not None else forward.node
     forward_text = _short(model, forward_node)
@@ -254,23 +313,31 @@ def _finding(model: ModuleModel, toggle: Toggle, forward, backward: CallEvent):
         backward_text = f"the framework after `{_short(model, backward.node)}`"
     else:
         backward_text = f"`{_short(model, backward.node)}`"
-    change = {True: "turns gradients on for", False: "turns gradients off for", None: "changes `requires_grad` of"}[toggle.value]
-    effect = {True: "they get no gradient from it (`.grad` stays `None` this step)",
-              False: "it still computes their gradients, and the next optimizer step still updates them",
-              None: "it keeps the setting the parameters had during the forward"}[toggle.value]
-    message = (f"`{_short(model, toggle.event.node)}` (line {toggle.event.node.lineno}) {change} {targets} after the forward "
-               f"`{forward_text}` (line {forward_node.lineno}) built the graph backpropagated by {backward_text} (line {backward.node.lineno}): "
-               f"the pending graph ignores the change, so {effect}. Change `requires_grad` before the forward")
+    toggled = f"`{_short(model, toggle.event.node)}` (line {toggle.event.node.lineno})"
+    built = (f"after the forward `{forward_text}` (line {forward_node.lineno}) built the graph backpropagated by {backward_text} "
+             f"(line {backward.node.lineno})")
+    if toggle.value is False:
+        message = (f"{toggled} freezes {targets} {built}, and `{_short(model, edit.node)}` (line {edit.node.lineno}) then changes "
+                   f"them in place: the pending graph saved their old version, so the backward raises \"modified by an inplace "
+                   f"operation\". Freeze before the forward, or edit after the backward")
+    else:
+        change = "turns gradients on for" if toggle.value else "changes `requires_grad` of"
+        message = (f"{toggled} {change} {targets} {built}: the pending graph was recorded without them, so they get no gradient "
+                   f"this step (`.grad` stays `None`). Change `requires_grad` before the forward")
     fixes = []
-    fix = _move_fix(model, toggle, forward)
+    fix = _move_fix(model, toggle, forward, edit)
     if fix is not None:
         fixes.append(fix)
     related = [(forward_node, "the forward records the graph here"), (backward.node, "the graph is backpropagated here")]
+    if edit is not None:
+        related.append((edit.node, "the frozen tensor is modified in place here"))
+    event = toggle.event
+    receiver = event.target.value if isinstance(event, AttrStoreEvent) else (event.receiver if event.role == "requires_grad_" else None)
     return model.finding(RULE, toggle.event.node, message, fixes=fixes, related=related, targets=sorted(toggle.targets),
-                         value=toggle.value)
+                         target=model.text(receiver) if receiver is not None else sorted(toggle.targets)[0], value=toggle.value)
 
 
-def _move_fix(model: ModuleModel, toggle: Toggle, forward: CallEvent) -> Fix | None:
+def _move_fix(model: ModuleModel, toggle: Toggle, forward, edit=None) -> Fix | None:
     around_forward = [id(l) for l in forward.ctx.loops()]
     loop = next((l for l in toggle.event.ctx.loops() if id(l) in around_forward), None)  # innermost loop holding both
     if loop is not None:
@@ -286,6 +353,8 @@ def _move_fix(model: ModuleModel, toggle: Toggle, forward: CallEvent) -> Fix | N
         return None
     if not (edits.own_line(model, moved) and edits.own_line(model, anchor)):
         return None
+    if edit is not None and not moved.lineno <= edit.node.lineno <= (moved.end_lineno or moved.lineno):
+        return None  # the in-place edit stays after the forward: moving the freeze alone would not help
     between = body[body.index(anchor): body.index(moved)]
     stored = {name for stmt in between for name in _names(stmt, ast.Store)}
     if stored & _names(moved, ast.Load):

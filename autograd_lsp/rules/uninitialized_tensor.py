@@ -161,11 +161,11 @@ def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
         if function is None or function.cls is None:
             return None
         read = _class_attribute_read(model, function.cls, where, stmt)
-        return _finding(model, creation, short, read, attribute=where.attr) if read is not None else None
-    return _check_references(model, creation, short, values)
+        return _finding(model, creation, short, read, attribute=where.attr, target=model.text(where)) if read is not None else None
+    return _check_references(model, creation, short, values, target=model.text(where))
 
 
-def _check_references(model: ModuleModel, creation: CallEvent, short: str, values: set[int]):
+def _check_references(model: ModuleModel, creation: CallEvent, short: str, values: set[int], target: str | None = None):
     owner = creation.ctx.scope.function
     index = _references_by_node(model)
     references = []
@@ -204,7 +204,7 @@ def _check_references(model: ModuleModel, creation: CallEvent, short: str, value
                     return None
             elif _classify(model, event.node, parents(model, event.ctx.statement), values)[0] in (WRITE, ESCAPE, BOUND):
                 return None
-    return _finding(model, creation, short, node or read_event.node)
+    return _finding(model, creation, short, node or read_event.node, target=target)
 
 
 def _references_by_node(model: ModuleModel) -> dict[int, list]:
@@ -457,7 +457,8 @@ def _generic_receiver(node: ast.expr) -> bool:
 
 
 # -- the finding ----------------------------------------------------------------------------------------
-def _finding(model: ModuleModel, creation: CallEvent, short: str, read: ast.AST | None, attribute: str | None = None):
+def _finding(model: ModuleModel, creation: CallEvent, short: str, read: ast.AST | None, attribute: str | None = None,
+             target: str | None = None):
     call = creation.node
     text = " ".join(model.text(call).split())
     if len(text) > 40:
@@ -477,7 +478,7 @@ def _finding(model: ModuleModel, creation: CallEvent, short: str, read: ast.AST 
     if fix is not None:
         fixes.append(fix)
     related = [(read, "the uninitialised values are read here")] if read is not None and hasattr(read, "lineno") else []
-    return model.finding(RULE, call, message, fixes=fixes, related=related, factory=short, attribute=attribute)
+    return model.finding(RULE, call, message, fixes=fixes, related=related, factory=short, attribute=attribute, target=target)
 
 
 def _zeros_fix(model: ModuleModel, call: ast.Call, short: str) -> Fix | None:
