@@ -83,9 +83,14 @@ def check(model: ModuleModel):
                 if step.inner is not None or not isinstance(step.event, CallEvent):
                     continue
                 name = optimizer_of(model, step.event)
-                if name and name not in reset and name not in reported:
+                if name and not any(_same_optimizer(name, other) for other in reset) and name not in reported:
                     reported.add(name)
                     yield _finding(model, unit, step, backwards, missing=name)
+
+
+def _same_optimizer(a: str, b: str | None) -> bool:
+    """`self.opt` and `self.opt.optimizer` (a wrapper and what it wraps) name the same optimizer."""
+    return b is not None and (a == b or a.startswith(b + ".") or b.startswith(a + "."))
 
 
 def _optimizer_receiver(model: ModuleModel, event: CallEvent) -> bool:
