@@ -179,9 +179,14 @@ def profile_cli(info: CliInfo, python: str, roots: list[Path], out_dir: Path, to
     import io
     out_dir.mkdir(parents=True, exist_ok=True)
     prof = out_dir / "cli.prof"
+    prof.unlink(missing_ok=True)
     args = check_cmd(info, roots, 1, cache=False)[len(info.cmd) + 1:]
-    cmd = [python, "-m", "cProfile", "-o", str(prof), "-m", "autograd_lsp", "check", *args]
-    proc = subprocess.run(cmd, cwd=str(REPO), env=cli_env(), capture_output=True, text=True, timeout=3600)
+    if len(info.cmd) >= 3 and info.cmd[1] == "-m":  # python -m autograd_lsp
+        target = ["-m", info.cmd[2]]
+    else:  # a Python script: the venv entry point or a snapshot launcher
+        target = [info.cmd[-1]]
+    cmd = [python, "-m", "cProfile", "-o", str(prof), *target, "check", *args]
+    proc = subprocess.run(cmd, cwd=str(CLI_CWD), env=cli_env(), capture_output=True, text=True, timeout=3600)
     if not prof.exists():
         return f"profiling failed (rc={proc.returncode}): {proc.stderr.strip()[-500:]}"
     text = io.StringIO()

@@ -51,6 +51,8 @@ def parse_args(argv=None):
                         help="the autograd-lsp command (default: the venv's entry point; e.g. '.venv/bin/python -m autograd_lsp' before pip install -e .)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="the parallel width (default: all cores)")
     parser.add_argument("--output", help="report path; default bench/RESULTS.md (quick: bench/.work/RESULTS-quick.md)")
+    parser.add_argument("--snapshot", action="store_true", help="measure the committed HEAD of autograd_lsp/ (copied to "
+                        "bench/.work/snapshots/<sha>/), not the working tree: figures stay consistent while others edit the package")
     parser.add_argument("--wait-cli", type=float, default=0, metavar="SECONDS", help="poll this long for the CLI to appear")
     parser.add_argument("--wait-load", type=float, default=0, metavar="LOAD", help="first wait (up to 30 min) until the 1-minute "
                         "load average is below LOAD (default: don't wait)")
@@ -104,6 +106,12 @@ def main(argv=None) -> int:
     cli = shlex.split(args.cli)
     if not os.path.isabs(cli[0]) and (REPO / cli[0]).exists():
         cli[0] = str(REPO / cli[0])
+    package_path = REPO
+    if args.snapshot:
+        launcher, sha = _snapshot(python)
+        cli, package_path = [str(launcher)], launcher.parent
+        data["machine"]["autograd-lsp"] = f"{data['machine']['autograd-lsp'].split(' @ ')[0]} @ {sha[:12]} (snapshot of the committed tree)"
+        log(f"measuring a snapshot of HEAD {sha[:12]} in {launcher.parent}")
     deadline = time.time() + args.wait_cli
     while not Path(cli[0]).exists() and time.time() < deadline:
         time.sleep(10)
@@ -174,7 +182,9 @@ def main(argv=None) -> int:
     if "profile" in args.parts and cli_ok:
         log("profile …")
         data["profile"] = cli_bench.profile_cli(info, python, roots, WORK_DIR)
-        proc = subprocess.run([python, "-m", "bench.phases", *map(str, roots)], cwd=str(REPO), capture_output=True, text=True, timeout=3600)
+        env = dict(os.environ, PYTHONPATH=str(package_path))
+        proc = subprocess.run([python, str(BENCH_DIR / "phases.py"), *map(str, roots)], cwd=str(package_path), env=env,
+                              capture_output=True, text=True, timeout=3600)
         try:
             data["phases"] = json.loads(proc.stdout)
         except ValueError:
@@ -190,6 +200,25 @@ def main(argv=None) -> int:
     (WORK_DIR / ("results-quick.json" if args.quick else "results.json")).write_text(json.dumps(data, default=_jsonable, indent=1))
     log(f"wrote {args.output} in {data['elapsed_s']:.0f} s")
     return 0
+
+
+def _snapshot(python: str) -> tuple[Path, str]:
+    """Copy HEAD's autograd_lsp/ to bench/.work/snapshots/<sha>/ with an `autograd-lsp` launcher script in it
+    (a script's own directory is first on sys.path, so the copy wins over the editable install)."""
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+    target = WORK_DIR / "snapshots" / sha[:12]
+    launcher = target / "autograd-lsp"
+    if not launcher.exists():
+        tmp = target.with_name(target.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        archive = subprocess.run(["git", "archive", "--format=tar", sha, "autograd_lsp"], cwd=REPO, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+        (tmp / "autograd-lsp").write_text(f"#!{python}\nimport sys\n\nfrom autograd_lsp.cli import main\n\nsys.exit(main())\n")
+        (tmp / "autograd-lsp").chmod(0o755)
+        shutil.rmtree(target, ignore_errors=True)
+        tmp.rename(target)
+    return launcher, sha
 
 
 def _exclusive_run():
