@@ -63,16 +63,153 @@ class JediResolver:
         self._scripts[key] = script
         return script, key
 
-    def resolve(self, source: Source, node: ast.expr):
-        """The FunctionInfo/ClassInfo an imported name refers to, or None."""
+    def resolve(self, source: Source, node: ast.expr, qualname: str | None = None):
+        """The FunctionInfo/ClassInfo an imported name refers to, or None.
+
+        `qualname` (what the import table says the name is, ".layers.Mlp" / "helpers.compose") allows a direct
+        lookup: the module's file is found from the import alone and the top-level definition read from our own
+        model of it, following re-exports (`from .mlp import Mlp` in a package's __init__). jedi is asked only
+        when that does not give one unambiguous top-level def or class: parsing every importing file with jedi
+        dominated the analysis time of large packages.
+        """
         if source.path is None or self._depth >= self.max_depth:
             return None
         with self._lock:
+            if qualname:
+                try:
+                    found = self._resolve_direct(Path(source.path), qualname, hops=0)
+                except (OSError, ValueError, RecursionError) as error:
+                    log.debug("direct resolution of %s failed: %s", qualname, error)
+                    found = None
+                if found is _UNRESOLVABLE:
+                    return None  # bound by an assignment, or not bound at all: jedi would find no def or class either
+                if found is not None:
+                    return found
             try:
                 return self._resolve(source, node)
             except Exception as error:  # jedi on half-typed code can fail in many ways: unknown, not fatal
                 log.debug("jedi could not resolve %s: %s", ast.dump(node)[:80], error)
                 return None
+
+    # -- direct resolution (no jedi) ---------------------------------------------------------------------
+    def _module_file(self, base: Path, parts: list[str]) -> Path | None:
+        if not parts:
+            candidate = base / "__init__.py"
+            return candidate if candidate.is_file() else None
+        for candidate in (base.joinpath(*parts[:-1], parts[-1] + ".py"), base.joinpath(*parts, "__init__.py")):
+            if candidate.is_file() and self._inside(candidate):
+                return candidate
+        return None
+
+    def _resolve_direct(self, importer: Path, qualname: str, hops: int):
+        if hops > 4:
+            return None
+        level = len(qualname) - len(qualname.lstrip("."))
+        parts = [part for part in qualname.lstrip(".").split(".") if part]
+        if not parts:
+            return None
+        if level:
+            base = importer.parent
+            for _ in range(level - 1):
+                base = base.parent
+            roots = [base]
+        else:
+            here = importer.resolve().parent
+            roots = [here] + [parent for parent in here.parents if self._inside_dir(parent)] + [self.root / "src"]
+        for root in roots:
+            # the longest prefix of `parts` that is a module; the one name after it is what the import binds
+            for split in range(len(parts) - 1, -1 if level else 0, -1):  # an absolute name needs a module before it
+                path = self._module_file(root, parts[:split])
+                if path is None:
+                    continue
+                if len(parts) - split == 1:
+                    return self._lookup(path, parts[-1], hops)
+                # `Boxes.from_tensor`, `numpy.array` through a module's attribute: a method or a value's attribute,
+                # never a top-level def or class (jedi's answer would be discarded as well)
+                model = self._model(path)
+                if model is not None and _binds_value_or_class(model, parts[split]):
+                    return _UNRESOLVABLE
+                return None
+        if not level and hops and _installed(parts[0]):
+            return _UNRESOLVABLE  # a workspace module re-exports a library's name (`from torch import Tensor`)
+        return None
+
+    def _inside_dir(self, directory: Path) -> bool:
+        try:
+            directory.resolve().relative_to(self.root)
+            return True
+        except (ValueError, OSError):
+            return False
+
+    def _lookup(self, path: Path, name: str, hops: int):
+        model = self._model(path)
+        if model is None:
+            return None
+        top, star, assigned_names = _summary(model)
+        classes = [info for info in model.classes.values() if info.name == name and info.node in top]
+        functions = [info for info in model.functions.values() if info.name == name and info.cls is None and info.node in top]
+        assigned = name in assigned_names
+        if len(classes) + len(functions) == 1 and not assigned:
+            return classes[0] if classes else functions[0]
+        if classes or functions:
+            return None  # several or conditional definitions: let jedi decide
+        if assigned and not star:
+            return _UNRESOLVABLE  # `Tensor = torch.Tensor`: a value, not a def or class
+        imported = model.imports.names.get(name)
+        if imported is not None:
+            return self._resolve_direct(path, imported, hops + 1)
+        if assigned:
+            return None
+        if not star:
+            return _UNRESOLVABLE  # not bound in this module at all
+        return self._through_stars(path, model, name, hops)
+
+    def _through_stars(self, path: Path, model, name: str, hops: int):
+        """`from .affwarp import *` in a package's __init__: the last star import that exports `name` binds it."""
+        if hops > 6:
+            return None
+        stars = sorted((node for node in _summary(model)[0] if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)),
+                       key=lambda node: (node.lineno, node.col_offset), reverse=True)
+        for node in stars:
+            target = self._module_of(path, "." * node.level + (node.module or ""))
+            if target is None:
+                return None  # a library's names (`from torch import *`) or a module we cannot find: let jedi decide
+            star_model = self._model(target)
+            if star_model is None:
+                return None
+            exported = _exported(star_model)
+            if exported is None:
+                return None  # a computed __all__
+            if (name not in exported) if exported is not True else name.startswith("_"):
+                continue
+            top, star, assigned = _summary(star_model)
+            bound = (name in assigned or name in star_model.imports.names
+                     or any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name for n in top))
+            if bound:
+                return self._lookup(target, name, hops + 1)
+            if star:
+                found = self._through_stars(target, star_model, name, hops + 1)
+                if found is not _UNRESOLVABLE:
+                    return found
+        return _UNRESOLVABLE
+
+    def _module_of(self, importer: Path, qualname: str) -> Path | None:
+        """The file of the module `qualname` (".affwarp", "pkg.sub") imported from `importer`, inside the workspace."""
+        level = len(qualname) - len(qualname.lstrip("."))
+        parts = [part for part in qualname.lstrip(".").split(".") if part]
+        if level:
+            base = importer.parent
+            for _ in range(level - 1):
+                base = base.parent
+            return self._module_file(base, parts)
+        if not parts:
+            return None
+        here = importer.resolve().parent
+        for root in [here] + [parent for parent in here.parents if self._inside_dir(parent)] + [self.root / "src"]:
+            found = self._module_file(root, parts)
+            if found is not None:
+                return found
+        return None
 
     def _resolve(self, source: Source, node: ast.expr):
         target = node
@@ -141,3 +278,95 @@ class JediResolver:
             self._depth -= 1
         self._models[key] = model
         return model
+
+
+_UNRESOLVABLE = object()  # the direct lookup is sure: no workspace def or class by that name
+
+
+class _Ordered(list):
+    """Top-level statements in source order, with a set for membership tests."""
+
+    def __init__(self, items):
+        super().__init__(items)
+        self._members = {id(item) for item in items}
+
+    def __contains__(self, item) -> bool:
+        return id(item) in self._members
+_INSTALLED: dict = {}
+
+
+def _installed(top: str) -> bool:
+    """`top` is an installed library (found on sys.path outside any workspace, without importing it)."""
+    if top not in _INSTALLED:
+        import importlib.util
+
+        try:
+            spec = importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            spec = None
+        origin = getattr(spec, "origin", None) or ""
+        locations = list(getattr(spec, "submodule_search_locations", None) or [])
+        places = [origin, *locations]
+        _INSTALLED[top] = spec is not None and (origin in ("built-in", "frozen") or
+                                                any("site-packages" in place or "dist-packages" in place or "/lib/python" in place
+                                                    for place in places))
+    return _INSTALLED[top]
+
+
+def _top_level(body) -> list:
+    """Statements of a module body in source order, including those behind top-level `if`/`try` (TYPE_CHECKING,
+    import fallbacks)."""
+    out = []
+    for node in body:
+        out.append(node)
+        if isinstance(node, ast.If):
+            out.extend(_top_level(node.body + node.orelse))
+        elif isinstance(node, ast.Try):
+            out.extend(_top_level(node.body + [stmt for handler in node.handlers for stmt in handler.body] + node.orelse + node.finalbody))
+    return out
+
+
+def _summary(model):
+    """(top-level statements, has a star import, names bound by assignment), computed once per module model."""
+    summary = getattr(model, "_direct_summary", None)
+    if summary is None:
+        ordered = _top_level(model.tree.body)
+        star = any(isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names) for node in ordered)
+        assigned = set()
+        for node in ordered:
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                assigned |= _targets(node)
+        summary = (_Ordered(ordered), star, assigned)
+        model._direct_summary = summary
+    return summary
+
+
+def _exported(model):
+    """What `from module import *` binds: a literal `__all__` (a set), True for every public name, None if computed."""
+    names = None
+    for node in _summary(model)[0]:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            continue
+        value = node.value
+        if isinstance(node, ast.AugAssign) and names is not None and isinstance(value, (ast.List, ast.Tuple)):
+            pass
+        elif isinstance(node, ast.AugAssign) or not isinstance(value, (ast.List, ast.Tuple)):
+            return None
+        items = [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        if len(items) != len(value.elts):
+            return None
+        names = (names or set()) | set(items) if isinstance(node, ast.AugAssign) else set(items)
+    return True if names is None else names
+
+
+def _binds_value_or_class(model, name: str) -> bool:
+    top, _, assigned = _summary(model)
+    if any(isinstance(node, ast.ClassDef) and node.name == name for node in top):
+        return True
+    return name in assigned and name not in model.imports.names
+
+
+def _targets(node) -> set:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return {name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)}

@@ -310,7 +310,8 @@ class Walker:
             dtype=ret.dtype or self._common_dtype([prov for prov, _ in deps]),
             composed_from=ret.composed_from | self._composed([(prov, node) for prov, node in deps]),
             graph=ret.graph | frozenset().union(*(prov.graph for prov, _ in deps)) | {id(call)},
-            param_deps=frozenset(),
+            # a helper called inside another helper with that one's parameters: the result still depends on them
+            param_deps=frozenset().union(*(prov.param_deps for prov, _ in deps)),
             no_grad=self.no_grad,
             loop=self.loop,
             epoch=self.epoch,
@@ -815,7 +816,7 @@ class Walker:
         top = qualname.lstrip(".").split(".", 1)[0]
         if top in _NEVER_WORKSPACE or not (qualname.startswith(".") or self._workspace_module(top)):
             return None  # library code: jedi is only asked about the user's own modules
-        definition = self.resolver.resolve(self.model.source, func)
+        definition = self.resolver.resolve(self.model.source, func, qualname=qualname)
         if definition is None:
             return None
         if isinstance(definition, FunctionInfo):

@@ -139,12 +139,14 @@ def check(model: ModuleModel):
         if event.prov is not None and event.prov.node is not None:
             bind_of.setdefault(id(event.prov.node), event)
     reported = set()
-    # names some function rebinds through `global`/`nonlocal` (a `refresh()` called per step): not provably stale
-    rebound = {name for node in ast.walk(model.tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+    rebound = None
     for use in model.of_type(UseEvent):
         prov = use.prov
         if not (prov.has_graph and prov.composed_from and not prov.no_grad and _is_forward_use(use)) or _is_view_of_leaf(model, prov):
             continue
+        if rebound is None:
+            # names some function rebinds through `global`/`nonlocal` (a `refresh()` called per step): not provably stale
+            rebound = {name for node in ast.walk(model.tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
         if use.name in rebound:
             continue
         for loop in use.ctx.loops():
