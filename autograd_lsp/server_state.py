@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .config import ConfigError, Settings, expand_selector, expand_selectors, find_pyproject, load_settings
 from .findings import Finding, Fix, Related, Severity, Span
+from .analysis.walker import label as _label
 
 SECTION = "autogradLsp"
 DEVICES = ("cpu", "cuda")
@@ -320,14 +321,6 @@ def describe_provenance(model, node: ast.expr) -> str | None:
     if prov.origin:
         parts.append(f"made by `{prov.origin}`" + (f" at line {prov.line}" if prov.line else ""))
     return " · ".join(parts) if parts else None
-
-
-def _label(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
-    return None
 
 
 def _composed_into(model, name: str) -> str | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .model import AttrStoreEvent, CallEvent, Event, FunctionInfo, Loop, ModuleModel, Scope
 from .provenance import Kind, Provenance
 from .torch_api import looks_like_optimizer_name
+from .walker import label as _label
 
 FORWARD, BACKWARD, STEP, ZERO_GRAD = "forward", "backward", "step", "zero_grad"
 STEP_HOOKS = {"training_step"}  # called by a framework once per batch
@@ -295,14 +296,6 @@ def forward_statement(model: ModuleModel, unit: TrainingUnit, backward: Part) ->
             if stmt is not None and start <= body.index(stmt) < end:
                 start = body.index(stmt) + 1
     return body[start]
-
-
-def _label(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
-    return None
 
 
 def _loaded(node: ast.AST) -> set[str]:

@@ -50,6 +50,7 @@ from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis.syntax import parents
 from ..analysis.training import BACKWARD, Part, backward_target, training_units
 from ..findings import Edit, Fix, Safety, Severity
+from ..analysis.walker import label as _label
 
 CODE = "AG015"
 NAME = "loss-accumulation-keeps-graph"
@@ -152,14 +153,6 @@ def _loss_name(value: ast.expr) -> str | None:
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("cpu", "to", "cuda", "squeeze", "mean",
                                                                                                     "sum") and not value.args[1:]:
         return _loss_name(value.func.value)
-    return None
-
-
-def _label(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
     return None
 
 
