@@ -103,7 +103,7 @@ class MemoResolver:
         self.memo = memo
         self.misses = 0
 
-    def resolve(self, source, node):
+    def resolve(self, source, node, qualname=None):
         key = ast.unparse(node)
         definition = self.memo.get(key, _MISSING)
         if definition is _MISSING:
@@ -119,8 +119,8 @@ class RecordingResolver:
         self.jedi = jedi_resolver
         self.memo = memo
 
-    def resolve(self, source, node):
-        definition = self.jedi.resolve(source, node)
+    def resolve(self, source, node, qualname=None):
+        definition = self.jedi.resolve(source, node, qualname=qualname)
         self.memo[ast.unparse(node)] = definition
         return definition
 

@@ -21,7 +21,6 @@ _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
 class JediResolver:
-    resolves_qualnames = True  # resolve() accepts `qualname=` (the walker passes what the import table says)
 
     def __init__(self, root: Path, max_depth: int = 2):
         self.root = Path(root).resolve()

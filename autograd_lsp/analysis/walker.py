@@ -816,10 +816,7 @@ class Walker:
         top = qualname.lstrip(".").split(".", 1)[0]
         if top in _NEVER_WORKSPACE or not (qualname.startswith(".") or self._workspace_module(top)):
             return None  # library code: jedi is only asked about the user's own modules
-        if getattr(self.resolver, "resolves_qualnames", False):  # JediResolver: the import alone usually finds the def
-            definition = self.resolver.resolve(self.model.source, func, qualname=qualname)
-        else:  # other resolvers (the server's memo wrappers) take (source, node)
-            definition = self.resolver.resolve(self.model.source, func)
+        definition = self.resolver.resolve(self.model.source, func, qualname=qualname)
         if definition is None:
             return None
         if isinstance(definition, FunctionInfo):
