@@ -32,7 +32,13 @@ class JediResolver:
         self._depth = 0
         self._lock = threading.RLock()
         self.queries = 0  # jedi goto calls made (for tests and benchmarks)
+        self._fs: dict = {}  # file-system answers (module files, resolved paths) for this run
         self.touched: set[Path] = set()  # other modules consulted since the last reset (cache dependencies)
+
+    @property
+    def depth(self) -> int:
+        """How many modules deep the current walk is: 0 for the file being checked, 1+ for modules it imports."""
+        return self._depth
 
     @staticmethod
     def project_root(path: Path) -> Path:
@@ -94,6 +100,13 @@ class JediResolver:
 
     # -- direct resolution (no jedi) ---------------------------------------------------------------------
     def _module_file(self, base: Path, parts: list[str]) -> Path | None:
+        # The same few directories are probed for every import of every file: remember the answers.
+        key = ("module", base, tuple(parts))
+        if key not in self._fs:
+            self._fs[key] = self._find_module_file(base, parts)
+        return self._fs[key]
+
+    def _find_module_file(self, base: Path, parts: list[str]) -> Path | None:
         if not parts:
             candidate = base / "__init__.py"
             return candidate if candidate.is_file() else None
@@ -115,7 +128,7 @@ class JediResolver:
                 base = base.parent
             roots = [base]
         else:
-            here = importer.resolve().parent
+            here = self._resolved(importer).parent
             roots = [here] + [parent for parent in here.parents if self._inside_dir(parent)] + [self.root / "src"]
         for root in roots:
             # the longest prefix of `parts` that is a module; the one name after it is what the import binds
@@ -135,12 +148,21 @@ class JediResolver:
             return _UNRESOLVABLE  # a workspace module re-exports a library's name (`from torch import Tensor`)
         return None
 
+    def _resolved(self, path: Path) -> Path:
+        key = ("resolved", path)
+        if key not in self._fs:
+            self._fs[key] = path.resolve()
+        return self._fs[key]
+
     def _inside_dir(self, directory: Path) -> bool:
-        try:
-            directory.resolve().relative_to(self.root)
-            return True
-        except (ValueError, OSError):
-            return False
+        key = ("inside", directory)
+        if key not in self._fs:
+            try:
+                self._resolved(directory).relative_to(self.root)
+                self._fs[key] = True
+            except (ValueError, OSError):
+                self._fs[key] = False
+        return self._fs[key]
 
     def _lookup(self, path: Path, name: str, hops: int):
         model = self._model(path)

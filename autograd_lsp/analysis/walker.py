@@ -577,10 +577,10 @@ class Walker:
 
     def ev_Constant(self, node: ast.Constant):
         value = node.value
-        if isinstance(value, bool) or isinstance(value, int):
-            return Provenance(Kind.NUMBER, node.lineno, dtype=api.INT)
+        if isinstance(value, int):  # bool included
+            return _INT_NUMBER
         if isinstance(value, float):
-            return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT)
+            return _FLOAT_NUMBER
         return None
 
     def ev_Tuple(self, node):
@@ -816,6 +816,8 @@ class Walker:
         top = qualname.lstrip(".").split(".", 1)[0]
         if top in _NEVER_WORKSPACE or not (qualname.startswith(".") or self._workspace_module(top)):
             return None  # library code: jedi is only asked about the user's own modules
+        if not self._worth_resolving(node, qualname, arg_provs):
+            return None
         definition = self.resolver.resolve(self.model.source, func, qualname=qualname)
         if definition is None:
             return None
@@ -825,6 +827,28 @@ class Walker:
         if isinstance(definition, ClassInfo) and definition.is_module:
             return Provenance(Kind.MODULE, node.lineno, module_class=definition, origin=f"{definition.name}()", node=node)
         return None
+
+    def _worth_resolving(self, node: ast.Call, qualname: str, arg_provs) -> bool:
+        """Resolve a helper only where its summary can change a finding: called with concrete tensors, modules or
+        optimizers, called with nothing (a factory of leaves), a class, or called inside a loop (a training step).
+        Library code mostly passes its own symbolic parameters around: resolving those costs a walk of the other
+        module and can only produce unknowns."""
+        if getattr(self.resolver, "depth", 0) > 0:
+            return True  # summarising another module for a caller: symbolic arguments carry its dependencies
+        if self.loop is not None or self.function is None or (not node.args and not node.keywords):
+            return True  # script-level code, training loops and zero-argument factories
+        if arg_provs and all(prov is not None and not prov.param_deps for prov in arg_provs):
+            return True  # every argument concrete (e.g. `trainable(100, 16)` in main()): the summary can be exact
+        if qualname.rsplit(".", 1)[-1][:1].isupper():
+            return True
+        for prov in flatten(arg_provs):
+            if prov is None:
+                continue
+            if prov.kind in (Kind.MODULE, Kind.OPTIMIZER, Kind.PARAMS):
+                return True
+            if prov.kind is Kind.TENSOR and (prov.requires_grad or prov.composed_from or prov.graph):
+                return True
+        return False
 
     def _workspace_module(self, top: str) -> bool:
         """A cheap file-system check that `top` is a module of the workspace rather than an installed library."""
@@ -1277,6 +1301,10 @@ def _reduction_scalar(keyword: ast.keyword | None) -> bool | None:
         return False
     return True if isinstance(value, str) else None
 
+
+# Literal numbers carry no position worth keeping: two shared values instead of one per literal.
+_INT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.INT)
+_FLOAT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.FLOAT)
 
 _OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@",
         ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
