@@ -53,6 +53,7 @@ class JediResolver:
         if self._project is None:
             import jedi
 
+            refuse_compiled_torch()
             self._project = jedi.Project(self.root, added_sys_path=[str(self.root)], smart_sys_path=True, load_unsafe_extensions=False)
         return self._project
 
@@ -301,6 +302,29 @@ class JediResolver:
             self._depth -= 1
         self._models[key] = model
         return model
+
+
+# jedi inspects compiled extension modules by importing them in a helper subprocess; for torch that costs
+# ~1.7 s and 200 MiB, and the CLI and server must never load torch. We only ask jedi *where* workspace names
+# are defined, which never needs torch's compiled parts, so those loads are refused. The hook is private to
+# jedi (hence the `jedi<0.21` pin); tests/test_crossmodule.py checks it is in place.
+NEVER_INSPECT = ("torch", "torchvision", "torchaudio", "triton")
+
+
+def refuse_compiled_torch() -> None:
+    from jedi.inference import imports
+
+    original = imports._load_builtin_module
+    if getattr(original, "refuses", None) == NEVER_INSPECT:
+        return
+
+    def load_builtin_module(inference_state, import_names, sys_path):
+        if import_names and import_names[0] in NEVER_INSPECT:
+            return None  # jedi treats it as an unimportable extension: unknown, not an error
+        return original(inference_state, import_names, sys_path)
+
+    load_builtin_module.refuses = NEVER_INSPECT
+    imports._load_builtin_module = load_builtin_module
 
 
 _UNRESOLVABLE = object()  # the direct lookup is sure: no workspace def or class by that name

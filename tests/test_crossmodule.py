@@ -1,0 +1,69 @@
+"""jedi, used only to find where workspace names are defined, must never make the checker load torch."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+from autograd_lsp.analysis.crossmodule import NEVER_INSPECT, JediResolver, refuse_compiled_torch
+
+
+def test_the_private_jedi_hook_is_in_place():
+    from jedi.inference import imports
+
+    refuse_compiled_torch()
+    hook = imports._load_builtin_module
+    assert getattr(hook, "refuses", None) == NEVER_INSPECT
+    assert hook(None, ("torch", "_C"), []) is None  # refused before jedi touches its inference state
+    refuse_compiled_torch()  # idempotent: not wrapped twice
+    assert imports._load_builtin_module is hook
+
+
+def test_resolving_through_jedi_loads_no_torch(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    # a conditional definition makes the direct lookup ambiguous: jedi has to answer
+    (tmp_path / "helpers.py").write_text(textwrap.dedent("""\
+        import torch
+        if torch.__version__ >= "2":
+            def compose(a, b):
+                return torch.stack((a, b))
+        else:
+            def compose(a, b):
+                return torch.stack((a, b)).clone()
+    """))
+    (tmp_path / "train.py").write_text(textwrap.dedent("""\
+        import torch
+        from helpers import compose
+        a = torch.tensor(1.0, requires_grad=True)
+        b = torch.tensor(2.0, requires_grad=True)
+        opt = torch.optim.SGD([a, b], lr=0.1)
+        w = compose(a, b)
+        for step in range(3):
+            loss = (w * 2).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """))
+    probe = textwrap.dedent(f"""
+        import os, sys
+        from autograd_lsp.analysis.crossmodule import JediResolver
+        from autograd_lsp.checker import check_path
+        resolver = JediResolver({str(tmp_path)!r})
+        result = check_path({str(tmp_path / "train.py")!r}, resolver=resolver)
+        print([f.code for f in result.findings], resolver.queries)
+        maps = []
+        children = open(f"/proc/{{os.getpid()}}/task/{{os.getpid()}}/children").read().split()
+        for pid in [str(os.getpid()), *children]:
+            try:
+                maps.append(open(f"/proc/{{pid}}/maps").read())
+            except OSError:
+                pass
+        print("torch-mapped" if any("libtorch" in m or "torch/_C" in m for m in maps) else "no-torch")
+        print("torch" in sys.modules)
+    """)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                         env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))).stdout.split("\n")
+    codes, queries = out[0].rsplit(" ", 1)
+    assert codes == "['AG002']" and int(queries) >= 1, out  # found, and jedi was asked
+    assert out[1] == "no-torch" and out[2] == "False", out
