@@ -300,6 +300,11 @@ class JediResolver:
             model = build_model(tree, source, resolver=self)
         finally:
             self._depth -= 1
+        # Only the summaries (functions, classes) of another module are consulted: drop the per-expression
+        # tables and events, most of a model's memory, and the tree itself.
+        model.events = []
+        model.loops = []
+        model._provs = {}
         self._models[key] = model
         return model
 
