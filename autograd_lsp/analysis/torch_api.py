@@ -22,7 +22,6 @@ INT_FACTORIES = {"randint", "randperm", "LongTensor", "IntTensor", "ShortTensor"
 LIKE_FACTORIES = {"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like"}
 # Factories whose dtype comes from their data/arguments rather than the default float dtype.
 DATA_FACTORIES = {"tensor", "as_tensor", "arange", "full"}
-UNINITIALISED_FACTORIES = {"empty", "empty_like", "empty_strided", "Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor"}
 LEGACY_CONSTRUCTORS = {"Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
                        "ShortTensor", "ByteTensor", "CharTensor", "BoolTensor"}
 

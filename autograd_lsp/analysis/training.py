@@ -298,21 +298,15 @@ def forward_statement(model: ModuleModel, unit: TrainingUnit, backward: Part) ->
     return body[start]
 
 
+def _names(node: ast.AST, context: type) -> set[str]:
+    """Labels of the names and `x.attr`s in `node` used in `context` (ast.Load or ast.Store)."""
+    return {name for sub in ast.walk(node)
+            if isinstance(sub, (ast.Name, ast.Attribute)) and isinstance(sub.ctx, context) and (name := _label(sub))}
+
+
 def _loaded(node: ast.AST) -> set[str]:
-    names = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, (ast.Name, ast.Attribute)) and isinstance(sub.ctx, ast.Load):
-            name = _label(sub)
-            if name:
-                names.add(name)
-    return names
+    return _names(node, ast.Load)
 
 
 def _stored(node: ast.AST) -> set[str]:
-    names = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, (ast.Name, ast.Attribute)) and isinstance(sub.ctx, ast.Store):
-            name = _label(sub)
-            if name:
-                names.add(name)
-    return names
+    return _names(node, ast.Store)

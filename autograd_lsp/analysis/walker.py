@@ -691,7 +691,7 @@ class Walker:
         if owner is not None and owner.kind is Kind.MODULE:
             return self._module_attribute(node, owner)
         name = label(node)
-        if name is not None and name in self._visible_bindings():
+        if name is not None and self.is_bound(name):
             return self.lookup(name)
         if attr == "data" or "grad" in attr or api.misspells_requires_grad(attr):
             self.emit(AttrLoadEvent(node, self.ctx(), attr=attr, receiver=node.value, prov=owner))
@@ -706,16 +706,17 @@ class Walker:
             return self.derive(node, owner, [(owner, node.value)])
         return None
 
-    def _visible_bindings(self):
-        scope, names = self.scope, set()
+    def is_bound(self, name: str) -> bool:
+        scope = self.scope
         while scope is not None:
-            names |= scope.bindings.keys()
+            if name in scope.bindings:
+                return True
             scope = scope.parent
-        return names
+        return False
 
     def _module_attribute(self, node: ast.Attribute, owner: Provenance) -> Provenance | None:
         name = label(node)
-        if name is not None and name in self._visible_bindings():
+        if name is not None and self.is_bound(name):
             return self.lookup(name)
         cls = owner.module_class
         if isinstance(cls, ClassInfo):

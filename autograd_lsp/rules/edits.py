@@ -44,6 +44,3 @@ def wrap_in_no_grad(model: ModuleModel, stmt: ast.stmt) -> list[Edit] | None:
     return [Edit(Span(stmt.lineno, 0, end_line, len(model.source.line_text(end_line))), f"{indent}with {torch}.no_grad():\n{body}")]
 
 
-def replace_node(model: ModuleModel, node: ast.AST, text: str) -> Edit:
-    return Edit(model.span(node), text)
-
