@@ -121,6 +121,7 @@ class RecordingResolver:
 
     def resolve(self, source, node, qualname=None):
         definition = self.jedi.resolve(source, node, qualname=qualname)
+        self.jedi.complete(definition)  # the fast pass (main thread) reads its summaries without walking
         self.memo[ast.unparse(node)] = definition
         return definition
 

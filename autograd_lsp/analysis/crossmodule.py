@@ -10,6 +10,7 @@ import ast
 import hashlib
 import logging
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..source import Source, SourceError, read_source
@@ -39,6 +40,34 @@ class JediResolver:
     def depth(self) -> int:
         """How many modules deep the current walk is: 0 for the file being checked, 1+ for modules it imports."""
         return self._depth
+
+    @contextmanager
+    def at_depth(self, depth: int):
+        """Walk a consulted module's function later, when a caller first needs it, as deep as the module is.
+        Yields False, and nothing is walked (the summary stays unknown), when another thread is resolving: the
+        language server's fast pass must never wait for jedi."""
+        if not self._lock.acquire(blocking=False):
+            yield False
+            return
+        saved, self._depth = self._depth, depth
+        try:
+            yield True
+        finally:
+            self._depth = saved
+            self._lock.release()
+
+    def complete(self, definition) -> None:
+        """Walk everything of a resolved function or class that a caller may need, now, so that a later analysis
+        running on another thread finds the summaries ready."""
+        if isinstance(definition, ClassInfo):
+            functions = list(definition.methods.values())
+        elif isinstance(definition, FunctionInfo):
+            functions = [definition]
+        else:
+            return
+        for info in functions:
+            if not info.walked and info.owner is not None:
+                info.owner.walk_for_caller(info)
 
     @staticmethod
     def project_root(path: Path) -> Path:
@@ -297,14 +326,12 @@ class JediResolver:
             return None
         self._depth += 1
         try:
-            model = build_model(tree, source, resolver=self)
+            # Only the summaries (functions, classes) of another module are consulted: no events or expression
+            # tables, and only the functions some caller needs are walked.
+            model = build_model(tree, source, resolver=self, summary_only=True)
         finally:
             self._depth -= 1
-        # Only the summaries (functions, classes) of another module are consulted: drop the per-expression
-        # tables and events, most of a model's memory, and the tree itself.
-        model.events = []
         model.loops = []
-        model._provs = {}
         self._models[key] = model
         return model
 

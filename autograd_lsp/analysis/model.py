@@ -145,6 +145,7 @@ class FunctionInfo:
     calls_zero_grad: bool = False
     walked: bool = False
     walking: bool = False
+    owner: object = field(default=None, repr=False)  # the Walker of the defining module (walks it when first needed)
 
 
 @dataclass(eq=False)
@@ -247,7 +248,9 @@ class ModuleModel:
         )
 
 
-def build_model(tree: ast.Module, source: Source, resolver=None) -> ModuleModel:
+def build_model(tree: ast.Module, source: Source, resolver=None, summary_only: bool = False) -> ModuleModel:
+    """The model of a module. `summary_only` is for modules consulted by another one's analysis: no events or
+    expression table are kept, and functions are walked only when a caller needs their summary."""
     from .walker import Walker
 
-    return Walker(tree, source, resolver).run()
+    return Walker(tree, source, resolver, summary_only=summary_only).run()

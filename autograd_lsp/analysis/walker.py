@@ -119,9 +119,17 @@ def _sequence_numel(short: str, args: list[ast.expr], keywords: dict) -> int | N
     return max(count, 0)
 
 
+def _keep_nothing(node, prov):
+    return prov
+
+
 class Walker:
-    def __init__(self, tree: ast.Module, source: Source, resolver=None):
+    def __init__(self, tree: ast.Module, source: Source, resolver=None, summary_only: bool = False):
         self.model = ModuleModel(tree, source, ImportTable(tree))
+        self.summary_only = summary_only
+        self.depth = getattr(resolver, "depth", 0)  # how many imports away from the checked file this module is
+        if summary_only:
+            self.model.record = _keep_nothing  # nobody asks another module's expressions for their provenance
         self.imports = self.model.imports
         self.resolver = resolver
         self.seq = 0
@@ -138,9 +146,10 @@ class Walker:
     def run(self) -> ModuleModel:
         self._register_defs(self.model.tree.body)
         self.walk_body(self.model.tree.body)
-        for info in list(self.model.functions.values()):
-            if not info.walked:
-                self.walk_function(info)
+        if not self.summary_only:
+            for info in list(self.model.functions.values()):
+                if not info.walked:
+                    self.walk_function(info)
         return self.model
 
     def ctx(self) -> Context:
@@ -149,13 +158,14 @@ class Walker:
     def emit(self, event):
         self.seq += 1
         event.seq = self.seq
-        self.model.events.append(event)
+        if not self.summary_only:
+            self.model.events.append(event)
         return event
 
     def _register_defs(self, body: list[ast.stmt]):
         for stmt in body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                info = FunctionInfo(stmt, stmt.name)
+                info = FunctionInfo(stmt, stmt.name, owner=self)
                 info.defining_scope = self.scope  # type: ignore[attr-defined]
                 self.model.functions[stmt] = info
                 self.scope.defs[stmt.name] = info
@@ -179,7 +189,7 @@ class Walker:
         info = ClassInfo(node, node.name, is_module)
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                function = FunctionInfo(stmt, stmt.name, cls=info)
+                function = FunctionInfo(stmt, stmt.name, cls=info, owner=self)
                 function.defining_scope = self.scope  # type: ignore[attr-defined]
                 info.methods[stmt.name] = function
                 self.model.functions[stmt] = function
@@ -228,6 +238,9 @@ class Walker:
     def walk_function(self, info: FunctionInfo):
         if info.walked or info.walking:
             return
+        if info.owner is not None and info.owner is not self:
+            info.owner.walk_for_caller(info)  # another module's function: its own imports and scopes apply
+            return
         if info.cls is not None and info.name != "__init__":
             self.ensure_class_init(info.cls)
         info.walking = True
@@ -253,6 +266,16 @@ class Walker:
             self.scope, self.loop, self.no_grad, self.epoch, self.stmt, self.function = saved
             info.walking = False
             info.walked = True
+
+    def walk_for_caller(self, info: FunctionInfo):
+        """Walk one of this (summary-only) module's functions because another module's analysis needs it."""
+        at_depth = getattr(self.resolver, "at_depth", None)
+        if at_depth is None:
+            self.walk_function(info)
+            return
+        with at_depth(self.depth) as free:
+            if free:
+                self.walk_function(info)
 
     def _decorated_no_grad(self, node) -> bool:
         """`@torch.no_grad()` / `@torch.inference_mode()` on a def: its whole body runs without grad."""
@@ -823,6 +846,8 @@ class Walker:
         if definition is None:
             return None
         if isinstance(definition, FunctionInfo):
+            if not definition.walked:
+                self.walk_function(definition)
             event.function = definition
             return self.instantiate(definition, node, arg_provs, node.args)
         if isinstance(definition, ClassInfo) and definition.is_module:
