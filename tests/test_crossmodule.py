@@ -67,3 +67,77 @@ def test_resolving_through_jedi_loads_no_torch(tmp_path):
     codes, queries = out[0].rsplit(" ", 1)
     assert codes == "['AG002']" and int(queries) >= 1, out  # found, and jedi was asked
     assert out[1] == "no-torch" and out[2] == "False", out
+
+
+def _workspace(tmp_path, helpers: int):
+    (tmp_path / "pyproject.toml").write_text("")
+    for index in range(helpers):
+        (tmp_path / f"helpers{index}.py").write_text(textwrap.dedent(f"""\
+            import torch
+
+            def compose(a, b):
+                return torch.stack((a, b))
+
+            def unrelated{index}(x):
+                return x * 2
+        """))
+        (tmp_path / f"train{index}.py").write_text(textwrap.dedent(f"""\
+            import torch
+            from helpers{index} import compose
+            a = torch.tensor(1.0, requires_grad=True)
+            b = torch.tensor(2.0, requires_grad=True)
+            opt = torch.optim.SGD([a, b], lr=0.1)
+            w = compose(a, b)
+            for step in range(3):
+                loss = (w * 2).sum()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """))
+
+
+def test_consulted_modules_walk_only_the_functions_a_caller_needs(tmp_path):
+    from autograd_lsp.checker import check_path
+
+    _workspace(tmp_path, 1)
+    resolver = JediResolver(tmp_path)
+    result = check_path(tmp_path / "train0.py", resolver=resolver)
+    assert [f.code for f in result.findings] == ["AG002"]
+    (model,) = [m for m in resolver._models.values() if m is not None]
+    walked = {info.name: info.walked for info in model.functions.values()}
+    assert walked == {"compose": True, "unrelated0": False}
+    assert model.events == [] and model._provs == {}  # summary only
+
+
+def test_trimmed_resolver_keeps_few_models_and_the_same_findings(tmp_path):
+    from autograd_lsp.checker import check_path
+
+    _workspace(tmp_path, 4)
+    unbounded, bounded = JediResolver(tmp_path), JediResolver(tmp_path, max_models=1)
+    for index in range(4):
+        expected = [(f.code, f.span.line) for f in check_path(tmp_path / f"train{index}.py", resolver=unbounded).findings]
+        got = [(f.code, f.span.line) for f in check_path(tmp_path / f"train{index}.py", resolver=bounded).findings]
+        assert got == expected == [("AG002", 8)]
+        bounded.trim()
+        assert sum(model is not None for model in bounded._models.values()) == 1
+    released = [info for model in unbounded._models.values() for info in model.functions.values()]
+    assert len(unbounded._models) == 4 and all(info.owner is not None for info in released)
+
+
+def test_a_released_model_frees_without_the_garbage_collector(tmp_path):
+    import gc
+    import weakref
+
+    from autograd_lsp.checker import check_path
+
+    _workspace(tmp_path, 1)
+    result = check_path(tmp_path / "train0.py")
+    assert result.model.events
+    probe = weakref.ref(result.model)
+    gc.disable()
+    try:
+        result.model.release()
+        result = None
+        assert probe() is None  # reference counting alone freed it: no cycle was left
+    finally:
+        gc.enable()

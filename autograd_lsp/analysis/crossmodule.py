@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import logging
+import os
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,13 +20,24 @@ from .model import ClassInfo, FunctionInfo
 log = logging.getLogger(__name__)
 
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+_ROOTS: dict = {}  # directory -> holds a project marker (asked for every file of a run, mostly the same few)
+
+
+def _is_root(directory: Path) -> bool:
+    found = _ROOTS.get(directory)
+    if found is None:
+        if len(_ROOTS) > 4096:
+            _ROOTS.clear()  # a long-lived server: markers can appear; forget now and then
+        found = _ROOTS[directory] = any((directory / marker).exists() for marker in _MARKERS)
+    return found
 
 
 class JediResolver:
 
-    def __init__(self, root: Path, max_depth: int = 2):
+    def __init__(self, root: Path, max_depth: int = 2, max_models: int = int(os.environ.get("AGLSP_MAX_MODELS", 128))):
         self.root = Path(root).resolve()
         self.max_depth = max_depth
+        self.max_models = max_models
         self._project = None
         self._scripts: dict = {}  # (path, text hash) -> jedi.Script; a few, since resolving a helper's module nests scripts
         self._models: dict = {}
@@ -74,7 +86,7 @@ class JediResolver:
         path = Path(path).resolve()
         start = path if path.is_dir() else path.parent
         for directory in [start, *start.parents]:
-            if any((directory / marker).exists() for marker in _MARKERS):
+            if _is_root(directory):
                 return directory
         return start
 
@@ -299,6 +311,19 @@ class JediResolver:
                 return info
         return None
 
+    def trim(self) -> None:
+        """Forget the least recently consulted modules beyond `max_models`. Call it between two analyses, never
+        during one: a module released mid-walk would leave that walk's summaries unknown.
+
+        A run over a large package consults hundreds of modules, most for a few files of one directory; a module's
+        tree is most of its model's memory, and parsing one again is cheap."""
+        with self._lock:
+            while len(self._models) > self.max_models:
+                oldest = next((key for key, model in self._models.items() if model is not None), None)
+                if oldest is None:
+                    return
+                self._models.pop(oldest).release()
+
     def _inside(self, path: Path) -> bool:
         try:
             resolved = path.resolve()
@@ -317,7 +342,9 @@ class JediResolver:
         key = (str(path), stat.st_mtime_ns, stat.st_size)
         self.touched.add(path)
         if key in self._models:
-            return self._models[key]
+            model = self._models.pop(key)
+            self._models[key] = model  # most recently used last
+            return model
         self._models[key] = None  # guards import cycles
         try:
             source = read_source(path)

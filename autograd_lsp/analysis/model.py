@@ -179,12 +179,55 @@ class ModuleModel:
 
     # -- queries ---------------------------------------------------------------------------------------
     def of_type(self, kind: type[E]) -> Iterator[E]:
-        return (event for event in self.events if isinstance(event, kind))
+        return iter(self._by_type(kind))
 
     def calls(self, role: str | None = None, method: str | None = None) -> Iterator[CallEvent]:
-        for event in self.events:
-            if isinstance(event, CallEvent) and (role is None or event.role == role) and (method is None or event.method == method):
+        for event in self._by_type(CallEvent):
+            if (role is None or event.role == role) and (method is None or event.method == method):
                 yield event
+
+    def _by_type(self, kind: type) -> list:
+        # Eighteen rules each filter the events by kind, several times: index them once, in execution order.
+        index = self.__dict__.get("_index")
+        if index is None or index[0] != len(self.events):
+            index = (len(self.events), {})
+            self._index = index
+        found = index[1].get(kind)
+        if found is None:
+            found = index[1][kind] = [event for event in self.events if isinstance(event, kind)]
+        return found
+
+    def release(self) -> None:
+        """Break the reference cycles a walk leaves (scopes <-> functions, loops <-> events <-> contexts, the walker)
+        so that reference counting frees the model at once instead of a full garbage collection much later.
+        Summaries already computed stay readable; functions not yet walked stay unknown."""
+        scopes = []
+        for info in self.functions.values():
+            if info.scope is not None:
+                scopes.append(info.scope)
+            info.owner = None
+            info.scope = None
+            info.__dict__.pop("defining_scope", None)
+        for scope in scopes:
+            scope.bindings.clear()
+            scope.defs.clear()
+            scope.parent = None
+            scope.function = None
+        for loop in self.loops:
+            loop.scope = loop.parent = None
+            loop.backwards.clear(), loop.steps.clear(), loop.zero_grads.clear(), loop.forwards.clear()
+        for cls in self.classes.values():
+            cls.attributes.clear()
+            cls.attribute_nodes.clear()
+        walker = self.__dict__.pop("_walker", None)
+        if walker is not None:
+            walker.module_scope.bindings.clear()
+            walker.module_scope.defs.clear()
+            walker.scope = walker.module_scope = walker.function = walker.loop = walker.model = None
+        self.events = []
+        self.loops = []
+        self._provs = {}
+        self.__dict__.pop("_index", None)
 
     def prov(self, node: ast.AST) -> Provenance | None:
         return self._provs.get(id(node))

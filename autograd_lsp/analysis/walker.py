@@ -123,6 +123,11 @@ def _keep_nothing(node, prov):
     return prov
 
 
+_UNSET = object()
+_EV: dict = {}  # node type -> Walker.ev_<Type> (or None)
+_STMT: dict = {}  # statement type -> Walker.stmt_<Type> (or None)
+
+
 class Walker:
     def __init__(self, tree: ast.Module, source: Source, resolver=None, summary_only: bool = False):
         self.model = ModuleModel(tree, source, ImportTable(tree))
@@ -150,6 +155,7 @@ class Walker:
             for info in list(self.model.functions.values()):
                 if not info.walked:
                     self.walk_function(info)
+        self.model._walker = self  # for release()
         return self.model
 
     def ctx(self) -> Context:
@@ -238,9 +244,10 @@ class Walker:
     def walk_function(self, info: FunctionInfo):
         if info.walked or info.walking:
             return
-        if info.owner is not None and info.owner is not self:
-            info.owner.walk_for_caller(info)  # another module's function: its own imports and scopes apply
-            return
+        if info.owner is not self:
+            if info.owner is not None:  # another module's function: its own imports and scopes apply
+                info.owner.walk_for_caller(info)
+            return  # (no owner: its module was released unwalked; the summary stays unknown)
         if info.cls is not None and info.name != "__init__":
             self.ensure_class_init(info.cls)
         info.walking = True
@@ -346,9 +353,12 @@ class Walker:
     def walk_body(self, body: list[ast.stmt]):
         for stmt in body:
             self.stmt = stmt
-            method = getattr(self, "stmt_" + type(stmt).__name__, None)
+            kind = type(stmt)
+            method = _STMT.get(kind, _UNSET)
+            if method is _UNSET:
+                method = _STMT[kind] = getattr(Walker, "stmt_" + kind.__name__, None)
             if method is not None:
-                method(stmt)
+                method(self, stmt)
             else:
                 for child in ast.iter_child_nodes(stmt):
                     if isinstance(child, ast.expr):
@@ -574,16 +584,19 @@ class Walker:
     def ev(self, node: ast.expr | None, usage: str = "other", callee: str | None = None) -> Provenance | None:
         if node is None:
             return None
-        method = getattr(self, "ev_" + type(node).__name__, None)
+        kind = type(node)
+        method = _EV.get(kind, _UNSET)
+        if method is _UNSET:  # the hottest call of the walk: dispatch on the node's type once per type
+            method = _EV[kind] = getattr(Walker, "ev_" + kind.__name__, None)
         if method is None:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.ev(child)
             return self.model.record(node, None)
-        if isinstance(node, ast.Name):
-            prov = method(node, usage, callee)
+        if kind is ast.Name:
+            prov = method(self, node, usage, callee)
         else:
-            prov = method(node)
+            prov = method(self, node)
         return self.model.record(node, prov)
 
     def ev_target(self, node: ast.expr) -> Provenance | None:

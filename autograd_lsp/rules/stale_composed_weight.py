@@ -146,7 +146,9 @@ def check(model: ModuleModel):
             continue
         if rebound is None:
             # names some function rebinds through `global`/`nonlocal` (a `refresh()` called per step): not provably stale
-            rebound = {name for node in ast.walk(model.tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+            text = model.source.text
+            rebound = ({name for node in ast.walk(model.tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+                       if "global" in text or "nonlocal" in text else set())  # a walk of the whole tree only when it can find one
         if use.name in rebound:
             continue
         for loop in use.ctx.loops():
