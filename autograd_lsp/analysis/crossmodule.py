@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import logging
-import os
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,7 +33,7 @@ def _is_root(directory: Path) -> bool:
 
 class JediResolver:
 
-    def __init__(self, root: Path, max_depth: int = 2, max_models: int = int(os.environ.get("AGLSP_MAX_MODELS", 128))):
+    def __init__(self, root: Path, max_depth: int = 2, max_models: int = 128):
         self.root = Path(root).resolve()
         self.max_depth = max_depth
         self.max_models = max_models

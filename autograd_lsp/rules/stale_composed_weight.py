@@ -45,6 +45,7 @@ from __future__ import annotations
 import sys
 
 import ast
+import re
 
 from ..analysis.model import BindEvent, ModuleModel, UseEvent
 from ..findings import Fix, Safety, Severity
@@ -133,6 +134,26 @@ def _is_view_of_leaf(model: ModuleModel, prov, depth: int = 0) -> bool:
     return inner.has_graph and inner.node is not None and _is_view_of_leaf(model, inner, depth + 1)
 
 
+_DECLARATION = re.compile(r"\b(?:global|nonlocal)\s+[^\W\d]")
+
+
+def _globally_rebound(model: ModuleModel) -> set[str]:
+    """Names of `global`/`nonlocal` statements. Only statements are visited (no expression holds one), and
+    only when the text has such a statement at all (`global_step` is not one): on a 2,000-line script a
+    walk of the whole tree cost more than every other rule together."""
+    if not _DECLARATION.search(model.source.text):
+        return set()
+    names, stack = set(), list(model.tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(node, field, None) or ())
+    return names
+
+
 def check(model: ModuleModel):
     bind_of = {}
     for event in model.of_type(BindEvent):
@@ -146,9 +167,7 @@ def check(model: ModuleModel):
             continue
         if rebound is None:
             # names some function rebinds through `global`/`nonlocal` (a `refresh()` called per step): not provably stale
-            text = model.source.text
-            rebound = ({name for node in ast.walk(model.tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
-                       if "global" in text or "nonlocal" in text else set())  # a walk of the whole tree only when it can find one
+            rebound = _globally_rebound(model)
         if use.name in rebound:
             continue
         for loop in use.ctx.loops():
