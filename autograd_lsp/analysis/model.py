@@ -216,7 +216,9 @@ class ModuleModel:
         for loop in self.loops:
             loop.scope = loop.parent = None
             loop.backwards.clear(), loop.steps.clear(), loop.zero_grads.clear(), loop.forwards.clear()
-        for cls in self.classes.values():
+        classes = {id(cls): cls for cls in [*self.classes.values(), *(info.cls for info in self.functions.values() if info.cls)]}
+        for cls in classes.values():  # (two classes of one name: model.classes holds the first only)
+            cls.methods = {}  # (each method keeps its `cls`: a summary read later still knows it is a method)
             cls.attributes.clear()
             cls.attribute_nodes.clear()
         walker = self.__dict__.pop("_walker", None)
