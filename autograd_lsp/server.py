@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import collections
 import concurrent.futures
 import gc
 import hashlib
@@ -55,6 +56,7 @@ CMD_SERVER_INFO = "autograd-lsp.serverInfo"
 VERDICTS = ("confirmed", "not-reproduced", "inconclusive")  # confirm statuses that say something about the code
 MAX_CHARS = 10_000_000  # ≈ 200k lines: past this a file is generated data, not code someone is editing
 IDLE_COLLECT_S = 2.0  # a full GC this long after the last publish (measured: rare automatic ones cut the p95)
+KEEP_MODELS = 8  # analysis models kept (for hover) of the most recently analysed units; others re-analyse on hover
 GC_THRESHOLDS = (20_000, 50, 100)  # instead of (700, 10, 10): an ast.parse of 2,000 lines no longer triggers several
 
 
@@ -238,6 +240,7 @@ class AutogradLanguageServer(LanguageServer):
         self.confirmations: dict = {}  # (content hash, finding key, device, python) -> ConfirmResult
         self.confirmed_text: dict = {}  # (content hash, finding key) -> summary shown in the message
         self.resolvers: dict = {}
+        self.with_model: collections.OrderedDict = collections.OrderedDict()  # unit key -> unit whose model is kept, newest last
         self.logged_errors: set = set()
         self.timings: dict = {"open_ms": [], "check_ms": []}
         self.pull_mode = False
@@ -476,6 +479,7 @@ class AutogradLanguageServer(LanguageServer):
         previous = unit.analysis
         unit.analysis = analysis
         self.retire(previous, keep=analysis)
+        self.keep_model(unit)
         if previous is None or _shown(previous) != _shown(analysis) or previous.snapshot.versions != analysis.snapshot.versions:
             unit.generation += 1
         self.timings["check_ms"].append(round(analysis.elapsed_ms, 2))
@@ -507,6 +511,33 @@ class AutogradLanguageServer(LanguageServer):
         model = analysis.model if analysis is not None else None
         if keep is None or keep.model is not model:
             self.retire_model(model)
+
+    def keep_model(self, unit: Unit):
+        """A model is ~20x its text in memory and only hover reads it: keep those of the last KEEP_MODELS units
+        analysed (what the user is working on); the others are dropped and rebuilt when hovered."""
+        self.with_model.pop(unit.key, None)
+        self.with_model[unit.key] = unit
+        while len(self.with_model) > KEEP_MODELS:
+            _, oldest = self.with_model.popitem(last=False)
+            if oldest.analysis is not None and oldest.analysis.model is not None:
+                self.retire_model(oldest.analysis.model)
+                oldest.analysis.model = None
+
+    async def model_of(self, unit: Unit, analysis: Analysis):
+        """The model of a shown analysis, rebuilt (same text, same memo) when it was dropped to save memory."""
+        if analysis.model is not None or any(f.code == SYNTAX_ERROR_CODE for f in analysis.findings):
+            return analysis.model  # (text that does not parse, or too large to read, has no model to rebuild)
+        snap = analysis.snapshot
+        settings = self.settings_for(snap.source.path)
+        resolver = MemoResolver(unit.memo) if self.options.cross_module and snap.source.path else None
+        result = await asyncio.get_running_loop().run_in_executor(
+            self.check_executor, lambda: check_source(snap.source, settings, resolver=resolver))
+        if unit.analysis is analysis and analysis.model is None and result.model is not None:
+            analysis.model = result.model
+            self.keep_model(unit)
+            return result.model
+        self.retire_model(result.model)
+        return analysis.model
 
     def retire_model(self, model):
         if model is not None:
@@ -598,6 +629,7 @@ class AutogradLanguageServer(LanguageServer):
         else:
             unit.analysis = enriched  # same findings; keep the richer model for hover, publish nothing
             self.retire(analysis, keep=enriched)
+            self.keep_model(unit)
 
     # -- diagnostics -----------------------------------------------------------------------------------
     def diagnostics(self, unit: Unit, analysis: Analysis) -> dict[str, list[types.Diagnostic]]:
@@ -633,6 +665,7 @@ class AutogradLanguageServer(LanguageServer):
 
     def clear(self, unit: Unit):
         self.retire(unit.analysis)
+        self.with_model.pop(unit.key, None)
         if unit.timer is not None:
             unit.timer.cancel()
         if unit.task is not None and not unit.task.done():
@@ -1017,19 +1050,20 @@ async def hover(ls: AutogradLanguageServer, params: types.HoverParams):
         placed = to_range(finding.span, snap.locate, ls.encoding)
         if placed is not None and placed[0] == uri:
             hover_range = placed[1]
-    if analysis.model is not None:
+    model = await ls.model_of(unit, analysis)
+    if model is not None:
         byte_col = len(line_text[:col].encode("utf-8", "surrogatepass"))
-        node = node_at(analysis.model.tree, line, byte_col)
+        node = node_at(model.tree, line, byte_col)
         if node is not None:
             try:
-                text = describe_provenance(analysis.model, node)
+                text = describe_provenance(model, node)
             except Exception:
                 text = None
             if text:
                 name = ast.unparse(node)
                 parts.insert(0, f"`{name}`: {text}" if markdown else f"{name}: {text}")
                 if hover_range is None:
-                    span = analysis.model.span(node)
+                    span = model.span(node)
                     placed = to_range(span, snap.locate, ls.encoding)
                     hover_range = placed[1] if placed and placed[0] == uri else None
     if not parts:
@@ -1077,6 +1111,7 @@ def server_info(ls: AutogradLanguageServer, *args):
         "torch_imported": any(name == "torch" or name.startswith("torch.") for name in sys.modules),
         "jedi_imported": "jedi" in sys.modules,
         "open_units": sorted(ls.units),
+        "units_with_model": list(ls.with_model),
         "pull_mode": ls.pull_mode,
         "encoding": str(getattr(ls.encoding, "value", ls.encoding)),
         "timings": ls.timings,

@@ -190,3 +190,19 @@ async def test_non_ascii_positions_follow_the_negotiated_encoding(editor: Editor
     fix = await editor.resolve(next(a for a in actions if a.title.startswith("Rewrite out of place")))
     editor.apply(fix.edit)
     assert "α = α + 2" in editor.texts[uri]
+
+
+async def test_hover_rebuilds_a_model_dropped_to_save_memory(editor: Editor):
+    from autograd_lsp.server import KEEP_MODELS
+
+    first = editor.open("compose.py", "import torch\na = torch.tensor(1.0, requires_grad=True)\nw = torch.stack((a, a))\n")
+    await editor.diagnostics(first)
+    for index in range(KEEP_MODELS):
+        uri = editor.open(f"other{index}.py", AG001_TEXT)
+        await editor.diagnostics(uri, lambda ds: ag(ds, "AG001"))
+    info = await editor.command("autograd-lsp.serverInfo")
+    assert len(info["units_with_model"]) == KEEP_MODELS and first not in info["units_with_model"]
+    hover = await editor.hover(first, 1, 0)  # its model was dropped: rebuilt from the same text
+    assert "leaf · requires grad" in hover.contents.value and "composed into `w` at line 3" in hover.contents.value
+    info = await editor.command("autograd-lsp.serverInfo")
+    assert info["units_with_model"][-1] == first and len(info["units_with_model"]) == KEEP_MODELS
