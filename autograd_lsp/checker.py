@@ -28,6 +28,10 @@ class CheckResult:
     suppressed: int = 0
 
 
+def _parse_here(source: Source):
+    return parse(source)
+
+
 def parse(source: Source) -> ast.Module | Finding:
     try:
         return ast.parse(source.text, filename=source.path or "<unknown>")
@@ -43,7 +47,7 @@ def parse(source: Source) -> ast.Module | Finding:
 
 
 def check_source(source: Source, settings: Settings = DEFAULT_SETTINGS, resolver=None, rules=None) -> CheckResult:
-    tree = parse(source)
+    tree = getattr(resolver, "parsed", _parse_here)(source)
     if isinstance(tree, Finding):
         return CheckResult(source, [tree])
     try:

@@ -168,3 +168,46 @@ def test_a_released_model_leaves_no_cyclic_garbage(tmp_path):
         assert gc.collect() == 0  # and nothing of it was left for the collector (the server's pauses)
     finally:
         gc.enable()
+
+
+def test_direct_resolution_follows_a_reexported_name_without_jedi(tmp_path):
+    from autograd_lsp.checker import check_path
+
+    (tmp_path / "pyproject.toml").write_text("")
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from . import ops as tools\nfrom .events import Events\n")
+    (pkg / "ops.py").write_text("import torch\n\ndef compose(a, b):\n    return torch.stack((a, b))\n")
+    (pkg / "events.py").write_text("import enum\n\nclass Events(enum.Enum):\n    STARTED = 1\n")
+    (tmp_path / "train.py").write_text(textwrap.dedent("""\
+        import torch
+        from pkg import Events, tools
+        a = torch.tensor(1.0, requires_grad=True)
+        b = torch.tensor(2.0, requires_grad=True)
+        opt = torch.optim.SGD([a, b], lr=0.1)
+        every = Events.STARTED(every=2)
+        w = tools.compose(a, b)
+        for step in range(3):
+            loss = (w * 2).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """))
+    resolver = JediResolver(tmp_path)
+    result = check_path(tmp_path / "train.py", resolver=resolver)
+    assert [(f.code, f.span.line) for f in result.findings] == [("AG002", 9)]  # compose found through `tools`
+    assert resolver.queries == 0  # `Events.STARTED` known not to be a def or class, `tools.compose` found: no jedi
+
+
+def test_a_checked_file_reuses_the_tree_parsed_when_another_file_consulted_it(tmp_path):
+    from autograd_lsp.checker import check_path
+    from autograd_lsp.source import Source
+
+    _workspace(tmp_path, 1)
+    resolver = JediResolver(tmp_path)
+    check_path(tmp_path / "train0.py", resolver=resolver)
+    (model,) = [m for m in resolver._models.values() if m is not None]
+    helpers = tmp_path / "helpers0.py"
+    assert resolver.parsed(Source(helpers.read_text(), str(helpers))) is model.tree
+    edited = resolver.parsed(Source(helpers.read_text() + "\nx = 1\n", str(helpers)))
+    assert edited is not model.tree and len(edited.body) == len(model.tree.body) + 1  # other text: parsed anew

@@ -40,6 +40,7 @@ class JediResolver:
         self._project = None
         self._scripts: dict = {}  # (path, text hash) -> jedi.Script; a few, since resolving a helper's module nests scripts
         self._models: dict = {}
+        self._by_file: dict = {}  # resolved path -> key of its model in _models (for parsed())
         self._gotos: dict = {}
         self._depth = 0
         self._lock = threading.RLock()
@@ -182,8 +183,13 @@ class JediResolver:
                 # `Boxes.from_tensor`, `numpy.array` through a module's attribute: a method or a value's attribute,
                 # never a top-level def or class (jedi's answer would be discarded as well)
                 model = self._model(path)
-                if model is not None and _binds_value_or_class(model, parts[split]):
+                if model is None:
+                    return None
+                if _binds_value_or_class(model, parts[split]):
                     return _UNRESOLVABLE
+                imported = model.imports.names.get(parts[split])
+                if imported is not None:  # `Events.X` where a package's __init__ re-exports `Events`: follow it
+                    return self._resolve_direct(path, ".".join([imported, *parts[split + 1:]]), hops + 1)
                 return None
         if not level and hops and _installed(parts[0]):
             return _UNRESOLVABLE  # a workspace module re-exports a library's name (`from torch import Tensor`)
@@ -310,6 +316,21 @@ class JediResolver:
                 return info
         return None
 
+    def parsed(self, source: Source):
+        """The tree of a file about to be checked: the one already parsed when another file consulted it, if its
+        text is the same (a large package consults most of its modules before it checks them), else a new one."""
+        from ..checker import parse
+
+        if source.path is None or source.cells is not None:
+            return parse(source)
+        with self._lock:
+            try:
+                resolved = self._resolved(Path(source.path))
+            except OSError:
+                return parse(source)
+            model = self._models.get(self._by_file.get(resolved))
+            return model.tree if model is not None and model.source.text == source.text else parse(source)
+
     def trim(self) -> None:
         """Forget the least recently consulted modules beyond `max_models`. Call it between two analyses, never
         during one: a module released mid-walk would leave that walk's summaries unknown.
@@ -359,6 +380,7 @@ class JediResolver:
             self._depth -= 1
         model.loops = []
         self._models[key] = model
+        self._by_file[self._resolved(path)] = key
         return model
 
 
