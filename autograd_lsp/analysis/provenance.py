@@ -72,7 +72,7 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
     """What a name holds after two branches: facts both agree on, unknown where they differ."""
     if a is None or b is None:
         return None
-    if a == b:
+    if a is b or a == b:
         return a
     if a.kind is not b.kind:
         return None

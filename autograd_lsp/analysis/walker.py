@@ -451,13 +451,18 @@ class Walker:
         self.scope.bindings = dict(before)
         self.walk_body(node.orelse)
         after_else = self.scope.bindings
+        # Most names are bound to the very same provenance after both branches (neither touched them): keep it
+        # without comparing (a large scope has hundreds of names, and a module thousands of `if`s).
         merged = {}
-        for name in after_body.keys() | after_else.keys():
-            if name in after_body and name in after_else:
-                merged[name] = merge(after_body[name], after_else[name])
+        for name, prov in after_body.items():
+            if name in after_else:
+                other = after_else[name]
+                merged[name] = prov if prov is other else merge(prov, other)
             else:
-                branch = after_body if name in after_body else after_else
-                merged[name] = merge(before[name], branch[name]) if name in before else branch[name]
+                merged[name] = merge(before[name], prov) if name in before else prov
+        for name, prov in after_else.items():
+            if name not in after_body:
+                merged[name] = merge(before[name], prov) if name in before else prov
         self.scope.bindings = merged
 
     def stmt_With(self, node):
