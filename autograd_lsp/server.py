@@ -24,6 +24,7 @@ import threading
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -774,6 +775,14 @@ def did_open(ls: AutogradLanguageServer, params: types.DidOpenTextDocumentParams
     ls.schedule(unit, 0)
 
 
+def _module_name(uri: str) -> str | None:
+    """`helpers` for .../helpers.py, `pkg` for .../pkg/__init__.py; None for what is not a Python module."""
+    path = Path(unquote(urlparse(uri).path))
+    if path.suffix not in (".py", ".pyi"):
+        return None
+    return path.parent.name if path.stem == "__init__" else path.stem
+
+
 def _is_python(uri: str, language_id: str | None) -> bool:
     return language_id in ("python", None) or uri.endswith((".py", ".pyi"))
 
@@ -792,8 +801,17 @@ def did_save(ls: AutogradLanguageServer, params: types.DidSaveTextDocumentParams
         ls.project.clear()
         ls.settings_changed()
         return
+    for resolver in ls.resolvers.values():
+        resolver.forget_files()  # a new module can now be found where none was
+    module = _module_name(uri)
     for other in ls.units.values():
-        other.memo.clear()  # a saved module can change what other files' imports resolve to
+        # a saved module can change what other files' imports resolve to: those that consulted one, or whose
+        # text names this module (it may have been created just now), look again
+        shown = other.analysis
+        consulted = bool(other.memo) or bool(shown and (shown.misses or module and module in shown.snapshot.source.text))
+        other.memo.clear()
+        if consulted and other.key != uri:
+            ls.schedule(other)
     if ls.workspace_changed is not None:
         ls.workspace_changed.set()
     unit = ls.units.get(uri)

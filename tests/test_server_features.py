@@ -451,6 +451,19 @@ async def test_cross_module_findings_arrive_after_the_first_publish(editor: Edit
     assert _maps_mention_torch(info["pid"]) == []
 
 
+async def test_saving_a_new_helper_module_rechecks_the_files_importing_it(editor: Editor, tmp_path):
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    await editor.start()
+    uri = editor.open("main.py", MAIN)  # helpers.py does not exist yet: nothing to resolve
+    await editor.diagnostics(uri)
+    await asyncio.sleep(0.5)  # its cross-module pass found nothing (and the file system said so)
+    assert ag(await editor.diagnostics(uri), "AG002") == []
+    helper = editor.open("helpers.py", HELPERS)
+    editor.save(helper)
+    diagnostics = await editor.diagnostics(uri, lambda ds: ag(ds, "AG002"), timeout=WAIT)
+    assert ag(diagnostics, "AG002")[0].range.start.line == 11
+
+
 async def test_without_workspace_imports_jedi_is_never_loaded(editor: Editor):
     await editor.start()
     uri = editor.open("leaf.py", AG001_TEXT)

@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _ROOTS: dict = {}  # directory -> holds a project marker (asked for every file of a run, mostly the same few)
+_PROJECT_ROOTS: dict = {}  # path as given -> its project root
 
 
 def _is_root(directory: Path) -> bool:
@@ -83,12 +84,19 @@ class JediResolver:
 
     @staticmethod
     def project_root(path: Path) -> Path:
-        path = Path(path).resolve()
-        start = path if path.is_dir() else path.parent
-        for directory in [start, *start.parents]:
-            if _is_root(directory):
-                return directory
-        return start
+        path = Path(path)
+        if path.suffix in (".py", ".pyi", ".ipynb"):
+            path = path.parent  # a file: its directory decides, the same for all its siblings
+        key = str(path)
+        found = _PROJECT_ROOTS.get(key)
+        if found is None:
+            resolved = path.resolve()
+            start = resolved if resolved.is_dir() else resolved.parent
+            found = next((directory for directory in [start, *start.parents] if _is_root(directory)), start)
+            if len(_PROJECT_ROOTS) > 4096:
+                _PROJECT_ROOTS.clear()
+            _PROJECT_ROOTS[key] = found
+        return found
 
     def _jedi_project(self):
         if self._project is None:
@@ -315,6 +323,20 @@ class JediResolver:
             if info.name == def_name and node_.lineno <= def_line <= (node_.end_lineno or node_.lineno) and info.cls is None:
                 return info
         return None
+
+    def workspace_module(self, path: str, top: str) -> bool:
+        """walker.workspace_module, remembered per directory (every file of a package imports the same names)."""
+        from .walker import workspace_module
+
+        key = ("top", str(Path(path).parent), top)
+        if key not in self._fs:
+            self._fs[key] = workspace_module(path, top)
+        return self._fs[key]
+
+    def forget_files(self) -> None:
+        """Files were created, moved or deleted: ask the file system again (the language server, on save)."""
+        with self._lock:
+            self._fs.clear()
 
     def parsed(self, source: Source):
         """The tree of a file about to be checked: the one already parsed when another file consulted it, if its

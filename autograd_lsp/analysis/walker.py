@@ -119,6 +119,15 @@ def _sequence_numel(short: str, args: list[ast.expr], keywords: dict) -> int | N
     return max(count, 0)
 
 
+def workspace_module(path: str, top: str) -> bool:
+    """`top` is a module next to `path` or up to three directories above it (or under their src/)."""
+    from pathlib import Path
+
+    here = Path(path).resolve().parent
+    return any((root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file() or (root / "src" / top).is_dir()
+               for root in [here, *list(here.parents)[:3]])
+
+
 def _keep_nothing(node, prov):
     return prov
 
@@ -898,14 +907,9 @@ class Walker:
         """A cheap file-system check that `top` is a module of the workspace rather than an installed library."""
         cache = self.__dict__.setdefault("_workspace_cache", {})
         if top not in cache:
-            roots = []
-            if self.model.source.path:
-                from pathlib import Path
-
-                here = Path(self.model.source.path).resolve().parent
-                roots = [here, *list(here.parents)[:3]]
-            cache[top] = any((root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file() or (root / "src" / top).is_dir()
-                             for root in roots)
+            path = self.model.source.path
+            probe = getattr(self.resolver, "workspace_module", None)  # remembers the answers for a whole run
+            cache[top] = bool(path) and (probe(path, top) if probe is not None else workspace_module(path, top))
         return cache[top]
 
     def forward(self, node, module: Provenance, arg_provs, event) -> Provenance | None:
