@@ -9,6 +9,21 @@ import textwrap
 from autograd_lsp.analysis.crossmodule import NEVER_INSPECT, JediResolver, refuse_compiled_torch
 
 
+TRAIN = """\
+import torch
+from {module} import compose
+a = torch.tensor(1.0, requires_grad=True)
+b = torch.tensor(2.0, requires_grad=True)
+opt = torch.optim.SGD([a, b], lr=0.1)
+w = compose(a, b)
+for step in range(3):
+    loss = (w * 2).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
 def test_the_private_jedi_hook_is_in_place():
     from jedi.inference import imports
 
@@ -32,19 +47,7 @@ def test_resolving_through_jedi_loads_no_torch(tmp_path):
             def compose(a, b):
                 return torch.stack((a, b)).clone()
     """))
-    (tmp_path / "train.py").write_text(textwrap.dedent("""\
-        import torch
-        from helpers import compose
-        a = torch.tensor(1.0, requires_grad=True)
-        b = torch.tensor(2.0, requires_grad=True)
-        opt = torch.optim.SGD([a, b], lr=0.1)
-        w = compose(a, b)
-        for step in range(3):
-            loss = (w * 2).sum()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-    """))
+    (tmp_path / "train.py").write_text(TRAIN.format(module="helpers"))
     probe = textwrap.dedent(f"""
         import os, sys
         from autograd_lsp.analysis.crossmodule import JediResolver
@@ -81,19 +84,7 @@ def _workspace(tmp_path, helpers: int):
             def unrelated{index}(x):
                 return x * 2
         """))
-        (tmp_path / f"train{index}.py").write_text(textwrap.dedent(f"""\
-            import torch
-            from helpers{index} import compose
-            a = torch.tensor(1.0, requires_grad=True)
-            b = torch.tensor(2.0, requires_grad=True)
-            opt = torch.optim.SGD([a, b], lr=0.1)
-            w = compose(a, b)
-            for step in range(3):
-                loss = (w * 2).sum()
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-        """))
+        (tmp_path / f"train{index}.py").write_text(TRAIN.format(module=f"helpers{index}"))
 
 
 def test_consulted_modules_walk_only_the_functions_a_caller_needs(tmp_path):
