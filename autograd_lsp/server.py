@@ -531,8 +531,11 @@ class AutogradLanguageServer(LanguageServer):
         snap = analysis.snapshot
         settings = self.settings_for(snap.source.path)
         resolver = MemoResolver(unit.memo) if self.options.cross_module and snap.source.path else None
-        result = await asyncio.get_running_loop().run_in_executor(
-            self.check_executor, lambda: check_source(snap.source, settings, resolver=resolver))
+        try:
+            result = await asyncio.get_running_loop().run_in_executor(
+                self.check_executor, lambda: check_source(snap.source, settings, resolver=resolver))
+        except Exception:  # it failed when first analysed too: hover still shows the findings
+            return None
         if unit.analysis is analysis and analysis.model is None and result.model is not None:
             analysis.model = result.model
             self.keep_model(unit)

@@ -47,6 +47,7 @@ class JediResolver:
         self._lock = threading.RLock()
         self.queries = 0  # jedi goto calls made (for tests and benchmarks)
         self._fs: dict = {}  # file-system answers (module files, resolved paths) for this run
+        self._stale_fs = False  # forget_files() was called: clear _fs at the next lookup
         self.touched: set[Path] = set()  # other modules consulted since the last reset (cache dependencies)
 
     @property
@@ -132,6 +133,9 @@ class JediResolver:
         if source.path is None or self._depth >= self.max_depth:
             return None
         with self._lock:
+            if self._stale_fs:
+                self._stale_fs = False
+                self._fs = {}
             if qualname:
                 try:
                     found = self._resolve_direct(Path(source.path), qualname, hops=0)
@@ -334,9 +338,9 @@ class JediResolver:
         return self._fs[key]
 
     def forget_files(self) -> None:
-        """Files were created, moved or deleted: ask the file system again (the language server, on save)."""
-        with self._lock:
-            self._fs.clear()
+        """Files were created, moved or deleted: ask the file system again (the language server, on save). Takes
+        effect at the next lookup: the caller (the server's event loop) must not wait for a jedi call to end."""
+        self._stale_fs = True
 
     def parsed(self, source: Source):
         """The tree of a file about to be checked: the one already parsed when another file consulted it, if its
@@ -354,17 +358,20 @@ class JediResolver:
             return model.tree if model is not None and model.source.text == source.text else parse(source)
 
     def trim(self) -> None:
-        """Forget the least recently consulted modules beyond `max_models`. Call it between two analyses, never
-        during one: a module released mid-walk would leave that walk's summaries unknown.
+        """Past `max_models` consulted modules, forget them all. Call it between two analyses, never during one.
 
-        A run over a large package consults hundreds of modules, most for a few files of one directory; a module's
-        tree is most of its model's memory, and parsing one again is cheap."""
+        All at once, not the least recently used: summaries name the nodes of the graphs they saw by `id()`,
+        across modules (a helper's summary holds ids of nodes in the helper it calls). A module released while a
+        module that consulted it stays cached leaves ids of freed nodes behind, which the next trees parsed
+        reuse: two unrelated graphs would look like one. A run over a large package consults hundreds of modules;
+        parsing one again is cheap, and a module's tree is most of its model's memory."""
         with self._lock:
-            while len(self._models) > self.max_models:
-                oldest = next((key for key, model in self._models.items() if model is not None), None)
-                if oldest is None:
-                    return
-                self._models.pop(oldest).release()
+            if len(self._models) <= self.max_models:
+                return
+            models, self._models, self._by_file = self._models, {}, {}
+            for model in models.values():
+                if model is not None:
+                    model.release()
 
     def _inside(self, path: Path) -> bool:
         try:
@@ -384,9 +391,7 @@ class JediResolver:
         key = (str(path), stat.st_mtime_ns, stat.st_size)
         self.touched.add(path)
         if key in self._models:
-            model = self._models.pop(key)
-            self._models[key] = model  # most recently used last
-            return model
+            return self._models[key]
         self._models[key] = None  # guards import cycles
         try:
             source = read_source(path)

@@ -309,9 +309,14 @@ class Walker:
         # Parameters are symbolic: a call site substitutes what it passes (see instantiate()).
         return Provenance(Kind.TENSOR, arg.lineno, origin="param", param_deps=frozenset({index}), node=arg)
 
+    def _summarised(self, info: FunctionInfo | None) -> bool:
+        """A function's summary can be read: ours (a recursive call sees what is known so far), or another
+        module's that was walked to its end (the server's jedi thread may be half-way through it)."""
+        return info is None or info.owner is self or info.walked
+
     def instantiate(self, info: FunctionInfo, call: ast.Call, arg_provs: list, arg_nodes: list) -> Provenance | None:
         ret = info.returns
-        if ret is None:
+        if ret is None or not self._summarised(info):
             return None
         offset = 1 if info.cls is not None and not self._is_static(info.node) else 0
         deps = []
@@ -771,8 +776,7 @@ class Walker:
         cls = owner.module_class
         if isinstance(cls, ClassInfo):
             self.ensure_class_init(cls)
-            prov = cls.attributes.get(node.attr)
-            return prov
+            return cls.attributes.get(node.attr) if self._summarised(cls.methods.get("__init__")) else None
         if isinstance(cls, str) and node.attr in ("weight", "bias", "in_proj_weight", "weight_ih_l0", "weight_hh_l0"):
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=f"{cls}.{node.attr}", node=node)
         return None
@@ -985,7 +989,7 @@ class Walker:
                     self.walk_function(info)
                 event.function = info
                 return self.instantiate(info, node, arg_provs, node.args)
-            submodule = cls.attributes.get(method) if isinstance(cls, ClassInfo) else None
+            submodule = cls.attributes.get(method) if isinstance(cls, ClassInfo) and self._summarised(cls.methods.get("__init__")) else None
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
             return None
