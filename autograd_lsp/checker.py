@@ -28,10 +28,6 @@ class CheckResult:
     suppressed: int = 0
 
 
-def _parse_here(source: Source):
-    return parse(source)
-
-
 def parse(source: Source) -> ast.Module | Finding:
     try:
         return ast.parse(source.text, filename=source.path or "<unknown>")
@@ -47,7 +43,7 @@ def parse(source: Source) -> ast.Module | Finding:
 
 
 def check_source(source: Source, settings: Settings = DEFAULT_SETTINGS, resolver=None, rules=None) -> CheckResult:
-    tree = getattr(resolver, "parsed", _parse_here)(source)
+    tree = getattr(resolver, "parsed", parse)(source)
     if isinstance(tree, Finding):
         return CheckResult(source, [tree])
     try:

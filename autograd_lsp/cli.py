@@ -168,20 +168,21 @@ _RESOLVERS: dict = {}
 
 
 def _resolver(path: Path):
-    from .analysis.crossmodule import JediResolver
+    from .analysis.crossmodule import MAX_MODELS, JediResolver
 
     root = JediResolver.project_root(Path(path))
     if root not in _RESOLVERS:
-        _RESOLVERS[root] = JediResolver(root, max_models=_MAX_MODELS[0])
+        _RESOLVERS[root] = JediResolver(root, max_models=_WORKER_MODELS or MAX_MODELS)
     return _RESOLVERS[root]
 
 
-_MAX_MODELS = [128]  # consulted modules kept per process (see JediResolver.trim)
+_WORKER_MODELS: int | None = None  # consulted modules kept by a worker process (None: not a worker)
 
 
 def _start_worker(workers: int) -> None:
     # Workers share the run's memory: together they keep up to 192 consulted modules (96 each on 2 cores).
-    _MAX_MODELS[0] = max(32, 192 // workers)
+    global _WORKER_MODELS
+    _WORKER_MODELS = max(32, 192 // workers)
     _quiet_gc()
 
 

@@ -24,7 +24,6 @@ import threading
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -780,7 +779,7 @@ def did_open(ls: AutogradLanguageServer, params: types.DidOpenTextDocumentParams
 
 def _module_name(uri: str) -> str | None:
     """`helpers` for .../helpers.py, `pkg` for .../pkg/__init__.py; None for what is not a Python module."""
-    path = Path(unquote(urlparse(uri).path))
+    path = Path(_uri_path(uri) or "")
     if path.suffix not in (".py", ".pyi"):
         return None
     return path.parent.name if path.stem == "__init__" else path.stem

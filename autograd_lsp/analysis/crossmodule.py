@@ -19,6 +19,7 @@ from .model import ClassInfo, FunctionInfo
 log = logging.getLogger(__name__)
 
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+MAX_MODELS = 128  # consulted modules kept by one resolver (see JediResolver.trim)
 _ROOTS: dict = {}  # directory -> holds a project marker (asked for every file of a run, mostly the same few)
 _PROJECT_ROOTS: dict = {}  # path as given -> its project root
 
@@ -34,7 +35,7 @@ def _is_root(directory: Path) -> bool:
 
 class JediResolver:
 
-    def __init__(self, root: Path, max_depth: int = 2, max_models: int = 128):
+    def __init__(self, root: Path, max_depth: int = 2, max_models: int = MAX_MODELS):
         self.root = Path(root).resolve()
         self.max_depth = max_depth
         self.max_models = max_models
@@ -405,7 +406,6 @@ class JediResolver:
             model = build_model(tree, source, resolver=self, summary_only=True)
         finally:
             self._depth -= 1
-        model.loops = []
         self._models[key] = model
         self._by_file[self._resolved(path)] = key
         return model

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import ast
 
+from .syntax import dotted, statements
+
 
 class ImportTable:
     """Maps local names to the qualified names they were imported as."""
@@ -11,7 +13,7 @@ class ImportTable:
         self.names: dict[str, str] = {}
         self.relative: set[str] = set()  # names imported from this workspace's relative modules
         self.torch_alias: str | None = None  # a local name bound to the torch module, for fixes
-        for node in _import_statements(tree.body):
+        for node in statements(tree.body, (ast.Import, ast.ImportFrom)):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -34,34 +36,14 @@ class ImportTable:
 
     def qualname(self, node: ast.expr) -> str | None:
         """`F.conv2d` -> "torch.nn.functional.conv2d" when F is an imported module alias; else None."""
-        parts = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
+        name = dotted(node)
+        if name is None:
             return None
-        base = self.names.get(node.id)
-        if base is None:
-            return None
-        parts.append(base)
-        return ".".join(reversed(parts))
+        head, dot, rest = name.partition(".")
+        base = self.names.get(head)
+        return None if base is None else base + dot + rest
 
     def is_torch(self, qualname: str | None) -> bool:
         return bool(qualname) and (qualname == "torch" or qualname.startswith("torch."))
 
 
-_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
-
-
-def _import_statements(body):
-    """Import statements at any depth of statement nesting; expressions are never entered (they hold none)."""
-    stack = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node
-            continue
-        for field in _BLOCK_FIELDS:
-            children = getattr(node, field, None)
-            if children:
-                stack.extend(reversed(children))

@@ -2,8 +2,39 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING, Iterator
 
-from .model import ModuleModel
+if TYPE_CHECKING:  # (imports.py, which model.py needs, uses this module)
+    from .model import ModuleModel
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def statements(body: list[ast.stmt], kinds: tuple[type, ...]) -> Iterator[ast.stmt]:
+    """Statements of `kinds` at any depth of statement nesting, in source order; expressions are never entered
+    (they hold no statement), which makes this several times cheaper than ast.walk."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kinds):
+            yield node
+            continue
+        for field in _BLOCK_FIELDS:
+            children = getattr(node, field, None)
+            if children:
+                stack.extend(reversed(children))
+
+
+def dotted(node: ast.AST) -> str | None:
+    """`a.b.c` for a chain of attributes on a name; None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def parents(model: ModuleModel, root: ast.AST) -> dict[int, ast.AST]:

@@ -142,8 +142,8 @@ class Walker:
         self.model = ModuleModel(tree, source, ImportTable(tree))
         self.summary_only = summary_only
         self.depth = getattr(resolver, "depth", 0)  # how many imports away from the checked file this module is
-        if summary_only:
-            self.model.record = _keep_nothing  # nobody asks another module's expressions for their provenance
+        # nobody asks another module's expressions for their provenance
+        self.record = _keep_nothing if summary_only else self.model.record
         self.imports = self.model.imports
         self.resolver = resolver
         self.seq = 0
@@ -447,7 +447,8 @@ class Walker:
 
     def _loop(self, node, body, bind_target=None):
         loop = Loop(node, self.scope, self.loop)
-        self.model.loops.append(loop)
+        if not self.summary_only:
+            self.model.loops.append(loop)
         saved = self.loop
         self.loop = loop
         try:
@@ -611,17 +612,17 @@ class Walker:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.ev(child)
-            return self.model.record(node, None)
+            return self.record(node, None)
         if kind is ast.Name:
             prov = method(self, node, usage, callee)
         else:
             prov = method(self, node)
-        return self.model.record(node, prov)
+        return self.record(node, prov)
 
     def ev_target(self, node: ast.expr) -> Provenance | None:
         """The provenance of an assignment target's current value (without a use event)."""
         if isinstance(node, ast.Name):
-            return self.model.record(node, self.lookup(node.id))
+            return self.record(node, self.lookup(node.id))
         return self.ev(node)
 
     def ev_Name(self, node: ast.Name, usage: str, callee: str | None):

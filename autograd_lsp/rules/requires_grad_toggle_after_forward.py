@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from ..analysis import torch_api as api
 from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, Event, InplaceEvent, ModuleModel
 from ..analysis.provenance import Kind
-from ..analysis.syntax import body_statement
+from ..analysis.syntax import body_statement, dotted
 from ..analysis.training import STEP_HOOKS, backward_target, is_backward, is_step
 from ..findings import Edit, Fix, Safety, Severity, Span
 from . import edits
@@ -205,28 +205,17 @@ def _bool(node) -> bool | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, bool) else None
 
 
-def _label(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 def _targets(model: ModuleModel, receiver: ast.expr, event: Event) -> set:
     """What a toggle changes: the module whose parameters a loop variable runs over, or the expression itself."""
     if isinstance(receiver, ast.Name):
         for loop in event.ctx.loops():
             node = loop.node
             if isinstance(node, (ast.For, ast.AsyncFor)) and _binds(node.target, receiver.id):
-                owners = {_label(sub.func.value) for sub in ast.walk(node.iter) if isinstance(sub, ast.Call) and
+                owners = {dotted(sub.func.value) for sub in ast.walk(node.iter) if isinstance(sub, ast.Call) and
                           isinstance(sub.func, ast.Attribute) and sub.func.attr in PARAMETER_ITERATORS}
                 owners.discard(None)
                 return owners
-    name = _label(receiver)
+    name = dotted(receiver)
     return {name} if name else set()
 
 
@@ -249,7 +238,7 @@ def _at_call_site(model: ModuleModel, call: CallEvent, targets: set) -> set:
             index = names.index(head) - offset
             keyword = next((kw for kw in call.node.keywords if kw.arg == head), None)
             argument = keyword.value if keyword is not None else (call.node.args[index] if 0 <= index < len(call.node.args) else None)
-            text = _label(argument) if argument is not None else None
+            text = dotted(argument) if argument is not None else None
             if text:
                 found.add(f"{text}.{rest}" if rest else text)
         elif head == "self" and isinstance(call.receiver, ast.Name) and call.receiver.id == "self":
@@ -269,11 +258,11 @@ def _forward_using(model: ModuleModel, prov, toggle: Toggle, calls) -> CallEvent
         event = calls.get(node_id)
         if event is None or event.seq >= toggle.event.seq or event.ctx.scope is not toggle.event.ctx.scope:
             continue
-        used = {_label(event.node.func)} if event.role == "forward" else set()
+        used = {dotted(event.node.func)} if event.role == "forward" else set()
         if event.receiver is not None:
-            used.add(_label(event.receiver))
+            used.add(dotted(event.receiver))
         if event.function is not None or event.role == "forward":
-            used |= {_label(arg) for arg in event.node.args}
+            used |= {dotted(arg) for arg in event.node.args}
         used.discard(None)
         if used and _matches(toggle.targets, used) and (best is None or event.seq < best.seq):
             best = event
@@ -301,7 +290,7 @@ def _forward_using(model: ModuleModel, prov, toggle: Toggle, calls) -> CallEvent
 
 def _read_labels(node: ast.AST) -> set:
     return {label for sub in ast.walk(node) if isinstance(sub, (ast.Name, ast.Attribute)) and isinstance(sub.ctx, ast.Load)
-            for label in [_label(sub)] if label}
+            for label in [dotted(sub)] if label}
 
 
 # -- the finding ----------------------------------------------------------------------------------------

@@ -48,6 +48,7 @@ import ast
 import re
 
 from ..analysis.model import BindEvent, ModuleModel, UseEvent
+from ..analysis.syntax import statements
 from ..findings import Fix, Safety, Severity
 from . import edits
 
@@ -143,15 +144,7 @@ def _globally_rebound(model: ModuleModel) -> set[str]:
     walk of the whole tree cost more than every other rule together."""
     if not _DECLARATION.search(model.source.text):
         return set()
-    names, stack = set(), list(model.tree.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            names.update(node.names)
-            continue
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            stack.extend(getattr(node, field, None) or ())
-    return names
+    return {name for node in statements(model.tree.body, (ast.Global, ast.Nonlocal)) for name in node.names}
 
 
 def check(model: ModuleModel):
