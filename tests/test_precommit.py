@@ -7,14 +7,13 @@ uncommitted changes alike (try-repo's own shadow copy would leave untracked file
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from worktree import copy_working_tree
 
-REPO = Path(__file__).resolve().parent.parent
 BUG_AG001 = "import torch\na = torch.ones(2, 2, requires_grad=True)\na += 2\n"
 BUG_AG004 = "import torch\nx = torch.tensor([1, 2, 3], requires_grad=True)\n"
 FIXED_AG004 = "import torch\nx = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)\n"
@@ -39,13 +38,7 @@ def env(tmp_path_factory) -> dict:
 @pytest.fixture(scope="module")
 def hook_repo(tmp_path_factory, env) -> Path:
     """The working tree's files committed into a new repository: what try-repo clones."""
-    listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=REPO, env=env).split("\0")
-    root = tmp_path_factory.mktemp("hook-repo")
-    for name in filter(None, listed):
-        source = REPO / name
-        if source.is_file():  # tracked but deleted in the working tree: not part of it
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, root / name)
+    root = copy_working_tree(tmp_path_factory.mktemp("hook-repo"))
     assert (root / ".pre-commit-hooks.yaml").is_file()
     git("init", "-q", cwd=root, env=env)
     git("add", "-A", cwd=root, env=env)
