@@ -4,8 +4,10 @@ A separate environment (tests/.cache/jupyter-<hash>/, made from tests/e2e_jupyte
 reused) gets autograd-lsp installed from the working tree, and nothing else: no language_servers setting, fresh
 Jupyter config, data and settings directories. JupyterLab runs on 127.0.0.1 with a token; headless Chromium opens a
 notebook that has an IPython magic and an AG004 bug, and the test compares the lint mark and its tooltip with
-what `autograd-lsp check` reports for the same notebook. The screenshot is left in tests/.cache/e2e_jupyter/
-(docs/jupyterlab.png is a copy of it)."""
+what `autograd-lsp check` reports for the same notebook. Twice: found through the entry point alone, and
+registered by hand in jupyter_server_config.json (auto-detection off) with the `autograd-lsp` of another
+environment, this test's own, as the README shows for setups where Jupyter runs elsewhere. The screenshot is left
+in tests/.cache/e2e_jupyter/ (docs/jupyterlab.png is a copy of it)."""
 from __future__ import annotations
 
 import hashlib
@@ -29,7 +31,8 @@ from autograd_lsp.source import read_source
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parent.parent
 HERE = REPO / "tests" / "e2e_jupyter"
-CACHE = REPO / "tests" / ".cache"
+# CI points this at a directory that outlives its fresh clone, so the Jupyter environment is made once per machine.
+CACHE = Path(os.environ.get("AUTOGRAD_LSP_TEST_CACHE") or REPO / "tests" / ".cache")
 ARTIFACTS = CACHE / "e2e_jupyter"
 NOTEBOOK = HERE / "bug_and_magic.ipynb"
 STARTUP = 120  # seconds for JupyterLab to answer
@@ -70,9 +73,24 @@ def _get(url: str, token: str):
         return json.loads(response.read())
 
 
-@pytest.fixture(scope="module")
-def jupyterlab(jupyter_python, tmp_path_factory):
-    home = tmp_path_factory.mktemp("jupyter")
+def manual_spec() -> dict:
+    """The README's jupyter_server_config.json: the server of another environment, auto-detection off."""
+    return {"LanguageServerManager": {"autodetect": False, "language_servers": {"autograd-lsp": {
+        "version": 2,
+        "argv": [str(Path(sys.executable).parent / "autograd-lsp"), "serve"],
+        "languages": ["python"],
+        "mime_types": ["text/python", "text/x-ipython"],
+        "display_name": "autograd-lsp",
+        "requires_documents_on_disk": False,
+    }}}}
+
+
+@pytest.fixture(scope="module", params=["autodetected", "manual"])
+def jupyterlab(jupyter_python, tmp_path_factory, request):
+    home = tmp_path_factory.mktemp(f"jupyter-{request.param}")
+    if request.param == "manual":
+        (home / "config").mkdir()
+        (home / "config" / "jupyter_server_config.json").write_text(json.dumps(manual_spec(), indent=2))
     root = home / "notebooks"
     root.mkdir()
     shutil.copy(NOTEBOOK, root / NOTEBOOK.name)
@@ -103,7 +121,8 @@ def jupyterlab(jupyter_python, tmp_path_factory):
             except OSError:
                 assert time.monotonic() < deadline, "JupyterLab did not answer:\n" + (home / "jupyterlab.log").read_text()[-4000:]
                 time.sleep(0.5)
-        yield {"url": url, "token": token, "home": home, "python": jupyter_python, "log": home / "jupyterlab.log"}
+        yield {"url": url, "token": token, "home": home, "python": jupyter_python, "log": home / "jupyterlab.log",
+               "how": request.param}
     finally:
         # Its kernel and language server are in its session: end them together.
         os.killpg(lab.pid, signal.SIGTERM)
@@ -137,13 +156,18 @@ def _without_line_numbers(message: str) -> str:
     return re.sub(r"\bline \d+", "line N", message)
 
 
-def test_autodetected_and_diagnostic_shown_in_the_notebook(jupyterlab):
+def test_diagnostic_and_message_shown_in_the_notebook(jupyterlab):
     status = _get(f"{jupyterlab['url']}/lsp/status", jupyterlab["token"])
-    assert "autograd-lsp" in status["sessions"], sorted(status["sessions"])  # found through the entry point alone
-    assert status["sessions"]["autograd-lsp"]["spec"]["languages"] == ["python"]
+    assert "autograd-lsp" in status["sessions"], sorted(status["sessions"])
+    spec = status["sessions"]["autograd-lsp"]["spec"]
+    assert spec["languages"] == ["python"]
+    if jupyterlab["how"] == "autodetected":  # from the package's own spec finder, nothing configured
+        assert spec["display_name"].startswith("autograd-lsp ") and spec["display_name"] != "autograd-lsp"
+    else:  # the hand-written spec, and only it
+        assert spec["display_name"] == "autograd-lsp" and list(status["sessions"]) == ["autograd-lsp"]
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    screenshot = ARTIFACTS / "jupyterlab.png"
+    screenshot = ARTIFACTS / ("jupyterlab.png" if jupyterlab["how"] == "autodetected" else "jupyterlab-manual.png")
     screenshot.unlink(missing_ok=True)
     driver = subprocess.run(
         [str(jupyterlab["python"]), str(HERE / "driver.py"), jupyterlab["url"], jupyterlab["token"], NOTEBOOK.name,

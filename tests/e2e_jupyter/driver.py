@@ -59,7 +59,7 @@ def main(url: str, token: str, notebook: str, screenshot: str, profile: str) -> 
             page.screenshot(path=screenshot)
             print(json.dumps({"marks": marks(page), "tooltip": shown}))
         except Exception as error:
-            page.screenshot(path=str(Path(screenshot).with_name("failed.png")))
+            page.screenshot(path=str(Path(screenshot).with_name("failed-" + Path(screenshot).name)))
             raise SystemExit(f"e2e: step '{step}' failed: {error}") from None
         finally:
             browser.close()
