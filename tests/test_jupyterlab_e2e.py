@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 HERE = REPO / "tests" / "e2e_jupyter"
 # CI points this at a directory that outlives its fresh clone, so the Jupyter environment is made once per machine.
 CACHE = Path(os.environ.get("AUTOGRAD_LSP_TEST_CACHE") or REPO / "tests" / ".cache")
-ARTIFACTS = CACHE / "e2e_jupyter"
+ARTIFACTS = REPO / "tests" / ".cache" / "e2e_jupyter"  # screenshots stay with the checkout
 NOTEBOOK = HERE / "bug_and_magic.ipynb"
 STARTUP = 120  # seconds for JupyterLab to answer
 

@@ -29,7 +29,8 @@ def git(*args: str, cwd: Path, env: dict) -> str:
 @pytest.fixture(scope="module")
 def env(tmp_path_factory) -> dict:
     home = tmp_path_factory.mktemp("home")
-    return {**os.environ, "HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
+    inherited = {name: value for name, value in os.environ.items() if name not in ("PYTHONPATH", "PYTHONHOME")}
+    return {**inherited, "HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
             "GIT_AUTHOR_NAME": "test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
             "GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
             "PRE_COMMIT_HOME": str(home / "pre-commit"), "PRE_COMMIT_COLOR": "never"}

@@ -20,10 +20,12 @@ from worktree import REPO, copy_working_tree, working_tree_files
 pytestmark = pytest.mark.slow
 BUG_AG001 = "import torch\na = torch.ones(2, 2, requires_grad=True)\na += 2\n"
 WAIT = 60  # seconds for any one server reply (a fresh interpreter compiles the package on first import)
+# The fresh environment sees only what it installed: no checkout on the path.
+CLEAN_ENV = {name: value for name, value in os.environ.items() if name not in ("PYTHONPATH", "PYTHONHOME")}
 
 
-def run(*args, cwd: Path, timeout: int = 600, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout, **kwargs)
+def run(*args, cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=CLEAN_ENV)
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +68,7 @@ def test_check_samples_from_the_wheel_matches_the_checkout(built):
     samples = REPO / "samples"
     packaged = run(built["bin"] / "autograd-lsp", "check", "--no-cache", samples, cwd=built["work"])
     assert packaged.returncode == 1, packaged.stderr
-    development = run(sys.executable, "-m", "autograd_lsp", "check", "--no-cache", samples, cwd=built["work"])
+    development = run(sys.executable, "-m", "autograd_lsp", "check", "--no-cache", samples, cwd=REPO)  # this checkout's code
     assert packaged.stdout == development.stdout
     codes = {line.split(": ", 2)[1].split()[0] for line in packaged.stdout.splitlines() if line.startswith(str(samples))}
     assert codes == {f"AG{n:03d}" for n in range(1, 19)}, codes
@@ -88,7 +90,7 @@ class Client:
 
     def __init__(self, command: list[str], cwd: Path):
         self.process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE)
+                                        stderr=subprocess.PIPE, env=CLEAN_ENV)
         self.messages: queue.Queue = queue.Queue()
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
