@@ -37,7 +37,7 @@ def _resolver(path: Path | None):
 
 
 class Plugin:
-    """One instance per file; flake8 passes the tree (unused: the checker parses with its own positions)."""
+    """One instance per file. flake8's tree goes unused: the checker parses the text itself, as `check` does."""
 
     name = "autograd-lsp"
     version = __version__
