@@ -2,6 +2,7 @@
 # symptom: Trying to backward through the graph a second time
 # A Bayesian-ML user defines std = exp(log_std) once, builds dist = Normal(mean, std) before the loop and only samples
 # from dist inside it; the exp's graph is freed by the first backward, so the second iteration fails.
+# (The report's loop also never zeroes the gradients: a second, real bug, marked AG016.)
 import torch
 import torch.distributions as dd
 import torch.nn as nn
@@ -19,5 +20,5 @@ for i in range(50):
     samples = dist.rsample((1000,))  # expect: AG002
     cost = -(target.log_prob(samples) - dist.log_prob(samples)).sum()  # expect: AG002
     cost.backward()
-    optim.step()
+    optim.step()  # expect: AG016
     print(i, log_std.item(), mean.item(), cost.item())

@@ -2,7 +2,7 @@
 # symptom: requires_grad inside no_grad: True.*A view was created in no_grad mode and its base .*has been modified inplace
 # The report: x[1] taken inside torch.no_grad() still has requires_grad=True: no_grad made no copy, it is x's own row.
 # Re-created where that bites: a no_grad "snapshot" of one row used as a fixed anchor while x trains; torch 2.13
-# refuses the anchor once the optimizer has changed x (older versions silently moved it with x).
+# refuses the anchor once the optimizer has changed x in place.
 import torch
 
 torch.manual_seed(0)

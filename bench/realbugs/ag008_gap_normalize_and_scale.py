@@ -3,7 +3,6 @@
 # "Wrong Implementation": GAP_clf.py's normalize_and_scale(delta_im) shifts, rescales and clips the generator's tanh output
 # through delta_im.data between the forward and loss.backward(), so the gradients ignore (and are corrupted by) those edits.
 import copy
-import math
 
 import torch
 import torch.nn as nn
