@@ -57,7 +57,7 @@ class Trainer1D:
 
     def train(self):
         while self.step < self.train_num_steps:
-            data = next(self.dl)
+            data = next(self.dl)  # expect: AG002
             loss = self.model(data)  # expect: AG002
             loss.backward()
             self.opt.step()
