@@ -1,0 +1,80 @@
+"""No silent wrong answers: what cannot be analysed says so, and what rules decide reaches the user."""
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from autograd_lsp.checker import check_text, check_source
+from autograd_lsp.source import Source
+from server_support import SERVER, WAIT, Editor
+from test_cli import run, write
+
+LEAF_BUG = "import torch\nw = torch.zeros(3, requires_grad=True)\nw.add_(1)\na = 1.0\n"
+
+
+def deep_file(terms: int) -> str:
+    """A valid program with an AG001 on line 3 and a `terms`-term `a + a + ...` chain after it."""
+    return LEAF_BUG + "b = " + " + ".join(["a"] * terms) + "\n"
+
+
+# -- nesting deeper than the walker's recursion -----------------------------------------------------------
+@pytest.mark.parametrize("terms", [600, 2900])
+def test_deeply_nested_file_is_analysed_by_the_cli(tmp_path, terms):
+    write(tmp_path, "deep.py", deep_file(terms))
+    result = run("check", "deep.py", "--no-cache", cwd=tmp_path)
+    assert "deep.py:3:1: AG001" in result.stdout, result.stdout + result.stderr
+    assert "All checks passed" not in result.stdout
+    assert result.returncode == 1
+
+
+def test_deep_chains_of_every_shape_are_analysed():
+    chains = {
+        "attributes": "b = a" + ".x" * 2000,
+        "calls": "b = a" + "()" * 2000,
+        "conditional": "b = " + "a if a else " * 2000 + "a",
+        "elif": "if a:\n    pass\n" + "elif a:\n    pass\n" * 2000,
+    }
+    for shape, chain in chains.items():
+        result = check_text(LEAF_BUG + chain + "\n", "deep.py")
+        assert [(f.code, f.span.line) for f in result.findings] == [("AG001", 3)], shape
+
+
+class _Bottomless:
+    """A rule whose check recurses without end: what a tree deeper than any stack looks like to the checker."""
+
+    code, name = "AG001", "inplace-on-leaf"
+
+    def check(self, model):
+        def down(depth):
+            return down(depth + 1) + 1
+
+        return [down(0)]
+
+
+def test_a_file_that_cannot_be_analysed_is_a_finding_not_a_pass():
+    result = check_source(Source(deep_file(10), "deep.py"), rules=[_Bottomless()])
+    (finding,) = result.findings
+    assert (finding.code, finding.name, finding.severity.value) == ("AG000", "not-analysed", "error")
+    assert finding.message.startswith("could not be analysed")
+    assert not result.rule_errors  # not mistaken for one broken rule skipped among the others
+    assert sys.getrecursionlimit() < 50_000  # the deeper limit was for the worker thread's run only
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def client(lsp_client: LanguageClient):
+    yield
+    await asyncio.wait_for(lsp_client.shutdown_session(), WAIT)
+
+
+async def test_deeply_nested_file_is_analysed_by_the_server(client: LanguageClient, tmp_path):
+    editor = Editor(client, "visual-studio-code", tmp_path)
+    await editor.start()
+    uri = editor.open("deep.py", deep_file(2900))
+    diagnostics = await editor.diagnostics(uri, lambda ds: any(d.code == "AG001" for d in ds))
+    assert [(d.code, d.range.start.line) for d in diagnostics] == [("AG001", 2)]
