@@ -107,8 +107,11 @@ def _analyse(tree: ast.Module, source: Source, settings: Settings, resolver, rul
         if not settings.enabled(rule.code, source.path):
             continue
         try:
+            # A rule may set a finding's severity per case (AG003's never-reused graph is a warning); only a
+            # configured `severity` for the code replaces it.
+            configured = settings.severity.get(rule.code)
             for finding in rule.check(model):
-                findings.append(finding if finding.severity == settings.severity_of(rule.code, rule.severity) else finding.with_severity(settings.severity_of(rule.code, rule.severity)))
+                findings.append(finding if configured in (None, finding.severity) else finding.with_severity(configured))
         except RecursionError:
             raise  # not a broken rule: a tree deeper than this stack; skipping the rule would be a silent pass
         except Exception:  # a broken rule must not take the others (or the server) down

@@ -78,3 +78,33 @@ async def test_deeply_nested_file_is_analysed_by_the_server(client: LanguageClie
     uri = editor.open("deep.py", deep_file(2900))
     diagnostics = await editor.diagnostics(uri, lambda ds: any(d.code == "AG001" for d in ds))
     assert [(d.code, d.range.start.line) for d in diagnostics] == [("AG001", 2)]
+
+
+# -- severities: a rule's per-case severity reaches the user; configuration still wins --------------------
+RETAINED = """\
+import torch
+x = torch.ones(3, requires_grad=True)
+y = (x * 2).sum()
+y.backward(retain_graph=True)
+"""
+
+
+def test_a_rules_own_severity_for_a_case_reaches_json_and_sarif(tmp_path):
+    from autograd_lsp.rules import BY_CODE
+
+    write(tmp_path, "retained.py", RETAINED)
+    (finding,) = check_text(RETAINED, "retained.py").findings
+    # AG003 is an error by default (a retained graph reused after a step raises); never reusing it only wastes memory
+    assert finding.code == "AG003" and finding.severity.value == "warning" != BY_CODE["AG003"].severity.value
+    (entry,) = json.loads(run("check", "retained.py", "--format", "json", "--no-cache", cwd=tmp_path).stdout)
+    assert (entry["code"], entry["severity"]) == ("AG003", "warning")
+    sarif = json.loads(run("check", "retained.py", "--format", "sarif", "--no-cache", cwd=tmp_path).stdout)
+    (result,) = sarif["runs"][0]["results"]
+    assert (result["ruleId"], result["level"]) == ("AG003", "warning")
+
+
+def test_configured_severity_overrides_the_rules_own(tmp_path):
+    write(tmp_path, "retained.py", RETAINED)
+    write(tmp_path, "pyproject.toml", '[tool.autograd-lsp]\nseverity = { AG003 = "error" }\n')
+    (entry,) = json.loads(run("check", "retained.py", "--format", "json", "--no-cache", cwd=tmp_path).stdout)
+    assert (entry["code"], entry["severity"]) == ("AG003", "error")
