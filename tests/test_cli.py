@@ -96,7 +96,7 @@ def test_json_shape(tmp_path):
     items = json.loads(run("check", ".", "--format", "json", cwd=tmp_path).stdout)
     assert len(items) == 1
     item = items[0]
-    assert set(item) == {"path", "line", "column", "end_line", "end_column", "code", "name", "severity", "message", "fix"}
+    assert set(item) == {"path", "cell", "cell_line", "line", "column", "end_line", "end_column", "code", "name", "severity", "message", "fix"}
     assert (item["line"], item["column"], item["code"], item["name"], item["severity"]) == (2, 29, "AG004", "nonfloat-requires-grad", "error")
     assert item["fix"]["safety"] == "safe"
     assert item["fix"]["edits"] == [{"line": 2, "column": 47, "end_line": 2, "end_column": 47, "text": ", dtype=torch.float32"}]
