@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_SETTINGS = Settings()
 
+UNREADABLE_NAME = "unreadable"  # AG000 too: a file that cannot be read as Python (missing, undecodable)
 NOT_ANALYSED_NAME = "not-analysed"  # AG000 too: a file that parses but that the analysis cannot walk
 # A file nested deeper than the walker's recursion allows (a long `a + a + ...` chain) is analysed again on a
 # thread of its own with a larger stack and recursion limit. CPython's parser stops at ~3,000 nested terms
@@ -53,6 +54,11 @@ def parse(source: Source) -> ast.Module | Finding:
         # ValueError: source with NUL bytes; RecursionError: absurdly nested expressions.
         # Python itself cannot compile these either (RecursionError: nested deeper than its parser allows).
         return Finding(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Severity.ERROR, f"cannot parse: {type(error).__name__}: {error}", Span(1, 0, 1, 0))
+
+
+def unreadable(reason: str) -> Finding:
+    """The finding of a file that cannot be read as Python: missing, undecodable, not a notebook."""
+    return Finding(SYNTAX_ERROR_CODE, UNREADABLE_NAME, Severity.ERROR, reason, Span(1, 0, 1, 0))
 
 
 def not_analysed(reason: str) -> Finding:

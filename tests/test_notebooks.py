@@ -132,3 +132,95 @@ def test_invalid_notebook_is_a_clear_finding(tmp_path, text, reason):
     result = run("check", "bad.ipynb", "--no-cache", cwd=tmp_path)
     assert "bad.ipynb:1:1: AG000 not a valid .ipynb notebook" in result.stdout and reason in result.stdout
     assert result.returncode == 1
+
+
+# -- --fix and --diff on notebooks ----------------------------------------------------------------------
+AG004_CELL = ["import torch\n", "x = torch.tensor([1, 2, 3], requires_grad=True)\n", "print(x)"]
+FIXED_AG004 = "x = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)\n"
+
+
+def fixable_notebook() -> dict:
+    return notebook(
+        markdown("# Intro — données"),
+        code(IPYTHON_SETUP, execution_count=1, metadata={"tags": ["setup"]},
+             outputs=[{"output_type": "stream", "name": "stdout", "text": ["Requirement already satisfied: torch\n"]}]),
+        code(AG004_CELL, execution_count=2,
+             outputs=[{"output_type": "execute_result", "execution_count": 2, "metadata": {}, "data": {"text/plain": ["tensor([1, 2, 3])"]}}]),
+        code("b = torch.tensor([4, 5], requires_grad=True)", execution_count=3),  # a string source, as some tools write
+    )
+
+
+def test_fix_rewrites_only_the_changed_cells(tmp_path):
+    original = fixable_notebook()
+    path = write_notebook(tmp_path, original)
+    result = run("check", "nb.ipynb", "--fix", "--no-cache", cwd=tmp_path)
+    assert "Fixed 2 problems." in result.stdout, result.stdout
+    expected = json.loads(json.dumps(original))
+    expected["cells"][2]["source"][1] = FIXED_AG004
+    expected["cells"][3]["source"] = "b = torch.tensor([4, 5], requires_grad=True, dtype=torch.float32)"
+    assert path.read_text(encoding="utf-8") == dumps(expected)  # byte for byte: outputs, metadata, layout kept
+
+
+def test_fix_keeps_another_indent(tmp_path):
+    original = fixable_notebook()
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(original, indent=2), encoding="utf-8")  # ASCII-escaped, indent 2, no final newline
+    run("check", "nb.ipynb", "--fix", "--no-cache", cwd=tmp_path)
+    expected = json.loads(json.dumps(original))
+    expected["cells"][2]["source"][1] = FIXED_AG004
+    expected["cells"][3]["source"] = "b = torch.tensor([4, 5], requires_grad=True, dtype=torch.float32)"
+    assert path.read_text(encoding="utf-8") == json.dumps(expected, indent=2)
+
+
+def test_diff_shows_notebook_cells_and_writes_nothing(tmp_path):
+    path = write_notebook(tmp_path, fixable_notebook())
+    before = path.read_bytes()
+    result = run("check", "nb.ipynb", "--diff", "--no-cache", cwd=tmp_path)
+    assert "--- a/nb.ipynb:cell 3\n+++ b/nb.ipynb:cell 3\n" in result.stdout
+    assert "+" + FIXED_AG004 in result.stdout
+    assert "--- a/nb.ipynb:cell 4" in result.stdout and "\\ No newline at end of file" in result.stdout
+    assert "Would fix 2 problems." in result.stderr
+    assert result.returncode == 1 and path.read_bytes() == before
+
+
+def test_fix_inside_a_time_magic_keeps_the_magic(tmp_path):
+    path = write_notebook(tmp_path, notebook(code(["import torch\n", "a = torch.ones(2, requires_grad=True)\n", "%time a += 1\n"])))
+    run("check", "nb.ipynb", "--fix", "--unsafe-fixes", "--no-cache", cwd=tmp_path)
+    assert json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"][2] == "%time a = a + 1\n"
+
+
+def test_edits_that_would_rewrite_ipython_syntax_are_refused():
+    from autograd_lsp.cli import _cell_edits
+    from autograd_lsp.findings import Edit, Fix, Safety, Span
+    from autograd_lsp.source import join_cells
+
+    source = join_cells([(0, "import torch\n%time a += 1\n%pip install x\n")])
+    inside = Fix("out of place", Safety.UNSAFE, (Edit(Span(2, 6, 2, 12), "a = a + 1"),))
+    assert _cell_edits(source, inside) == [(0, Edit(Span(2, 6, 2, 12), "a = a + 1"))]
+    for edit in (Edit(Span(2, 0, 2, 12), "with x:\n    a += 1"),  # over the `%time`
+                 Edit(Span(2, 6, 2, 12), "with x:\n    a += 1"),  # a block inside a line magic
+                 Edit(Span(3, 0, 3, 4), "x"),  # the `pass` standing for `%pip`
+                 Edit(Span(2, 6, 3, 2), "")):  # across into a masked line
+        assert _cell_edits(source, Fix("t", Safety.UNSAFE, (edit,))) is None, edit
+
+
+# -- line endings of .py files ----------------------------------------------------------------------------
+@pytest.mark.parametrize("endings", [["\r\n"] * 4, ["\n", "\r\n", "\n", "\r\n"]], ids=["crlf", "mixed"])
+def test_fix_keeps_line_endings(tmp_path, endings):
+    body = ["import torch", "a = torch.ones(2, requires_grad=True)", "a += 1", "x = torch.tensor([1, 2, 3], requires_grad=True)"]
+    path = tmp_path / "bug.py"
+    path.write_bytes("".join(line + ending for line, ending in zip(body, endings)).encode())
+    result = run("check", "bug.py", "--fix", "--unsafe-fixes", "--no-cache", cwd=tmp_path)
+    assert "Fixed 2 problems." in result.stdout, result.stdout
+    # the no_grad wrap inserts a line: it takes the ending of the line it was made from
+    wanted = ["import torch", "a = torch.ones(2, requires_grad=True)", "with torch.no_grad():", "    a += 1",
+              "x = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)"]
+    wanted_endings = endings[:2] + [endings[2], endings[2]] + endings[3:]
+    assert path.read_bytes() == "".join(line + ending for line, ending in zip(wanted, wanted_endings)).encode()
+
+
+def test_fix_keeps_a_declared_encoding(tmp_path):
+    path = tmp_path / "latin.py"
+    path.write_bytes("# -*- coding: latin-1 -*-\n# café\nimport torch\nx = torch.tensor([1, 2], requires_grad=True)\n".encode("latin-1"))
+    run("check", "latin.py", "--fix", "--no-cache", cwd=tmp_path)
+    assert path.read_bytes().decode("latin-1").endswith("# café\nimport torch\nx = torch.tensor([1, 2], requires_grad=True, dtype=torch.float32)\n")

@@ -108,3 +108,43 @@ def test_configured_severity_overrides_the_rules_own(tmp_path):
     write(tmp_path, "pyproject.toml", '[tool.autograd-lsp]\nseverity = { AG003 = "error" }\n')
     (entry,) = json.loads(run("check", "retained.py", "--format", "json", "--no-cache", cwd=tmp_path).stdout)
     assert (entry["code"], entry["severity"]) == ("AG003", "error")
+
+
+# -- smaller silent answers ---------------------------------------------------------------------------------
+def test_rule_AG000_is_documented(tmp_path):
+    for token in ("AG000", "ag000", "syntax-error", "not-analysed", "unreadable"):
+        result = run("rule", token, cwd=tmp_path)
+        assert result.returncode == 0, token
+        assert result.stdout.startswith("# AG000 ") and "not-analysed" in result.stdout and "## Why is this bad?" in result.stdout
+
+
+def test_underscore_table_is_not_read_silently(tmp_path):
+    write(tmp_path, "pyproject.toml", '[tool.autograd_lsp]\nignore = ["AG001"]\n')
+    write(tmp_path, "bug.py", LEAF_BUG)
+    result = run("check", "bug.py", "--no-cache", cwd=tmp_path)
+    assert "[tool.autograd_lsp] is not read: the table is [tool.autograd-lsp]" in result.stderr
+    assert "bug.py:3:1: AG001" in result.stdout  # and, as the warning says, it was not applied
+
+
+def test_pep263_declared_encoding_is_read(tmp_path):
+    (tmp_path / "latin.py").write_bytes("# -*- coding: latin-1 -*-\n# café\n".encode("latin-1") + LEAF_BUG.encode())
+    result = run("check", "latin.py", "--no-cache", cwd=tmp_path)
+    assert "latin.py:5:1: AG001" in result.stdout and "AG000" not in result.stdout
+
+
+def test_undeclared_non_utf8_and_wrongly_declared_files_get_clear_messages(tmp_path):
+    (tmp_path / "plain.py").write_bytes(b"# caf\xe9\nx = 1\n")
+    (tmp_path / "liar.py").write_bytes(b"# coding: utf-8\n# caf\xe9\nx = 1\n")
+    (tmp_path / "odd.py").write_bytes(b"# coding: klingon\nx = 1\n")
+    out = run("check", ".", "--no-cache", cwd=tmp_path).stdout
+    assert "plain.py:1:1: AG000 not valid UTF-8 (byte 5) and no coding declaration" in out and "PEP 263" in out
+    assert "liar.py:1:1: AG000 not valid utf-8 (byte 21), the encoding its coding declaration names" in out
+    assert "odd.py:1:1: AG000 unknown encoding 'klingon'" in out
+
+
+def test_sarif_says_how_columns_count(tmp_path):
+    write(tmp_path, "bug.py", "import torch\na = torch.ones(2, requires_grad=True)\nb = 'é𝄞' ; a += 1\n")
+    sarif = json.loads(run("check", "bug.py", "--format", "sarif", "--no-cache", cwd=tmp_path).stdout)
+    assert sarif["runs"][0]["columnKind"] == "unicodeCodePoints"
+    # `a` is the 12th code point of its line (it would be the 13th UTF-16 code unit)
+    assert sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startColumn"] == 12
