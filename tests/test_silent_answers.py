@@ -118,6 +118,14 @@ def test_rule_AG000_is_documented(tmp_path):
         assert result.stdout.startswith("# AG000 ") and "not-analysed" in result.stdout and "## Why is this bad?" in result.stdout
 
 
+def test_rule_docs_name_their_examples_not_seeds(tmp_path):
+    from autograd_lsp.rules import ALL_RULES
+
+    for rule in ALL_RULES:
+        out = run("rule", rule.code, cwd=tmp_path).stdout
+        assert "seed 0" not in out and "seeds 0" not in out, rule.code
+
+
 def test_underscore_table_is_not_read_silently(tmp_path):
     write(tmp_path, "pyproject.toml", '[tool.autograd_lsp]\nignore = ["AG001"]\n')
     write(tmp_path, "bug.py", LEAF_BUG)
@@ -148,3 +156,15 @@ def test_sarif_says_how_columns_count(tmp_path):
     assert sarif["runs"][0]["columnKind"] == "unicodeCodePoints"
     # `a` is the 12th code point of its line (it would be the 13th UTF-16 code unit)
     assert sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startColumn"] == 12
+
+
+def test_confirm_without_torch_suggests_python(tmp_path):
+    import subprocess
+    import venv
+
+    venv.create(tmp_path / "bare", with_pip=False)
+    bare = tmp_path / "bare" / "bin" / "python"
+    assert subprocess.run([str(bare), "-c", "import torch"], capture_output=True).returncode != 0
+    write(tmp_path, "bug.py", LEAF_BUG)
+    result = run("confirm", "bug.py:3", "--python", str(bare), cwd=tmp_path)
+    assert "torch missing" in result.stdout and "pass --python PATH" in result.stdout, result.stdout + result.stderr
