@@ -59,7 +59,7 @@ _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 def declared_encoding(data: bytes) -> str | None:
     """The PEP 263 declaration of the first two lines (`# -*- coding: latin-1 -*-`), if any."""
-    for line in data.split(b"\n", 2)[:2]:
+    for line in data[:4096].split(b"\n", 2)[:2]:  # (a slice: not a copy of the whole file)
         match = _CODING.match(line)
         if match:
             return match.group(1).decode("ascii")

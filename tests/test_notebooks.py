@@ -2,12 +2,18 @@
 from __future__ import annotations
 
 import ast
+import asyncio
+import copy
 import json
 from pathlib import Path
 
 import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import LanguageClient
 
 from autograd_lsp.notebook import mask_cell
+from server_support import SERVER, WAIT, Editor
 from test_cli import run
 
 
@@ -224,3 +230,29 @@ def test_fix_keeps_a_declared_encoding(tmp_path):
     path.write_bytes("# -*- coding: latin-1 -*-\n# café\nimport torch\nx = torch.tensor([1, 2], requires_grad=True)\n".encode("latin-1"))
     run("check", "latin.py", "--fix", "--no-cache", cwd=tmp_path)
     assert path.read_bytes().decode("latin-1").endswith("# café\nimport torch\nx = torch.tensor([1, 2], requires_grad=True, dtype=torch.float32)\n")
+
+
+# -- the language server reads notebooks through the same masking ---------------------------------------
+@pytest_lsp.fixture(config=SERVER)
+async def client(lsp_client: LanguageClient):
+    yield
+    await asyncio.wait_for(lsp_client.shutdown_session(), WAIT)
+
+
+async def test_server_analyses_notebook_cells_with_ipython_syntax(client: LanguageClient, tmp_path):
+    editor = Editor(client, "visual-studio-code", tmp_path)
+    capabilities = copy.deepcopy(pytest_lsp.client_capabilities("visual-studio-code"))
+    capabilities.notebook_document = types.NotebookDocumentClientCapabilities(
+        synchronization=types.NotebookDocumentSyncClientCapabilities(dynamic_registration=False))
+    await editor.start(capabilities=capabilities)
+    texts = ["".join(IPYTHON_SETUP), "%%time\n" + "".join(INDENTED_MAGICS), "".join(BUG_CELL)]
+    path = tmp_path / "nb.ipynb"
+    uris = [f"vscode-notebook-cell:{path}#cell{i}" for i in range(len(texts))]
+    editor.client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(uri=path.as_uri(), notebook_type="jupyter-notebook", version=1,
+                                                 cells=[types.NotebookCell(kind=types.NotebookCellKind.Code, document=uri) for uri in uris]),
+        cell_text_documents=[types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text) for uri, text in zip(uris, texts)]))
+    diagnostics = await editor.diagnostics(uris[2], lambda ds: any(d.code == "AG001" for d in ds))
+    assert [(d.code, d.range.start.line) for d in diagnostics] == [("AG001", 1)]
+    for uri in uris[:2]:
+        assert await editor.diagnostics(uri, lambda ds: True) == []  # no AG000 on the IPython lines
