@@ -31,12 +31,17 @@ def position(entry: FileFindings, finding: Finding) -> str:
     return f"{line}:{col}"
 
 
+def _message(source: Source | None, message: str) -> str:
+    # In a notebook, "at line 15" would name a line of the joined program: say "at cell 2, line 3".
+    return source.in_cells(message) if source is not None else message
+
+
 def text(entries: list[FileFindings], show_fixes: bool = False) -> str:
     lines = []
     for entry in entries:
         for finding in entry.findings:
             marker = " [*]" if finding.safe_fix else ""
-            lines.append(f"{entry.path}:{position(entry, finding)}: {finding.code}{marker} {finding.message}")
+            lines.append(f"{entry.path}:{position(entry, finding)}: {finding.code}{marker} {_message(entry.source, finding.message)}")
             if show_fixes and finding.fixes:
                 for fix in finding.fixes:
                     lines.append(f"    fix ({fix.safety.value}): {fix.title}")
@@ -90,7 +95,7 @@ def finding_json(path: str, finding: Finding, source: Source | None = None) -> d
         "code": finding.code,
         "name": finding.name,
         "severity": finding.severity.value,
-        "message": finding.message,
+        "message": _message(source, finding.message),
         "fix": None if fix is None else {"safety": fix.safety.value, "title": fix.title, "edits": [_edit_json(e) for e in fix.edits]},
     }
 
@@ -126,11 +131,11 @@ def as_sarif(entries: list[FileFindings]) -> str:
                 "ruleId": finding.code,
                 "ruleIndex": index.get(finding.code, 0),
                 "level": _SARIF_LEVEL[finding.severity.value],
-                "message": {"text": finding.message},
+                "message": {"text": _message(entry.source, finding.message)},
                 "locations": [location],
             }
             if finding.related:
-                result["relatedLocations"] = [{"id": i, "message": {"text": r.message}, **_sarif_location(entry, uri, r.span, end=False)}
+                result["relatedLocations"] = [{"id": i, "message": {"text": _message(entry.source, r.message)}, **_sarif_location(entry, uri, r.span, end=False)}
                                               for i, r in enumerate(finding.related)]
             if finding.fixes and "logicalLocations" in location:
                 result["properties"] = {"fixSafety": finding.fixes[0].safety.value}  # notebook cells: `--fix` applies it
@@ -183,7 +188,7 @@ def as_github(entries: list[FileFindings]) -> str:
         for f in entry.findings:
             props = (f"file={_escape(entry.path, True)},line={f.span.line},col={f.span.col + 1},endLine={f.span.end_line},"
                      f"endColumn={f.span.end_col + 1},title={_escape(f'{f.code} {f.name}', True)}")
-            lines.append(f"::{level[f.severity.value]} {props}::{_escape(f.message)}")
+            lines.append(f"::{level[f.severity.value]} {props}::{_escape(_message(entry.source, f.message))}")
     return "\n".join(lines)
 
 

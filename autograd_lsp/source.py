@@ -54,6 +54,19 @@ class Source:
         return None
 
 
+    def in_cells(self, message: str) -> str:
+        """A message's `line N` references (lines of the joined program) as `cell C, line L` for notebooks."""
+        if not self.cells or "line " not in message:
+            return message
+
+        def cell_line(match: re.Match) -> str:
+            cell = self.cell_of(int(match.group(1)))
+            return match.group(0) if cell is None else f"cell {cell[0] + 1}, line {cell[1]}"
+
+        return _LINE_REFERENCE.sub(cell_line, message)
+
+
+_LINE_REFERENCE = re.compile(r"\bline (\d+)\b")
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 

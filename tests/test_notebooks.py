@@ -120,6 +120,14 @@ def test_json_and_sarif_give_cell_and_line_in_cell(tmp_path):
     assert related["physicalLocation"]["region"]["startLine"] == 1 and related["logicalLocations"][0]["name"] == "cell 3"
 
 
+def test_messages_name_lines_by_cell(tmp_path):
+    write_notebook(tmp_path, notebook(code(IPYTHON_SETUP), code(["a = torch.ones(2, requires_grad=True)\n"]), code(["a += 1\n"])))
+    out = run("check", "nb.ipynb", "--no-cache", cwd=tmp_path).stdout
+    assert "nb.ipynb:cell 3, line 1:1: AG001" in out and "(`torch.ones(2, requires_grad=True)` at cell 2, line 1)" in out
+    (item,) = json.loads(run("check", "nb.ipynb", "--format", "json", "--no-cache", cwd=tmp_path).stdout)
+    assert "at cell 2, line 1)" in item["message"]
+
+
 def test_python_files_have_null_cells_in_json(tmp_path):
     (tmp_path / "bug.py").write_text("".join(BUG_CELL).replace("a =", "import torch\na ="), encoding="utf-8")
     (item,) = json.loads(run("check", "bug.py", "--format", "json", "--no-cache", cwd=tmp_path).stdout)
