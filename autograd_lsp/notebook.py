@@ -184,8 +184,10 @@ def with_cells(raw: str, texts: dict[int, str]) -> str:
     notebook = json.loads(raw)
     for index, text in texts.items():
         cell = notebook["cells"][index]
+        if "\r\n" in cell_text(cell, index):  # texts come with LF line endings: give the cell its own back
+            text = text.replace("\n", "\r\n")
         if isinstance(cell.get("source"), list):
-            cell["source"] = text.splitlines(keepends=True)
+            cell["source"] = re.findall(r"[^\n]*\n|[^\n]+\Z", text)  # Jupyter's lines (splitlines would split at \f too)
         else:
             cell["source"] = text
     out = json.dumps(notebook, **_json_style(raw))

@@ -264,3 +264,11 @@ async def test_server_analyses_notebook_cells_with_ipython_syntax(client: Langua
     assert [(d.code, d.range.start.line) for d in diagnostics] == [("AG001", 1)]
     for uri in uris[:2]:
         assert await editor.diagnostics(uri, lambda ds: True) == []  # no AG000 on the IPython lines
+
+
+def test_fix_keeps_a_cells_crlf_line_endings(tmp_path):
+    original = notebook(code(["import torch\r\n", "x = torch.tensor([1, 2, 3], requires_grad=True)\r\n", "print(x)\r\n"]))
+    path = write_notebook(tmp_path, original)
+    run("check", "nb.ipynb", "--fix", "--no-cache", cwd=tmp_path)
+    assert json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"] == [
+        "import torch\r\n", FIXED_AG004.replace("\n", "\r\n"), "print(x)\r\n"]
