@@ -86,13 +86,14 @@ def _mask_statement(line: str) -> str | None:
     indent = line[: len(line) - len(body)]
     if not body or body.startswith("#"):
         return None
-    code = body[: _Scan().feed(body)].rstrip()
+    probe = _Scan()
+    code = body[: probe.feed(body)].rstrip()
     if body.startswith(_ESCAPE_START):
         magic = _STATEMENT_MAGIC.match(body)
         if magic and _simple_statement(body[magic.end():]):
             return indent + "pass;".ljust(magic.end()) + body[magic.end():]
         return indent + "pass"
-    if code.endswith("?"):  # `x?`, `obj.attr??`: `?` is not Python outside strings and comments
+    if code.endswith("?") and probe.string is None:  # `x?`, `obj.attr??` (`"""Why?` opens a docstring)
         return indent + "pass"
     assign = _ASSIGN_ESCAPE.match(body)
     if assign:
