@@ -38,38 +38,42 @@ class _Scan:
         return self.depth == 0 and self.string is None and not self.continued
 
     def feed(self, line: str) -> int:
-        """Advance over one line; returns where its comment starts (its length when it has none)."""
+        """Advance over one line; returns where its comment starts (its length when it has none). Jumps from
+        one character that matters to the next (brackets, quotes, '#'; in a string its quote or a backslash)."""
         i, n, comment = 0, len(line), False
         while i < n:
             if self.string is not None:
-                quote = self.string
-                while i < n:
-                    if line[i] == "\\":
-                        i += 2
-                    elif line.startswith(quote, i):
-                        i += len(quote)
-                        self.string = None
-                        break
-                    else:
-                        i += 1
+                match = _STRING_STOP[self.string].search(line, i)
+                if match is None:
+                    i = n
+                elif match.group() == "\\":
+                    i = match.end() + 1
+                else:
+                    i, self.string = match.end(), None
                 continue
-            char = line[i]
+            match = _CODE_STOP.search(line, i)
+            if match is None:
+                break
+            char, i = match.group(), match.end()
             if char == "#":
                 comment = True
+                i = match.start()
                 break
             if char in "([{":
                 self.depth += 1
             elif char in ")]}":
                 self.depth = max(0, self.depth - 1)
-            elif char in "'\"":
-                self.string = char * 3 if line.startswith(char * 3, i) else char
-                i += len(self.string)
-                continue
-            i += 1
+            else:
+                self.string = char * 3 if line.startswith(char * 3, i - 1) else char
+                i += len(self.string) - 1
         self.continued = line.endswith("\\") and not comment
         if self.string in ("'", '"') and not self.continued:
             self.string = None  # an unterminated one-line string: a syntax error the parser reports
         return i if comment else n
+
+
+_CODE_STOP = re.compile(r"[][(){}'\"#]")
+_STRING_STOP = {quote: re.compile(r"\\|" + re.escape(quote)) for quote in ("'", '"', "'''", '"""')}
 
 
 def _simple_statement(text: str) -> bool:
@@ -86,18 +90,19 @@ def _mask_statement(line: str) -> str | None:
     indent = line[: len(line) - len(body)]
     if not body or body.startswith("#"):
         return None
-    probe = _Scan()
-    code = body[: probe.feed(body)].rstrip()
     if body.startswith(_ESCAPE_START):
         magic = _STATEMENT_MAGIC.match(body)
         if magic and _simple_statement(body[magic.end():]):
             return indent + "pass;".ljust(magic.end()) + body[magic.end():]
         return indent + "pass"
-    if code.endswith("?") and probe.string is None:  # `x?`, `obj.attr??` (`"""Why?` opens a docstring)
-        return indent + "pass"
-    assign = _ASSIGN_ESCAPE.match(body)
-    if assign:
-        return indent + body[: assign.end()] + "..."
+    if "?" in body:  # `x?`, `obj.attr??`; not `"""Why?` (a docstring) nor `x = 1  # why?`
+        probe = _Scan()
+        if body[: probe.feed(body)].rstrip().endswith("?") and probe.string is None:
+            return indent + "pass"
+    if "!" in body or "%" in body:
+        assign = _ASSIGN_ESCAPE.match(body)
+        if assign:
+            return indent + body[: assign.end()] + "..."
     return None
 
 

@@ -272,3 +272,38 @@ def test_fix_keeps_a_cells_crlf_line_endings(tmp_path):
     run("check", "nb.ipynb", "--fix", "--no-cache", cwd=tmp_path)
     assert json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"] == [
         "import torch\r\n", FIXED_AG004.replace("\n", "\r\n"), "print(x)\r\n"]
+
+
+REPO = Path(__file__).resolve().parent.parent
+PYTHON_FILES = sorted(REPO.glob("samples/*.py")) + sorted(REPO.glob("tests/fixtures/**/*.py")) + sorted(REPO.glob("autograd_lsp/**/*.py"))
+
+
+def test_valid_python_is_never_masked():
+    for path in PYTHON_FILES:
+        text = path.read_text(encoding="utf-8")
+        try:
+            ast.parse(text)
+        except SyntaxError:
+            continue
+        assert not mask_cell(text)[1], path
+
+
+def test_magics_at_any_statement_start_still_parse():
+    import random
+
+    chooser = random.Random(11)
+    magics = ["%pip install x", "!ls -la", "%matplotlib inline", "x?", "??torch.zeros", "files = !ls", "%time f()", "%load_ext autoreload"]
+    for path in PYTHON_FILES:
+        text = path.read_text(encoding="utf-8")
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        lines = text.split("\n")
+        starts = {node.lineno: node.col_offset for node in ast.walk(tree)
+                  if isinstance(node, ast.stmt) and not getattr(node, "decorator_list", None)}
+        for line in sorted(chooser.sample(sorted(starts), min(4, len(starts))), reverse=True):
+            if not lines[line - 1][: starts[line]].strip() and not lines[line - 1].lstrip().startswith(("elif", "else")):
+                lines.insert(line - 1, " " * starts[line] + chooser.choice(magics))
+        masked, _ = mask_cell("\n".join(lines))
+        ast.parse("\n".join(masked))  # raises on the first one that does not
