@@ -1,0 +1,458 @@
+"""Generate autograd_lsp/analysis/torch_ops.py from the installed torch's own metadata (development time only).
+
+Sources, all shipped in the torch wheel:
+- torchgen/packaged/ATen/native/native_functions.yaml: each op's schema (in-place `Tensor(a!) self`, out= variants,
+  method/function variants, `dim`/`keepdim` reductions) and tags (`pointwise`, `inplace_view`);
+- torchgen/packaged/autograd/derivatives.yaml, read through torchgen's own loader: which inputs and outputs each
+  backward formula saves, `output_differentiability`, zero-gradient formulas;
+- torchgen's list of view ops; `dir(torch)` / `dir(torch.Tensor)` for what Python exposes; torch.nn classes (their
+  `__init__` signatures and the functional op their `forward` calls).
+A few result facts (dtype class, reduction to one element) come from calling each simple op once on a small tensor.
+
+    python -m tools.generate_torch_ops          # rewrite the module
+    python -m tools.generate_torch_ops --check  # exit 1 when the checked-in module differs (the drift test)
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import inspect
+import os
+import re
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+TARGET = Path(__file__).resolve().parents[1] / "autograd_lsp" / "analysis" / "torch_ops.py"
+
+# Python functions that torch implements by composing ATen ops (CompositeImplicitAutograd): autograd records the op
+# they call, whose derivative entry says what is saved. torch's C++ decides this, not any yaml, so it is written here.
+# name -> (the op it calls, its argument names -> that op's argument names where they differ).
+COMPOSITES = {
+    "softmax": ("_softmax", {}), "log_softmax": ("_log_softmax", {}), "matmul": ("mm", {"other": "mat2"}),
+    "linear": ("addmm", {"input": "mat1", "weight": "mat2", "bias": "self"}), "conv1d": ("convolution", {}),
+    "conv2d": ("convolution", {}), "conv3d": ("convolution", {}), "layer_norm": ("native_layer_norm", {}),
+    "group_norm": ("native_group_norm", {}), "dropout": ("native_dropout", {"input": "self"}), "square": ("pow", {}),
+    "true_divide": ("div", {}), "divide": ("div", {}), "multiply": ("mul", {}), "subtract": ("sub", {}), "clip": ("clamp", {}),
+    "absolute": ("abs", {}), "negative": ("neg", {}), "arccos": ("acos", {}), "arcsin": ("asin", {}), "arctan": ("atan", {}),
+}
+# Tensor methods ending in "_" that change no values a graph depends on: flags, sharing, hooks.
+NOT_VALUE_WRITES = ("requires_grad_", "share_memory_", "detach_", "retain_grad", "record_stream", "pin_memory", "to_")
+# Python-level factories that take data rather than sizes (not ATen ops): their dtype follows the data.
+DATA_FACTORIES = ("tensor", "as_tensor", "asarray", "from_numpy", "frombuffer")
+# Value-returning methods Python adds on top of ATen (torch/_tensor.py): their result has no graph.
+METADATA_METHODS = ("size", "dim", "numel", "stride", "data_ptr", "element_size", "is_contiguous", "storage_offset", "nelement",
+                    "ndimension", "get_device", "is_floating_point", "is_complex", "has_names", "is_set_to", "untyped_storage",
+                    "storage", "type", "is_pinned", "is_shared")
+METADATA_ATTRIBUTES = ("shape", "dtype", "device", "requires_grad", "is_leaf", "grad", "ndim", "layout", "is_cuda", "grad_fn",
+                       "names", "is_sparse", "is_quantized", "is_meta", "itemsize", "nbytes", "_version", "output_nr", "_base")
+# Reads that leave the graph: the result is a Python value or a tensor without history.
+GRAPH_CUTS = ("item", "tolist", "numpy", "detach", "data", "cpu_numpy")
+
+
+def _torchgen_root() -> str:
+    import torchgen
+
+    return os.path.join(os.path.dirname(torchgen.__file__), "packaged")
+
+
+def _native_functions() -> list[dict]:
+    import yaml
+
+    with open(os.path.join(_torchgen_root(), "ATen", "native", "native_functions.yaml"), encoding="utf-8") as handle:
+        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def _derivatives() -> dict:
+    """'mul.Tensor' -> DifferentiabilityInfo (torchgen's own reading of derivatives.yaml)."""
+    from torchgen.packaged.autograd.load_derivatives import load_derivatives
+
+    root = _torchgen_root()
+    infos, _ = load_derivatives(os.path.join(root, "autograd", "derivatives.yaml"),
+                                os.path.join(root, "ATen", "native", "native_functions.yaml"),
+                                os.path.join(root, "ATen", "native", "tags.yaml"))
+    out = {}
+    for schema, by_key in infos.items():
+        info = by_key.get("Default")
+        if info is not None:
+            out[str(schema.name)] = info
+    return out
+
+
+_SCHEMA = re.compile(r"^(?P<name>[\w.]+)\((?P<args>.*)\) -> (?P<returns>.+)$")
+
+
+def _parse(entry: dict) -> dict | None:
+    match = _SCHEMA.match(entry["func"])
+    if match is None:
+        return None
+    full = match["name"]
+    name, _, overload = full.partition(".")
+    args = []
+    for raw in _split(match["args"]):
+        if raw == "*":
+            continue
+        kind, _, rest = raw.rpartition(" ")
+        arg, _, default = rest.partition("=")
+        args.append((arg, kind, default or None))
+    tags = entry.get("tags", [])
+    tags = [tags] if isinstance(tags, str) else list(tags)
+    return {"full": full, "name": name, "overload": overload, "args": args, "returns": match["returns"],
+            "variants": [v.strip() for v in entry.get("variants", "function").split(",")], "tags": tags,
+            "composite": "dispatch" not in entry and "structured_delegate" not in entry
+            or "CompositeImplicitAutograd" in str(entry.get("dispatch", {}))}
+
+
+def _split(text: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for char in text:
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def _is_out(schema: dict) -> bool:
+    return schema["overload"].endswith("out") or any(kind.endswith("(a!)") and arg == "out" for arg, kind, _ in schema["args"])
+
+
+def _saved(info) -> dict[str, set[str]]:
+    """input name -> the tensors its gradient formula keeps: other inputs by name, "result" for the output."""
+    tensor_inputs = {arg.name for arg in info.func.func.arguments.flat_all if arg.type.is_tensor_like()}
+    outputs = {"result", *(ret.name for ret in info.func.func.returns if ret.name)}
+    saved: dict[str, set[str]] = {}
+    for derivative in info.derivatives:
+        names = {binding.nctype.name for binding in derivative.saved_inputs} & tensor_inputs
+        if {binding.nctype.name for binding in derivative.saved_outputs} & outputs:
+            names.add("result")
+        for var in derivative.var_names:
+            saved.setdefault(var, set()).update(names)
+    return saved
+
+
+def _zero_gradient(info) -> bool:
+    formulas = [d.formula.replace(" ", "") for d in info.derivatives]
+    return bool(formulas) and all(re.fullmatch(r"zeros_like\((grad|self|result)\)", f) for f in formulas)
+
+
+def _probe(torch, name: str) -> dict:
+    """Call `x.name()` on a small float tensor (and an integer one): dtype class of the result, whether it reduces."""
+    facts = {}
+    method = getattr(torch.Tensor, name, None)
+    if method is None or name.endswith("_"):
+        return facts
+    for label, make in (("float", lambda: torch.arange(6.0).reshape(2, 3) + 0.5), ("int", lambda: torch.arange(6).reshape(2, 3))):
+        result = None
+        for arity in (1, 2):  # x.op(), else x.op(x)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    x = make()
+                    result = method(*[x] * arity)
+                break
+            except Exception:
+                continue
+        if isinstance(result, torch.Tensor):
+            facts[label] = "float" if (result.dtype.is_floating_point or result.dtype.is_complex) else "int"
+            if label == "float":
+                facts["numel"] = result.numel()
+    return facts
+
+
+def collect() -> dict:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torchgen.packaged.autograd.gen_inplace_or_view_type import RETURNS_VIEWS_OF_INPUT
+
+    schemas = [s for s in (_parse(e) for e in _native_functions() if "func" in e) if s is not None]
+    derivatives = _derivatives()
+    functions = {n for n in dir(torch) if not n.startswith("__") and callable(getattr(torch, n, None))}
+    methods = {n for n in dir(torch.Tensor) if not n.startswith("__") and callable(getattr(torch.Tensor, n, None))}
+    functional = {n for n in dir(F) if not n.startswith("_") and callable(getattr(F, n, None))}
+    python_names = functions | methods | functional
+
+    by_name: dict[str, list[dict]] = {}
+    for schema in schemas:
+        by_name.setdefault(schema["name"], []).append(schema)
+
+    inplace, views, out_variants, pointwise, reductions, saved_by_name, args = {}, set(), set(), set(), set(), {}, {}
+    nondifferentiable, zero_gradient, factories = set(), set(), {}
+    for name, overloads in sorted(by_name.items()):
+        if name.startswith("_") and name not in {target for target, _ in COMPOSITES.values()}:
+            continue
+        public = [s for s in overloads if not _is_out(s)]
+        if any(_is_out(s) for s in overloads):
+            out_variants.add(name)
+        if not public:
+            continue
+        first = public[0]
+        if first["args"] and first["args"][0][1] == "Tensor(a!)" and name.endswith("_"):
+            if not any("inplace_view" in s["tags"] for s in public) and name not in NOT_VALUE_WRITES:
+                base = name[:-1]
+                inplace[name] = base if base in python_names else None
+            continue
+        if any("pointwise" in s["tags"] for s in public):
+            pointwise.add(name)
+        if any(arg == "keepdim" for s in public for arg, _, _ in s["args"]):
+            reductions.add(name)
+        tensor_args = [(arg, kind) for s in public for arg, kind, _ in s["args"] if kind.startswith("Tensor")]
+        if not tensor_args and any(arg == "dtype" for s in public for arg, _, _ in s["args"]) and "Tensor" in first["returns"]:
+            factories[name] = "float"  # refined by calling it below
+        if name.endswith("_like") and any(arg == "dtype" for s in public for arg, _, _ in s["args"]):
+            factories[name] = "like"
+        positional = []
+        for arg, kind, _ in first["args"]:
+            if kind.startswith("Tensor"):
+                positional.append(arg)
+        args[name] = tuple(positional)
+        infos = [derivatives.get(s["full"]) for s in public]
+        known = [info for info in infos if info is not None]
+        merged: dict[str, set[str]] = {}
+        for info in known:
+            for var, names in _saved(info).items():
+                merged.setdefault(var, set()).update(names)
+        if any(merged.values()):
+            saved_by_name[name] = merged
+        differentiable = any(
+            (info is not None and (info.output_differentiability is None or any(info.output_differentiability)) and info.derivatives)
+            or (info is None and s["composite"]) for s, info in zip(public, infos))
+        if not differentiable and name not in factories:
+            nondifferentiable.add(name)
+        elif known and len(known) == len(public) and all(_zero_gradient(info) for info in known):
+            zero_gradient.add(name)
+    for name, (target, renames) in COMPOSITES.items():
+        if target in saved_by_name and name in args:  # torch's dense kernel is the composite: the op it calls saves
+            rename = {theirs: ours for ours, theirs in renames.items()}
+            saved_by_name[name] = {rename.get(var, var): {rename.get(n, n) for n in names} for var, names in saved_by_name[target].items()}
+    saved = {}
+    for name, by_input in saved_by_name.items():
+        position = {arg: index for index, arg in enumerate(args.get(name, ()))}
+        entry = {}
+        for var, names in by_input.items():
+            kept = tuple(sorted((position[n] for n in names if n in position), key=int)) + (("result",) if "result" in names else ())
+            if var in position and kept:
+                entry[position[var]] = kept
+        if entry:
+            saved[name] = entry
+    for name in RETURNS_VIEWS_OF_INPUT:
+        if not name.startswith("_") and name in python_names and name != "detach":
+            views.add(name)
+
+    int_results, float_results = set(), set()
+    for name in sorted(methods | functions):
+        if name.startswith("_"):
+            continue
+        facts = _probe(torch, name)
+        if facts.get("float") == "int":
+            int_results.add(name)
+        elif facts.get("int") == "float":
+            float_results.add(name)
+        if facts.get("numel") == 1:
+            reductions.add(name)
+    for name in list(factories):
+        if factories[name] == "float":
+            factories[name] = _factory_dtype(torch, name)
+    for name in DATA_FACTORIES:
+        if name in functions:
+            factories[name] = "data"
+    legacy = {}
+    for name in dir(torch):
+        value = getattr(torch, name)
+        if name.endswith("Tensor") and isinstance(value, type) and issubclass(value, torch.Tensor):
+            dtype = getattr(value, "dtype", torch.get_default_dtype()) if name != "Tensor" else torch.get_default_dtype()
+            legacy[name] = _dtype_class(torch, dtype)
+    dtypes = {name: _dtype_class(torch, getattr(torch, name)) for name in dir(torch) if isinstance(getattr(torch, name), torch.dtype)}
+
+    return {
+        "version": torch.__version__.split("+")[0],
+        "INPLACE": inplace,
+        "VIEWS": views,
+        "OUT_VARIANTS": out_variants & python_names,
+        "POINTWISE": pointwise & python_names,
+        "REDUCTIONS": reductions & python_names,
+        "INT_RESULT": int_results,
+        "FLOAT_RESULT": float_results,
+        "NONDIFFERENTIABLE": (nondifferentiable & python_names) | {n for n in int_results if n not in inplace},
+        "ZERO_GRADIENT": zero_gradient & python_names,
+        "SAVED": {n: d for n, d in saved.items() if n in python_names},
+        "FACTORIES": {n: k for n, k in factories.items() if n in functions},
+        "LEGACY_CONSTRUCTORS": legacy,
+        "DTYPES": dtypes,
+        "METHODS": methods,
+        "FUNCTIONAL": functional,
+        "MODULES": _modules(torch, nn, F),
+    }
+
+
+def _dtype_class(torch, dtype) -> str:
+    return "float" if dtype.is_floating_point or dtype.is_complex else "int"
+
+
+def _factory_dtype(torch, name: str) -> str:
+    """The dtype class a factory gives without dtype=: call it with small sizes; "data" when its values decide."""
+    function = getattr(torch, name, None)
+    results = []
+    for args in ((2,), (2, 3), (3, (2,)), (0.0, 2.0), (2, 2.5), ((2,), 1), ((2,), 1.5)):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                value = function(*args)
+        except Exception:
+            continue
+        if isinstance(value, torch.Tensor):
+            results.append(_dtype_class(torch, value.dtype))
+    if not results:
+        return "float"
+    if len(set(results)) > 1:
+        return "data"
+    return results[0]
+
+
+def _modules(torch, nn, F) -> dict:
+    """torch.nn layers and losses: the functional op their forward calls, `inplace`/`reduction` arguments, parameters."""
+    out = {}
+    for name in sorted(dir(nn)):
+        cls = getattr(nn, name)
+        if not (isinstance(cls, type) and issubclass(cls, nn.Module)) or name.startswith("_") or cls.__module__.startswith("torch.nn.modules.module"):
+            continue
+        if not cls.__module__.startswith("torch.nn.modules."):
+            continue
+        try:
+            signature = inspect.signature(cls.__init__)
+        except (TypeError, ValueError):
+            continue
+        parameters = [p for p in signature.parameters.values() if p.name != "self"]
+        positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        entry = {}
+        op = _forward_op(cls)
+        if op is not None:
+            entry["op"] = op
+        for argument in ("inplace", "reduction"):
+            if argument in positional or any(p.name == argument for p in parameters):
+                entry[argument] = positional.index(argument) if argument in positional else -1
+        if "reduction" in entry:
+            default = signature.parameters["reduction"].default
+            entry["default_reduction"] = default if isinstance(default, str) else "mean"
+        entry["parameters"] = _has_parameters(cls, parameters)
+        out[name] = entry
+    return out
+
+
+def _forward_op(cls) -> str | None:
+    """`return F.relu(input, inplace=self.inplace)` -> "relu": the first torch/F call in the module's own forward."""
+    forward = cls.__dict__.get("forward")
+    if forward is None:
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(forward)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            if node.func.value.id in ("F", "torch"):
+                return node.func.attr
+    return None
+
+
+def _has_parameters(cls, parameters) -> bool | None:
+    """Whether a default-built instance owns parameters (sizes filled with small integers); None when it cannot be built."""
+    kwargs = {}
+    for p in parameters:
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            kwargs[p.name] = 2
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = cls(**kwargs)
+    except Exception:
+        return None
+    return any(True for _ in module.parameters())
+
+
+def render(facts: dict) -> str:
+    lines = [
+        f'"""torch {facts["version"]}\'s op facts, generated from its native_functions.yaml, derivatives.yaml and torch.nn by',
+        "tools/generate_torch_ops.py. Do not edit: run `python -m tools.generate_torch_ops` after a torch upgrade.",
+        "",
+        "Names are unqualified (`add_`, `relu`, `mse_loss`): a function of torch / torch.nn.functional or a Tensor method.",
+        '"""',
+        "# ruff: noqa: E501",
+        f"TORCH_VERSION = {facts['version']!r}",
+        "",
+    ]
+    comments = {
+        "INPLACE": "In-place ops that write their first tensor (`Tensor(a!) self`) -> their out-of-place twin (None: no twin).",
+        "VIEWS": "Ops whose result may share storage with their input (torchgen's RETURNS_VIEWS_OF_INPUT, detach excluded).",
+        "OUT_VARIANTS": "Ops with an `out=` variant.",
+        "POINTWISE": "Ops tagged `pointwise`: the result has the broadcast shape of the inputs.",
+        "REDUCTIONS": "Ops that reduce (a `keepdim` argument, or one element from a 2x3 input).",
+        "INT_RESULT": "Tensor methods/functions whose result is an integer or bool tensor on float input.",
+        "FLOAT_RESULT": "Tensor methods/functions whose result is floating point on integer input.",
+        "NONDIFFERENTIABLE": "No gradient flows through the result (output_differentiability False, no derivative, or an integer result).",
+        "ZERO_GRADIENT": "Differentiable only formally: every gradient formula is zeros_like (round, sign, floor...).",
+        "SAVED": "op -> {tensor argument i (0: the receiver of a method call): what computing its gradient saves, tensor arguments "
+                 "by position and \"result\" for the output}. Autograd saves them only when input i requires grad.",
+        "FACTORIES": "Factories -> dtype class of their result without dtype=: float, int, like (the input's), data (the values').",
+        "LEGACY_CONSTRUCTORS": "torch.FloatTensor & co. -> dtype class.",
+        "DTYPES": "torch dtypes -> class: float (floating and complex) or int (integer and bool).",
+        "METHODS": "Callable attributes of torch.Tensor.",
+        "FUNCTIONAL": "Functions of torch.nn.functional.",
+        "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction: __init__ position (-1 keyword only); "
+                   "parameters: owns parameters when built (None: unknown).",
+    }
+    for key, comment in comments.items():
+        lines.append(f"# {comment}")
+        lines.append(f"{key} = {_literal(facts[key])}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _literal(value) -> str:
+    if isinstance(value, (set, frozenset)):
+        items = sorted(value)
+        return "frozenset({\n" + "".join(f"    {item!r},\n" for item in items) + "})" if items else "frozenset()"
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        return "{\n" + "".join(f"    {key!r}: {_flat(item)},\n" for key, item in sorted(value.items())) + "}"
+    return repr(value)
+
+
+def _flat(value) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_flat(v)}" for k, v in sorted(value.items())) + "}"
+    if isinstance(value, (set, frozenset)):
+        return repr(tuple(sorted(value)))
+    return repr(value)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare with the checked-in module instead of writing it")
+    options = parser.parse_args(argv)
+    text = render(collect())
+    if options.check:
+        current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
+        if current != text:
+            sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), text.splitlines(True), str(TARGET), "regenerated", n=1))
+            print(f"\n{TARGET} is out of date with torch: run `python -m tools.generate_torch_ops`", file=sys.stderr)
+            return 1
+        return 0
+    TARGET.write_text(text, encoding="utf-8")
+    print(f"wrote {TARGET}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
