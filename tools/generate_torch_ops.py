@@ -145,6 +145,22 @@ def _zero_gradient(info) -> bool:
     return bool(formulas) and all(re.fullmatch(r"zeros_like\((grad|self|result)\)", f) for f in formulas)
 
 
+def _writes(derivatives: dict, inplace: dict) -> tuple[set, set]:
+    """In-place ops that write without reading the old values: their gradient for `self` is zero (`fill_`, `uniform_`:
+    the old values do not matter), or zero where they write (`masked_fill_`, `index_copy_`, `scatter_`)."""
+    overwrites, partial = {"copy_"}, set()  # copy_'s autograd is hand-written in torch (VariableTypeManual.cpp)
+    for full, info in derivatives.items():
+        name = full.split(".")[0]
+        formula = next((d.formula.replace(" ", "") for d in info.derivatives if "self" in d.var_names), None)
+        if formula is None:
+            continue
+        if name in inplace and formula == "zeros_like(grad)":
+            overwrites.add(name)
+        elif re.match(r"(accumulate\?grad:)?grad\.(masked_fill|index_fill|scatter|index_put|put)\(", formula) and name + "_" in inplace:
+            partial.add(name + "_")
+    return overwrites, partial
+
+
 def _probe(torch, name: str) -> dict:
     """Call `x.name()` on a small float tensor (and an integer one): dtype class of the result, whether it reduces."""
     facts = {}
@@ -166,6 +182,13 @@ def _probe(torch, name: str) -> dict:
             facts[label] = "float" if (result.dtype.is_floating_point or result.dtype.is_complex) else "int"
             if label == "float":
                 facts["numel"] = result.numel()
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        x = make().requires_grad_() * 1  # a non-leaf: methods that return self keep its grad_fn
+                        facts["grad"] = method(*[x] * arity).grad_fn is not None
+                except Exception:
+                    pass
     return facts
 
 
@@ -187,7 +210,7 @@ def collect() -> dict:
         by_name.setdefault(schema["name"], []).append(schema)
 
     inplace, views, out_variants, pointwise, reductions, saved_by_name, args = {}, set(), set(), set(), set(), {}, {}
-    nondifferentiable, zero_gradient, factories = set(), set(), {}
+    nondifferentiable, zero_gradient, factories, tensor_ops = set(), set(), {}, set()
     for name, overloads in sorted(by_name.items()):
         if name.startswith("_") and name not in {target for target, _ in COMPOSITES.values()}:
             continue
@@ -206,9 +229,9 @@ def collect() -> dict:
             pointwise.add(name)
         if any(arg == "keepdim" for s in public for arg, _, _ in s["args"]):
             reductions.add(name)
-        tensor_args = [(arg, kind) for s in public for arg, kind, _ in s["args"] if kind.startswith("Tensor")]
-        if not tensor_args and any(arg == "dtype" for s in public for arg, _, _ in s["args"]) and "Tensor" in first["returns"]:
-            factories[name] = "float"  # refined by calling it below
+        if any(not any(kind.startswith("Tensor") for _, kind, _ in s["args"]) and any(arg == "dtype" for arg, _, _ in s["args"])
+               and s["returns"].startswith("Tensor") for s in public):
+            factories[name] = "float"  # an overload that makes a tensor from sizes/values; its dtype is found by calling it
         if name.endswith("_like") and any(arg == "dtype" for s in public for arg, _, _ in s["args"]):
             factories[name] = "like"
         positional = []
@@ -229,6 +252,8 @@ def collect() -> dict:
             or (info is None and s["composite"]) for s, info in zip(public, infos))
         if not differentiable and name not in factories:
             nondifferentiable.add(name)
+        elif name not in factories and not name.startswith("new_") and all(s["returns"].startswith(("Tensor", "(Tensor")) for s in public):
+            tensor_ops.add(name)
         elif known and len(known) == len(public) and all(_zero_gradient(info) for info in known):
             zero_gradient.add(name)
     for name, (target, renames) in COMPOSITES.items():
@@ -260,18 +285,21 @@ def collect() -> dict:
             float_results.add(name)
         if facts.get("numel") == 1:
             reductions.add(name)
+        if facts.get("grad") and name in methods:
+            tensor_ops.add(name)  # Python-level methods too (cpu, float, type_as...): the result has a grad_fn
     for name in list(factories):
         if factories[name] == "float":
             factories[name] = _factory_dtype(torch, name)
     for name in DATA_FACTORIES:
         if name in functions:
             factories[name] = "data"
+    overwrites, partial_writes = _writes(derivatives, inplace)
     legacy = {}
     for name in dir(torch):
         value = getattr(torch, name)
-        if name.endswith("Tensor") and isinstance(value, type) and issubclass(value, torch.Tensor):
-            dtype = getattr(value, "dtype", torch.get_default_dtype()) if name != "Tensor" else torch.get_default_dtype()
-            legacy[name] = _dtype_class(torch, dtype)
+        if name.endswith("Tensor") and isinstance(value, type) and (name == "Tensor" or isinstance(getattr(value, "dtype", None), torch.dtype)):
+            dtype = value.dtype if name != "Tensor" else torch.get_default_dtype()
+            legacy[name] = str(dtype).rsplit(".", 1)[-1]
     dtypes = {name: _dtype_class(torch, getattr(torch, name)) for name in dir(torch) if isinstance(getattr(torch, name), torch.dtype)}
 
     return {
@@ -285,14 +313,34 @@ def collect() -> dict:
         "FLOAT_RESULT": float_results,
         "NONDIFFERENTIABLE": (nondifferentiable & python_names) | {n for n in int_results if n not in inplace},
         "ZERO_GRADIENT": zero_gradient & python_names,
+        "TENSOR_OPS": (tensor_ops & python_names) - nondifferentiable - set(inplace),
+        "LOSSES": _losses(F),
         "SAVED": {n: d for n, d in saved.items() if n in python_names},
         "FACTORIES": {n: k for n, k in factories.items() if n in functions},
         "LEGACY_CONSTRUCTORS": legacy,
         "DTYPES": dtypes,
+        "OVERWRITES": overwrites,
+        "PARTIAL_WRITES": partial_writes,
         "METHODS": methods,
+        "MODULE_ITERATORS": {n for n in dir(nn.Module) if not n.startswith("_") and inspect.isgeneratorfunction(getattr(nn.Module, n))},
         "FUNCTIONAL": functional,
         "MODULES": _modules(torch, nn, F),
     }
+
+
+def _losses(F) -> dict:
+    out = {}
+    for name in dir(F):
+        function = getattr(F, name)
+        if name.startswith("_") or not callable(function):
+            continue
+        try:
+            parameters = list(inspect.signature(function).parameters)
+        except (TypeError, ValueError):
+            continue
+        if "reduction" in parameters:
+            out[name] = parameters.index("reduction")
+    return out
 
 
 def _dtype_class(torch, dtype) -> str:
@@ -350,34 +398,41 @@ def _modules(torch, nn, F) -> dict:
 
 
 def _forward_op(cls) -> str | None:
-    """`return F.relu(input, inplace=self.inplace)` -> "relu": the first torch/F call in the module's own forward."""
-    forward = cls.__dict__.get("forward")
-    if forward is None:
+    """`return F.relu(input, inplace=self.inplace)` -> "relu": the torch/F call a forward returns directly."""
+    owner = next((base for base in cls.__mro__ if "forward" in base.__dict__), None)  # ReLU6 inherits Hardtanh's
+    if owner is None or not owner.__module__.startswith("torch.nn.modules.") or owner.__module__.endswith(".module"):
         return None
+    forward = owner.__dict__["forward"]
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(forward)))
     except (OSError, TypeError, SyntaxError):
         return None
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
-            if node.func.value.id in ("F", "torch"):
-                return node.func.attr
+        call = node.value if isinstance(node, ast.Return) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
+            if call.func.value.id in ("F", "torch") and not call.func.attr.startswith("_"):
+                return call.func.attr
     return None
 
 
-def _has_parameters(cls, parameters) -> bool | None:
-    """Whether a default-built instance owns parameters (sizes filled with small integers); None when it cannot be built."""
+def _has_parameters(cls, parameters) -> tuple | None:
+    """The parameters a default-built instance owns (sizes filled with small integers); None when it cannot be built."""
     kwargs = {}
     for p in parameters:
         if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
             kwargs[p.name] = 2
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            module = cls(**kwargs)
-    except Exception:
+    module = None
+    for args, keywords in (((), kwargs), ((2, 2), {})):  # LSTM & co. take (*args, **kwargs)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                module = cls(*args, **keywords)
+            break
+        except Exception:
+            continue
+    if module is None:
         return None
-    return any(True for _ in module.parameters())
+    return tuple(name for name, _ in module.named_parameters(recurse=False))
 
 
 def render(facts: dict) -> str:
@@ -401,15 +456,20 @@ def render(facts: dict) -> str:
         "FLOAT_RESULT": "Tensor methods/functions whose result is floating point on integer input.",
         "NONDIFFERENTIABLE": "No gradient flows through the result (output_differentiability False, no derivative, or an integer result).",
         "ZERO_GRADIENT": "Differentiable only formally: every gradient formula is zeros_like (round, sign, floor...).",
+        "TENSOR_OPS": "Differentiable ops returning tensors: the result is in the graph of its inputs.",
+        "LOSSES": "torch.nn.functional losses -> position of their `reduction` argument.",
         "SAVED": "op -> {tensor argument i (0: the receiver of a method call): what computing its gradient saves, tensor arguments "
                  "by position and \"result\" for the output}. Autograd saves them only when input i requires grad.",
         "FACTORIES": "Factories -> dtype class of their result without dtype=: float, int, like (the input's), data (the values').",
-        "LEGACY_CONSTRUCTORS": "torch.FloatTensor & co. -> dtype class.",
+        "LEGACY_CONSTRUCTORS": "torch.FloatTensor & co. -> the dtype they make.",
         "DTYPES": "torch dtypes -> class: float (floating and complex) or int (integer and bool).",
+        "OVERWRITES": "In-place ops that replace every value without reading it (their gradient for self is zeros_like).",
+        "PARTIAL_WRITES": "In-place ops that replace some values without reading them (gradient zero where written).",
         "METHODS": "Callable attributes of torch.Tensor.",
+        "MODULE_ITERATORS": "nn.Module generator methods (parameters(), named_buffers(), modules()...).",
         "FUNCTIONAL": "Functions of torch.nn.functional.",
         "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction: __init__ position (-1 keyword only); "
-                   "parameters: owns parameters when built (None: unknown).",
+                   "parameters: names of its own parameters when built (None: could not build one).",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")
