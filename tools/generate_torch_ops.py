@@ -39,17 +39,22 @@ COMPOSITES = {
     "absolute": ("abs", {}), "negative": ("neg", {}), "arccos": ("acos", {}), "arcsin": ("asin", {}), "arctan": ("atan", {}),
 }
 # Tensor methods ending in "_" that change no values a graph depends on: flags, sharing, hooks.
-NOT_VALUE_WRITES = ("requires_grad_", "share_memory_", "detach_", "retain_grad", "record_stream", "pin_memory", "to_")
+# (resize_ changes the shape and keeps whatever memory holds.)
+NOT_VALUE_WRITES = ("requires_grad_", "share_memory_", "detach_", "retain_grad", "record_stream", "pin_memory", "to_", "resize_",
+                    "resize_as_")
 # Python-level factories that take data rather than sizes (not ATen ops): their dtype follows the data.
 DATA_FACTORIES = ("tensor", "as_tensor", "asarray", "from_numpy", "frombuffer")
-# Value-returning methods Python adds on top of ATen (torch/_tensor.py): their result has no graph.
+# Tensor methods and attributes that give facts about a tensor or do autograd bookkeeping, never its values (torch's
+# _tensor.py and C bindings define them by hand; no yaml lists them). Filtered by what torch.Tensor has.
 METADATA_METHODS = ("size", "dim", "numel", "stride", "data_ptr", "element_size", "is_contiguous", "storage_offset", "nelement",
                     "ndimension", "get_device", "is_floating_point", "is_complex", "has_names", "is_set_to", "untyped_storage",
-                    "storage", "type", "is_pinned", "is_shared")
+                    "storage", "is_pinned", "is_shared", "register_hook", "retain_grad", "__len__")
 METADATA_ATTRIBUTES = ("shape", "dtype", "device", "requires_grad", "is_leaf", "grad", "ndim", "layout", "is_cuda", "grad_fn",
                        "names", "is_sparse", "is_quantized", "is_meta", "itemsize", "nbytes", "_version", "output_nr", "_base")
-# Reads that leave the graph: the result is a Python value or a tensor without history.
-GRAPH_CUTS = ("item", "tolist", "numpy", "detach", "data", "cpu_numpy")
+# Reads that leave the graph: a Python value, or a tensor without history (`.data`, `.detach()`).
+GRAPH_CUTS = ("item", "tolist", "numpy", "detach", "detach_", "data")
+# Device moves (their probe needs a device this machine may lack).
+DEVICE_MOVES = ("to", "cuda", "cpu", "xpu", "mps", "type_as", "type")
 
 
 def _torchgen_root() -> str:
@@ -148,7 +153,8 @@ def _zero_gradient(info) -> bool:
 def _writes(derivatives: dict, inplace: dict) -> tuple[set, set]:
     """In-place ops that write without reading the old values: their gradient for `self` is zero (`fill_`, `uniform_`:
     the old values do not matter), or zero where they write (`masked_fill_`, `index_copy_`, `scatter_`)."""
-    overwrites, partial = {"copy_"}, set()  # copy_'s autograd is hand-written in torch (VariableTypeManual.cpp)
+    # copy_ and set_ have hand-written autograd in torch (VariableTypeManual.cpp); fill_diagonal_ is composite.
+    overwrites, partial = {"copy_", "set_"}, {"fill_diagonal_"}
     for full, info in derivatives.items():
         name = full.split(".")[0]
         formula = next((d.formula.replace(" ", "") for d in info.derivatives if "self" in d.var_names), None)
@@ -161,13 +167,50 @@ def _writes(derivatives: dict, inplace: dict) -> tuple[set, set]:
     return overwrites, partial
 
 
-def _probe(torch, name: str) -> dict:
-    """Call `x.name()` on a small float tensor (and an integer one): dtype class of the result, whether it reduces."""
+def _same_shape(torch, function) -> bool:
+    """`function(x)` keeps x's shape for a 2x3 and a one-element float tensor (softmax, cumsum-like, activations)."""
+    for shape in ((2, 3), (1,)):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                x = torch.rand(shape) + 0.5
+                result = function(x)
+        except Exception:
+            return False
+        if not isinstance(result, torch.Tensor) or result.shape != x.shape:
+            return False
+    return True
+
+
+def _same_values(torch, name: str) -> bool:
+    """`x.name()` gives x's values unchanged: a copy or a conversion (clone, float, contiguous, cpu)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            x = torch.tensor([[0.5, -2.5, 1.5], [-0.5, 2.5, -1.5]])
+            result = getattr(torch.Tensor, name)(x)
+            return (isinstance(result, torch.Tensor) and result.layout == x.layout and result.shape == x.shape
+                    and bool((result.to(torch.complex128) == x).all()))
+    except Exception:
+        return False
+
+
+def _first_parameter(function) -> str | None:
+    try:
+        return next(iter(inspect.signature(function).parameters), None)
+    except (TypeError, ValueError):
+        return None
+
+
+def _probe(torch, method) -> dict:
+    """Call `method(x)` (else `method(x, x)`) on a small float tensor and an integer one, 2x3 else 1-D: the dtype class of
+    the result, its numel on the 2x3 input, whether it has a grad_fn."""
     facts = {}
-    method = getattr(torch.Tensor, name, None)
-    if method is None or name.endswith("_"):
-        return facts
-    for label, make in (("float", lambda: torch.arange(6.0).reshape(2, 3) + 0.5), ("int", lambda: torch.arange(6).reshape(2, 3))):
+    for index, (label, make) in enumerate((("float", lambda: torch.arange(6.0).reshape(2, 3) + 0.5),
+                                           ("int", lambda: torch.arange(6).reshape(2, 3)),
+                                           ("float", lambda: torch.arange(6.0) + 0.5), ("int", lambda: torch.arange(6)))):
+        if label in facts:
+            continue
         result = None
         for arity in (1, 2):  # x.op(), else x.op(x)
             try:
@@ -180,8 +223,9 @@ def _probe(torch, name: str) -> dict:
                 continue
         if isinstance(result, torch.Tensor):
             facts[label] = "float" if (result.dtype.is_floating_point or result.dtype.is_complex) else "int"
-            if label == "float":
+            if index == 0:
                 facts["numel"] = result.numel()
+            if label == "float":
                 try:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
@@ -254,7 +298,7 @@ def collect() -> dict:
             nondifferentiable.add(name)
         elif name not in factories and not name.startswith("new_") and all(s["returns"].startswith(("Tensor", "(Tensor")) for s in public):
             tensor_ops.add(name)
-        elif known and len(known) == len(public) and all(_zero_gradient(info) for info in known):
+        if differentiable and known and len(known) == len(public) and all(_zero_gradient(info) for info in known):
             zero_gradient.add(name)
     for name, (target, renames) in COMPOSITES.items():
         if target in saved_by_name and name in args:  # torch's dense kernel is the composite: the op it calls saves
@@ -270,15 +314,19 @@ def collect() -> dict:
                 entry[position[var]] = kept
         if entry:
             saved[name] = entry
+    properties = {"numpy_T": "T", "matrix_H": "H"}  # torchgen's names for the Tensor properties .T and .H
     for name in RETURNS_VIEWS_OF_INPUT:
-        if not name.startswith("_") and name in python_names and name != "detach":
+        name = properties.get(name, name)
+        if not name.startswith("_") and hasattr(torch.Tensor, name) and name != "detach":
             views.add(name)
 
     int_results, float_results = set(), set()
-    for name in sorted(methods | functions):
-        if name.startswith("_"):
+    aten = {n for n, overloads in by_name.items() if any(s["args"] and s["args"][0][1].startswith("Tensor") for s in overloads)}
+    probed = [(n, getattr(torch.Tensor, n)) for n in sorted(methods)] + [(n, getattr(torch, n)) for n in sorted(functions & aten - methods)]
+    for name, function in probed:
+        if name.startswith("_") or name.endswith("_"):
             continue
-        facts = _probe(torch, name)
+        facts = _probe(torch, function)
         if facts.get("float") == "int":
             int_results.add(name)
         elif facts.get("int") == "float":
@@ -287,6 +335,10 @@ def collect() -> dict:
             reductions.add(name)
         if facts.get("grad") and name in methods:
             tensor_ops.add(name)  # Python-level methods too (cpu, float, type_as...): the result has a grad_fn
+    same_shape = {n for n in methods if not n.endswith("_") and not n.startswith("_") and _same_shape(torch, getattr(torch.Tensor, n))}
+    same_shape |= {n for n in functions & aten if not n.endswith("_") and not n.startswith("_") and _same_shape(torch, getattr(torch, n))}
+    same_shape |= {n for n in functional if not n.endswith("_") and _first_parameter(getattr(F, n)) == "input"
+                   and _same_shape(torch, getattr(F, n))}
     for name in list(factories):
         if factories[name] == "float":
             factories[name] = _factory_dtype(torch, name)
@@ -294,6 +346,7 @@ def collect() -> dict:
         if name in functions:
             factories[name] = "data"
     overwrites, partial_writes = _writes(derivatives, inplace)
+    same_values = {n for n in methods if not n.startswith("_") and not n.endswith("_") and n not in GRAPH_CUTS and _same_values(torch, n)}
     legacy = {}
     for name in dir(torch):
         value = getattr(torch, name)
@@ -314,11 +367,18 @@ def collect() -> dict:
         "NONDIFFERENTIABLE": (nondifferentiable & python_names) | {n for n in int_results if n not in inplace},
         "ZERO_GRADIENT": zero_gradient & python_names,
         "TENSOR_OPS": (tensor_ops & python_names) - nondifferentiable - set(inplace),
+        "SAME_SHAPE": (same_shape | pointwise) & python_names,
         "LOSSES": _losses(F),
         "SAVED": {n: d for n, d in saved.items() if n in python_names},
         "FACTORIES": {n: k for n, k in factories.items() if n in functions},
         "LEGACY_CONSTRUCTORS": legacy,
         "DTYPES": dtypes,
+        "METADATA_METHODS": {n for n in METADATA_METHODS if hasattr(torch.Tensor, n)},
+        "METADATA_ATTRIBUTES": {n for n in METADATA_ATTRIBUTES if hasattr(torch.Tensor, n) or n in ("shape", "grad", "_base")},
+        "GRAPH_CUTS": {n for n in GRAPH_CUTS if hasattr(torch.Tensor, n)},
+        "SAME_VALUES": same_values | {n for n in DEVICE_MOVES if hasattr(torch.Tensor, n)},
+        "BOOKKEEPING": {n for n in NOT_VALUE_WRITES if hasattr(torch.Tensor, n)},
+        "DEVICE_MOVES": {n for n in DEVICE_MOVES if hasattr(torch.Tensor, n)} | {n for n in methods if n.startswith("new_")},
         "OVERWRITES": overwrites,
         "PARTIAL_WRITES": partial_writes,
         "METHODS": methods,
@@ -432,7 +492,9 @@ def _has_parameters(cls, parameters) -> tuple | None:
             continue
     if module is None:
         return None
-    return tuple(name for name, _ in module.named_parameters(recurse=False))
+    if cls.__module__ == "torch.nn.modules.container":
+        return None  # Sequential, ModuleList...: their parameters are their children's
+    return tuple(name for name, _ in module.named_parameters())
 
 
 def render(facts: dict) -> str:
@@ -457,12 +519,19 @@ def render(facts: dict) -> str:
         "NONDIFFERENTIABLE": "No gradient flows through the result (output_differentiability False, no derivative, or an integer result).",
         "ZERO_GRADIENT": "Differentiable only formally: every gradient formula is zeros_like (round, sign, floor...).",
         "TENSOR_OPS": "Differentiable ops returning tensors: the result is in the graph of its inputs.",
+        "SAME_SHAPE": "Ops whose result has their input's shape (pointwise, or found so by calling them on 2x3 and 1-element tensors).",
         "LOSSES": "torch.nn.functional losses -> position of their `reduction` argument.",
         "SAVED": "op -> {tensor argument i (0: the receiver of a method call): what computing its gradient saves, tensor arguments "
                  "by position and \"result\" for the output}. Autograd saves them only when input i requires grad.",
         "FACTORIES": "Factories -> dtype class of their result without dtype=: float, int, like (the input's), data (the values').",
         "LEGACY_CONSTRUCTORS": "torch.FloatTensor & co. -> the dtype they make.",
         "DTYPES": "torch dtypes -> class: float (floating and complex) or int (integer and bool).",
+        "METADATA_METHODS": "Tensor methods that read facts or do autograd bookkeeping, not values.",
+        "METADATA_ATTRIBUTES": "Tensor attributes that are facts about it, not its values.",
+        "GRAPH_CUTS": "Reads whose result has no autograd history: a Python value, or a tensor sharing storage without a graph.",
+        "SAME_VALUES": "Tensor methods whose result holds the same values (copies, dtype/device/layout conversions; maybe the tensor itself).",
+        "BOOKKEEPING": "Tensor methods ending in `_` that change flags, sharing or shape, never values (requires_grad_, resize_...).",
+        "DEVICE_MOVES": "Tensor methods whose result's device is chosen by the call (to, cuda, type_as, new_zeros...).",
         "OVERWRITES": "In-place ops that replace every value without reading it (their gradient for self is zeros_like).",
         "PARTIAL_WRITES": "In-place ops that replace some values without reading them (gradient zero where written).",
         "METHODS": "Callable attributes of torch.Tensor.",
