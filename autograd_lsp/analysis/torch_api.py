@@ -92,6 +92,12 @@ def operator_op(operator) -> str | None:
     return OPERATOR_OPS.get(type(operator).__name__)
 
 
+def noop_unless_positive(op: str | None) -> str | None:
+    """The argument that must be non-zero for an in-place `op` to write: ATen's dropouts return their input untouched
+    when `p == 0` (or in eval mode), so `nn.Dropout(p, inplace=True)` with an unknown p may never write."""
+    return "p" if op and "dropout" in op else None
+
+
 def layer(name: str | None) -> dict:
     """What torch.nn.<name> is: {"op": its functional op, "inplace"/"reduction": __init__ positions, "parameters": names}."""
     return ops.MODULES.get(name or "", {})

@@ -936,7 +936,8 @@ class Walker:
         built = module.node if isinstance(module.node, ast.Call) else None
         if reduction is None and built is not None:
             reduction = _argument(built, "reduction", api.layer(name).get("reduction"))
-        if built is not None and node.args and _const(_argument(built, "inplace", api.layer(name).get("inplace"))) is True:
+        if built is not None and node.args and _const(_argument(built, "inplace", api.layer(name).get("inplace"))) is True \
+                and _writes(built, api.layer_op(name), 0):
             self._inplace_call(node, node.args[0], arg_provs[0], f"{name}(inplace=True)")  # nn.ReLU(inplace=True)(x) writes x
         result = Provenance(Kind.TENSOR, node.lineno, leaf=not requires_grad if requires_grad is not None else None, requires_grad=requires_grad,
                             dtype=api.FLOAT if requires_grad else None, origin=f"{self.model.text(node.func)}(...)", graph=graph, no_grad=self.no_grad,
@@ -1175,7 +1176,7 @@ class Walker:
         tensors = [p for p in flatten(arg_provs) if p is not None and p.kind is Kind.TENSOR]
         if not tensors:
             return None
-        if node.args and (short in api.INPLACE or _const(_argument(node, "inplace", None)) is True):
+        if node.args and (short in api.INPLACE or _const(_argument(node, "inplace", None)) is True) and _writes(node, short, 1):
             self._inplace_call(node, node.args[0], arg_provs[0], short if short in api.INPLACE else f"{short}(inplace=True)")
         dtype = api.INT if short in api.INT_RESULT_METHODS else (api.FLOAT if short in api.FLOAT_RESULT_METHODS or short in api.FUNCTIONAL_LOSSES else None)
         nondiff = short if short in api.NONDIFFERENTIABLE else None
@@ -1333,6 +1334,15 @@ def _basic_index(index: ast.expr) -> bool:
     if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
         index = index.operand
     return isinstance(index, ast.Constant) and (index.value is None or index.value is Ellipsis or type(index.value) is int)
+
+
+def _writes(call: ast.Call, op: str | None, position: int) -> bool:
+    """An in-place op that certainly writes: a dropout only with a literal p > 0 (`p` at `position` or by keyword)."""
+    needed = api.noop_unless_positive(op)
+    if needed is None:
+        return True
+    value = _number(_argument(call, needed, position))
+    return value is not None and value > 0
 
 
 def _argument(call: ast.Call, name: str, position: int | None) -> ast.expr | None:
