@@ -38,3 +38,22 @@ def test_the_analyzer_never_imports_torch(tmp_path):
             "assert 'torch' not in sys.modules and 'yaml' not in sys.modules, sorted(m for m in sys.modules if 'torch' in m)\n")
     run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
+def _torch_name_sets(path: Path) -> list[str]:
+    """Module-level names bound to a set or frozenset literal of strings."""
+    found = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            value = node.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("frozenset", "set") and value.args:
+                value = value.args[0]
+            if isinstance(value, ast.Set):
+                keys = value.elts
+                if keys and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in keys):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    found.extend(ast.unparse(t) for t in targets)
+    return found
+
+
+def test_no_rule_keeps_its_own_set_of_names():
+    offenders = {path.name: names for path in sorted(RULES.glob("*.py")) if (names := _torch_name_sets(path))}
+    assert offenders == {}, f"rules define private name sets (move them to analysis/uses.py or the generated table): {offenders}"

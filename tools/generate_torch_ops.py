@@ -53,6 +53,8 @@ METADATA_ATTRIBUTES = ("shape", "dtype", "device", "requires_grad", "is_leaf", "
                        "names", "is_sparse", "is_quantized", "is_meta", "itemsize", "nbytes", "_version", "output_nr", "_base")
 # Reads that leave the graph: a Python value, or a tensor without history (`.data`, `.detach()`).
 GRAPH_CUTS = ("item", "tolist", "numpy", "detach", "detach_", "data")
+# Reads whose result is a Python or NumPy value.
+PYTHON_VALUES = ("item", "tolist", "numpy")
 # Device moves (their probe needs a device this machine may lack).
 DEVICE_MOVES = ("to", "cuda", "cpu", "xpu", "mps", "type_as", "type")
 
@@ -314,6 +316,12 @@ def collect() -> dict:
                 entry[position[var]] = kept
         if entry:
             saved[name] = entry
+    for name, overloads in by_name.items():  # composites that alias: unflatten, moveaxis, view_as_real...
+        if any(s["args"] and s["args"][0][1] == "Tensor(a)" and s["returns"].startswith("Tensor(a)") and not _is_out(s) for s in overloads):
+            # (to, pin_memory, coalesce alias only when they have nothing to do: conversions, not views)
+            if not name.startswith("_") and hasattr(torch.Tensor, name) and not name.endswith("_") \
+                    and name not in ("detach", "alias", "to", "pin_memory", "coalesce"):
+                views.add(name)
     properties = {"numpy_T": "T", "matrix_H": "H"}  # torchgen's names for the Tensor properties .T and .H
     for name in RETURNS_VIEWS_OF_INPUT:
         name = properties.get(name, name)
@@ -345,6 +353,11 @@ def collect() -> dict:
     for name in DATA_FACTORIES:
         if name in functions:
             factories[name] = "data"
+    for name, kind in factories.items():  # `tensor(data, *, dtype=None, ...)`: the first argument is the values themselves
+        doc = (getattr(getattr(torch, name, None), "__doc__", None) or "").strip()
+        match = re.match(r"\w+\((\w+)", doc)
+        if kind == "data" and match and match.group(1) in ("data", "obj"):
+            factories[name] = "values"
     overwrites, partial_writes = _writes(derivatives, inplace)
     same_values = {n for n in methods if not n.startswith("_") and not n.endswith("_") and n not in GRAPH_CUTS and _same_values(torch, n)}
     legacy = {}
@@ -376,6 +389,7 @@ def collect() -> dict:
         "METADATA_METHODS": {n for n in METADATA_METHODS if hasattr(torch.Tensor, n)},
         "METADATA_ATTRIBUTES": {n for n in METADATA_ATTRIBUTES if hasattr(torch.Tensor, n) or n in ("shape", "grad", "_base")},
         "GRAPH_CUTS": {n for n in GRAPH_CUTS if hasattr(torch.Tensor, n)},
+        "PYTHON_VALUES": {n for n in PYTHON_VALUES if hasattr(torch.Tensor, n)},
         "SAME_VALUES": same_values | {n for n in DEVICE_MOVES if hasattr(torch.Tensor, n)},
         "BOOKKEEPING": {n for n in NOT_VALUE_WRITES if hasattr(torch.Tensor, n)},
         "DEVICE_MOVES": {n for n in DEVICE_MOVES if hasattr(torch.Tensor, n)} | {n for n in methods if n.startswith("new_")},
@@ -523,12 +537,14 @@ def render(facts: dict) -> str:
         "LOSSES": "torch.nn.functional losses -> position of their `reduction` argument.",
         "SAVED": "op -> {tensor argument i (0: the receiver of a method call): what computing its gradient saves, tensor arguments "
                  "by position and \"result\" for the output}. Autograd saves them only when input i requires grad.",
-        "FACTORIES": "Factories -> dtype class of their result without dtype=: float, int, like (the input's), data (the values').",
+        "FACTORIES": "Factories -> dtype class of their result without dtype=: float, int, like (the input's), data (the values'); "
+                     "values: data taken as the first argument (torch.tensor([...])).",
         "LEGACY_CONSTRUCTORS": "torch.FloatTensor & co. -> the dtype they make.",
         "DTYPES": "torch dtypes -> class: float (floating and complex) or int (integer and bool).",
         "METADATA_METHODS": "Tensor methods that read facts or do autograd bookkeeping, not values.",
         "METADATA_ATTRIBUTES": "Tensor attributes that are facts about it, not its values.",
         "GRAPH_CUTS": "Reads whose result has no autograd history: a Python value, or a tensor sharing storage without a graph.",
+        "PYTHON_VALUES": "Tensor methods whose result is a Python or NumPy value.",
         "SAME_VALUES": "Tensor methods whose result holds the same values (copies, dtype/device/layout conversions; maybe the tensor itself).",
         "BOOKKEEPING": "Tensor methods ending in `_` that change flags, sharing or shape, never values (requires_grad_, resize_...).",
         "DEVICE_MOVES": "Tensor methods whose result's device is chosen by the call (to, cuda, type_as, new_zeros...).",

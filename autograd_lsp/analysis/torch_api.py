@@ -18,7 +18,8 @@ _LEGACY_CLASS = {name: ops.DTYPES.get(dtype) for name, dtype in ops.LEGACY_CONST
 FLOAT_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k == "float") | {n for n, k in _LEGACY_CLASS.items() if k == FLOAT}
 INT_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k == "int") | {n for n, k in _LEGACY_CLASS.items() if k == INT}
 LIKE_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k == "like")  # dtype of their tensor argument
-DATA_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k == "data")  # dtype of their values (tensor, arange, full)
+DATA_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k in ("data", "values"))  # dtype of their values (tensor, arange, full)
+VALUE_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k == "values")  # torch.tensor([...]): the data is the argument
 TENSOR_FACTORIES = frozenset(ops.FACTORIES) | LEGACY_CONSTRUCTORS
 # torch names its factories of unwritten memory `empty*`: their values are whatever the allocator left.
 UNINITIALISED_FACTORIES = frozenset(n for n in ops.FACTORIES if n.startswith("empty"))
@@ -48,9 +49,14 @@ NO_GRAD_CONTEXTS = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_
 ENABLE_GRAD_CONTEXTS = {"torch.enable_grad", "torch.autograd.enable_grad"}
 SET_GRAD_ENABLED = {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"}
 
+DEFAULT_DTYPE_SETTERS = {"torch.set_default_dtype", "torch.set_default_tensor_type"}
+
 PARAMETER_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
 MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module", "pytorch_lightning.LightningModule", "lightning.LightningModule",
                 "lightning.pytorch.LightningModule", "pytorch_lightning.core.LightningModule", "torch.nn.Sequential"}
+# nn.Module methods: registering a tensor with the module, and overriding how it moves between devices.
+MODULE_REGISTRARS = {"register_buffer", "register_parameter"}
+DEVICE_OVERRIDES = {"_apply", "to", "cuda", "_load_from_state_dict", "_save_to_state_dict"}
 OPTIMIZER_PREFIXES = ("torch.optim.",)
 NOT_OPTIMIZERS_PREFIXES = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.")
 

@@ -182,9 +182,11 @@ VIEWS = frozenset({
     'T',
     'adjoint',
     'as_strided',
+    'broadcast_to',
     'ccol_indices',
     'chunk',
     'col_indices',
+    'conj',
     'contiguous',
     'crow_indices',
     'diagonal',
@@ -195,12 +197,17 @@ VIEWS = frozenset({
     'indices',
     'mH',
     'mT',
+    'moveaxis',
     'movedim',
     'narrow',
     'permute',
+    'positive',
+    'ravel',
     'real',
     'reshape',
     'reshape_as',
+    'resolve_conj',
+    'resolve_neg',
     'row_indices',
     'select',
     'slice_inverse',
@@ -213,6 +220,7 @@ VIEWS = frozenset({
     'tensor_split',
     'transpose',
     'unbind',
+    'unflatten',
     'unfold',
     'unsqueeze',
     'values',
@@ -1830,11 +1838,11 @@ SAVED = {
     'xlogy': {0: (0, 1), 1: (0, 1)},
 }
 
-# Factories -> dtype class of their result without dtype=: float, int, like (the input's), data (the values').
+# Factories -> dtype class of their result without dtype=: float, int, like (the input's), data (the values'); values: data taken as the first argument (torch.tensor([...])).
 FACTORIES = {
     'arange': 'data',
-    'as_tensor': 'data',
-    'asarray': 'data',
+    'as_tensor': 'values',
+    'asarray': 'values',
     'bartlett_window': 'float',
     'blackman_window': 'float',
     'empty': 'float',
@@ -1865,7 +1873,7 @@ FACTORIES = {
     'range': 'float',
     'scalar_tensor': 'float',
     'sparse_coo_tensor': 'float',
-    'tensor': 'data',
+    'tensor': 'values',
     'tril_indices': 'int',
     'triu_indices': 'int',
     'zeros': 'float',
@@ -1999,6 +2007,13 @@ GRAPH_CUTS = frozenset({
     'data',
     'detach',
     'detach_',
+    'item',
+    'numpy',
+    'tolist',
+})
+
+# Tensor methods whose result is a Python or NumPy value.
+PYTHON_VALUES = frozenset({
     'item',
     'numpy',
     'tolist',

@@ -16,7 +16,11 @@ REPORTER_FUNCTIONS = PRINTERS | INSPECTORS
 # Methods of loggers, writers and progress bars (logging, TensorBoard, tqdm, Lightning, wandb): they record a value.
 REPORTER_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "critical", "exception", "log", "log_dict", "log_metrics",
                               "add_scalar", "add_scalars", "add_histogram", "append_text", "set_postfix", "set_postfix_str",
-                              "set_description", "write", "report"})
+                              "set_description", "write", "report", "format"})
+# Builtins that turn a one-element tensor into a Python number (the result has no graph).
+NUMBER_CASTS = frozenset({"float", "int", "round", "bool", "complex"})
+# Methods of Python containers that hold values without computing with them.
+CONTAINER_METHODS = frozenset({"clear", "__len__", "copy", "keys", "values", "items"})
 # Builtins whose result is a Python int whatever they are given (`len(x)`, `int(n)`); tensor reads add theirs.
 INT_RESULTS = frozenset({"len", "int", "size", "numel", "dim", "__len__", "item"})
 # Ways to put values in a Python container (`losses.append(loss)`).
@@ -27,6 +31,8 @@ AGGREGATES = frozenset({"sum", "min", "max", "mean", "average", "median", "fsum"
 STACKERS = frozenset({"stack", "cat", "tensor", "as_tensor"}) & (ops.TENSOR_OPS | set(ops.FACTORIES))
 # Helpers that copy whatever they are given without computing with it (`copy.deepcopy(model)`).
 COPIERS = frozenset({"deepcopy", "copy"})
+# Test helpers that compare values.
+CHECKERS = frozenset({"assert_close", "assert_allclose", "allclose"})
 # Calls that replace a model's values wholesale (torch, Lightning, Hugging Face).
 WEIGHT_LOADERS = frozenset({"load_state_dict", "load", "from_pretrained", "load_from_checkpoint", "load_checkpoint", "apply"})
 
@@ -108,6 +114,11 @@ def is_cut(name: str) -> bool:
     return name in ops.GRAPH_CUTS
 
 
+def to_python(name: str) -> bool:
+    """`x.item()`, `x.tolist()`, `x.numpy()`: a Python or NumPy value."""
+    return name in ops.PYTHON_VALUES
+
+
 def is_view(name: str) -> bool:
     return name in ops.VIEWS
 
@@ -125,6 +136,12 @@ def writes_without_reading(name: str) -> bool:
 def keeps_values(name: str) -> bool:
     """`clone()`, `float()`, `contiguous()`, `cpu()`, `to(...)`, views: the result holds the same values."""
     return name in ops.SAME_VALUES or name in ops.VIEWS
+
+
+def may_return_self(name: str) -> bool:
+    """Views, and conversions that hand back the tensor itself when it already is what they ask (`to(device)`, `cpu()`,
+    `contiguous()`, `float()` of a float32 parameter): the result shares the tensor's storage."""
+    return name in ops.VIEWS or (name in ops.DEVICE_MOVES and not name.startswith("new_")) or name in ("contiguous", "float")
 
 
 def moves_device(name: str) -> bool:

@@ -44,7 +44,8 @@ import ast
 import sys
 
 from ..analysis.model import InplaceEvent, ModuleModel
-from ..analysis.torch_api import out_of_place
+from ..analysis.torch_api import out_of_place, saves_output
+from ..analysis.training import GRAPH_RETURNING
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
 from .loss_sites import loss_sites
@@ -55,10 +56,6 @@ SEVERITY = Severity.ERROR
 SUMMARY = "In-place change of a tensor autograd saved for backward, before that backward"
 RUNTIME_SIGNATURE = "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation"
 RULE = sys.modules[__name__]
-
-SAVED_OUTPUT_OPS = {"sigmoid", "tanh", "exp", "exp2", "expm1", "softmax", "log_softmax", "relu", "sqrt", "rsqrt", "reciprocal", "tan",
-                    "Sigmoid", "Tanh", "ReLU", "Softmax", "LogSoftmax"}
-GRAPH_RETURNING = {"forward", "training_step"}  # methods whose returned graph is backpropagated by the caller
 
 
 def check(model: ModuleModel):
@@ -120,7 +117,7 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned):
     name = model.text(target)
     op = prov.saved_by
     saver = prov.saved_node
-    role = "the output" if op in SAVED_OUTPUT_OPS else "an input"
+    role = "the output" if saves_output(op) else "an input"
     saved_at = f" (line {saver.lineno})" if hasattr(saver, "lineno") else ""
     alias = " (a detached view shares its version counter)" if prov.detached else ""
     if backward is not None:
