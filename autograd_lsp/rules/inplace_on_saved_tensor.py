@@ -1,9 +1,11 @@
 """## What it does
-Flags an in-place change (`+=`, `x[i] = …`, `clamp_`, `mul_`, any `*_` method, also through `.detach()`) of
+Flags an in-place change (`+=`, `x[i] = …`, `clamp_`, `mul_`, any `*_` method, an in-place activation such as
+`nn.ReLU(inplace=True)` or `F.dropout(x, 0.1, inplace=True)`, also through a view or `.detach()`) of
 a tensor that autograd saved for the backward pass, made before the `backward()` that needs it: the
 output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt`, `nn.Sigmoid()`…, or an input
 of `pow`, `log`, `sin`, `abs`, the activations that save their input (`gelu`, `silu`, `elu`…), and of a
-product (`*`, `@`, `matmul`, `linear`, `conv2d`) when the other factor requires grad. The backward is a
+product (`*`, `@`, `matmul`, `linear`, `conv2d`) when the other factor requires grad: what torch's
+`derivatives.yaml` says each op's backward keeps, given which inputs require grad. The backward is a
 later `.backward()` whose loss was computed through the saving operation, or the value a module's
 `forward()` / a Lightning `training_step` returns.
 
@@ -127,7 +129,7 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned):
         consequence = f"the graph this function returns (line {returned.lineno}) needs it, so a backward through it will raise"
     message = (f"in-place `{event.op}` on `{name}`{alias}, {role} of `{op}`{saved_at} that autograd saved for backward: "
                f"{consequence}. Use an out-of-place op or `.clone()` first")
-    node = event.node if event.form == "method" else event.ctx.statement
+    node = event.node if event.form in ("method", "call") else event.ctx.statement
     related = [(saver, f"`{op}` saves this tensor for its backward")]
     if backward is not None:
         related.append((backward.node, "the backward that needs the saved tensor"))
