@@ -471,21 +471,29 @@ def _modules(torch, nn, F) -> dict:
     return out
 
 
-def _forward_op(cls) -> str | None:
-    """`return F.relu(input, inplace=self.inplace)` -> "relu": the torch/F call a forward returns directly."""
-    owner = next((base for base in cls.__mro__ if "forward" in base.__dict__), None)  # ReLU6 inherits Hardtanh's
-    if owner is None or not owner.__module__.startswith("torch.nn.modules.") or owner.__module__.endswith(".module"):
-        return None
-    forward = owner.__dict__["forward"]
+def _forward_op(cls, forward=None, depth: int = 0) -> str | None:
+    """`return F.relu(input, inplace=self.inplace)` -> "relu": the torch/F call a forward returns (directly, or through
+    one helper method of its own: Conv2d's `_conv_forward`)."""
+    if forward is None:
+        owner = next((base for base in cls.__mro__ if "forward" in base.__dict__), None)  # ReLU6 inherits Hardtanh's
+        if owner is None or not owner.__module__.startswith("torch.nn.modules.") or owner.__module__.endswith(".module"):
+            return None
+        forward = owner.__dict__["forward"]
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(forward)))
     except (OSError, TypeError, SyntaxError):
         return None
+    helper = None
     for node in ast.walk(tree):
         call = node.value if isinstance(node, ast.Return) else None
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
             if call.func.value.id in ("F", "torch") and not call.func.attr.startswith("_"):
                 return call.func.attr
+            if call.func.value.id == "self" and helper is None:
+                helper = call.func.attr  # `return self._conv_forward(input, self.weight, self.bias)`
+    method = getattr(cls, helper, None) if helper else None
+    if method is not None and depth < 1:
+        return _forward_op(cls, method, depth + 1)
     return None
 
 

@@ -936,9 +936,15 @@ class Walker:
         built = module.node if isinstance(module.node, ast.Call) else None
         if reduction is None and built is not None:
             reduction = _argument(built, "reduction", api.layer(name).get("reduction"))
-        if built is not None and node.args and _const(_argument(built, "inplace", api.layer(name).get("inplace"))) is True \
-                and _writes(built, api.layer_op(name), 0):
-            self._inplace_call(node, node.args[0], arg_provs[0], f"{name}(inplace=True)")  # nn.ReLU(inplace=True)(x) writes x
+        first, first_call = self._first_layer(name, built)  # nn.Sequential(nn.ReLU(inplace=True), ...) applies its first layer
+        if first_call is not None and node.args and _const(_argument(first_call, "inplace", api.layer(first).get("inplace"))) is True \
+                and _writes(first_call, api.layer_op(first), 0):
+            self._inplace_call(node, node.args[0], arg_provs[0], f"{first}(inplace=True)")  # nn.ReLU(inplace=True)(x) writes x
+        if requires_grad and node.args and api.layer_parameters(first):
+            # nn.Conv2d / nn.Linear keep their input for the weight's gradient (derivatives.yaml of their op)
+            grads = [bool(arg_provs and arg_provs[0] is not None and arg_provs[0].requires_grad), True]
+            if 0 in api.saved_inputs(api.layer_op(first) or "", grads):
+                self._mark(node.args[0], first, node)
         result = Provenance(Kind.TENSOR, node.lineno, leaf=not requires_grad if requires_grad is not None else None, requires_grad=requires_grad,
                             dtype=api.FLOAT if requires_grad else None, origin=f"{self.model.text(node.func)}(...)", graph=graph, no_grad=self.no_grad,
                             loop=self.loop, epoch=self.epoch, scalar=_reduction_scalar(reduction) if loss else None, node=node, nondiff=cut,
@@ -1081,12 +1087,22 @@ class Walker:
         grads = [bool(p is not None and p.kind is Kind.TENSOR and p.requires_grad) for p in map(self.model.prov, operands)]
         kept = api.saved_inputs(op, grads)
         for index, operand in enumerate(operands):
-            name = label(operand)
-            if name is None or index not in kept:
-                continue  # `h * mask`, `h / 2`: h itself is not needed by the backward
-            prov = self.lookup(name)
-            if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph and prov.saved_by is None:
-                self.update(name, prov.but(saved_by=op, saved_node=node))
+            if index in kept:  # not `h` in `h * mask`, `h / 2`: the backward does not need it
+                self._mark(operand, op, node)
+
+    def _mark(self, operand: ast.expr, op: str, node: ast.AST | None):
+        name = label(operand)
+        prov = self.lookup(name) if name is not None else None
+        if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph and prov.saved_by is None:
+            self.update(name, prov.but(saved_by=op, saved_node=node))
+
+    @staticmethod
+    def _first_layer(name: str | None, built: ast.Call | None) -> tuple[str | None, ast.Call | None]:
+        """The layer a module applies first to its input: itself, or a Sequential's first element."""
+        if name == "Sequential" and built is not None and built.args and isinstance(built.args[0], ast.Call):
+            inner = built.args[0].func
+            return (inner.attr if isinstance(inner, ast.Attribute) else getattr(inner, "id", None)), built.args[0]
+        return name, built
 
     def torch_call(self, node: ast.Call, qualname: str, arg_provs) -> Provenance | None:
         short = qualname.rsplit(".", 1)[-1]
