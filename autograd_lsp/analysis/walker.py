@@ -1075,6 +1075,8 @@ class Walker:
         """A view shares its base's storage and version counter: writing it writes the base (AG001, AG006)."""
         if result is None or base is None or base.kind is not Kind.TENSOR:
             return result
+        if not (base.is_trainable_leaf or base.base is not None or base.saved_by is not None):
+            return result  # only a trainable leaf's or a saved tensor's views are worth following
         return result.but(base=base.base or base, saved_by=result.saved_by or base.saved_by, saved_node=result.saved_node or base.saved_node)
 
     def _inplace_call(self, node: ast.Call, target: ast.expr, prov: Provenance | None, op: str):
