@@ -101,6 +101,8 @@ def _writes(model: ModuleModel, sites, binds):
     writes = []
     for event in model.of_type(InplaceEvent):
         owner = _data_owner(event.target)
+        if owner is None:
+            owner = _data_alias_owner(event)
         if owner is not None:
             writes.append((event, owner, f"`{event.op}`"))
     for event in model.of_type(AttrStoreEvent):
@@ -136,6 +138,15 @@ def _writes(model: ModuleModel, sites, binds):
             yield finding.with_severity(Severity.INFO)
 
 
+def _data_alias_owner(event) -> ast.expr | None:
+    """`out` for `c = out.data; c.zero_()`: a name bound to `.data` shares the storage without the version counter."""
+    prov = event.prov
+    node = prov.node if prov is not None else None
+    if isinstance(node, ast.Attribute) and node.attr == "data" and prov.data_of is not None and event.target is not node:
+        return node.value
+    return None
+
+
 def _write_node(event) -> ast.AST:
     if isinstance(event, InplaceEvent) and event.form == "method":
         return event.node
@@ -165,6 +176,12 @@ def _pending_backward(model, event, owner, prov, sites, binds):
     computed from `owner` before the write (a forward, or a backward that retained its graph, in between)."""
     label = model.text(owner)
     found = None
+    if prov.saved_by is not None and prov.saved_node is not None:
+        # a non-leaf some op already kept (sigmoid's output, a product's factor): pending while a later backward's graph
+        # contains that op
+        for site in sites:
+            if site.event.seq > event.seq and id(prov.saved_node) in site.prov.graph:
+                return site, prov.saved_node, prov.saved_by
     for site in sites:
         if site.event.seq <= event.seq or not isinstance(site.value, ast.Name):
             continue
@@ -311,6 +328,8 @@ def _strip_data(model: ModuleModel, stmt: ast.stmt, data_node: ast.Attribute) ->
 
 
 def _write_fixes(model: ModuleModel, event, owner: ast.expr) -> list[Fix]:
+    if isinstance(event, InplaceEvent) and _data_owner(event.target) is None:
+        return []  # written through a name bound to `.data` elsewhere: the fix belongs where that name is made
     stmt = event.ctx.statement
     torch = model.imports.torch_alias
     if torch is None or not edits.own_line(model, stmt):
