@@ -22,6 +22,7 @@ CASES = {
     FIXTURES / "clipping_and_sgd.py": {17: W, 26: I, 36: I, 37: I, 45: W},
     FIXTURES / "reads.py": {17: I, 25: W},
     FIXTURES / "data_aliases.py": {10: W, 17: W},
+    FIXTURES / "reads_and_steps.py": {16: W, 27: I},
     SAMPLES / "ag008_data_attribute.py": {20: W},
 }
 

@@ -10,8 +10,10 @@ Flags `.data` where it bypasses autograd in a way that matters, outside `torch.n
   that did not save `w`, or a training loop with nothing pending (manual SGD steps, weight clipping after
   `step()`), where `.data` only hides the change from autograd's checks;
 - **reads** of `x.data` (for an `x` that requires grad) that feed a value which is then backpropagated:
-  a *warning* when nothing else in that value requires grad (`backward()` raises), an *info* smell when
-  `.data` only cuts one path (write `.detach()` to say so).
+  a *warning* when nothing else in that value requires grad (`backward()` raises), or when the cut path
+  was the only one to parameters an optimizer then steps (they silently get no gradient: an encoder read
+  through `.data`); an *info* smell when `.data` is a stop-gradient towards what has its own loss or
+  another path (a GAN's generator in the discriminator's loss, a DQN target): write `.detach()` to say so.
 
 Not flagged: `.data` inside `torch.no_grad()`, reads for logging or metrics (`p.data.norm()`, `print`),
 initialisation code outside training loops (`m.weight.data.normal_(0, 0.02)` in `__init__` or
@@ -372,6 +374,14 @@ def _reads(model: ModuleModel, sites, binds):
                 keep = Fix(f"Use `{name}` (let the gradient flow)", Safety.UNSAFE, (Edit(model.span(node), name),))
                 yield model.finding(RULE, node, message, fixes=[keep, fix], related=[(site.node, "backpropagated here")], target=name,
                                     kind="read-cuts-all")
+            elif (stepped := _starved(model, site, owner_prov)) is not None:
+                message = (f"`{name}.data` feeds `{loss}` ({where}) and cuts the only path from it to what `{name}` was computed "
+                           f"from, yet `{model.text(stepped.node)}` (line {stepped.node.lineno}) steps those parameters: they get no "
+                           f"gradient from this loss, silently. Use `{name}` itself (or `.detach()` if that is really meant)")
+                keep = Fix(f"Use `{name}` (let the gradient flow)", Safety.UNSAFE, (Edit(model.span(node), name),))
+                yield model.finding(RULE, node, message, fixes=[keep, fix], related=[(site.node, "backpropagated here"),
+                                    (stepped.node, "the step that expects their gradient")], target=name,
+                                    kind="read-starves-step").with_severity(Severity.WARNING)
             else:
                 message = (f"`{name}.data` feeds `{loss}` ({where}): no gradient flows to `{name}` "
                            f"through this path and autograd's in-place checks are off for it. If the stop-gradient is intended, "
@@ -379,6 +389,43 @@ def _reads(model: ModuleModel, sites, binds):
                 finding = model.finding(RULE, node, message, fixes=[fix], related=[(site.node, "backpropagated here")], target=name,
                                         kind="read-cuts-path")
                 yield finding.with_severity(Severity.INFO)
+
+
+def _sources(model, prov) -> set[str]:
+    """What a tensor was computed from: its trainable leaves and the modules whose forward it went through."""
+    sources = set(prov.composed_from)
+    for call in model.calls():
+        if call.role == "forward" and id(call.node) in prov.graph:
+            target = call.receiver if call.method == "forward" else call.node.func
+            if isinstance(target, (ast.Name, ast.Attribute)):
+                sources.add(model.text(target))
+    return sources
+
+
+def _covers(params, source: str) -> bool:
+    for param in params:
+        owner = param[:-2] if param.endswith(".*") else param
+        if source == owner or source.startswith(owner + "."):
+            return True
+    return False
+
+
+def _starved(model, site, owner_prov):
+    """The optimizer step after this backward that updates what `.data` cut off, when nothing else in the backpropagated
+    value reaches it (an encoder whose output is read through `.data`: its optimizer steps on no gradient). A stop-gradient
+    towards parameters another optimizer owns (a GAN's generator in the discriminator's loss) or that the loss reaches
+    another way (a DQN target computed by the same network) is not it."""
+    if site.event is None:
+        return None
+    cut = _sources(model, owner_prov)
+    if not cut or cut & _sources(model, site.prov):
+        return None
+    for call in model.calls():
+        if call.role == "step" and call.seq > site.event.seq and call.ctx.scope is site.event.ctx.scope:
+            params = call.receiver_prov.params if call.receiver_prov is not None else frozenset()
+            if params and all(_covers(params, source) for source in cut):
+                return call
+    return None
 
 
 def _data_reads_in_slice(model: ModuleModel, site, binds):
