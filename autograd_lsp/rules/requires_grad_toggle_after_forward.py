@@ -62,8 +62,6 @@ SUMMARY = "requires_grad changed after the forward and before that graph's backw
 RUNTIME_SIGNATURE = "silent: p.grad stays None for that step | RuntimeError: modified by an inplace operation"
 RULE = sys.modules[__name__]
 
-PARAMETER_ITERATORS = {"parameters", "named_parameters", "modules", "children", "buffers"}
-
 
 @dataclass
 class Toggle:
@@ -212,7 +210,7 @@ def _targets(model: ModuleModel, receiver: ast.expr, event: Event) -> set:
             node = loop.node
             if isinstance(node, (ast.For, ast.AsyncFor)) and _binds(node.target, receiver.id):
                 owners = {dotted(sub.func.value) for sub in ast.walk(node.iter) if isinstance(sub, ast.Call) and
-                          isinstance(sub.func, ast.Attribute) and sub.func.attr in PARAMETER_ITERATORS}
+                          isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS}
                 owners.discard(None)
                 return owners
     name = dotted(receiver)
