@@ -107,6 +107,10 @@ def _candidate(model: ModuleModel, value: ast.expr):
     if helper is not None:
         return helper
     prov = model.prov(value)
+    if isinstance(value, ast.Name) and prov is not None and isinstance(prov.node, ast.Call):
+        helper = _helper_backpropagated(model, prov.node)  # `total` unpacked from what `train_step(...)` returned
+        if helper is not None:
+            return helper
     found = _graph_value(prov)
     if found is not None:
         return found
@@ -126,10 +130,19 @@ def _helper_backpropagated(model: ModuleModel, value: ast.expr) -> CallEvent | N
     function = event.function if event is not None else None
     if function is None or function.scope is None or not function.calls_backward:
         return None
-    names = {name for scope, name in _backpropagated_names(model) if scope == id(function.scope)}
+    names = {name for scope, name in _backpropagated_names(model) | _backpropagated_holders(model) if scope == id(function.scope)}
     for node in ast.walk(function.node):
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id in names:
             return event
+    return None
+
+
+def _holder(target) -> str | None:
+    """`losses` in `losses[-1].backward()` / `out["loss"].backward()` / `out.loss.backward()`: the container of the loss."""
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+        return target.value.id
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id != "self":
+        return target.value.id
     return None
 
 
@@ -196,7 +209,9 @@ def _number(model: ModuleModel, event: BindEvent) -> bool:
 # -- is it kept across iterations, and never backpropagated? -------------------------------------------
 def _judge(model: ModuleModel, acc: Accumulation):
     event = acc.event
-    if acc.prov is None and acc.helper is None and (id(event.ctx.scope), _loss_name(acc.value)) not in _backpropagated_names(model):
+    key = (id(event.ctx.scope), _loss_name(acc.value))
+    if acc.prov is None and acc.helper is None and key not in _backpropagated_names(model) and \
+            not (isinstance(acc.value, ast.Name) and key in _backpropagated_holders(model)):
         return None  # unknown value, and no `name.backward()` that would tell us it has a graph
     loop = next((loop for loop in event.ctx.loops() if not _reset_in(loop.node.body, acc)), None)
     hook = None
@@ -218,14 +233,25 @@ def _judge(model: ModuleModel, acc: Accumulation):
 
 
 def _backpropagated_names(model: ModuleModel) -> set:
+    return _backpropagated(model)[0]
+
+
+def _backpropagated_holders(model: ModuleModel) -> set:
+    """(scope, name) of containers one of whose items is backpropagated (`out["loss"].backward()`)."""
+    return _backpropagated(model)[1]
+
+
+def _backpropagated(model: ModuleModel) -> tuple[set, set]:
     found = model.__dict__.get("_ag015_backpropagated")
     if found is None:
-        found = set()
+        found = (set(), set())
         for call in model.of_type(CallEvent):
             if call.role == "backward" or call.method == "manual_backward":
                 target, _ = backward_target(model, call)
                 if isinstance(target, ast.Name):
-                    found.add((id(call.ctx.scope), target.id))
+                    found[0].add((id(call.ctx.scope), target.id))
+                elif _holder(target) is not None:
+                    found[1].add((id(call.ctx.scope), _holder(target)))
         model.__dict__["_ag015_backpropagated"] = found
     return found
 
@@ -322,8 +348,10 @@ def _per_iteration_backward(model: ModuleModel, acc: Accumulation, loop: Loop | 
 def _same_tensor(model: ModuleModel, acc: Accumulation, target, part) -> bool:
     """`loss.backward()` and `total += loss` with no rebinding of `loss` between them."""
     name = _loss_name(acc.value)
-    if name is None or not isinstance(target, ast.Name) or target.id != name:
+    if name is None:
         return False
+    if not (isinstance(target, ast.Name) and target.id == name or isinstance(acc.value, ast.Name) and _holder(target) == name):
+        return False  # `loss.backward()`, or `out["loss"].backward()` with `out` itself accumulated
     low, high = sorted((acc.event.seq, part.seq))
     scope = acc.event.ctx.scope
     for event in model.events:
@@ -473,7 +501,8 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
         scalar = acc.prov.scalar
     else:  # `loss.backward()` without a gradient only works on a scalar
         scalar = backward is not None and backward is not hook and (acc.helper is not None or not backward.event.node.args and
-                                                                     not backward.event.keyword("gradient"))
+                                                                     not backward.event.keyword("gradient") and
+                                                                     isinstance(backward_target(model, backward.event)[0], ast.Name))
     item_ok = scalar is True and uses <= {FLOAT_OK}
     detach = Fix(f"Accumulate `{_suffixed(value_text, acc.value, 'detach')}`", Safety.SAFE,
                  (Edit(model.span(acc.value), _suffixed(value_text, acc.value, "detach")),))
