@@ -46,8 +46,8 @@ from __future__ import annotations
 import ast
 import sys
 
-from ..analysis.model import InplaceEvent, ModuleModel
-from ..analysis.torch_api import out_of_place, saves_output
+from ..analysis.model import BindEvent, CallEvent, InplaceEvent, ModuleModel
+from ..analysis.torch_api import operator_op, out_of_place, saved_inputs, saves_output
 from ..analysis.training import GRAPH_RETURNING
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
@@ -62,23 +62,27 @@ RULE = sys.modules[__name__]
 
 
 def check(model: ModuleModel):
-    events = [event for event in model.of_type(InplaceEvent) if _candidate(event)]
+    inplace = list(model.of_type(InplaceEvent))
+    events = [(event, event.prov.saved_by, event.prov.saved_node, None) for event in inplace if _candidate(event)]
+    events += list(_carried(model, inplace))
     if not events:
         return
     sites = [site for site in loss_sites(model) if site.event is not None and site.is_tensor and site.prov.graph]
     returns = _graph_returns(model)
-    for event in events:
-        prov = event.prov
-        key = id(prov.saved_node)
-        backward = next((site for site in sites if site.event.seq > event.seq and key in site.prov.graph), None)
+    for event, op, saver, loop in events:
+        key = id(saver)
+        # a tensor saved later in the loop is edited by the next iteration: only a backward after the loop needs it
+        after = event.seq if loop is None else max((e.seq for e in model.events if loop.contains(e.ctx.loop)), default=event.seq)
+        backward = next((site for site in sites if site.event.seq > after and key in site.prov.graph), None)
         returned = None
         if backward is None:
             function = event.ctx.scope.node
-            returned = next((ret for ret, ret_prov in returns.get(function, ()) if ret.lineno >= event.node.lineno
+            end = event.node.lineno if loop is None else (loop.node.end_lineno or loop.node.lineno)
+            returned = next((ret for ret, ret_prov in returns.get(function, ()) if ret.lineno >= end
                              and key in ret_prov.graph), None)
             if returned is None:
                 continue
-        yield _finding(model, event, backward, returned)
+        yield _finding(model, event, backward, returned, op, saver, loop)
 
 
 def _candidate(event: InplaceEvent) -> bool:
@@ -87,6 +91,55 @@ def _candidate(event: InplaceEvent) -> bool:
         return False
     # `.data` shares no version counter: autograd cannot see that edit (AG008's silent case), nothing raises.
     return not (isinstance(prov.node, ast.Attribute) and prov.node.attr == "data")
+
+
+def _carried(model: ModuleModel, inplace: list):
+    """In-place edits of a tensor that an op later in the same loop body saves, the name never rebound in the loop:
+    from the second iteration on, the edit changes what the previous iteration's op saved."""
+    for event in inplace:
+        prov = event.prov
+        target = _base(event.target)
+        if prov is None or not prov.is_tensor or not prov.has_graph or prov.saved_by is not None or not isinstance(target, ast.Name):
+            continue
+        loop = event.ctx.loop
+        if loop is None or loop.scope is not event.ctx.scope:
+            continue
+        name = target.id
+        if any(isinstance(bind, BindEvent) and bind.name == name and bind.ctx.scope is loop.scope and loop.contains(bind.ctx.loop)
+               for bind in model.of_type(BindEvent)):
+            continue  # a fresh tensor every iteration
+        saving = _saved_later(model, loop, event, name)
+        if saving is not None:
+            yield event, saving[0], saving[1], loop
+
+
+def _saved_later(model: ModuleModel, loop, event, name: str):
+    """(op, node) of an op after `event` in the loop's body whose backward keeps the tensor `name` holds."""
+    for node in ast.walk(loop.node):
+        if getattr(node, "lineno", 0) < event.node.lineno or isinstance(node, (ast.FunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.BinOp) and operator_op(node.op):
+            op, operands = operator_op(node.op), [node.left, node.right]
+        elif isinstance(node, ast.Call):
+            call = _calls(model).get(id(node))
+            if call is None or call.role is not None or not (call.qualname or call.method):
+                continue
+            op = (call.qualname or call.method).rsplit(".", 1)[-1]
+            operands = ([call.receiver] if call.receiver is not None else []) + list(node.args)
+        else:
+            continue
+        grads = [bool(p is not None and p.is_tensor and p.requires_grad) for p in map(model.prov, operands)]
+        kept = saved_inputs(op, grads)
+        if any(index in kept and isinstance(operand, ast.Name) and operand.id == name for index, operand in enumerate(operands)):
+            return op, node
+    return None
+
+
+def _calls(model: ModuleModel) -> dict:
+    found = model.__dict__.get("_ag006_calls")
+    if found is None:
+        found = model.__dict__["_ag006_calls"] = {id(event.node): event for event in model.of_type(CallEvent)}
+    return found
 
 
 def _graph_returns(model: ModuleModel) -> dict:
@@ -114,14 +167,14 @@ def _base(target: ast.expr) -> ast.expr:
     return target.value if isinstance(target, ast.Subscript) else target
 
 
-def _finding(model: ModuleModel, event: InplaceEvent, backward, returned):
+def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: str, saver, loop):
     prov = event.prov
     target = _base(event.target)
     name = model.text(target)
-    op = prov.saved_by
-    saver = prov.saved_node
-    role = "the output" if saves_output(op) else "an input"
+    role = "the output" if saves_output(op) and loop is None else "an input"
     saved_at = f" (line {saver.lineno})" if hasattr(saver, "lineno") else ""
+    if loop is not None:
+        saved_at += f" in the previous iteration of the loop at line {loop.node.lineno}"
     alias = " (a detached view shares its version counter)" if prov.detached else ""
     if backward is not None:
         later = f"`{model.text(backward.node)}` (line {backward.node.lineno})" if backward.form != "training_step" else "the backward"
