@@ -85,21 +85,48 @@ def check(model: ModuleModel):
              (event.function is not None and event.function.calls_step)]
     reported = set()
     for index, first in enumerate(sites):
-        if first.retains:
-            continue  # retain_graph=True keeps the graph: AG003's business
         for second in sites[index + 1:]:
             if second.event.ctx.scope is not first.event.ctx.scope or id(second) in reported:
                 continue
             shared = first.graph & second.graph
             if not shared:
                 continue
-            step = next((s for s in steps if s.ctx.scope is first.event.ctx.scope and first.seq <= s.seq < second.seq and
-                         (s is not first.event or first.event.function is not None)), None)
+            between = [s for s in steps if s.ctx.scope is first.event.ctx.scope and first.seq <= s.seq < second.seq and
+                       (s is not first.event or first.event.function is not None)]
+            stale = None
+            if first.retains:  # the graph is kept: it only breaks where the step changed weights a shared forward saved
+                stale = next(((s, module) for s in between if s is not first.event for module in _saved_modules(model, s, shared)), None)
+                between = [stale[0]] if stale is not None else []
+            step = between[0] if between else None
             if step is None or _exclusive(model, first.event, second.event):
                 continue
             reported.add(id(second))
-            yield _finding(model, first, second, step, shared)
+            yield _finding(model, first, second, step, shared, stale[1] if stale is not None else None)
             break
+
+
+def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset) -> list[str]:
+    """Modules whose forward is part of the shared graph, fed an input that requires grad (so their layers saved their
+    weights for the input's gradient), and whose parameters all belong to the optimizer that `step` updates."""
+    prov = step.receiver_prov
+    if prov is None or prov.kind is not Kind.OPTIMIZER or not prov.params:
+        return []
+    owners = [param[:-2] if param.endswith(".*") else param for param in prov.params]
+    owners = [owner[: -len(".parameters()")] if owner.endswith(".parameters()") else owner for owner in owners]
+    found = []
+    for event in model.of_type(CallEvent):
+        if event.role != "forward" or id(event.node) not in shared or event.seq > step.seq:
+            continue
+        target = event.receiver if event.method == "forward" else event.node.func
+        if not isinstance(target, (ast.Name, ast.Attribute)):
+            continue
+        name = model.text(target)
+        inputs = [model.prov(arg) for arg in event.node.args]
+        if not any(arg is not None and arg.is_tensor and arg.requires_grad for arg in inputs):
+            continue
+        if any(name == owner or name.startswith(owner + ".") for owner in owners):
+            found.append(name)
+    return found
 
 
 # -- where backward happens -----------------------------------------------------------------------------
@@ -187,11 +214,13 @@ def _branch(node, child) -> str:
 
 
 # -- the finding ----------------------------------------------------------------------------------------
-def _finding(model: ModuleModel, first: Site, second: Site, step: CallEvent, shared: frozenset):
+def _finding(model: ModuleModel, first: Site, second: Site, step: CallEvent, shared: frozenset, stale: str | None = None):
     shared_text, shared_bind, shared_name = _shared_value(model, first, second, shared)
     what = f"`{shared_text}`" if shared_text else "a forward output"
     made = f" (line {shared_bind.node.lineno})" if shared_bind is not None else ""
     step_text = " ".join(model.text(step.node).split())
+    if stale is not None:
+        return _stale_finding(model, first, second, step, step_text, what, made, shared_bind, stale)
     stepped = (f"`{step_text}` (line {step.node.lineno}) ran in between" if step is not first.event else
                f"`{step_text}` also steps an optimizer")
     first_call = " ".join(model.text(first.event.node).split())
@@ -208,6 +237,21 @@ def _finding(model: ModuleModel, first: Site, second: Site, step: CallEvent, sha
         related.insert(0, (shared_bind.node, "the shared forward output is computed here"))
     return model.finding(RULE, second.event.node, message, fixes=fixes, related=related, shared=shared_text,
                          first_backward_line=first.event.node.lineno, optimizer=optimizer_of(model, step))
+
+
+def _stale_finding(model, first: Site, second: Site, step: CallEvent, step_text: str, what: str, made: str, shared_bind, module: str):
+    """The first backward retained the shared graph; the step then changed `module`'s weights that graph saved."""
+    first_call = " ".join(model.text(first.event.node).split())
+    second_call = " ".join(model.text(second.event.node).split())
+    message = (f"`{second_call}` backpropagates through {what}{made}, whose graph `{first_call}` (line {first.event.node.lineno}) "
+               f"retained, but `{step_text}` (line {step.node.lineno}) has since changed the weights of `{module}` that this graph "
+               f"saved: RuntimeError \"modified by an inplace operation\". Recompute the shared forward after the step for the "
+               f"second loss (with `.detach()` on what the first loss takes from it)")
+    related = [(first.event.node, "the first backward retains the shared graph here"), (step.node, "the optimizer steps in between")]
+    if shared_bind is not None:
+        related.insert(0, (shared_bind.node, "the shared forward output is computed here"))
+    return model.finding(RULE, second.event.node, message, related=related, shared=what.strip("`"),
+                         first_backward_line=first.event.node.lineno, optimizer=optimizer_of(model, step), stale_module=module)
 
 
 def _shared_value(model: ModuleModel, first: Site, second: Site, shared: frozenset):
