@@ -87,8 +87,8 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         composed_from=a.composed_from | b.composed_from,
         graph=a.graph | b.graph,
         no_grad=a.no_grad and b.no_grad,
-        saved_by=same("saved_by"),
-        saved_node=same("saved_node"),
+        saved_by=a.saved_by or b.saved_by,  # saved on one branch: an in-place change breaks that path's backward
+        saved_node=a.saved_node if a.saved_by else b.saved_node,
         base=same("base"),
         nondiff=same("nondiff"),
         uninitialised=a.uninitialised and b.uninitialised,

@@ -1095,7 +1095,8 @@ class Walker:
     def _mark(self, operand: ast.expr, op: str, node: ast.AST | None):
         name = label(operand)
         prov = self.lookup(name) if name is not None else None
-        if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph and prov.saved_by is None:
+        # a function's tensor parameter (a forward's input) is saved too: the version check does not ask for a graph
+        if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") and prov.saved_by is None:
             self.update(name, prov.but(saved_by=op, saved_node=node))
 
     @staticmethod
