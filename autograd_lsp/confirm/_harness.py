@@ -35,8 +35,12 @@ def _limit_resources():
     import resource
 
     limit = SPEC.get("memory_limit")
-    if limit and SPEC.get("device") != "cuda":  # CUDA maps far more address space than it uses
+    if limit and SPEC.get("device") != "cuda":
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    elif limit and not SPEC.get("memory_cgroup"):
+        # CUDA maps far more address space than it uses, so RLIMIT_AS would break it; RLIMIT_DATA counts
+        # only the private writable memory (the heap, anonymous maps): host memory stays capped.
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     file_limit = SPEC.get("file_size_limit")
     if file_limit:

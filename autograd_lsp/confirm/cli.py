@@ -119,7 +119,8 @@ def run(args) -> int:
             print(result.reproducer.rstrip() if result.reproducer else "(none)")
             print("-" * 75)
         print(f"{path}:{line}: {result.code} {result.summary()}")
-        details = [f"mode: {result.mode}" if result.mode else None, f"{result.duration_s:.1f} s", f"python: {result.python}"]
+        details = [f"mode: {result.mode}" if result.mode else None, f"{result.duration_s:.1f} s", f"python: {result.python}",
+                   "sandbox: bubblewrap" if result.isolation == "bubblewrap" else None]
         if result.forward_line and result.forward_line != result.user_line:
             details.insert(0, f"forward op at line {result.forward_line}")
         print("  " + "; ".join(d for d in details if d))
