@@ -10,6 +10,7 @@ and the fallback's verdict says "not isolated".
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pwd
@@ -24,6 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from autograd_lsp.confirm import clear_cache, confirm_finding
 from autograd_lsp.confirm.sandbox import (
@@ -37,6 +41,7 @@ from autograd_lsp.confirm.sandbox import (
 from autograd_lsp.findings import Finding, Severity, Span
 from autograd_lsp.source import read_source
 from sample_markers import ROOT
+from server_support import Editor
 
 PYTHON = sys.executable
 MARK = f"agl-escape-{uuid.uuid4().hex[:10]}"
@@ -282,6 +287,54 @@ def test_fallback_summary_and_text_output_say_not_isolated(tmp_path):
     assert "AG001 confirmed on cpu" in out.stdout
     assert f"[not isolated: {SANDBOX_SETTING}=none]" in out.stdout
     assert "sandbox: bubblewrap" not in out.stdout
+
+
+# --------------------------------------------------------------------------------------------------
+# The language server's `autograd-lsp.confirm` goes through the same sandbox.
+
+def _server(setting: str | None = None) -> ClientServerConfig:
+    env = {name: value for name, value in os.environ.items() if name != SANDBOX_SETTING}
+    env.update(SECRETS, **({SANDBOX_SETTING: setting} if setting else {}))
+    return ClientServerConfig(server_command=[PYTHON, "-m", "autograd_lsp", "serve"], server_env=env)
+
+
+@pytest_lsp.fixture(config=_server())
+async def sandboxed_server(lsp_client: LanguageClient):
+    yield
+    await asyncio.wait_for(lsp_client.shutdown_session(), 30)
+
+
+@pytest_lsp.fixture(config=_server("none"))
+async def unisolated_server(lsp_client: LanguageClient):
+    yield
+    await asyncio.wait_for(lsp_client.shutdown_session(), 30)
+
+
+async def _confirm_over_lsp(client: LanguageClient, tmp_path: Path) -> tuple[dict, list[str]]:
+    editor = Editor(client, "visual-studio-code", tmp_path)
+    await editor.start()
+    text = _program([READ_ENVIRONMENTS, BUG], 1, tmp_path)
+    line = next(i for i, t in enumerate(text.splitlines()) if t.strip() == "a += 1")
+    uri = editor.open("reads.py", text)
+    await editor.diagnostics(uri, lambda ds: any(d.code == "AG001" for d in ds))
+    result = await asyncio.wait_for(client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="autograd-lsp.confirm", arguments=[uri, line, "AG001", "cpu"])), 120)
+    return result, [m.message for m in client.messages]
+
+
+@pytest.mark.slow
+async def test_the_servers_confirm_runs_in_the_sandbox(sandboxed_server, tmp_path):
+    result, messages = await _confirm_over_lsp(sandboxed_server, tmp_path)
+    # the server's own environment (with the secrets) never reached the program: it ran to the bug
+    assert (result["status"], result["isolation"]) == ("confirmed", ISOLATED), result
+    assert any("AG001" in m and "confirmed on cpu" in m and "not isolated" not in m for m in messages), messages
+
+
+@pytest.mark.slow
+async def test_the_servers_fallback_notification_says_not_isolated(unisolated_server, tmp_path):
+    result, messages = await _confirm_over_lsp(unisolated_server, tmp_path)
+    assert result["isolation"] == "none" and result["status"] == "inconclusive", result  # it read the server's environ
+    assert any("AG001" in m and f"[not isolated: {SANDBOX_SETTING}=none]" in m for m in messages), messages
 
 
 # --------------------------------------------------------------------------------------------------
