@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where to run (cuda: factory calls default to cuda)")
     parser.add_argument("--timeout", type=_positive, default=30.0, metavar="S", help="wall-clock limit in seconds (default 30)")
     parser.add_argument("--python", metavar="PATH", help="the interpreter to run it with (default: this one)")
-    parser.add_argument("--memory-limit", type=_size, default=4 << 30, metavar="SIZE", help="address-space limit of the run on cpu (default 4G)")
+    parser.add_argument("--memory-limit", type=_size, default=4 << 30, metavar="SIZE", help="memory limit of the run: address space on cpu, a cgroup or RLIMIT_DATA on cuda (default 4G)")
     parser.add_argument("--format", choices=["text", "json"], default="text", dest="confirm_format")
     parser.add_argument("--show", action="store_true", help="print the reproducer")
 
