@@ -268,9 +268,25 @@ class Hooks:
             )
         self.conclude("clean", f"{', '.join(name for name, _ in tensors)} does not require grad", frame=frame)
 
-    # -- AG008: a change through .data that autograd's version counter does not see ---------
+    # -- AG008: a change through .data that a pending backward() then computes with ---------
+    # The mechanism (.data changes values without bumping _version) is true of every .data write, correct
+    # ones included; what confirms is the harm: a graph saved the tensor before the change, and the
+    # backward() of that graph gives a different gradient than at the values the forward used.
     def _setup_data_invisible(self):
-        self._install_backward_wrapper(lambda: self._check_watch(None), lambda token: None)
+        self._invisible = []  # (expr, tensor, values before, graph nodes that saved it)
+        self._unsaved = []  # exprs changed through .data while no pending graph had saved them
+        hooks = self
+        real = self.torch.autograd.backward
+
+        def backward(*args, **kwargs):
+            if hooks.outcome is None and hooks._invisible:
+                roots = args[0] if args else kwargs.get("tensors")
+                grads = args[1] if len(args) > 1 else kwargs.get("grad_tensors")
+                hooks._judge_data_backward(roots, grads)
+            return real(*args, **kwargs)
+
+        backward.__wrapped__ = real
+        self.torch.autograd.backward = backward
 
     def _before_data_invisible(self, frame):
         self._watch = []
@@ -280,29 +296,95 @@ class Hooks:
                 self._watch.append((expr, tensor, tensor._version, self._snapshot(tensor)))
 
     def _after_data_invisible(self, frame):
-        self._check_watch(frame, decisive=True)
-
-    def _check_watch(self, frame, decisive=False):
-        if self.outcome is not None:
-            return
-        frame = frame or _user_frame()
         for expr, tensor, version, values in self._watch:
-            if self._same(values, tensor.detach()):
+            if self._same(values, tensor.detach()) or tensor._version != version:
+                continue  # unchanged, or changed where autograd sees it (a saved use then raises)
+            savers = self._graphs_saving(tensor, frame)
+            if savers:
+                if all(tensor is not r[1] for r in self._invisible):
+                    self._invisible.append((expr, tensor, values, savers))
+            elif expr not in self._unsaved:
+                self._unsaved.append(expr)
+
+    def _graphs_saving(self, tensor, frame):
+        """Nodes of the pending graphs reachable from the frame's tensors that saved `tensor`'s storage."""
+        torch = self.torch
+        storage = tensor.untyped_storage().data_ptr()
+        roots = []
+        for scope in (frame.f_locals, frame.f_globals) if frame is not None else ():
+            for value in list(scope.values()):
+                for item in (value if isinstance(value, (list, tuple)) else (value,)):
+                    if isinstance(item, torch.Tensor) and item.grad_fn is not None:
+                        roots.append(item.grad_fn)
+        savers = []
+        for node in _graph_nodes(roots):
+            for attr in dir(node):
+                if not attr.startswith("_saved_"):
+                    continue
+                try:
+                    saved = getattr(node, attr)
+                except Exception:  # freed by an earlier backward(): that graph is not pending
+                    continue
+                for item in (saved if isinstance(saved, (list, tuple)) else (saved,)):
+                    if isinstance(item, torch.Tensor) and item.untyped_storage().data_ptr() == storage:
+                        savers.append(node)
+        return savers
+
+    def _judge_data_backward(self, roots, grads):
+        torch = self.torch
+        roots = [roots] if isinstance(roots, torch.Tensor) else list(roots or ())
+        if grads is not None:
+            grads = [grads] if isinstance(grads, torch.Tensor) else list(grads)
+        nodes = _graph_nodes([r.grad_fn for r in roots if isinstance(r, torch.Tensor)])
+        ids = {id(node) for node in nodes}
+        frame = _user_frame()
+        for expr, tensor, values, savers in self._invisible:
+            if not any(id(node) in ids for node in savers):
                 continue
-            if tensor._version == version:
+            leaves = [n.variable for n in nodes if type(n).__name__ == "AccumulateGrad"]
+            if not leaves:
+                continue
+            try:
+                actual = torch.autograd.grad(roots, leaves, grads, retain_graph=True, allow_unused=True)
+                changed = tensor.detach().clone()
+                with torch.no_grad():
+                    tensor.data.copy_(values)  # the values the forward saw; .data: no version bump
+                try:
+                    reference = torch.autograd.grad(roots, leaves, grads, retain_graph=True, allow_unused=True)
+                finally:
+                    with torch.no_grad():
+                        tensor.data.copy_(changed)
+            except Exception:  # e.g. a non-scalar root: the real backward() reports it
+                continue
+            worst, where = 0.0, None
+            for leaf, a, r in zip(leaves, actual, reference):
+                a = torch.zeros_like(leaf) if a is None else a
+                r = torch.zeros_like(leaf) if r is None else r
+                error = float((a - r).abs().max()) if a.numel() else 0.0
+                if not torch.allclose(a, r, rtol=1e-5, atol=1e-7) and error >= worst:
+                    worst, where = error, leaf
+            if where is not None:
                 self.conclude(
                     "symptom",
-                    f"{expr} changed through .data but {expr}._version stayed at {version}: autograd cannot see the change",
+                    f"{expr} was changed through .data after the forward saved it, and backward() computed with the "
+                    f"changed values: the gradient of {_name_of(where, frame) or 'a leaf'} is off by up to {worst:.4g} from the "
+                    "gradient at the values the forward used (autograd's version counter did not see the change)",
                     frame=frame,
                 )
-            if decisive:
-                self.conclude("clean", f"{expr} changed and autograd saw it (version {version} -> {tensor._version})", frame=frame)
+            self.conclude("clean", f"{expr} was changed through .data after the forward saved it, but the gradient "
+                                   "backward() computed is the same as at the values the forward used", frame=frame)
 
     def _finish_data_invisible(self):
-        self._check_watch(None)
-        if self.outcome is None and self._watch:
+        if self._invisible:
+            names = ", ".join(r[0] for r in self._invisible)
+            self.conclude("clean", f"{names} changed through .data after a forward saved it, but that graph was never backpropagated", stop=False)
+        elif self._unsaved:
+            names = ", ".join(self._unsaved)
+            self.conclude("clean", f"{names} changed through .data while no pending graph had saved it: "
+                                   "the next forward computes with the new values (no wrong gradient)", stop=False)
+        elif self._watch:
             names = ", ".join(w[0] for w in self._watch)
-            self.conclude("clean", f"no change to {names} escaped autograd's version counter", stop=False)
+            self.conclude("clean", f"{names} did not change through .data at the flagged line", stop=False)
 
     # -- AG009: a plain tensor attribute is left behind by module.to() ---------------------
     def _check_module(self, module, frame=None):
@@ -643,6 +725,28 @@ def _graph_size(value, torch, cap=200000):
             if child is not None and id(child) not in seen:
                 stack.append(child)
     return len(seen)
+
+
+def _graph_nodes(roots, cap=100000):
+    """Every autograd node reachable from `roots` (grad_fn objects), at most `cap`."""
+    seen, nodes, stack = set(), [], [r for r in roots if r is not None]
+    while stack and len(nodes) < cap:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        nodes.append(node)
+        stack.extend(child for child, _ in getattr(node, "next_functions", ()) if child is not None)
+    return nodes
+
+
+def _name_of(value, frame):
+    """A name the user's frame gives `value` (None when it has none)."""
+    for scope in (frame.f_locals, frame.f_globals) if frame is not None else ():
+        for name, item in scope.items():
+            if item is value and not name.startswith("_"):
+                return name
+    return None
 
 
 def _frames(tb):

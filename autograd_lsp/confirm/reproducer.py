@@ -421,6 +421,18 @@ def _source_names(expr: ast.expr) -> list[str]:
     return names
 
 
+def _plain_tensor(node: ast.expr) -> str | None:
+    """`w` for `w`, `w.data`, `w.data.clamp_(…).mul_(…)` receivers; a dotted name or None (never a call)."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        node = node.func.value
+    if isinstance(node, ast.Attribute) and node.attr == "data":
+        node = node.value
+    part = node
+    while isinstance(part, ast.Attribute):
+        part = part.value
+    return _dotted(node) if isinstance(part, ast.Name) else None
+
+
 def _dotted(node: ast.expr) -> str:
     try:
         return ast.unparse(node)
@@ -485,19 +497,19 @@ def probe_config(code: str, finding: Finding, stmt: ast.stmt, enclosing: list[as
         aliases = [_dotted(t) for t in targets] or _data_names(finding, "alias", "target", "name")
         return {"name": name, "aliases": aliases}
     if name == "data_invisible":
+        # Only plain names (w, self.w): the harness evaluates them before and after the statement, and
+        # evaluating a call (the receiver of a chained `ema.data.mul_(a).add_(b)`) would run it again.
         exprs: list[str] = []
         for n in ast.walk(stmt):
             if isinstance(n, ast.Attribute) and n.attr == "data":
-                exprs.append(_dotted(n.value))
+                exprs.append(_plain_tensor(n.value))
         for target in targets:
-            exprs.append(_dotted(target.value if isinstance(target, ast.Attribute) and target.attr == "data" else target))
+            exprs.append(_plain_tensor(target))
         for n in ast.walk(stmt):
             if isinstance(n, ast.AugAssign):
-                t = n.target
-                exprs.append(_dotted(t.value if isinstance(t, ast.Attribute) and t.attr == "data" else t))
+                exprs.append(_plain_tensor(n.target))
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_") and not n.func.attr.startswith("_"):
-                receiver = n.func.value
-                exprs.append(_dotted(receiver.value if isinstance(receiver, ast.Attribute) and receiver.attr == "data" else receiver))
+                exprs.append(_plain_tensor(n.func.value))
         exprs += _data_names(finding, "tensor", "variable", "name", "target")
         return {"name": name, "exprs": list(dict.fromkeys(e for e in exprs if e))}
     if name == "module_attribute":

@@ -86,7 +86,7 @@ SIGNATURES: dict[str, RuntimeSignature] = {
         RuntimeSignature("AG007", "the alias still requires grad after the no_grad block", probe="requires_grad_alias"),
         RuntimeSignature(
             "AG008",
-            "a change made through .data that autograd's version counter does not see",
+            "a wrong gradient: backward() computing with values changed through .data after the forward saved them",
             errors=(_err(_VERSION),),
             probe="data_invisible",
         ),
