@@ -116,6 +116,8 @@ class Hooks:
         self._stale = None  # AG002
         self._mode = None  # AG012
         self._poisoned = None
+        self._quiet = False  # the probe's own torch calls are not the program's reads
+        self._lines = _source_lines()
         setup = getattr(self, "_setup_" + (self.name or ""), None)
         if setup is not None:
             setup()
@@ -223,16 +225,44 @@ class Hooks:
 
         register_optimizer_step_post_hook(hook)
 
-    # -- AG002: the composed tensor keeps its value while its sources change ---------------
+    # -- AG002: the composed tensor keeps its value while its sources change, and is used ------
+    # A stale tensor nothing reads again harms nothing: the symptom is a forward that computed with it
+    # between two optimizer steps while its sources moved.
     def _setup_stale_composed(self):
+        self._composed = None  # the composed tensor (known from the first step on)
+        self._uses = 0  # ops that read it since the last step
+        self._stale_unused = None
         if self.cfg.get("composed") and self.cfg.get("sources"):
             self._step_post_hook(self._stale_after_step)
+            self._watch_reads()
+
+    def _read_stale_composed(self, func, args, kwargs):
+        composed = self._composed
+        if composed is None or getattr(func, "__name__", "") in _METADATA:
+            return
+        storage = composed.untyped_storage().data_ptr()
+        for operand in itertools.chain(_tensors_in(args, self.torch), _tensors_in(kwargs.values(), self.torch)):
+            try:
+                if operand is composed or operand.untyped_storage().data_ptr() == storage:
+                    self._uses += 1
+                    return
+            except Exception:
+                continue
 
     def _stale_after_step(self, optimizer, args, kwargs):
+        self._quiet = True
+        try:
+            self._stale_check()
+        finally:
+            self._quiet = False
+
+    def _stale_check(self):
         frame = _user_frame()
         composed = self._tensor(_eval(self.cfg["composed"], frame))
         sources = [self._tensor(_eval(name, frame)) for name in self.cfg["sources"]]
         sources = [(name, s) for name, s in zip(self.cfg["sources"], sources) if s is not None]
+        uses, self._uses = self._uses, 0
+        self._composed = composed
         if composed is None or not sources:
             return
         now = (self._snapshot(composed), [(name, self._snapshot(s)) for name, s in sources])
@@ -243,30 +273,73 @@ class Hooks:
         if not changed:
             return
         name = self.cfg["composed"]
-        if self._same(previous[0], now[0]):
+        if not self._same(previous[0], now[0]):
+            self.conclude("clean", f"{name} was recomputed after {', '.join(changed)} changed", frame=frame)
+        if uses:
             self.conclude(
                 "symptom",
-                f"{name} kept its value across optimizer.step() while {', '.join(changed)} changed: "
-                f"the composed tensor is stale (built once, never recomputed)",
+                f"{name} kept its value across optimizer.step() while {', '.join(changed)} changed, and the forward "
+                f"between the steps computed with it ({uses} op(s)): the composed tensor is stale (built once, never recomputed)",
                 frame=frame,
             )
-        self.conclude("clean", f"{name} was recomputed after {', '.join(changed)} changed", frame=frame)
+        self._stale_unused = f"{name} kept its value while {', '.join(changed)} changed, but nothing computed with it between the steps"
 
-    # -- AG007: the alias under no_grad still requires grad --------------------------------
+    def _finish_stale_composed(self):
+        if self._mode is not None:
+            self._mode.__exit__(None, None, None)
+            self._mode = None
+        if self._stale_unused:
+            self.conclude("clean", self._stale_unused, stop=False)
+
+    # -- AG007: the alias under no_grad is read as a frozen copy after the tensor changed -------
+    # `b = a` under no_grad leaves b.requires_grad True: true of every alias, harmless ones included. The
+    # harm is reading b (as the snapshot it was meant to be) after an in-place update changed a.
     def _after_requires_grad_alias(self, frame):
         tensors = [(name, self._tensor(_eval(name, frame))) for name in self.cfg.get("aliases", [])]
         tensors = [(name, t) for name, t in tensors if t is not None]
         if not tensors:
             return
-        tracked = [name for name, t in tensors if t.requires_grad]
-        if tracked:
-            self.conclude(
-                "symptom",
-                f"{', '.join(tracked)}.requires_grad is still True after the assignment under no_grad: "
-                "a plain alias is the same tensor, still tracked by autograd",
-                frame=frame,
-            )
-        self.conclude("clean", f"{', '.join(name for name, _ in tensors)} does not require grad", frame=frame)
+        tracked = [(name, t) for name, t in tensors if t.requires_grad]
+        if not tracked:
+            self.conclude("clean", f"{', '.join(name for name, _ in tensors)} does not require grad", frame=frame)
+        # Made again (a loop): a new alias of the tensor as it is now.
+        self._aliases = [(name, t, t._version, self._snapshot(t), re.compile(r"(?<![\w.])" + re.escape(name) + r"\b"))
+                         for name, t in tracked]
+        self._watch_reads()
+
+    def _read_requires_grad_alias(self, func, args, kwargs):
+        if getattr(func, "__name__", "") in _METADATA:
+            return
+        operands = list(_tensors_in(args, self.torch)) + list(_tensors_in(kwargs.values(), self.torch))
+        for name, tensor, version, values, pattern in self._aliases:
+            if not any(operand is tensor for operand in operands) or tensor._version == version:
+                continue
+            frame = _user_frame()
+            line = frame.f_lineno if frame is not None else None
+            text = self._lines[line - 1] if line and line <= len(self._lines) else ""
+            if not pattern.search(text):
+                continue
+            self._quiet = True
+            try:
+                moved = not self._same(values, tensor.detach())
+            finally:
+                self._quiet = False
+            if moved:
+                self.conclude(
+                    "symptom",
+                    f"{name} was read after an in-place update changed the tensor it names (version {version} -> "
+                    f"{tensor._version}): the assignment under no_grad made a second name, not a frozen copy, so {name} "
+                    "holds the current values and is still tracked by autograd",
+                    frame=frame,
+                )
+
+    def _finish_requires_grad_alias(self):
+        if self._mode is not None:
+            self._mode.__exit__(None, None, None)
+            self._mode = None
+        if getattr(self, "_aliases", None):
+            names = ", ".join(a[0] for a in self._aliases)
+            self.conclude("clean", f"{names} is a plain alias (still requires grad), but it was never read after the tensor changed", stop=False)
 
     # -- AG008: a change through .data that a pending backward() then computes with ---------
     # The mechanism (.data changes values without bumping _version) is true of every .data write, correct
@@ -494,10 +567,18 @@ class Hooks:
                 sentinel = int(torch.iinfo(tensor.dtype).max) - 7
                 tensor.fill_(sentinel)
         self._poisoned = (tensor, sentinel, tensor.untyped_storage().data_ptr())
-        self._mode = _read_watch_mode(torch, self)
-        self._mode.__enter__()
+        self._watch_reads()
 
     def _on_torch_function(self, func, args, kwargs):
+        if not self._quiet:
+            getattr(self, "_read_" + self.name)(func, args, kwargs)
+
+    def _watch_reads(self):
+        if self._mode is None:
+            self._mode = _read_watch_mode(self.torch, self)
+            self._mode.__enter__()
+
+    def _read_uninitialized_read(self, func, args, kwargs):
         name = getattr(func, "__name__", "") or ""
         if name in _METADATA or name in _VIEWS:
             return
@@ -573,28 +654,46 @@ class Hooks:
             self.conclude("inconclusive", f"{what} was switched on but no backward() followed", stop=False)
         self.conclude("clean", f"{what} was not switched on at the flagged line between a forward and its backward()", stop=False)
 
-    # -- AG015: the accumulator keeps every iteration's graph alive ------------------------
+    # -- AG015: the accumulator keeps every iteration's graph alive, never backpropagated -------
+    # Growing is what an accumulate-then-backward loop does on purpose (`losses.append(loss)`, then one
+    # backward() of their sum): the harm is a graph that grows and that no backward() ever consumes whole.
+    def _setup_graph_growth(self):
+        self._roots = []  # the accumulator's graph roots at its latest update
+        self._consumed = False
+        hooks = self
+        real = self.torch.autograd.backward
+
+        def backward(*args, **kwargs):
+            if hooks.outcome is None and hooks._roots:
+                tensors = args[0] if args else kwargs.get("tensors")
+                tensors = [tensors] if isinstance(tensors, hooks.torch.Tensor) else list(tensors or ())
+                ids = {id(node) for node in _graph_nodes([t.grad_fn for t in tensors if isinstance(t, hooks.torch.Tensor)])}
+                if all(id(root) in ids for root in hooks._roots):
+                    hooks._consumed = True
+            return real(*args, **kwargs)
+
+        backward.__wrapped__ = real
+        self.torch.autograd.backward = backward
+
     def _after_graph_growth(self, frame):
         value = _eval(self.cfg.get("target"), frame)
         self._sizes.append(_graph_size(value, self.torch))
-        sizes = self._sizes
-        target = self.cfg.get("target")
-        if len(sizes) >= 3:
-            if sizes[0] > 0 and all(b > a for a, b in zip(sizes, sizes[1:])):
-                self.conclude(
-                    "symptom",
-                    f"the autograd graph kept alive by {target} grew every iteration: {' -> '.join(map(str, sizes))} nodes",
-                    frame=frame,
-                )
-            if not any(sizes):
-                self.conclude("clean", f"{target} holds no autograd graph", frame=frame)
+        self._roots = _graph_roots(value, self.torch)
+        self._consumed = False
+        if len(self._sizes) >= 3 and not any(self._sizes):
+            self.conclude("clean", f"{self.cfg.get('target')} holds no autograd graph", frame=frame)
 
     def _finish_graph_growth(self):
         sizes, target = self._sizes, self.cfg.get("target")
+        growth = " -> ".join(map(str, sizes))
         if len(sizes) >= 2 and sizes[0] > 0 and all(b > a for a, b in zip(sizes, sizes[1:])):
-            self.conclude("symptom", f"the autograd graph kept alive by {target} grew every iteration: {' -> '.join(map(str, sizes))} nodes", stop=False)
+            if self._consumed:
+                self.conclude("clean", f"the graph held by {target} grew ({growth} nodes), then one backward() used all of it: "
+                                       "accumulating it was the point", stop=False)
+            self.conclude("symptom", f"the autograd graph kept alive by {target} grew every iteration ({growth} nodes) and no "
+                                     "backward() ever used it: every iteration's graph stays in memory", stop=False)
         elif len(sizes) >= 2:
-            self.conclude("clean", f"the graph held by {target} did not grow ({' -> '.join(map(str, sizes))} nodes)", stop=False)
+            self.conclude("clean", f"the graph held by {target} did not grow ({growth} nodes)", stop=False)
         elif sizes:
             self.conclude("inconclusive", f"the accumulation ran only once ({sizes[0]} graph nodes); growth needs two iterations", stop=False)
 
@@ -706,6 +805,22 @@ def _read_watch_mode(torch, hooks):
             return func(*args, **kwargs)
 
     return ReadWatch()
+
+
+def _graph_roots(value, torch):
+    if isinstance(value, torch.Tensor):
+        return [value.grad_fn] if value.grad_fn is not None else []
+    if isinstance(value, (list, tuple)):
+        return [v.grad_fn for v in value[-1000:] if isinstance(v, torch.Tensor) and v.grad_fn is not None]
+    return []
+
+
+def _source_lines():
+    try:
+        with open(REPRO, encoding="utf-8") as handle:
+            return handle.read().split("\n")
+    except OSError:
+        return []
 
 
 def _graph_size(value, torch, cap=200000):
