@@ -12,6 +12,8 @@ On Linux with bubblewrap (``bwrap``, the sandbox Flatpak uses) the child runs is
   when the run ends or times out, ``/proc`` shows only the sandbox's processes (``/proc/1/environ`` and
   the parent's ``environ`` hold nothing but the allow-list below), and there is no network but an empty
   loopback of its own (the host's 127.0.0.1 is out of reach);
+* what stays reachable: reading the rest of the file system (read-only), and a Unix socket outside the
+  masked directories (a read-only mount does not stop ``connect()``; services keep theirs in ``/run``);
 * on ``cuda`` the NVIDIA device nodes are bound in, and host memory is capped by a cgroup
   (``systemd-run --user --scope -p MemoryMax=``) where one can be made, else by ``RLIMIT_DATA``
   (``RLIMIT_AS`` breaks CUDA, whose driver maps far more address space than it uses).
@@ -109,6 +111,7 @@ class Isolation:
     kind: str  # ISOLATED ("bubblewrap") or NOT_ISOLATED ("none")
     reason: str = ""  # why not isolated
     bwrap: str | None = None
+    tmpfs_size: bool = True  # bwrap has --size (0.7 and later): the tmpfs are capped
 
 
 _NAMESPACES = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts",
@@ -129,17 +132,22 @@ def _probe_bubblewrap(bwrap: str | None) -> Isolation:
         return Isolation(NOT_ISOLATED, f"bubblewrap needs Linux (this is {sys.platform})")
     if bwrap is None:
         return Isolation(NOT_ISOLATED, "bubblewrap (bwrap) is not installed")
+    def attempt(*size: str):
+        return subprocess.run([bwrap, *_NAMESPACES, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                               *size, "--tmpfs", "/tmp", "--", "true"],
+                              env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=20)
+
     try:
-        probe = subprocess.run([bwrap, *_NAMESPACES, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                                "--tmpfs", "/tmp", "--", "true"],
-                               env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, stdin=subprocess.DEVNULL,
-                               capture_output=True, text=True, timeout=20)
+        probe, sized = attempt("--size", str(1 << 20)), True
+        if probe.returncode != 0 and "--size" in probe.stderr:  # bubblewrap before 0.7
+            probe, sized = attempt(), False
     except (OSError, subprocess.TimeoutExpired) as error:
         return Isolation(NOT_ISOLATED, f"bubblewrap cannot run here: {error}")
     if probe.returncode != 0:
         detail = (probe.stderr.strip().splitlines() or [f"exit status {probe.returncode}"])[-1]
         return Isolation(NOT_ISOLATED, f"bubblewrap cannot create namespaces here ({detail})")
-    return Isolation(ISOLATED, bwrap=bwrap)
+    return Isolation(ISOLATED, bwrap=bwrap, tmpfs_size=sized)
 
 
 def _home_directories() -> list[str]:
@@ -340,7 +348,7 @@ def run(
             # A file right in the home directory: that file, not the whole home.
             readable += [workspace] if workspace else [os.path.abspath(user_path)] if user_dir else []
             command = bubblewrap_command(how.bwrap, [resolved, "-B", harness, spec_path], workdir, readable=readable,
-                                         device=device, tmpfs_size=file_size_limit)
+                                         device=device, tmpfs_size=file_size_limit if how.tmpfs_size else None)
             if device == "cuda" and memory_limit and _memory_scope():
                 command = [shutil.which("systemd-run"), "--user", "--scope", "--quiet", "-p", f"MemoryMax={memory_limit}", "--", *command]
                 memory_cgroup = True
