@@ -5,7 +5,8 @@ forward used (AG008), a stale composed tensor a forward computes with (AG002), a
 the tensor moved (AG007), a graph that grows and no backward() uses (AG015)… — so the correct programs in
 ``confirm_fixtures/harmless/`` (each line marked ``# harmless: AGnnn``), which do what the rule's mechanism
 describes (a `.data` write, an alias under no_grad, a growing graph, a composed tensor that stays as built)
-without the harm, must come out ``not-reproduced``. The samples' buggy/fixed pairs are checked in
+without the harm, must come out ``not-reproduced``; the bugs in ``confirm_fixtures/harmful/`` (``# harmful:
+AGnnn``) must be confirmed, by the harm. The samples' buggy/fixed pairs are checked in
 test_confirm.py (buggy confirmed, fixed twin at the marker's line not reproduced); here, that the buggy
 silent samples are confirmed *by their harm*. Real torch, through ``autograd-lsp confirm`` as a subprocess.
 """
@@ -23,7 +24,8 @@ import pytest
 from sample_markers import ROOT, SAMPLES_DIR, expected_markers
 
 HARMLESS = sorted((Path(__file__).parent / "confirm_fixtures" / "harmless").glob("ag*.py"))
-_MARK = re.compile(r"#\s*harmless:\s*(AG\d{3})")
+HARMFUL_DIR = Path(__file__).parent / "confirm_fixtures" / "harmful"
+_MARK = re.compile(r"#\s*harm(?:less|ful):\s*(AG\d{3})")
 
 # The harm each buggy silent sample must be confirmed by (the probe's own words).
 HARM = {
@@ -31,6 +33,12 @@ HARM = {
     "AG007": r"was read after an in-place update changed the tensor",
     "AG008": r"backward\(\) computed with the changed values: the gradient of w is off by up to [0-9.e-]+",
     "AG015": r"no backward\(\) ever used it",
+}
+# Bugs beyond the samples (`# harmful: AGnnn`), and the harm each must be confirmed by.
+HARMFUL = {
+    # a .data read the loss is computed from: the trained tensor loses that gradient term
+    "ag008_data_read_feeds_loss.py": r"pred was computed from w\.data at line 12 and backward\(\) went through it, so "
+                                     r"optimizer\.step\(\) updated w without the gradient through pred",
 }
 
 
@@ -60,6 +68,8 @@ def verdicts():
     for code in HARM:
         path, line = _buggy(code)
         jobs[f"buggy:{code}"] = (path, code, line)
+    for name in HARMFUL:
+        jobs[f"harmful:{name}"] = (HARMFUL_DIR / name, *_marked(HARMFUL_DIR / name))
     with ThreadPoolExecutor(max_workers=4) as pool:
         futures = {name: pool.submit(_confirm, path, code, line) for name, (path, code, line) in jobs.items()}
         return {name: future.result() for name, future in futures.items()}
@@ -83,3 +93,15 @@ def test_buggy_samples_are_confirmed_by_the_harm(verdicts, code):
     result = verdicts[f"buggy:{code}"]
     assert result["status"] == "confirmed" and result["exit"] == 0, result
     assert re.search(HARM[code], result["observed"]), result["observed"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(HARMFUL))
+def test_other_bugs_are_confirmed_by_the_harm(verdicts, name):
+    result = verdicts[f"harmful:{name}"]
+    assert result["status"] == "confirmed" and result["exit"] == 0, result
+    assert re.search(HARMFUL[name], result["observed"]), result["observed"]
+
+
+def test_every_harmful_fixture_has_its_expected_harm():
+    assert sorted(p.name for p in HARMFUL_DIR.glob("*.py")) == sorted(HARMFUL)

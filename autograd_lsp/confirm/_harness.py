@@ -220,6 +220,11 @@ class Hooks:
         backward.__wrapped__ = real
         autograd.backward = backward
 
+    def _step_pre_hook(self, hook):
+        from torch.optim.optimizer import register_optimizer_step_pre_hook
+
+        register_optimizer_step_pre_hook(hook)
+
     def _step_post_hook(self, hook):
         from torch.optim.optimizer import register_optimizer_step_post_hook
 
@@ -348,11 +353,15 @@ class Hooks:
     def _setup_data_invisible(self):
         self._invisible = []  # (expr, tensor, values before, graph nodes that saved it)
         self._unsaved = []  # exprs changed through .data while no pending graph had saved them
+        self._reads = []  # (target, value, source name, |d reference / d source|) for `v = f(x.data)`
+        self._fed = []  # autograd nodes computed from a value read through .data
+        self._missing = []  # reads a backward() went through (their source got no gradient from them)
+        self._step_pre_hook(self._data_before_step)
         hooks = self
         real = self.torch.autograd.backward
 
         def backward(*args, **kwargs):
-            if hooks.outcome is None and hooks._invisible:
+            if hooks.outcome is None and (hooks._invisible or hooks._fed):
                 roots = args[0] if args else kwargs.get("tensors")
                 grads = args[1] if len(args) > 1 else kwargs.get("grad_tensors")
                 hooks._judge_data_backward(roots, grads)
@@ -369,6 +378,9 @@ class Hooks:
                 self._watch.append((expr, tensor, tensor._version, self._snapshot(tensor)))
 
     def _after_data_invisible(self, frame):
+        read = self.cfg.get("read")
+        if read:
+            self._note_data_read(read, frame)
         for expr, tensor, version, values in self._watch:
             if self._same(values, tensor.detach()) or tensor._version != version:
                 continue  # unchanged, or changed where autograd sees it (a saved use then raises)
@@ -378,6 +390,66 @@ class Hooks:
                     self._invisible.append((expr, tensor, values, savers))
             elif expr not in self._unsaved:
                 self._unsaved.append(expr)
+
+    def _note_data_read(self, read, frame):
+        """`v = f(x.data)`: does v depend on x, had autograd seen it? (the reference f(x), under the same
+        grad mode and random state). Only then can a backward() through v miss a gradient."""
+        torch = self.torch
+        value = self._tensor(_eval(read["target"], frame))
+        if value is None or not torch.is_grad_enabled():
+            return
+        state = torch.get_rng_state()
+        self._quiet = True
+        try:
+            reference = self._tensor(_eval(read["reference"], frame))
+        finally:
+            torch.set_rng_state(state)
+            self._quiet = False
+        if reference is None or reference.grad_fn is None:
+            return
+        for name in read["sources"]:
+            source = self._tensor(_eval(name, frame))
+            if source is None or not source.requires_grad:
+                continue
+            try:
+                (grad,) = torch.autograd.grad(reference, source, torch.ones_like(reference), allow_unused=True)
+            except Exception:
+                continue
+            size = float(grad.abs().sum()) if grad is not None else 0.0
+            if size > 0 and all(value is not r[1] for r in self._reads):
+                self._reads.append((read["target"], value, name, source, size, _frame_user_line(frame)))
+                if value.grad_fn is not None:
+                    self._fed.append((value.grad_fn, len(self._reads) - 1))
+                self._watch_reads()
+
+    def _data_before_step(self, optimizer, args, kwargs):
+        """A missing gradient term harms only a tensor being trained: one optimizer.step() updates."""
+        if self.outcome is not None or not self._missing:
+            return
+        trained = {id(p) for group in optimizer.param_groups for p in group["params"]}
+        for index in self._missing:
+            target, _, name, source, size, line = self._reads[index]
+            if id(source) in trained:
+                at = f" at line {line}" if line else ""
+                self.conclude(
+                    "symptom",
+                    f"{target} was computed from {name}.data{at} and backward() went through it, so optimizer.step() "
+                    f"updated {name} without the gradient through {target} (d{target}/d{name}: sum |.| = {size:.4g} "
+                    "had autograd seen it)",
+                    frame=_user_frame(),
+                )
+
+    def _result_data_invisible(self, args, kwargs, result):
+        """Track what is computed from a value read through .data (autograd nodes it feeds)."""
+        torch = self.torch
+        outputs = [r for r in (result if isinstance(result, (list, tuple)) else (result,)) if isinstance(r, torch.Tensor) and r.grad_fn is not None]
+        if not outputs:
+            return
+        operands = list(_tensors_in(args, torch)) + list(_tensors_in(kwargs.values(), torch))
+        for index, (_, value, *_rest) in enumerate(self._reads):
+            if any(operand is value for operand in operands):
+                self._fed.extend((out.grad_fn, index) for out in outputs)
+                del self._fed[:-10000]
 
     def _graphs_saving(self, tensor, frame):
         """Nodes of the pending graphs reachable from the frame's tensors that saved `tensor`'s storage."""
@@ -411,6 +483,9 @@ class Hooks:
         nodes = _graph_nodes([r.grad_fn for r in roots if isinstance(r, torch.Tensor)])
         ids = {id(node) for node in nodes}
         frame = _user_frame()
+        for index in sorted({index for node, index in self._fed if id(node) in ids}):
+            if index not in self._missing:
+                self._missing.append(index)
         for expr, tensor, values, savers in self._invisible:
             if not any(id(node) in ids for node in savers):
                 continue
@@ -448,6 +523,16 @@ class Hooks:
                                    "backward() computed is the same as at the values the forward used", frame=frame)
 
     def _finish_data_invisible(self):
+        if self._mode is not None:
+            self._mode.__exit__(None, None, None)
+            self._mode = None
+        if self._missing:
+            target, _, name, *_ = self._reads[self._missing[0]]
+            self.conclude("clean", f"{target} was computed from {name}.data and backward() went through it, but no "
+                                   f"optimizer trains {name}: a constant on purpose", stop=False)
+        if self._reads:
+            target, _, name, *_ = self._reads[0]
+            self.conclude("clean", f"{target} was computed from {name}.data, but no backward() went through it", stop=False)
         if self._invisible:
             names = ", ".join(r[0] for r in self._invisible)
             self.conclude("clean", f"{names} changed through .data after a forward saved it, but that graph was never backpropagated", stop=False)
@@ -570,8 +655,14 @@ class Hooks:
         self._watch_reads()
 
     def _on_torch_function(self, func, args, kwargs):
-        if not self._quiet:
-            getattr(self, "_read_" + self.name)(func, args, kwargs)
+        hook = getattr(self, "_read_" + self.name, None)
+        if hook is not None and not self._quiet:
+            hook(func, args, kwargs)
+
+    def _on_torch_result(self, args, kwargs, result):
+        hook = getattr(self, "_result_" + self.name, None)
+        if hook is not None:
+            hook(args, kwargs, result)
 
     def _watch_reads(self):
         if self._mode is None:
@@ -802,7 +893,10 @@ def _read_watch_mode(torch, hooks):
             kwargs = kwargs or {}
             if hooks.outcome is None:
                 hooks._on_torch_function(func, args, kwargs)
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+            if hooks.outcome is None and not hooks._quiet:
+                hooks._on_torch_result(args, kwargs, result)
+            return result
 
     return ReadWatch()
 

@@ -86,7 +86,8 @@ SIGNATURES: dict[str, RuntimeSignature] = {
         RuntimeSignature("AG007", "the alias made under no_grad read as a frozen copy after an in-place update changed the tensor", probe="requires_grad_alias"),
         RuntimeSignature(
             "AG008",
-            "a wrong gradient: backward() computing with values changed through .data after the forward saved them",
+            "a wrong gradient: backward() computing with values changed through .data after the forward saved them, "
+            "or optimizer.step() updating a tensor without the gradient through a value read from its .data",
             errors=(_err(_VERSION),),
             probe="data_invisible",
         ),
