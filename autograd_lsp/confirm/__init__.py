@@ -8,7 +8,7 @@
 
 ``build_reproducer`` (``reproducer.py``) makes the smallest program that exercises the finding from
 the user's own code; ``sandbox.py`` runs it in a separate, limited process of the configured
-interpreter with ``_harness.py``, which is the only code that imports torch; ``verdict.py`` compares
+interpreter (isolated by bubblewrap where it can be; ``result.isolation`` says), with ``_harness.py``, which is the only code that imports torch; ``verdict.py`` compares
 what happened with the rule's runtime signature (``signatures.py``).
 
 Importing this package never imports torch, and nothing runs until ``confirm_finding`` is called.

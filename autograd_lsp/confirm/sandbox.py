@@ -309,6 +309,24 @@ def _resolve(python: str, path_variable: str | None) -> str | None:
     return candidate if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK) else None
 
 
+def _isolated(how: Isolation, command: list[str], workdir: str, env: dict[str, str], user_path: str | None,
+              device: str, memory_limit: int | None, file_size_limit: int | None) -> tuple[list[str], bool]:
+    """`command` under bubblewrap (and, on cuda, in a memory-capped cgroup where one can be made);
+    whether host memory is capped by that cgroup."""
+    python = command[0]
+    readable = [os.path.dirname(python), *_interpreter_paths(how.bwrap, python, env.get("PYTHONPATH"))]
+    readable += [p for name in ("PYTHONPATH", "LD_LIBRARY_PATH") for p in env.get(name, "").split(os.pathsep) if p]
+    if user_path and os.path.exists(user_path):
+        # The project, read-only; a file right in the home directory: that file, not the whole home.
+        readable.append(workspace_of(user_path) or os.path.abspath(user_path))
+    command = bubblewrap_command(how.bwrap, command, workdir, readable=readable, device=device,
+                                 tmpfs_size=file_size_limit if how.tmpfs_size else None)
+    if device == "cuda" and memory_limit and _memory_scope():
+        # RLIMIT_AS would break CUDA (its driver maps far more address space than it uses): a cgroup instead.
+        return [shutil.which("systemd-run"), "--user", "--scope", "--quiet", "-p", f"MemoryMax={memory_limit}", "--", *command], True
+    return command, False
+
+
 def run(
     program: str,
     line_map: dict[int, int],
@@ -334,24 +352,15 @@ def run(
         shutil.copyfile(HARNESS, harness)
         user_dir = os.path.dirname(os.path.abspath(user_path)) if user_path and os.path.exists(user_path) else None
         env = scrubbed_environment(workdir)
-        command = [python, "-B", harness, spec_path]
-        memory_cgroup = False
+        command, memory_cgroup = [python, "-B", harness, spec_path], False
         if how.kind == ISOLATED:
             resolved = _resolve(python, env.get("PATH"))
             if resolved is None:
                 return RunOutcome(None, None, False, f"cannot start {python}: no such executable", False,
                                   time.perf_counter() - started, workdir, python, extra={"start_error": True},
                                   isolation=how.kind)
-            readable = [os.path.dirname(resolved), *_interpreter_paths(how.bwrap, resolved, env.get("PYTHONPATH"))]
-            readable += [p for p in env.get("PYTHONPATH", "").split(os.pathsep) + env.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
-            workspace = workspace_of(user_path)
-            # A file right in the home directory: that file, not the whole home.
-            readable += [workspace] if workspace else [os.path.abspath(user_path)] if user_dir else []
-            command = bubblewrap_command(how.bwrap, [resolved, "-B", harness, spec_path], workdir, readable=readable,
-                                         device=device, tmpfs_size=file_size_limit if how.tmpfs_size else None)
-            if device == "cuda" and memory_limit and _memory_scope():
-                command = [shutil.which("systemd-run"), "--user", "--scope", "--quiet", "-p", f"MemoryMax={memory_limit}", "--", *command]
-                memory_cgroup = True
+            command, memory_cgroup = _isolated(how, [resolved, "-B", harness, spec_path], workdir, env, user_path,
+                                               device, memory_limit, file_size_limit)
         spec = {
             "reproducer": reproducer,
             "result": result_path,
