@@ -289,6 +289,26 @@ def test_fallback_summary_and_text_output_say_not_isolated(tmp_path):
     assert "sandbox: bubblewrap" not in out.stdout
 
 
+@pytest.mark.slow
+def test_without_bubblewrap_or_namespaces_it_falls_back_and_says_why(tmp_path):
+    """bwrap missing from PATH, then a bwrap that cannot create namespaces (as in a locked-down container)."""
+    missing, broken = tmp_path / "missing", tmp_path / "broken"
+    missing.mkdir()
+    broken.mkdir()
+    fake = broken / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n", encoding="utf-8")
+    fake.chmod(0o755)
+    sample = ROOT / "samples" / "ag001_inplace_on_leaf.py"
+    for path, reason in [(missing, "bubblewrap (bwrap) is not installed"),
+                         (broken, "bubblewrap cannot create namespaces here (bwrap: No permissions to creating new namespace)")]:
+        env = {k: v for k, v in os.environ.items() if k != SANDBOX_SETTING}
+        out = subprocess.run([PYTHON, "-m", "autograd_lsp", "confirm", f"{sample}:11", "--format", "json"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=180, env={**env, "PATH": str(path)})
+        data = json.loads(out.stdout)
+        assert (out.returncode, data["status"], data["isolation"]) == (0, "confirmed", "none"), out.stdout + out.stderr
+        assert data["isolation_note"] == f"not isolated: {reason}"
+
+
 # --------------------------------------------------------------------------------------------------
 # The language server's `autograd-lsp.confirm` goes through the same sandbox.
 
