@@ -382,8 +382,10 @@ class Hooks:
         if read:
             self._note_data_read(read, frame)
         for expr, tensor, version, values in self._watch:
-            if self._same(values, tensor.detach()) or tensor._version != version:
-                continue  # unchanged, or changed where autograd sees it (a saved use then raises)
+            if self._same(values, tensor.detach()):
+                continue
+            # (A version bump does not mean autograd saw it: `c = out.data; c.zero_()` bumps c's counter,
+            # not the one out's graph checks. The gradient comparison decides; a check autograd makes raises.)
             savers = self._graphs_saving(tensor, frame)
             if savers:
                 if all(tensor is not r[1] for r in self._invisible):
@@ -397,6 +399,13 @@ class Hooks:
         torch = self.torch
         value = self._tensor(_eval(read["target"], frame))
         if value is None or not torch.is_grad_enabled():
+            return
+        if read["reference"] in read["sources"]:
+            # `c = x.data`: a second name for x's storage that autograd does not watch; a later change through
+            # it is judged like one at this line, against the graphs pending now.
+            savers = self._graphs_saving(value, frame)
+            if savers and all(value is not r[1] for r in self._invisible):
+                self._invisible.append((f"{read['target']} (= {read['reference']}.data)", value, self._snapshot(value), savers))
             return
         state = torch.get_rng_state()
         self._quiet = True
@@ -487,7 +496,7 @@ class Hooks:
             if index not in self._missing:
                 self._missing.append(index)
         for expr, tensor, values, savers in self._invisible:
-            if not any(id(node) in ids for node in savers):
+            if not any(id(node) in ids for node in savers) or self._same(values, tensor.detach()):
                 continue
             leaves = [n.variable for n in nodes if type(n).__name__ == "AccumulateGrad"]
             if not leaves:
