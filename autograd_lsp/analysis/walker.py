@@ -9,6 +9,7 @@ import ast
 from ..source import Source
 from . import torch_api as api
 from .imports import ImportTable
+from . import callsite
 from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, Loop,
                     ModuleModel, Scope, UseEvent)
 from .provenance import Kind, Provenance, flatten, merge
@@ -133,6 +134,7 @@ def _keep_nothing(node, prov):
 
 
 _UNSET = object()
+_NOT_WALKED = object()
 _EV: dict = {}  # node type -> Walker.ev_<Type> (or None)
 _STMT: dict = {}  # statement type -> Walker.stmt_<Type> (or None)
 
@@ -151,10 +153,20 @@ class Walker:
         self.module_scope = self.scope
         self.loop: Loop | None = None
         self.no_grad = False
+        self.grad_known = True  # script code runs with grad; a function body has its callers' mode (Context.no_grad None)
         self.epoch = 0
         self.stmt: ast.stmt = tree  # type: ignore[assignment]
         self.function: FunctionInfo | None = None
         self.zero_grad_receivers: set[str] = set()
+        # walking a body for one call site (call_in_context): that call's context, an expression table of its own
+        self.via: Context | None = None
+        self.overlay: dict | None = None
+        self.context_depth = 0
+        self.context_walks = 0
+        self.memo: dict = {}  # (function node, grad mode, facts of self and the arguments) -> (return, arguments, escaped)
+        self.escaped: list | None = None  # events of another module's body that concern the caller's arguments
+        self._keywords: dict | None = None
+        self.shadows: list[FunctionInfo] = []  # (for release())
 
     # -- driving -------------------------------------------------------------------------------------
     def run(self) -> ModuleModel:
@@ -168,14 +180,39 @@ class Walker:
         return self.model
 
     def ctx(self) -> Context:
-        return Context(self.scope, self.loop, self.no_grad, self.epoch, self.stmt)
+        return Context(self.scope, self.loop, True if self.no_grad else (False if self.grad_known else None), self.epoch, self.stmt,
+                       self.via)
 
     def emit(self, event):
         self.seq += 1
         event.seq = self.seq
+        if self.via is not None:
+            # A body walked for one call site: only what the helper does to a value in place (or to its
+            # requires_grad) is judged from there; loops, uses and losses stay those of the symbolic walk.
+            if not (isinstance(event, (InplaceEvent, AttrStoreEvent)) or isinstance(event, CallEvent) and event.role == "requires_grad_"):
+                return event
+            if self.escaped is not None:
+                self.escaped.append(event)
         if not self.summary_only:
             self.model.events.append(event)
         return event
+
+    def prov_of(self, node: ast.AST) -> Provenance | None:
+        if self.overlay is not None and id(node) in self.overlay:
+            return self.overlay[id(node)]
+        return self.model.prov(node)
+
+    def _record_overlay(self, node, prov):
+        self.overlay[id(node)] = prov
+        return prov
+
+    def _state(self):
+        return (self.scope, self.loop, self.no_grad, self.grad_known, self.epoch, self.stmt, self.function, self.via, self.record,
+                self.overlay, self.escaped)
+
+    def _restore(self, state):
+        (self.scope, self.loop, self.no_grad, self.grad_known, self.epoch, self.stmt, self.function, self.via, self.record,
+         self.overlay, self.escaped) = state
 
     def _register_defs(self, body: list[ast.stmt]):
         for stmt in body:
@@ -260,11 +297,13 @@ class Walker:
         if info.cls is not None and info.name != "__init__":
             self.ensure_class_init(info.cls)
         info.walking = True
-        saved = (self.scope, self.loop, self.no_grad, self.epoch, self.stmt, self.function)
+        saved = self._state()
         node = info.node
         self.scope = Scope(node, info.name, getattr(info, "defining_scope", self.module_scope), function=info)
         info.scope = self.scope
         self.loop, self.no_grad, self.epoch, self.function = None, self._decorated_no_grad(node), 0, info
+        self.grad_known, self.via, self.overlay, self.escaped = self.no_grad, None, None, None
+        self.record = _keep_nothing if self.summary_only else self.model.record
         args = node.args
         positional = [*args.posonlyargs, *args.args]
         for index, arg in enumerate([*positional, *args.kwonlyargs]):
@@ -279,7 +318,7 @@ class Walker:
         try:
             self.walk_body(node.body)
         finally:
-            self.scope, self.loop, self.no_grad, self.epoch, self.stmt, self.function = saved
+            self._restore(saved)
             info.walking = False
             info.walked = True
 
@@ -447,7 +486,7 @@ class Walker:
 
     def _loop(self, node, body, bind_target=None):
         loop = Loop(node, self.scope, self.loop)
-        if not self.summary_only:
+        if not self.summary_only and self.via is None:
             self.model.loops.append(loop)
         saved = self.loop
         self.loop = loop
@@ -481,27 +520,27 @@ class Walker:
         self.scope.bindings = merged
 
     def stmt_With(self, node):
-        saved = self.no_grad
+        saved = self.no_grad, self.grad_known
         for item in node.items:
             self.ev(item.context_expr)
             expr = item.context_expr
             qualname = self.imports.qualname(expr.func if isinstance(expr, ast.Call) else expr)
             if qualname in api.NO_GRAD_CONTEXTS:
-                self.no_grad = True
+                self.no_grad = self.grad_known = True
             elif qualname in api.ENABLE_GRAD_CONTEXTS:
-                self.no_grad = False
+                self.no_grad, self.grad_known = False, True
             elif qualname in api.SET_GRAD_ENABLED and isinstance(expr, ast.Call) and expr.args:
                 enabled = _const(expr.args[0])
                 if enabled is False:
-                    self.no_grad = True
+                    self.no_grad = self.grad_known = True
                 elif enabled is True:
-                    self.no_grad = False
+                    self.no_grad, self.grad_known = False, True
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, None, None)
         try:
             self.walk_body(node.body)
         finally:
-            self.no_grad = saved
+            self.no_grad, self.grad_known = saved
 
     stmt_AsyncWith = stmt_With
 
@@ -548,7 +587,7 @@ class Walker:
             self.ev(target.value)
             owner = label(target.value)
             if target.attr in ("requires_grad", "data", "grad") or target.attr in _GRAD_TYPOS or api.misspells_requires_grad(target.attr):
-                before = self.model.prov(target.value)
+                before = self.prov_of(target.value)
                 self.emit(AttrStoreEvent(self.stmt, self.ctx(), target=target, prov=before, value=value))
                 if target.attr == "requires_grad" and before is not None and before.kind is Kind.TENSOR and isinstance(_const(value), bool):
                     self.rebind(target.value, before.but(requires_grad=_const(value)))
@@ -572,13 +611,29 @@ class Walker:
 
     def _store_self_attribute(self, attr: str, prov, stmt):
         info = self.function
-        if info is not None and info.cls is not None and info.name == "__init__":
-            info.cls.attributes[attr] = prov
-            info.cls.attribute_nodes[attr] = stmt
+        if info is None or info.cls is None:
+            return
+        cls = info.cls
+        if info.name == "__init__" and info.context_of is None:
+            cls.attributes[attr] = prov
+            cls.attribute_nodes[attr] = stmt
+        elif info.name == "__init__":
+            # a constructor call's arguments: what this module builds, merged over its constructions
+            table = cls.constructed
+            table[attr] = merge(table[attr], prov) if attr in table and getattr(info, "constructions", 0) else prov
+            cls.attribute_nodes.setdefault(attr, stmt)
+            instance = getattr(info, "instance", None)
+            if instance is not None and instance.node is not None:
+                cls.instances.setdefault(id(instance.node), {})[attr] = prov
+        else:
+            if prov is not None and prov.param_deps and info.context_of is None:
+                prov = None  # the method's own symbolic parameter: meaningless in another method
+            table = cls.late
+            table[attr] = merge(table[attr], prov) if attr in table else prov
 
     def _unpack(self, value, prov, count):
         if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == count and not any(isinstance(e, ast.Starred) for e in value.elts):
-            return [(element, self.model.prov(element)) for element in value.elts]
+            return [(element, self.prov_of(element)) for element in value.elts]
         if prov is not None and prov.kind is Kind.SEQUENCE and len(prov.elements) == count:
             return [(None, element) for element in prov.elements]
         if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph:
@@ -777,10 +832,31 @@ class Walker:
         cls = owner.module_class
         if isinstance(cls, ClassInfo):
             self.ensure_class_init(cls)
-            return cls.attributes.get(node.attr) if self._summarised(cls.methods.get("__init__")) else None
+            if not self._summarised(cls.methods.get("__init__")):
+                return None
+            found = cls.attribute(node.attr, owner if owner.origin != "self" else None)
+            if found is None:
+                found = self._late_attribute(cls, node.attr)
+            return found
         if isinstance(cls, str) and node.attr in ("weight", "bias", "in_proj_weight", "weight_ih_l0", "weight_hh_l0"):
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=f"{cls}.{node.attr}", node=node)
         return None
+
+    def _late_attribute(self, cls: ClassInfo, attr: str) -> Provenance | None:
+        """`self.<attr>` set by a method other than __init__ (`setup()` building `self.opt`): walk those methods first."""
+        if cls.setters is None:
+            cls.setters = {}
+            for method in cls.methods.values():
+                if method.name == "__init__" or not method.node.args.args:
+                    continue
+                me = method.node.args.args[0].arg
+                for sub in ast.walk(method.node):
+                    if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name) and sub.value.id == me:
+                        cls.setters.setdefault(sub.attr, []).append(method)
+        for method in cls.setters.get(attr, ()):
+            if not method.walked and not method.walking:
+                self.walk_function(method)
+        return cls.late.get(attr)
 
     # -- calls ---------------------------------------------------------------------------------------
     def ev_Call(self, node: ast.Call):
@@ -798,8 +874,12 @@ class Walker:
         short = (callee or "").rsplit(".", 1)[-1]
         arg_usage = "other" if short in PRINT_LIKE else "arg"
         arg_provs = [self.ev(arg, usage=arg_usage, callee=callee) for arg in node.args]
+        keyword_provs = {}
         for keyword in node.keywords:
-            self.ev(keyword.value, usage=arg_usage, callee=callee)
+            prov = self.ev(keyword.value, usage=arg_usage, callee=callee)
+            if keyword.arg is not None:
+                keyword_provs[keyword.arg] = prov
+        self._keywords = keyword_provs  # for the user-function calls below (call_in_context)
         event = CallEvent(node, self.ctx(), qualname=qualname, method=method, receiver=receiver, receiver_prov=receiver_prov)
         result = None
         if qualname is not None and self.imports.is_torch(qualname):
@@ -850,15 +930,9 @@ class Walker:
     def local_call(self, node, name, arg_provs, event) -> Provenance | None:
         definition = self.lookup_def(name)
         if isinstance(definition, FunctionInfo):
-            if not definition.walked:
-                self.walk_function(definition)
-            event.function = definition
-            return self.instantiate(definition, node, arg_provs, node.args)
+            return self.call_function(definition, node, arg_provs, event)
         if isinstance(definition, ClassInfo):
-            self.ensure_class_init(definition)
-            if definition.is_module:
-                return Provenance(Kind.MODULE, node.lineno, module_class=definition, origin=f"{name}()", node=node)
-            return None
+            return self.construct(definition, node, arg_provs, event)
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
         if name == "float" or name == "int" or name == "len":
@@ -878,13 +952,166 @@ class Walker:
         if definition is None:
             return None
         if isinstance(definition, FunctionInfo):
-            if not definition.walked:
-                self.walk_function(definition)
-            event.function = definition
-            return self.instantiate(definition, node, arg_provs, node.args)
-        if isinstance(definition, ClassInfo) and definition.is_module:
-            return Provenance(Kind.MODULE, node.lineno, module_class=definition, origin=f"{definition.name}()", node=node)
+            return self.call_function(definition, node, arg_provs, event)
+        if isinstance(definition, ClassInfo):
+            return self.construct(definition, node, arg_provs, event)
         return None
+
+    def call_function(self, info: FunctionInfo, node: ast.Call, arg_provs, event, receiver: Provenance | None = None) -> Provenance | None:
+        """A call of a function of the workspace: its summary, or its body walked with what this call passes."""
+        keywords, self._keywords = self._keywords, None
+        if not info.walked:
+            self.walk_function(info)
+        event.function = info
+        walked = self.call_in_context(info, node, arg_provs, keywords, receiver)
+        if walked is not _NOT_WALKED:
+            return walked
+        return self.instantiate(info, node, arg_provs, node.args)
+
+    def construct(self, cls: ClassInfo, node: ast.Call, arg_provs, event) -> Provenance | None:
+        """`Model(w)`, `Trainer(model, opt)`: an instance of a user class, its __init__ walked with the arguments."""
+        keywords, self._keywords = self._keywords, None
+        self.ensure_class_init(cls)
+        instance = Provenance(Kind.MODULE, node.lineno, module_class=cls, origin=f"{cls.name}()", node=node)
+        init = cls.methods.get("__init__")
+        if init is not None:
+            event.function = init
+            self.call_in_context(init, node, arg_provs, keywords, instance)
+        return instance
+
+    def call_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs, receiver: Provenance | None):
+        """Walk `info`'s body with what this call passes, when that tells more than its symbolic summary: the helper's
+        in-place ops and requires_grad changes are then judged at its own lines, in the caller's grad mode, and its
+        return value is what it makes of these arguments. Memoised by the facts of the arguments and the grad mode.
+        Returns _NOT_WALKED when the summary has to do."""
+        keyword_provs = keyword_provs or {}
+        if self.context_depth >= callsite.MAX_DEPTH or info.walking or info.owner is None or isinstance(info.node, ast.Lambda):
+            return _NOT_WALKED
+        if not (any(callsite.informative(p) for p in arg_provs) or any(callsite.informative(p) for p in keyword_provs.values())):
+            return _NOT_WALKED
+        owner = info.owner
+        method = info.cls is not None and not self._is_static(info.node)
+        bound = callsite.bind_arguments(info.node, method, node, arg_provs, keyword_provs)
+        if bound is None:
+            return _NOT_WALKED
+        caller = self.ctx()
+        instance = receiver if method and receiver is not None and receiver.origin != "self" else None
+        key = (id(info.node), caller.no_grad, (callsite.facts(instance), id(instance.node)) if instance is not None else None,
+               tuple((name, callsite.facts(prov)) for name, prov in bound.items()))
+        memo = owner.memo
+        if key not in memo:
+            if owner.context_walks >= callsite.MAX_WALKS:
+                return _NOT_WALKED
+            owner.context_walks += 1
+            memo[key] = None  # a recursive call meets its own walk: the summary does
+            escaped = [] if owner is not self else None
+            ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped)
+            memo[key] = (ret, dict(bound), escaped)
+        found = memo[key]
+        if found is None:
+            return _NOT_WALKED
+        ret, passed, escaped = found
+        if escaped:
+            self._reemit(escaped, passed, bound, node)
+        return self._returned(ret, passed, bound, node)
+
+    def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped) -> Provenance | None:
+        shadow = FunctionInfo(info.node, info.name, cls=info.cls, owner=self, context_of=info)
+        self.shadows.append(shadow)
+        cls = info.cls
+        shadow.instance = receiver  # type: ignore[attr-defined]
+        if info.name == "__init__" and cls is not None:
+            shadow.constructions = cls.__dict__.get("_constructions", 0)  # type: ignore[attr-defined]
+            cls._constructions = shadow.constructions + 1  # type: ignore[attr-defined]
+        saved = self._state()
+        saved_depth = self.context_depth
+        node = info.node
+        self.scope = Scope(node, info.name, getattr(info, "defining_scope", self.module_scope), function=shadow)
+        shadow.scope = self.scope
+        decorated = self._decorated_no_grad(node)
+        self.loop, self.epoch, self.function = None, 0, shadow
+        self.no_grad = decorated or bool(caller.no_grad)
+        self.grad_known = decorated or caller.no_grad is not None
+        self.via, self.overlay, self.record, self.context_depth = caller, {}, self._record_overlay, depth
+        if escaped is not None:
+            self.escaped = escaped
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        if receiver is not None and positional:
+            self.scope.bindings[positional[0].arg] = receiver
+        elif cls is not None and positional and not self._is_static(node):
+            self.scope.bindings[positional[0].arg] = Provenance(Kind.MODULE, node.lineno, module_class=cls, origin="self")
+        self.scope.bindings.update(bound)
+        for arg in (args.vararg, args.kwarg):
+            if arg is not None:
+                self.scope.bindings[arg.arg] = None
+        self._register_known_defs(node.body)
+        try:
+            self.walk_body(node.body)
+        finally:
+            self._restore(saved)
+            self.context_depth = saved_depth
+        return shadow.returns if shadow.returned_any else None
+
+    def _register_known_defs(self, body):
+        """The defs of a body walked again: the same FunctionInfos as its first walk (rules and calls know those)."""
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                info = self.model.functions.get(stmt)
+                if info is None:
+                    self._register_defs([stmt])
+                else:
+                    self.scope.defs[stmt.name] = info
+            elif isinstance(stmt, ast.ClassDef):
+                method = next((s for s in stmt.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+                known = self.model.functions.get(method) if method is not None else None
+                if known is not None and known.cls is not None:
+                    self.scope.defs[stmt.name] = known.cls
+                else:
+                    self.scope.defs[stmt.name] = None  # (stmt_ClassDef: already "defined", unknown)
+            elif isinstance(stmt, (ast.If, ast.Try)):
+                self._register_known_defs(stmt.body)
+                self._register_known_defs(getattr(stmt, "orelse", []))
+
+    def _returned(self, ret: Provenance | None, passed: dict, bound: dict, call: ast.Call) -> Provenance | None:
+        """The value a walked body returned, as seen by this call (a memoised walk may have been made for another)."""
+        if ret is None:
+            return None
+        for name, prov in passed.items():
+            if prov is not None and (ret is prov or ret.node is not None and ret.node is prov.node):
+                mine = bound.get(name)
+                if ret is prov or mine is None:
+                    return mine  # returns what it was given
+                if mine is prov:
+                    return ret  # the caller's own value, changed by the helper (`requires_grad_()` on it)
+                # a walk made for another call: this call's value, with the helper's changes
+                return ret.but(node=mine.node, line=mine.line, loop=mine.loop, epoch=mine.epoch, graph=mine.graph,
+                               composed_from=mine.composed_from, origin=mine.origin)
+        if ret.kind is not Kind.TENSOR:
+            return ret.but(line=call.lineno, node=call) if ret.kind is not Kind.SEQUENCE else ret
+        theirs = frozenset().union(*(p.graph for p in passed.values() if p is not None and p.kind is Kind.TENSOR))
+        mine = frozenset().union(*(p.graph for p in bound.values() if p is not None and p.kind is Kind.TENSOR))
+        graph = (ret.graph - theirs) | mine | ({id(call)} if ret.requires_grad else frozenset())
+        return ret.but(line=call.lineno, node=call, loop=self.loop, epoch=self.epoch, graph=graph, origin=ret.origin if ret.origin == "param" else
+                       f"{getattr(call.func, 'attr', None) or getattr(call.func, 'id', '?')}()")
+
+    def _reemit(self, escaped: list, passed: dict, bound: dict, call: ast.Call):
+        """Another module's helper changed an argument in place: report it at this call, the line of the checked file."""
+        for event in escaped:
+            if not isinstance(event, InplaceEvent) or event.prov is None:
+                continue
+            for index, (name, prov) in enumerate(passed.items()):
+                if prov is None or prov.node is None or event.prov.node is not prov.node:
+                    continue
+                argument = call.args[index] if index < len(call.args) else next((kw.value for kw in call.keywords if kw.arg == name), None)
+                if argument is None or bound.get(name) is None:
+                    continue
+                ctx = self.ctx()
+                if event.ctx.no_grad is True and not ctx.no_grad:
+                    ctx.no_grad = True  # the helper runs it under its own no_grad()
+                self.emit(InplaceEvent(call, ctx, target=argument, prov=bound[name].but(node=bound[name].node),
+                                       op=f"{event.op}` in `{getattr(call.func, 'attr', None) or getattr(call.func, 'id', '?')}()",
+                                       form="call"))
 
     def _worth_resolving(self, node: ast.Call, qualname: str, arg_provs) -> bool:
         """Resolve a helper only where its summary can change a finding: called with concrete tensors, modules or
@@ -985,11 +1212,7 @@ class Walker:
                 return self.forward(node, recv, arg_provs, event)
             cls = recv.module_class
             if isinstance(cls, ClassInfo) and method in cls.methods:
-                info = cls.methods[method]
-                if not info.walked:
-                    self.walk_function(info)
-                event.function = info
-                return self.instantiate(info, node, arg_provs, node.args)
+                return self.call_function(cls.methods[method], node, arg_provs, event, receiver=recv)
             submodule = cls.attributes.get(method) if isinstance(cls, ClassInfo) and self._summarised(cls.methods.get("__init__")) else None
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
@@ -1073,7 +1296,7 @@ class Walker:
 
     def _mark_saved(self, operands: list[ast.expr], op: str, node: ast.AST | None = None):
         # Autograd keeps these inputs for backward: an in-place change before backward breaks it (AG006).
-        grads = [bool(p is not None and p.kind is Kind.TENSOR and p.requires_grad) for p in map(self.model.prov, operands)]
+        grads = [bool(p is not None and p.kind is Kind.TENSOR and p.requires_grad) for p in map(self.prov_of, operands)]
         for index, operand in enumerate(operands):
             name = label(operand)
             if name is None:

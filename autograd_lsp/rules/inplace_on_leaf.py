@@ -49,10 +49,8 @@ RULE = sys.modules[__name__]
 def check(model: ModuleModel):
     for event in model.of_type(InplaceEvent):
         prov = event.prov
-        if prov is None or not prov.is_trainable_leaf or event.ctx.no_grad:
-            continue
-        function = event.ctx.scope.function
-        if function is not None and _only_called_without_grad(model, function):
+        # an error needs a known grad mode: a body whose callers this module does not show stays silent
+        if prov is None or not prov.is_trainable_leaf or model.grad_enabled(event.ctx) is not True:
             continue
         target = event.target.value if isinstance(event.target, ast.Subscript) else event.target
         name = model.text(target)
@@ -68,21 +66,6 @@ def check(model: ModuleModel):
             related=[(prov.node, f"`{name}` created here as a leaf that requires grad")],
             target=name,
         )
-
-
-def _only_called_without_grad(model: ModuleModel, function, depth: int = 0) -> bool:
-    """Every call of `function` in this module runs under `no_grad()` (directly, or from a function that does)."""
-    calls = [call for call in model.calls() if call.function is function]
-    if not calls:
-        return False  # called from elsewhere, or not at all: its body is judged on its own
-    for call in calls:
-        if call.ctx.no_grad:
-            continue
-        caller = call.ctx.scope.function
-        if caller is not None and caller is not function and depth < 3 and _only_called_without_grad(model, caller, depth + 1):
-            continue
-        return False
-    return True
 
 
 def _fixes(model: ModuleModel, event: InplaceEvent, target: ast.expr) -> list[Fix]:
