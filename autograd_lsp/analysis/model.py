@@ -147,6 +147,9 @@ class FunctionInfo:
     walked: bool = False
     walking: bool = False
     owner: object = field(default=None, repr=False)  # the Walker of the defining module (walks it when first needed)
+    # its body changes an argument in place or its requires_grad, stores one on `self`, or hands one to a function
+    # that does: only then is it walked again with what a call passes (walker.call_in_context)
+    uses_arguments: bool = False
     context_of: "FunctionInfo | None" = None  # a walk of this function's body for one call site: the function itself
 
 

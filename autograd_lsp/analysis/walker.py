@@ -6,9 +6,12 @@ or at the end of the module; a method's `self` sees the attributes its class set
 from __future__ import annotations
 
 import ast
+import os
+
 from ..source import Source
 from . import torch_api as api
 from .imports import ImportTable
+from .syntax import statements
 from . import callsite
 from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, Loop,
                     ModuleModel, Scope, UseEvent)
@@ -186,6 +189,11 @@ class Walker:
     def emit(self, event):
         self.seq += 1
         event.seq = self.seq
+        function = self.function
+        if function is not None and not function.uses_arguments and isinstance(event, (InplaceEvent, AttrStoreEvent, CallEvent)):
+            prov = event.receiver_prov if isinstance(event, CallEvent) else event.prov
+            if prov is not None and prov.param_deps and (not isinstance(event, CallEvent) or event.role == "requires_grad_"):
+                function.uses_arguments = True
         if self.via is not None:
             # A body walked for one call site: only what the helper does to a value in place (or to its
             # requires_grad) is judged from there; loops, uses and losses stay those of the symbolic walk.
@@ -614,6 +622,8 @@ class Walker:
         if info is None or info.cls is None:
             return
         cls = info.cls
+        if prov is not None and prov.param_deps:
+            info.uses_arguments = True
         if info.name == "__init__" and info.context_of is None:
             cls.attributes[attr] = prov
             cls.attribute_nodes[attr] = stmt
@@ -843,16 +853,25 @@ class Walker:
         return None
 
     def _late_attribute(self, cls: ClassInfo, attr: str) -> Provenance | None:
-        """`self.<attr>` set by a method other than __init__ (`setup()` building `self.opt`): walk those methods first."""
+        """`self.<attr>` that __init__ leaves unset or None, set by another method (`setup()` building `self.opt`):
+        walk those methods first."""
+        if attr in cls.late:
+            return cls.late[attr]
+        if attr in cls.attributes:
+            stmt = cls.attribute_nodes.get(attr)
+            if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None):
+                return None  # __init__ sets it to something unknown: no other method's value is more certain
         if cls.setters is None:
             cls.setters = {}
             for method in cls.methods.values():
                 if method.name == "__init__" or not method.node.args.args:
                     continue
                 me = method.node.args.args[0].arg
-                for sub in ast.walk(method.node):
-                    if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name) and sub.value.id == me:
-                        cls.setters.setdefault(sub.attr, []).append(method)
+                for stmt in statements(method.node.body, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
+                        for item in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+                            if isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == me:
+                                cls.setters.setdefault(item.attr, []).append(method)
         for method in cls.setters.get(attr, ()):
             if not method.walked and not method.walking:
                 self.walk_function(method)
@@ -963,6 +982,7 @@ class Walker:
         if not info.walked:
             self.walk_function(info)
         event.function = info
+        self._passes_arguments(info, arg_provs, keywords)
         walked = self.call_in_context(info, node, arg_provs, keywords, receiver)
         if walked is not _NOT_WALKED:
             return walked
@@ -976,8 +996,15 @@ class Walker:
         init = cls.methods.get("__init__")
         if init is not None:
             event.function = init
+            self._passes_arguments(init, arg_provs, keywords)
             self.call_in_context(init, node, arg_provs, keywords, instance)
         return instance
+
+    def _passes_arguments(self, callee: FunctionInfo, arg_provs, keywords):
+        function = self.function
+        if function is not None and not function.uses_arguments and callee.uses_arguments:
+            if any(p is not None and p.param_deps for p in flatten([*arg_provs, *(keywords or {}).values()])):
+                function.uses_arguments = True  # hands its own parameters to a helper that changes or keeps them
 
     def call_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs, receiver: Provenance | None):
         """Walk `info`'s body with what this call passes, when that tells more than its symbolic summary: the helper's
@@ -985,7 +1012,8 @@ class Walker:
         return value is what it makes of these arguments. Memoised by the facts of the arguments and the grad mode.
         Returns _NOT_WALKED when the summary has to do."""
         keyword_provs = keyword_provs or {}
-        if self.context_depth >= callsite.MAX_DEPTH or info.walking or info.owner is None or isinstance(info.node, ast.Lambda):
+        if (not info.uses_arguments or not info.walked or self.context_depth >= callsite.MAX_DEPTH or info.walking or info.owner is None
+                or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
         if not (any(callsite.informative(p) for p in arg_provs) or any(callsite.informative(p) for p in keyword_provs.values())):
             return _NOT_WALKED
@@ -1012,7 +1040,7 @@ class Walker:
             return _NOT_WALKED
         ret, passed, escaped = found
         if escaped:
-            self._reemit(escaped, passed, bound, node)
+            self._reemit(escaped, passed, bound, node, owner.model.source.path)
         return self._returned(ret, passed, bound, node)
 
     def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped) -> Provenance | None:
@@ -1095,7 +1123,7 @@ class Walker:
         return ret.but(line=call.lineno, node=call, loop=self.loop, epoch=self.epoch, graph=graph, origin=ret.origin if ret.origin == "param" else
                        f"{getattr(call.func, 'attr', None) or getattr(call.func, 'id', '?')}()")
 
-    def _reemit(self, escaped: list, passed: dict, bound: dict, call: ast.Call):
+    def _reemit(self, escaped: list, passed: dict, bound: dict, call: ast.Call, path: str | None):
         """Another module's helper changed an argument in place: report it at this call, the line of the checked file."""
         for event in escaped:
             if not isinstance(event, InplaceEvent) or event.prov is None:
@@ -1109,9 +1137,9 @@ class Walker:
                 ctx = self.ctx()
                 if event.ctx.no_grad is True and not ctx.no_grad:
                     ctx.no_grad = True  # the helper runs it under its own no_grad()
-                self.emit(InplaceEvent(call, ctx, target=argument, prov=bound[name].but(node=bound[name].node),
-                                       op=f"{event.op}` in `{getattr(call.func, 'attr', None) or getattr(call.func, 'id', '?')}()",
-                                       form="call"))
+                helper = getattr(call.func, "attr", None) or getattr(call.func, "id", "?")
+                where = f"{os.path.basename(path)}:{event.node.lineno}" if path else f"line {event.node.lineno}"
+                self.emit(InplaceEvent(call, ctx, target=argument, prov=bound[name], op=f"{event.op}` in `{helper}()` at `{where}", form="call"))
 
     def _worth_resolving(self, node: ast.Call, qualname: str, arg_provs) -> bool:
         """Resolve a helper only where its summary can change a finding: called with concrete tensors, modules or
