@@ -855,8 +855,8 @@ class Walker:
     def _late_attribute(self, cls: ClassInfo, attr: str) -> Provenance | None:
         """`self.<attr>` that __init__ leaves unset or None, set by another method (`setup()` building `self.opt`):
         walk those methods first."""
-        if attr in cls.late:
-            return cls.late[attr]
+        if attr in cls.late or self.summary_only:
+            return cls.late.get(attr)  # (another module's class: only the methods a caller needed are walked)
         if attr in cls.attributes:
             stmt = cls.attribute_nodes.get(attr)
             if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None):
@@ -991,9 +991,15 @@ class Walker:
     def construct(self, cls: ClassInfo, node: ast.Call, arg_provs, event) -> Provenance | None:
         """`Model(w)`, `Trainer(model, opt)`: an instance of a user class, its __init__ walked with the arguments."""
         keywords, self._keywords = self._keywords, None
+        init = cls.methods.get("__init__")
+        if init is not None and init.owner is not self:
+            # another module's class: its __init__ is walked only when this call passes it something worth knowing
+            if not cls.is_module:
+                return None  # (a config, a container)
+            if not any(callsite.informative(p) for p in [*arg_provs, *(keywords or {}).values()]):
+                return Provenance(Kind.MODULE, node.lineno, module_class=cls, origin=f"{cls.name}()", node=node)
         self.ensure_class_init(cls)
         instance = Provenance(Kind.MODULE, node.lineno, module_class=cls, origin=f"{cls.name}()", node=node)
-        init = cls.methods.get("__init__")
         if init is not None:
             event.function = init
             self._passes_arguments(init, arg_provs, keywords)
@@ -1033,7 +1039,15 @@ class Walker:
             owner.context_walks += 1
             memo[key] = None  # a recursive call meets its own walk: the summary does
             escaped = [] if owner is not self else None
-            ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped)
+            at_depth = getattr(owner.resolver, "at_depth", None) if owner is not self else None
+            if at_depth is None:
+                ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped)
+            else:
+                with at_depth(owner.depth) as free:  # another module's body: as deep as that module, never waiting for jedi
+                    if not free:
+                        del memo[key]
+                        return _NOT_WALKED
+                    ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped)
             memo[key] = (ret, dict(bound), escaped)
         found = memo[key]
         if found is None:
