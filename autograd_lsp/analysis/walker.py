@@ -189,15 +189,17 @@ class Walker:
     def emit(self, event):
         self.seq += 1
         event.seq = self.seq
+        kind = type(event)
+        changes = kind is InplaceEvent or kind is AttrStoreEvent or kind is CallEvent and event.role == "requires_grad_"
         function = self.function
-        if function is not None and not function.uses_arguments and isinstance(event, (InplaceEvent, AttrStoreEvent, CallEvent)):
-            prov = event.receiver_prov if isinstance(event, CallEvent) else event.prov
-            if prov is not None and prov.param_deps and (not isinstance(event, CallEvent) or event.role == "requires_grad_"):
+        if changes and function is not None and not function.uses_arguments:
+            prov = event.receiver_prov if kind is CallEvent else event.prov
+            if prov is not None and prov.param_deps:
                 function.uses_arguments = True
         if self.via is not None:
             # A body walked for one call site: only what the helper does to a value in place (or to its
             # requires_grad) is judged from there; loops, uses and losses stay those of the symbolic walk.
-            if not (isinstance(event, (InplaceEvent, AttrStoreEvent)) or isinstance(event, CallEvent) and event.role == "requires_grad_"):
+            if not changes:
                 return event
             if self.escaped is not None:
                 self.escaped.append(event)
@@ -994,8 +996,6 @@ class Walker:
         init = cls.methods.get("__init__")
         if init is not None and init.owner is not self:
             # another module's class: its __init__ is walked only when this call passes it something worth knowing
-            if not cls.is_module:
-                return None  # (a config, a container)
             if not any(callsite.informative(p) for p in [*arg_provs, *(keywords or {}).values()]):
                 return Provenance(Kind.MODULE, node.lineno, module_class=cls, origin=f"{cls.name}()", node=node)
         self.ensure_class_init(cls)
@@ -1254,7 +1254,11 @@ class Walker:
                 return self.forward(node, recv, arg_provs, event)
             cls = recv.module_class
             if isinstance(cls, ClassInfo) and method in cls.methods:
-                return self.call_function(cls.methods[method], node, arg_provs, event, receiver=recv)
+                info = cls.methods[method]
+                if not cls.is_module and info.owner is not self and not info.walked and \
+                        not any(callsite.informative(p) for p in [*arg_provs, *(self._keywords or {}).values()]):
+                    return None  # another module's plain class (a config, a container): walked only for calls that pass facts
+                return self.call_function(info, node, arg_provs, event, receiver=recv)
             submodule = cls.attributes.get(method) if isinstance(cls, ClassInfo) and self._summarised(cls.methods.get("__init__")) else None
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
