@@ -33,6 +33,20 @@ def informative(prov: Provenance | None) -> bool:
     return False
 
 
+def worth_walking(function, provs) -> bool:
+    """Some argument tells the body something. An nn.Module's constructor is told only by tensors: modules passed to
+    modules (`Block(norm=nn.LayerNorm(d))`) are how libraries compose layers, and knowing them finds no bug."""
+    if function is not None and function.name == "__init__" and function.cls is not None and function.cls.is_module:
+        return any(_tensor_facts(prov) for prov in provs)
+    return any(informative(prov) for prov in provs)
+
+
+def _tensor_facts(prov) -> bool:
+    if prov is not None and prov.kind is Kind.SEQUENCE:
+        return any(_tensor_facts(element) for element in prov.elements)
+    return prov is not None and prov.kind is Kind.TENSOR and informative(prov)
+
+
 def facts(prov: Provenance | None):
     """A hashable abstraction of what rules read from a value passed in."""
     if prov is None:

@@ -87,6 +87,7 @@ class CallEvent(Event):
     role: str | None = None  # "backward" | "step" | "zero_grad" | "forward" | "requires_grad_" | None
     result: Provenance | None = None
     function: "FunctionInfo | None" = None  # a same-workspace function that was called
+    runs: "FunctionInfo | None" = None  # `model(x)` of a user nn.Module: the forward() it runs (not a direct call)
 
     def keyword(self, name: str) -> ast.keyword | None:
         return next((kw for kw in self.node.keywords if kw.arg == name), None)
@@ -245,8 +246,9 @@ class ModuleModel:
         if index is None or index[0] != len(self.events):
             table: dict = {}
             for event in self._by_type(CallEvent):
-                if event.function is not None:
-                    table.setdefault(id(event.function), []).append(event)
+                callee = event.function or event.runs
+                if callee is not None:
+                    table.setdefault(id(callee), []).append(event)
             index = self._callers_index = (len(self.events), table)
         return index[1]
 

@@ -1,7 +1,9 @@
 """The one walk: statements in execution order, a scope stack of bindings, events for the rules.
 
-Functions are walked once each, lazily when first called (so their summary is known at the call site)
-or at the end of the module; a method's `self` sees the attributes its class set in `__init__`.
+Functions are summarised once each, lazily when first called (so their summary is known at the call site)
+or at the end of the module. A body that changes, keeps or passes on its arguments is walked again for a call
+whose arguments carry facts (call_in_context; bounds and memo in callsite.py), in the caller's grad mode.
+A method's `self` sees the attributes its class set in `__init__` (per constructed instance) and in other methods.
 """
 from __future__ import annotations
 
@@ -9,10 +11,10 @@ import ast
 import os
 
 from ..source import Source
+from . import callsite
 from . import torch_api as api
 from .imports import ImportTable
 from .syntax import statements
-from . import callsite
 from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, Loop,
                     ModuleModel, Scope, UseEvent)
 from .provenance import Kind, Provenance, flatten, merge
@@ -132,10 +134,6 @@ def workspace_module(path: str, top: str) -> bool:
                for root in [here, *list(here.parents)[:3]])
 
 
-def _keep_nothing(node, prov):
-    return prov
-
-
 _UNSET = object()
 _NOT_WALKED = object()
 _EV: dict = {}  # node type -> Walker.ev_<Type> (or None)
@@ -148,7 +146,7 @@ class Walker:
         self.summary_only = summary_only
         self.depth = getattr(resolver, "depth", 0)  # how many imports away from the checked file this module is
         # nobody asks another module's expressions for their provenance
-        self.record = _keep_nothing if summary_only else self.model.record
+        self.table = None if summary_only else self.model._provs  # expression -> provenance (ModuleModel.prov)
         self.imports = self.model.imports
         self.resolver = resolver
         self.seq = 0
@@ -194,7 +192,7 @@ class Walker:
         function = self.function
         if changes and function is not None and not function.uses_arguments:
             prov = event.receiver_prov if kind is CallEvent else event.prov
-            if prov is not None and prov.param_deps:
+            if prov is not None and prov.param_deps and prov.origin == "param":  # a parameter itself, not a value made from it
                 function.uses_arguments = True
         if self.via is not None:
             # A body walked for one call site: only what the helper does to a value in place (or to its
@@ -212,16 +210,12 @@ class Walker:
             return self.overlay[id(node)]
         return self.model.prov(node)
 
-    def _record_overlay(self, node, prov):
-        self.overlay[id(node)] = prov
-        return prov
-
     def _state(self):
-        return (self.scope, self.loop, self.no_grad, self.grad_known, self.epoch, self.stmt, self.function, self.via, self.record,
+        return (self.scope, self.loop, self.no_grad, self.grad_known, self.epoch, self.stmt, self.function, self.via, self.table,
                 self.overlay, self.escaped)
 
     def _restore(self, state):
-        (self.scope, self.loop, self.no_grad, self.grad_known, self.epoch, self.stmt, self.function, self.via, self.record,
+        (self.scope, self.loop, self.no_grad, self.grad_known, self.epoch, self.stmt, self.function, self.via, self.table,
          self.overlay, self.escaped) = state
 
     def _register_defs(self, body: list[ast.stmt]):
@@ -313,7 +307,7 @@ class Walker:
         info.scope = self.scope
         self.loop, self.no_grad, self.epoch, self.function = None, self._decorated_no_grad(node), 0, info
         self.grad_known, self.via, self.overlay, self.escaped = self.no_grad, None, None, None
-        self.record = _keep_nothing if self.summary_only else self.model.record
+        self.table = None if self.summary_only else self.model._provs
         args = node.args
         positional = [*args.posonlyargs, *args.args]
         for index, arg in enumerate([*positional, *args.kwonlyargs]):
@@ -679,17 +673,23 @@ class Walker:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.ev(child)
-            return self.record(node, None)
-        if kind is ast.Name:
+            prov = None
+        elif kind is ast.Name:
             prov = method(self, node, usage, callee)
         else:
             prov = method(self, node)
-        return self.record(node, prov)
+        table = self.table  # (recorded inline: the hottest call of the walk)
+        if table is not None:
+            table[id(node)] = prov
+        return prov
 
     def ev_target(self, node: ast.expr) -> Provenance | None:
         """The provenance of an assignment target's current value (without a use event)."""
         if isinstance(node, ast.Name):
-            return self.record(node, self.lookup(node.id))
+            prov = self.lookup(node.id)
+            if self.table is not None:
+                self.table[id(node)] = prov
+            return prov
         return self.ev(node)
 
     def ev_Name(self, node: ast.Name, usage: str, callee: str | None):
@@ -996,7 +996,7 @@ class Walker:
         init = cls.methods.get("__init__")
         if init is not None and init.owner is not self:
             # another module's class: its __init__ is walked only when this call passes it something worth knowing
-            if not any(callsite.informative(p) for p in [*arg_provs, *(keywords or {}).values()]):
+            if not callsite.worth_walking(init, [*arg_provs, *(keywords or {}).values()]):
                 return Provenance(Kind.MODULE, node.lineno, module_class=cls, origin=f"{cls.name}()", node=node)
         self.ensure_class_init(cls)
         instance = Provenance(Kind.MODULE, node.lineno, module_class=cls, origin=f"{cls.name}()", node=node)
@@ -1021,7 +1021,7 @@ class Walker:
         if (not info.uses_arguments or not info.walked or self.context_depth >= callsite.MAX_DEPTH or info.walking or info.owner is None
                 or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
-        if not (any(callsite.informative(p) for p in arg_provs) or any(callsite.informative(p) for p in keyword_provs.values())):
+        if not callsite.worth_walking(info, [*arg_provs, *keyword_provs.values()]):
             return _NOT_WALKED
         owner = info.owner
         method = info.cls is not None and not self._is_static(info.node)
@@ -1074,7 +1074,8 @@ class Walker:
         self.loop, self.epoch, self.function = None, 0, shadow
         self.no_grad = decorated or bool(caller.no_grad)
         self.grad_known = decorated or caller.no_grad is not None
-        self.via, self.overlay, self.record, self.context_depth = caller, {}, self._record_overlay, depth
+        self.via, self.context_depth = caller, depth
+        self.overlay = self.table = {}
         if escaped is not None:
             self.escaped = escaped
         args = node.args
@@ -1194,6 +1195,8 @@ class Walker:
         loss = name is not None and name.endswith("Loss")
         if isinstance(cls, ClassInfo) and not cls.is_module:
             return None
+        if isinstance(cls, ClassInfo):
+            event.runs = cls.methods.get("forward")  # `model(x)` is the call that gives forward() its grad mode
         cut = None
         if name is not None and (name in PARAMLESS_LAYERS or loss):
             requires_grad = True if any(p.requires_grad for p in inputs) else (False if inputs and len(inputs) == len(arg_provs) and all(p.requires_grad is False for p in inputs) else None)
@@ -1256,7 +1259,7 @@ class Walker:
             if isinstance(cls, ClassInfo) and method in cls.methods:
                 info = cls.methods[method]
                 if not cls.is_module and info.owner is not self and not info.walked and \
-                        not any(callsite.informative(p) for p in [*arg_provs, *(self._keywords or {}).values()]):
+                        not callsite.worth_walking(info, [*arg_provs, *(self._keywords or {}).values()]):
                     return None  # another module's plain class (a config, a container): walked only for calls that pass facts
                 return self.call_function(info, node, arg_provs, event, receiver=recv)
             submodule = cls.attributes.get(method) if isinstance(cls, ClassInfo) and self._summarised(cls.methods.get("__init__")) else None
