@@ -14,7 +14,6 @@ from ..source import Source
 from . import callsite
 from . import torch_api as api
 from .imports import ImportTable
-from .syntax import statements
 from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, Loop,
                     ModuleModel, Scope, UseEvent)
 from .provenance import Kind, Provenance, flatten, merge
@@ -135,6 +134,14 @@ def workspace_module(path: str, top: str) -> bool:
 
 
 _UNSET = object()
+_CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
+
+
+def _changes(event) -> bool:
+    """An event that changes a tensor in place or its requires_grad (what a body walked for a call site reports)."""
+    kind = type(event)
+    return kind is InplaceEvent or kind is AttrStoreEvent or kind is CallEvent and event.role == "requires_grad_"
+
 _NOT_WALKED = object()
 _EV: dict = {}  # node type -> Walker.ev_<Type> (or None)
 _STMT: dict = {}  # statement type -> Walker.stmt_<Type> (or None)
@@ -154,7 +161,7 @@ class Walker:
         self.module_scope = self.scope
         self.loop: Loop | None = None
         self.no_grad = False
-        self.grad_known = True  # script code runs with grad; a function body has its callers' mode (Context.no_grad None)
+        self.mode: bool | None = False  # Context.no_grad: script code runs with grad; a function body has its callers' mode (None)
         self.epoch = 0
         self.stmt: ast.stmt = tree  # type: ignore[assignment]
         self.function: FunctionInfo | None = None
@@ -181,29 +188,31 @@ class Walker:
         return self.model
 
     def ctx(self) -> Context:
-        return Context(self.scope, self.loop, True if self.no_grad else (False if self.grad_known else None), self.epoch, self.stmt,
-                       self.via)
+        return Context(self.scope, self.loop, self.mode, self.epoch, self.stmt, self.via)
 
     def emit(self, event):
         self.seq += 1
         event.seq = self.seq
-        kind = type(event)
-        changes = kind is InplaceEvent or kind is AttrStoreEvent or kind is CallEvent and event.role == "requires_grad_"
         function = self.function
-        if changes and function is not None and not function.uses_arguments:
-            prov = event.receiver_prov if kind is CallEvent else event.prov
-            if prov is not None and prov.param_deps and prov.origin == "param":  # a parameter itself, not a value made from it
-                function.uses_arguments = True
-        if self.via is not None:
+        if self.via is None:
+            if function is not None and not function.uses_arguments and type(event) in _CHANGING:
+                self._note_change(function, event)
+        elif not _changes(event):
             # A body walked for one call site: only what the helper does to a value in place (or to its
             # requires_grad) is judged from there; loops, uses and losses stay those of the symbolic walk.
-            if not changes:
-                return event
-            if self.escaped is not None:
-                self.escaped.append(event)
+            return event
+        elif self.escaped is not None:
+            self.escaped.append(event)
         if not self.summary_only:
             self.model.events.append(event)
         return event
+
+    @staticmethod
+    def _note_change(function: FunctionInfo, event):
+        if _changes(event):
+            prov = event.receiver_prov if type(event) is CallEvent else event.prov
+            if prov is not None and prov.param_deps and prov.origin == "param":  # a parameter itself, not a value made from it
+                function.uses_arguments = True
 
     def prov_of(self, node: ast.AST) -> Provenance | None:
         if self.overlay is not None and id(node) in self.overlay:
@@ -211,11 +220,11 @@ class Walker:
         return self.model.prov(node)
 
     def _state(self):
-        return (self.scope, self.loop, self.no_grad, self.grad_known, self.epoch, self.stmt, self.function, self.via, self.table,
+        return (self.scope, self.loop, self.no_grad, self.mode, self.epoch, self.stmt, self.function, self.via, self.table,
                 self.overlay, self.escaped)
 
     def _restore(self, state):
-        (self.scope, self.loop, self.no_grad, self.grad_known, self.epoch, self.stmt, self.function, self.via, self.table,
+        (self.scope, self.loop, self.no_grad, self.mode, self.epoch, self.stmt, self.function, self.via, self.table,
          self.overlay, self.escaped) = state
 
     def _register_defs(self, body: list[ast.stmt]):
@@ -306,7 +315,8 @@ class Walker:
         self.scope = Scope(node, info.name, getattr(info, "defining_scope", self.module_scope), function=info)
         info.scope = self.scope
         self.loop, self.no_grad, self.epoch, self.function = None, self._decorated_no_grad(node), 0, info
-        self.grad_known, self.via, self.overlay, self.escaped = self.no_grad, None, None, None
+        self.mode = True if self.no_grad else None
+        self.via, self.overlay, self.escaped = None, None, None
         self.table = None if self.summary_only else self.model._provs
         args = node.args
         positional = [*args.posonlyargs, *args.args]
@@ -524,27 +534,27 @@ class Walker:
         self.scope.bindings = merged
 
     def stmt_With(self, node):
-        saved = self.no_grad, self.grad_known
+        saved = self.no_grad, self.mode
         for item in node.items:
             self.ev(item.context_expr)
             expr = item.context_expr
             qualname = self.imports.qualname(expr.func if isinstance(expr, ast.Call) else expr)
             if qualname in api.NO_GRAD_CONTEXTS:
-                self.no_grad = self.grad_known = True
+                self.no_grad = self.mode = True
             elif qualname in api.ENABLE_GRAD_CONTEXTS:
-                self.no_grad, self.grad_known = False, True
+                self.no_grad = self.mode = False
             elif qualname in api.SET_GRAD_ENABLED and isinstance(expr, ast.Call) and expr.args:
                 enabled = _const(expr.args[0])
                 if enabled is False:
-                    self.no_grad = self.grad_known = True
+                    self.no_grad = self.mode = True
                 elif enabled is True:
-                    self.no_grad, self.grad_known = False, True
+                    self.no_grad = self.mode = False
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, None, None)
         try:
             self.walk_body(node.body)
         finally:
-            self.no_grad, self.grad_known = saved
+            self.no_grad, self.mode = saved
 
     stmt_AsyncWith = stmt_With
 
@@ -869,11 +879,19 @@ class Walker:
                 if method.name == "__init__" or not method.node.args.args:
                     continue
                 me = method.node.args.args[0].arg
-                for stmt in statements(method.node.body, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                    for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
-                        for item in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
-                            if isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == me:
-                                cls.setters.setdefault(item.attr, []).append(method)
+                # a setup method sets its attributes at the top of its body or in an if/with/try there, not in loops
+                stack = list(method.node.body)
+                while stack:
+                    stmt = stack.pop()
+                    kind = type(stmt)
+                    if kind is ast.Assign or kind is ast.AnnAssign:
+                        for target in (stmt.targets if kind is ast.Assign else [stmt.target]):
+                            for item in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+                                if isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == me:
+                                    cls.setters.setdefault(item.attr, []).append(method)
+                    elif kind is ast.If or kind is ast.With or kind is ast.Try:
+                        stack.extend(stmt.body)
+                        stack.extend(getattr(stmt, "orelse", ()))
         for method in cls.setters.get(attr, ()):
             if not method.walked and not method.walking:
                 self.walk_function(method)
@@ -1072,8 +1090,8 @@ class Walker:
         shadow.scope = self.scope
         decorated = self._decorated_no_grad(node)
         self.loop, self.epoch, self.function = None, 0, shadow
-        self.no_grad = decorated or bool(caller.no_grad)
-        self.grad_known = decorated or caller.no_grad is not None
+        self.mode = True if decorated else caller.no_grad
+        self.no_grad = bool(self.mode)
         self.via, self.context_depth = caller, depth
         self.overlay = self.table = {}
         if escaped is not None:
