@@ -108,6 +108,10 @@ class AutogradLanguageServer(LanguageServer, Documents, Scheduling, JediPass, Re
     def show_message(self, message: str, kind=types.MessageType.Info):
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
+    def report_server_error(self, error: Exception, source):
+        """pygls's default shows "Error in server" popups; the protocol answers or logs instead."""
+        self.protocol.report(error, source)
+
 
 server = AutogradLanguageServer()
 
