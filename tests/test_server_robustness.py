@@ -92,3 +92,17 @@ def test_out_of_range_positions_are_answered(raw):
                                                           "context": {"diagnostics": []}})
         assert "error" not in actions, actions
     assert raw.popups() == []
+
+
+@pytest.mark.parametrize("separator", ["\x0c", "\x0b", "\x1c", "\x85", "\u2028"], ids=["form-feed", "vtab", "fs", "nel", "line-sep"])
+def test_incremental_edits_count_only_lsp_line_breaks(raw, separator):
+    """A character Python's splitlines breaks at but LSP does not, in a comment: an edit on a later line must
+    land on that line (here it completes an AG001 where the client put it)."""
+    text = f"import torch\n# page{separator}break\na = torch.ones(2, requires_grad=True)\n"
+    uri = _open(raw, "paged.py", text)
+    insert_at = {"line": 3, "character": 0}  # the empty line after the last line break
+    raw.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+        {"range": {"start": insert_at, "end": insert_at}, "text": "a += 2\n"}]})
+    published = raw.wait_for(lambda m: isinstance(m, dict) and m.get("method") == "textDocument/publishDiagnostics"
+                             and m["params"]["uri"] == uri and m["params"].get("version") == 2)
+    assert [(d["code"], d["range"]["start"]["line"]) for d in published["params"]["diagnostics"]] == [("AG001", 3)]

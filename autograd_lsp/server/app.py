@@ -119,6 +119,7 @@ server = AutogradLanguageServer()
 # -- lifecycle -------------------------------------------------------------------------------------------
 @server.feature(types.INITIALIZE)
 def initialize(ls: AutogradLanguageServer, params: types.InitializeParams):
+    ls.protocol.count_lines_as_lsp()
     ls.init_options_raw = params.initialization_options
     ls.apply_options(params.initialization_options, "initializationOptions")
     # Pull diagnostics only for clients that ask for them: clients that both pull and receive pushes

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import traceback
 
 from cattrs import BaseValidationError, transform_error
@@ -12,6 +13,7 @@ from lsprotocol import types
 from pygls.exceptions import FeatureRequestError, JsonRpcException
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
+from pygls.workspace import TextDocument, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +33,25 @@ class Unreadable:
         return f"{type(self.error).__name__}: {self.error}"
 
 
+LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")  # one line with its line break (LSP: \n, \r\n, \r)
+
+
+class LspTextDocument(TextDocument):
+    """pygls splits a document's lines with str.splitlines, which also breaks at \\v, \\f, \\x1c-\\x1e, \\x85,
+    U+2028 and U+2029; the client counts only \\n, \\r\\n and \\r. A form feed (PEP 8 allows them) put every
+    later incremental edit on the wrong line, and the server's text parted from the editor's for good."""
+
+    @property
+    def lines(self):
+        return tuple(LSP_LINE.findall(self.source))
+
+
+class LspWorkspace(Workspace):
+    def _create_text_document(self, doc_uri, source=None, version=None, language_id=None):
+        return LspTextDocument(doc_uri, source=source, version=version, language_id=language_id,
+                               sync_kind=self._sync_kind, position_codec=self._position_codec)
+
+
 def _valid_id(value) -> bool:
     return isinstance(value, (int, str)) and not isinstance(value, bool)
 
@@ -46,6 +67,11 @@ class AutogradProtocol(LanguageServerProtocol):
         for callback in self.cancel_callbacks.pop(msg_id, []):
             callback()
         super()._handle_cancel_notification(msg_id)
+
+    def count_lines_as_lsp(self):
+        """Called from the initialize handler, when pygls has just made the workspace and no document is open:
+        documents are made as LspTextDocuments from then on."""
+        self.workspace.__class__ = LspWorkspace
 
     # -- messages it cannot use ------------------------------------------------------------------------
     def structure_message(self, data):
