@@ -73,8 +73,13 @@ def test_notifications_it_cannot_use_are_logged_not_shown(raw):
                                           "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}]})
     raw.notify("textDocument/didOpen", {"textDocument": 5})
     raw.notify("textDocument/didClose", {"textDocument": {"uri": unopened}})
+    notebook = (raw.root / "never_opened.ipynb").as_uri()
+    raw.notify("notebookDocument/didChange", {"notebookDocument": {"uri": notebook, "version": 2}, "change": {"cells": {
+        "textContent": [{"document": {"uri": notebook + "#cell1", "version": 2}, "changes": [{"text": "x = 1"}]}]}}})
     raw.wait_for(lambda m: isinstance(m, dict) and m.get("method") == "window/logMessage" and "never_opened.py" in m["params"]["message"])
     raw.wait_for(lambda m: isinstance(m, dict) and m.get("method") == "window/logMessage" and "textDocument/didOpen" in m["params"]["message"])
+    raw.wait_for(lambda m: isinstance(m, dict) and m.get("method") == "window/logMessage"
+                 and "notebookDocument/didChange" in m["params"]["message"] and "never_opened.ipynb" in m["params"]["message"])
     _still_answers(raw)
     assert raw.popups() == []
     # the document that was never opened does not exist for the server afterwards either

@@ -148,6 +148,14 @@ class AutogradProtocol(LanguageServerProtocol):
             return
         yield from super().lsp_text_document__did_close(params)
 
+    @lsp_method(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def lsp_notebook_document__did_change(self, params: types.DidChangeNotebookDocumentParams):
+        if self.workspace.get_notebook_document(notebook_uri=params.notebook_document.uri) is None:
+            self._server.log_message(f"autograd-lsp: ignored notebookDocument/didChange for {params.notebook_document.uri}, "
+                                     "which is not open", types.MessageType.Warning)
+            return
+        yield from super().lsp_notebook_document__did_change(params)
+
     def _is_open(self, uri: str) -> bool:
         from urllib.parse import unquote
 
