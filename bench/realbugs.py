@@ -111,9 +111,10 @@ def render(result: dict, markdown: bool) -> str:
         cells = (code, entry["bugs"], f"{entry['file']} ({entry['file'] / bugs:.0%})", f"{entry['line']} ({entry['line'] / bugs:.0%})")
         lines.append("| " + " | ".join(map(str, cells)) + " |" if markdown else "{:<6} {:>4}  file {:<10} line {}".format(*cells))
     missed = [r for r in result["programs"] if len(r["found"]) < len(r["expected"])]
+    unfound = lambda r: " ".join(m for m in r["expected"] if m not in r["found"])  # noqa: E731
     extra = [r for r in result["programs"] if r["extra"]]
     lines.append("")
-    lines.append(f"missed ({len(missed)}): " + ", ".join(f"{r['program']} [{' '.join(r['expected'])}]" for r in missed))
+    lines.append(f"markers not found ({len(missed)} programs): " + ", ".join(f"{r['program']} [{unfound(r)}]" for r in missed))
     lines.append(f"extra findings ({len(extra)}): " + ", ".join(f"{r['program']} [{' '.join(r['extra'])}]" for r in extra))
     if any("reproduced" in r for r in result["programs"]):
         failed = [r for r in result["programs"] if not r.get("reproduced")]
