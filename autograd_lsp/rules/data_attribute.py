@@ -15,7 +15,7 @@ initialisation code outside training loops (`m.weight.data.normal_(0, 0.02)` in 
 
 ## Why is this bad?
 `x.data` is `x` with autograd switched off *and* without the version counter that protects the backward
-pass (seeds 002, 003). An in-place change through it is invisible to autograd: if a pending graph saved
+pass. An in-place change through it is invisible to autograd: if a pending graph saved
 `x`, its backward silently uses the new values and produces gradients of a loss that was never computed.
 A read through it silently removes that path from the gradient, which `.detach()` does explicitly and
 safely (a later in-place change then raises instead of corrupting gradients).

@@ -4,7 +4,7 @@ Flags calls to `torch.range(start, end, step)` (under any import alias).
 ## Why is this bad?
 `torch.range` is deprecated and will be removed. It is also easy to misread: unlike Python's `range`
 and `torch.arange`, it *includes* its end point, and it always returns a floating point tensor
-(the default dtype) even for integer arguments (seed 003).
+(the default dtype) even for integer arguments: `torch.range(1, 4)` is `tensor([1., 2., 3., 4.])`.
 
 ## Example
 ```python

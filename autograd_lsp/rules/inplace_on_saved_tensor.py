@@ -10,7 +10,8 @@ later `.backward()` whose loss was computed through the saving operation, or the
 ## Why is this bad?
 To compute gradients, autograd keeps references to some tensors of the forward pass. Each tensor has a
 version counter that in-place operations bump; at backward, autograd checks that the saved tensors are
-still at the version it saved, and refuses otherwise (seed 003 §7.2). `.detach()` shares the version
+still at the version it saved, and refuses otherwise ("one of the variables needed for gradient computation has been modified by an
+inplace operation"). `.detach()` shares the version
 counter, so editing a detached view fails the same way. (Editing through `.data` is not detected by
 PyTorch at all and silently corrupts the gradients: see AG008.)
 

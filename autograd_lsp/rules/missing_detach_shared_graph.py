@@ -2,7 +2,7 @@
 Flags a forward output consumed by two losses that are backpropagated by separate `backward()` calls with
 an `optimizer.step()` between them, where the first loss reaches the shared output without `.detach()`:
 the GAN pattern, where the discriminator loss uses the generator's `fake` and the generator loss uses it
-again (seeds 000 and 001). Helpers of the same workspace count: `d_step(fake)` then `g_step(fake)`.
+again (the DCGAN training loop). Helpers of the same workspace count: `d_step(fake)` then `g_step(fake)`.
 
 ## Why is this bad?
 The first `backward()` frees the saved tensors of every node it passes through, including the generator's

@@ -11,7 +11,7 @@ with an explicit `device=`, attributes only used in `__init__` or only as indice
 
 ## Why is this bad?
 A plain tensor attribute is not part of the module's state: `model.to(device)` / `.cuda()` / `.half()`
-move parameters and buffers but leave it where it was, and `state_dict()` does not contain it (seed 002).
+move parameters and buffers but leave it where it was, and `state_dict()` does not contain it.
 On a GPU the first forward then fails with a device mismatch; on CPU everything looks fine, which is why
 it survives until deployment.
 

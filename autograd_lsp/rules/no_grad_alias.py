@@ -7,7 +7,8 @@ update) has changed `a`.
 ## Why is this bad?
 `no_grad()` only affects tensors *computed* inside it. An assignment computes nothing: `b` is `a`, the
 same tensor object, so `b.requires_grad` is still `True`, gradients still flow through `b` into `a`, and
-every in-place update of `a` (an optimizer step) shows up in `b` (seed 002). A "frozen reference" built
+every in-place update of `a` (an optimizer step) shows up in `b`
+(`with torch.no_grad(): b = a`, then `b.backward()` still fills `a.grad`). A "frozen reference" built
 this way is never frozen: a proximal term `(w - w_ref)` stays zero, a target network stays identical to
 the online one.
 

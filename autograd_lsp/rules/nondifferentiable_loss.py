@@ -7,7 +7,8 @@ casts to integer or bool (`.long()`, `.int()`, `.bool()`), `round`, `floor`, `ce
 ## Why is this bad?
 Those operations have no gradient. Integer results (argmax, comparisons, casts) cut the graph: the loss
 does not require grad and `backward()` raises. Rounding-like functions keep a graph whose gradient is zero
-everywhere: training runs and nothing learns (seed 002). The usual cause is training on a metric, such
+everywhere: training runs and nothing learns (`torch.round(x).sum().backward()`
+leaves `x.grad` all zeros). The usual cause is training on a metric, such
 as accuracy or an error rate, instead of a differentiable surrogate.
 
 ## Example

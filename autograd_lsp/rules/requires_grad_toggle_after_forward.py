@@ -8,7 +8,7 @@ reported when the tensors are known to have been frozen (otherwise the call chan
 
 ## Why is this bad?
 Autograd records the graph during the forward, and changing `requires_grad` afterwards does not change the
-pending graph (seed 001). Parameters unfrozen after the forward are not in it: they get no gradient in this
+pending graph. Parameters unfrozen after the forward are not in it: they get no gradient in this
 step (`p.grad` stays `None`), silently. Parameters frozen after the forward are skipped by the backward,
 but the graph saved their values: editing them in place (pruning, re-initialising, clamping) before the
 backward makes it fail the version check.

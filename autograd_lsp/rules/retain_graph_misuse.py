@@ -5,7 +5,7 @@ error), and where nothing reuses the retained graph at all (a warning: pure memo
 ## Why is this bad?
 `retain_graph=True` is usually added to silence "Trying to backward through the graph a second time".
 The graph it keeps alive saved the parameters' values at forward time; once `optimizer.step()` changes
-them in place, a backward through that old graph fails the version check (seed 001). When nothing
+them in place, a backward through that old graph fails the version check ("modified by an inplace operation"). When nothing
 backwards through the graph again, retaining it only holds its memory until the tensors die.
 
 ## Example

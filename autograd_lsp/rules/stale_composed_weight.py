@@ -8,7 +8,8 @@ The composition ran once. `optimizer.step()` updates the leaves in place, but th
 holds the values it had when it was built, and its part of the graph was freed by the first
 `backward()`. Depending on which ops built it, the second iteration raises "Trying to backward through
 the graph a second time", a version-counter error, or — when the composition saved no tensors — trains
-silently on stale weights (seed 000).
+silently on stale weights (a conv2d weight stacked from two scalar leaves `a` and `b` once, before the
+training loop).
 
 ## Example
 ```python

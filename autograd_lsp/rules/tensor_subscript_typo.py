@@ -4,7 +4,8 @@ Flags a torch factory that is subscripted instead of called: `torch.tensor[[1., 
 
 ## Why is this bad?
 `torch.tensor` is a function; square brackets try to index the function object itself, which Python
-refuses the moment the line runs (seed 003). The brackets were meant as the list literal, or as the call.
+refuses the moment the line runs ("'builtin_function_or_method' object is not
+subscriptable"). The brackets were meant as the list literal, or as the call.
 
 ## Example
 ```python

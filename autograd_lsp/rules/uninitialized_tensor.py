@@ -10,7 +10,8 @@ anything passed to an unknown function (which may fill it) are left alone.
 
 ## Why is this bad?
 These constructors allocate memory and leave whatever bytes were there: the values are garbage — zeros
-on one run, `1e-38` or `nan` on the next (seed 003 §8, `torch.FloatTensor(2)` vs `torch.FloatTensor([2])`).
+on one run, `1e-38` or `nan` on the next (`torch.FloatTensor(2)` is two uninitialised
+floats; `torch.FloatTensor([2])` is the value 2).
 Nothing raises; results are silently wrong and not reproducible.
 
 ## Example
