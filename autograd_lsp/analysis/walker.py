@@ -1015,7 +1015,7 @@ class Walker:
                             graph=frozenset(), nondiff=None, line=node.lineno, node=node)
         if method in api.FLOAT_RESULT_METHODS and uses.keeps_values(method):  # x.float(), x.double()
             return self.derive(node, recv, [(recv, receiver)], dtype=api.FLOAT)
-        if method == "to" or (method == "type" and (node.args or node.keywords)):  # x.type() alone is a type name
+        if method == "to" or (method == "type" and (node.args or event.keyword("dtype"))):  # x.type() alone is a type name
             dtype = None
             for arg in [*node.args, *(kw.value for kw in node.keywords if kw.arg == "dtype")]:
                 dtype = dtype or api.dtype_class(self.imports.qualname(arg))
@@ -1023,6 +1023,8 @@ class Walker:
                     dtype = dtype or api.tensor_type_class(arg.value)  # x.type("torch.LongTensor")
             if dtype == api.INT:
                 return self.derive(node, recv, [(recv, receiver)], dtype=api.INT, nondiff="to")
+            if method == "type":  # always a dtype change: unknown unless the argument names it
+                return self.derive(node, recv, [(recv, receiver)], dtype=dtype, keep_dtype=False)
             return self.derive(node, recv, [(recv, receiver)], dtype=dtype or recv.dtype)
         if method in api.NONDIFFERENTIABLE:
             dtype = api.INT if method in api.INT_RESULT_METHODS else recv.dtype

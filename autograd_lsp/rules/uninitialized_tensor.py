@@ -1,6 +1,7 @@
 """## What it does
 Flags `torch.empty(...)`, `torch.empty_like(...)`, `torch.Tensor(n, ...)` / `torch.FloatTensor(n)` (sizes, not
-data) whose values are read — used in arithmetic, a torch function or a module's forward, printed,
+data), also through `nn.Parameter(...)` / `Variable(...)`, whose values are read — used in arithmetic, a torch
+function or a module's forward (directly or as an element of a list, `torch.cat([a, w])`), printed,
 indexed, accumulated into with `+=`, or bound to a name and returned — before anything writes them. Writes are `fill_`, `zero_`, `copy_`, `uniform_`,
 `normal_`, any `nn.init.*`, index assignment `x[i] = …`, and `out=`. A module attribute
 `self.w = nn.Parameter(torch.Tensor(n, m))` is flagged only when nothing in the file ever initialises
