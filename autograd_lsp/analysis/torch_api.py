@@ -52,6 +52,9 @@ SET_GRAD_ENABLED = {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"}
 DEFAULT_DTYPE_SETTERS = {"torch.set_default_dtype", "torch.set_default_tensor_type"}
 
 PARAMETER_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
+# The legacy wrapper: `Variable(t)` is a leaf sharing t's storage, requiring grad only when asked (requires_grad=False).
+VARIABLE_CLASSES = {"torch.autograd.Variable", "torch.autograd.variable.Variable"}
+TENSOR_WRAPPERS = PARAMETER_CLASSES | VARIABLE_CLASSES
 MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module", "pytorch_lightning.LightningModule", "lightning.LightningModule",
                 "lightning.pytorch.LightningModule", "pytorch_lightning.core.LightningModule", "torch.nn.Sequential"}
 # nn.Module methods: registering a tensor with the module, and overriding how it moves between devices.
@@ -133,6 +136,13 @@ def dtype_class(qualname: str | None) -> str | None:
     if name in INT_DTYPES:
         return INT
     return None
+
+
+def tensor_type_class(name: str) -> str | None:
+    """"torch.LongTensor", "torch.cuda.FloatTensor" (the legacy names `Tensor.type` takes) -> int, float."""
+    if not name.startswith("torch."):
+        return None
+    return _LEGACY_CLASS.get(name.rsplit(".", 1)[-1])
 
 
 OPTIMIZER_NAMES = {"opt", "optim", "optimizer", "optimiser", "opt_g", "opt_d", "optimizer_g", "optimizer_d", "g_optimizer", "d_optimizer"}

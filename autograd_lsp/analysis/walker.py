@@ -1305,12 +1305,16 @@ class Walker:
                             graph=frozenset(), nondiff=None, line=node.lineno, node=node)
         if method in api.FLOAT_RESULT_METHODS and uses.keeps_values(method):  # x.float(), x.double()
             return self.derive(node, recv, [(recv, receiver)], dtype=api.FLOAT)
-        if method == "to":
+        if method == "to" or (method == "type" and (node.args or event.keyword("dtype"))):  # x.type() alone is a type name
             dtype = None
             for arg in [*node.args, *(kw.value for kw in node.keywords if kw.arg == "dtype")]:
                 dtype = dtype or api.dtype_class(self.imports.qualname(arg))
+                if method == "type" and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    dtype = dtype or api.tensor_type_class(arg.value)  # x.type("torch.LongTensor")
             if dtype == api.INT:
                 return self.derive(node, recv, [(recv, receiver)], dtype=api.INT, nondiff="to")
+            if method == "type":  # always a dtype change: unknown unless the argument names it
+                return self.derive(node, recv, [(recv, receiver)], dtype=dtype, keep_dtype=False)
             return self.derive(node, recv, [(recv, receiver)], dtype=dtype or recv.dtype)
         if method in api.NONDIFFERENTIABLE:
             dtype = api.INT if method in api.INT_RESULT_METHODS else recv.dtype
@@ -1400,12 +1404,14 @@ class Walker:
     def torch_call(self, node: ast.Call, qualname: str, arg_provs) -> Provenance | None:
         short = qualname.rsplit(".", 1)[-1]
         module = qualname[: -len(short) - 1]
-        if qualname in api.PARAMETER_CLASSES:
+        if qualname in api.TENSOR_WRAPPERS:
             data = arg_provs[0] if arg_provs else None
             kw = next((k for k in node.keywords if k.arg == "requires_grad"), None)
-            requires_grad = _const(kw.value) if kw is not None else (_const(node.args[1]) if len(node.args) > 1 else True)
+            default = qualname in api.PARAMETER_CLASSES
+            requires_grad = _const(kw.value) if kw is not None else (_const(node.args[1]) if len(node.args) > 1 else default)
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=requires_grad if isinstance(requires_grad, bool) else None,
-                              dtype=data.dtype if data is not None and data.kind is Kind.TENSOR else None, origin="nn.Parameter",
+                              dtype=data.dtype if data is not None and data.kind is Kind.TENSOR else None,
+                              origin="nn.Parameter" if default else "Variable",
                               no_grad=self.no_grad, loop=self.loop, epoch=self.epoch, scalar=data.scalar if data is not None else None,
                               uninitialised=bool(data is not None and data.uninitialised), node=node)
         if qualname.startswith(api.OPTIMIZER_PREFIXES) and short[:1].isupper():

@@ -75,8 +75,9 @@ def _factory_finding(model, event: CallEvent, keyword):
     call = event.node
     torch = model.imports.torch_alias or "torch"
     name = model.text(call.func)
-    if event.result.origin == "nn.Parameter":
-        message = f"`{name}(...)` wraps an integer tensor: a Parameter requires grad, which needs a floating point dtype"
+    if event.result.origin in ("nn.Parameter", "Variable"):  # a wrapper takes no dtype=: convert what it wraps
+        what = "a Parameter requires grad" if event.result.origin == "nn.Parameter" else "it is asked to require grad"
+        message = f"`{name}(...)` wraps an integer tensor: {what}, which needs a floating point dtype"
         fixes = []
         if call.args:
             fixes.append(Fix("Convert the data with `.float()`", Safety.UNSAFE, (Edit(_end(model, call.args[0]), ".float()"),)))

@@ -1,6 +1,7 @@
 """## What it does
 Flags `torch.empty(...)`, `torch.empty_like(...)`, `torch.Tensor(n, ...)` / `torch.FloatTensor(n)` (sizes, not
-data) whose values are read — used in arithmetic, a torch function or a module's forward, printed,
+data), also through `nn.Parameter(...)` / `Variable(...)`, whose values are read — used in arithmetic, a torch
+function or a module's forward (directly or as an element of a list, `torch.cat([a, w])`), printed,
 indexed, accumulated into with `+=`, or bound to a name and returned — before anything writes them. Writes are `fill_`, `zero_`, `copy_`, `uniform_`,
 `normal_`, any `nn.init.*`, index assignment `x[i] = …`, and `out=`. A module attribute
 `self.w = nn.Parameter(torch.Tensor(n, m))` is flagged only when nothing in the file ever initialises
@@ -277,7 +278,21 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
             return ESCAPE, None
         if isinstance(parent, ast.Expr):
             return NEUTRAL, None
+        if isinstance(parent, (ast.List, ast.Tuple)) and isinstance(parent.ctx, ast.Load):
+            return _element_of_argument(model, parent, parent_of, values)
         return ESCAPE, None
+
+
+def _element_of_argument(model: ModuleModel, sequence: ast.expr, parent_of, values) -> tuple[str, ast.AST | None]:
+    """`torch.cat([a, w])`, `model((x, w))`: an element of a literal list that a call computes with is read with it;
+    anywhere else (stored, passed to an unknown function) the list may be filled or kept for later: beyond us."""
+    call = parent_of.get(id(sequence))
+    if not isinstance(call, ast.Call) or not any(arg is sequence for arg in call.args):
+        return ESCAPE, None
+    if model.imports.qualname(call.func) in api.TENSOR_WRAPPERS:
+        return ESCAPE, None
+    kind, where = _call_argument(model, call, sequence, parent_of, values)
+    return (READ, where) if kind == READ else (ESCAPE, None)
 
 
 def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, parent_of, values) -> tuple[str, ast.AST | None]:
@@ -293,7 +308,7 @@ def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, pare
         if method in uses.REPORTER_METHODS:
             return READ, call
         return ESCAPE, None
-    if qualname in api.PARAMETER_CLASSES and call.args and call.args[0] is arg:
+    if qualname in api.TENSOR_WRAPPERS and call.args and call.args[0] is arg:  # nn.Parameter(t), Variable(t): t's storage
         values.add(id(call))
         return _classify(model, call, parent_of, values)
     if qualname in uses.PRINTERS:
