@@ -324,6 +324,15 @@ def to_dot(doc: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def _problem_text(node: dict) -> str:
+    for s in node.get("saved") or ():
+        if s["state"] == "modified":
+            return f"saved {s['attr']} v{s['saved_version']}, now v{s['version']}"
+        if s["state"] == "freed":
+            return f"saved {s['attr']} freed"
+    return ""
+
+
 def layout(doc: dict) -> dict:
     """Layered positions: {"nodes": {id: (x, y, w, h)}, "width", "height"}."""
     nodes = {n["id"]: n for n in doc["graph"]["nodes"]}
@@ -361,8 +370,8 @@ def layout(doc: dict) -> dict:
     layers: dict[int, list[int]] = {}
     for n in order:
         layers.setdefault(depth[n], []).append(n)
-    widths = {n: max(len(_short_title(nodes[n])), len(_sub_title(nodes[n]))) * 7 + 24 for n in nodes}
-    height, gap_x, gap_y = 44, 18, 46
+    widths = {n: max(len(_short_title(nodes[n])), len(_sub_title(nodes[n])), len(_problem_text(nodes[n]))) * 7 + 24 for n in nodes}
+    height, gap_x, gap_y = 58, 18, 40
     pos: dict[int, tuple[float, float, float, float]] = {}
     parents: dict[int, list[int]] = {}
     for a, b in doc["graph"]["edges"]:
@@ -411,6 +420,9 @@ def to_svg(doc: dict) -> str:
         out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h}" rx="{rx:.1f}" fill="{fill}" stroke="{stroke}" stroke-width="{2 if node.get("problem") else 1.2}"/>')
         out.append(f'<text x="{x + w / 2:.1f}" y="{y + 18:.1f}" text-anchor="middle" font-weight="bold">{html.escape(_short_title(node))}</text>')
         out.append(f'<text x="{x + w / 2:.1f}" y="{y + 34:.1f}" text-anchor="middle" fill="#444">{html.escape(_sub_title(node))}</text>')
+        problem = _problem_text(node)
+        if problem:
+            out.append(f'<text x="{x + w / 2:.1f}" y="{y + 50:.1f}" text-anchor="middle" fill="#c62828">{html.escape(problem)}</text>')
         out.append("</g>")
     out.append("</svg>")
     return "\n".join(out) + "\n"
