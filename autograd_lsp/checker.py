@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import ast
 import logging
+import sys
+import threading
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +19,17 @@ from .source import Source, read_source
 log = logging.getLogger(__name__)
 
 DEFAULT_SETTINGS = Settings()
+
+UNREADABLE_NAME = "unreadable"  # AG000 too: a file that cannot be read as Python (missing, undecodable)
+NOT_ANALYSED_NAME = "not-analysed"  # AG000 too: a file that parses but that the analysis cannot walk
+# A file nested deeper than the walker's recursion allows (a long `a + a + ...` chain) is analysed again on a
+# thread of its own with a larger stack and recursion limit. CPython's parser stops at ~3,000 nested terms
+# with the default limit and the walk takes ~2 frames per level (measured on chains of operators, attributes,
+# calls, `elif`s): ~6,000 frames; 50,000 leaves room for the rules and cross-module resolution. A frame costs
+# ~1.3 KiB of C stack at worst (calls through C), hence 256 MiB: reserved, touched only as used.
+DEEP_RECURSION_LIMIT = 50_000
+DEEP_STACK_BYTES = 256 * 1024 * 1024
+_DEEP_LOCK = threading.Lock()  # one deep analysis at a time: the recursion limit is per process
 
 
 @dataclass
@@ -39,7 +52,19 @@ def parse(source: Source) -> ast.Module | Finding:
         return Finding(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Severity.ERROR, f"SyntaxError: {error.msg}", Span(line, col, end_line, end_col))
     except (RecursionError, MemoryError, ValueError) as error:
         # ValueError: source with NUL bytes; RecursionError: absurdly nested expressions.
+        # Python itself cannot compile these either (RecursionError: nested deeper than its parser allows).
         return Finding(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Severity.ERROR, f"cannot parse: {type(error).__name__}: {error}", Span(1, 0, 1, 0))
+
+
+def unreadable(reason: str) -> Finding:
+    """The finding of a file that cannot be read as Python: missing, undecodable, not a notebook."""
+    return Finding(SYNTAX_ERROR_CODE, UNREADABLE_NAME, Severity.ERROR, reason, Span(1, 0, 1, 0))
+
+
+def not_analysed(reason: str) -> Finding:
+    """The finding of a file that parses but was not analysed: never reported as passing."""
+    return Finding(SYNTAX_ERROR_CODE, NOT_ANALYSED_NAME, Severity.ERROR,
+                   f"could not be analysed: {reason}; no rule checked this file", Span(1, 0, 1, 0))
 
 
 def check_source(source: Source, settings: Settings = DEFAULT_SETTINGS, resolver=None, rules=None) -> CheckResult:
@@ -47,18 +72,54 @@ def check_source(source: Source, settings: Settings = DEFAULT_SETTINGS, resolver
     if isinstance(tree, Finding):
         return CheckResult(source, [tree])
     try:
-        model = build_model(tree, source, resolver=resolver)
+        return _analyse(tree, source, settings, resolver, rules)
     except RecursionError:
-        log.warning("%s: too deeply nested to analyse", source.path)
-        return CheckResult(source, [])
+        pass
+    outcome: list = []
+
+    def deep() -> None:
+        previous = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(previous, DEEP_RECURSION_LIMIT))
+        try:
+            outcome.append(_analyse(tree, source, settings, resolver, rules))
+        except RecursionError:
+            pass
+        finally:
+            sys.setrecursionlimit(previous)
+
+    with _DEEP_LOCK:
+        try:
+            previous_size = threading.stack_size(DEEP_STACK_BYTES)
+            try:
+                worker = threading.Thread(target=deep, name="autograd-lsp-deep-analysis", daemon=True)
+                worker.start()
+            finally:
+                threading.stack_size(previous_size)
+            worker.join()
+        except (RuntimeError, ValueError, MemoryError) as error:  # no thread with such a stack on this system
+            log.warning("%s: no thread for a deep analysis: %s", source.path, error)
+    if outcome:
+        return outcome[0]
+    log.warning("%s: too deeply nested to analyse", source.path)
+    return CheckResult(source, [not_analysed(f"nested more than {DEEP_RECURSION_LIMIT:,} calls deep for the analysis")])
+
+
+def _analyse(tree: ast.Module, source: Source, settings: Settings, resolver, rules) -> CheckResult:
+    """The model and the rules; RecursionError propagates so that check_source can retry on a deeper stack."""
+    model = build_model(tree, source, resolver=resolver)
     findings: list[Finding] = []
     errors: list[str] = []
     for rule in rules if rules is not None else ALL_RULES:
         if not settings.enabled(rule.code, source.path):
             continue
         try:
+            # A rule may set a finding's severity per case (AG003's never-reused graph is a warning); only a
+            # configured `severity` for the code replaces it.
+            configured = settings.severity.get(rule.code)
             for finding in rule.check(model):
-                findings.append(finding if finding.severity == settings.severity_of(rule.code, rule.severity) else finding.with_severity(settings.severity_of(rule.code, rule.severity)))
+                findings.append(finding if configured in (None, finding.severity) else finding.with_severity(configured))
+        except RecursionError:
+            raise  # not a broken rule: a tree deeper than this stack; skipping the rule would be a silent pass
         except Exception:  # a broken rule must not take the others (or the server) down
             errors.append(f"rule {rule.code} ({rule.name}) failed on {source.path or '<buffer>'}:\n{traceback.format_exc()}")
             log.error(errors[-1])

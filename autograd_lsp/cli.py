@@ -9,12 +9,14 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from . import __version__, report
-from .checker import check_source
+from .checker import check_source, unreadable
 from .config import ConfigError, Settings, load_settings
-from .findings import Finding, Safety, Severity, Span
-from .fixes import apply_fixes, choose_fixes
-from .rules import ALL_RULES, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, find_rule
-from .source import SourceError, read_source
+from .docs import AG000_DOC, AG000_NAMES, is_ag000
+from .findings import Edit, Finding, Span
+from .fixes import apply_edits, apply_edits_keeping_newlines, choose_fixes
+from .notebook import with_cells
+from .rules import ALL_RULES, SYNTAX_ERROR_CODE, find_rule
+from .source import Source, SourceError, decode_python, join_cells, normalise, read_source
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 MAX_FIX_PASSES = 10
@@ -124,6 +126,9 @@ def run_rule(args) -> int:
         for rule in ALL_RULES:
             print(f"{rule.code}  {rule.name:<{width}}  {rule.severity.value:<7}  {rule.summary}")
         return EXIT_CLEAN
+    if is_ag000(args.code):
+        print(f"# {SYNTAX_ERROR_CODE} {' / '.join(AG000_NAMES)} (error)\n\n{AG000_DOC}")
+        return EXIT_CLEAN
     rule = find_rule(args.code)
     if rule is None:
         print(f"autograd-lsp: error: unknown rule {args.code!r} (see `autograd-lsp rule --all`)", file=sys.stderr)
@@ -157,7 +162,7 @@ def _check_one(job) -> tuple[str, object, list[Finding], bool]:
     try:
         source = read_source(path)
     except SourceError as error:
-        return str(path), None, [Finding(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Severity.ERROR, str(error).split(": ", 1)[-1], Span(1, 0, 1, 0))], False
+        return str(path), None, [unreadable(str(error).split(": ", 1)[-1])], False
     cache = _cache(cache_spec)
     if cache is not None and (cached := cache.get(path, source.text)) is not None:
         return str(path), source, cached, True
@@ -210,11 +215,11 @@ def run_check(args) -> int:
     _quiet_gc()
 
     settings = _settings(args)
+    for warning in settings.warnings:
+        print(f"autograd-lsp: warning: {warning}", file=sys.stderr)
+    # A path that does not exist is reported like an unreadable file (as ruff does): the others are still checked.
     missing = [p for p in args.paths if not Path(p).exists()]
-    if missing:
-        print(f"autograd-lsp: error: {missing[0]}: no such file or directory", file=sys.stderr)
-        return EXIT_ERROR
-    files = list(iter_files(args.paths, settings))
+    files = list(iter_files([p for p in args.paths if p not in missing], settings))
     cache_spec = None
     if not args.no_cache:
         settings_key = repr((sorted(settings.select), sorted((k, v.value) for k, v in settings.severity.items()),
@@ -230,22 +235,20 @@ def run_check(args) -> int:
 
     unsafe = args.unsafe_fixes
     fixed_total = 0
-    entries = []
+    entries = [report.FileFindings(path, None, [unreadable("no such file or directory")]) for path in missing]
     for path, source, findings, _ in results:
-        if (args.fix or args.diff) and source is not None and not source.cells:
-            findings, fixed, new_text = _fix_file(source, findings, settings, unsafe, path, not args.no_cross_module)
-            if fixed:
-                fixed_total += fixed
-                if args.diff:
-                    sys.stdout.write("".join(difflib.unified_diff(source.text.splitlines(True), new_text.splitlines(True), f"a/{path}", f"b/{path}")))
-                else:
-                    Path(path).write_text(new_text, encoding="utf-8")
+        if (args.fix or args.diff) and source is not None:
+            fix = _fix_notebook if source.cells is not None else _fix_file
+            findings, fixed = fix(source, findings, settings, unsafe, path, not args.no_cross_module, args.diff)
+            fixed_total += fixed
         entries.append(report.FileFindings(path, source, findings))
 
     all_findings = [f for entry in entries for f in entry.findings]
     if args.diff:
+        for path in missing:
+            print(f"autograd-lsp: error: {path}: no such file or directory", file=sys.stderr)
         print(f"Would fix {fixed_total} problem{'s' if fixed_total != 1 else ''}.", file=sys.stderr)
-        return EXIT_FINDINGS if fixed_total and not args.exit_zero else EXIT_CLEAN
+        return EXIT_FINDINGS if (fixed_total or missing) and not args.exit_zero else EXIT_CLEAN
     if args.format == "json":
         print(report.as_json(entries))
     elif args.format == "sarif":
@@ -268,22 +271,112 @@ def run_check(args) -> int:
     return EXIT_CLEAN
 
 
-def _fix_file(source, findings, settings, unsafe, path, cross_module):
-    """Apply fixes repeatedly (a fix can reveal or move other findings) until none apply."""
-    text, fixed = source.text, 0
-    current = findings
+def _fix_passes(source, findings, settings, unsafe, path, cross_module, apply):
+    """Apply fixes repeatedly (a fix can reveal or move other findings) until none apply. `apply(source, fixes)`
+    makes the next source from the fixes it can apply, and says how many; returns (findings, fixes, source)."""
+    current, fixed = findings, 0
     resolver = _resolver(Path(path)) if cross_module else None
     for _ in range(MAX_FIX_PASSES):
         fixes = choose_fixes([f for f in current if f.code != SYNTAX_ERROR_CODE], unsafe)
         if not fixes:
             break
         try:
-            text = apply_fixes(text, fixes)
+            source, applied = apply(source, fixes)
         except ValueError:
             break
-        fixed += len(fixes)
-        current = check_source(type(source)(text, source.path), settings, resolver=resolver).findings
-    return current, fixed, text
+        if not applied:
+            break
+        fixed += applied
+        current = check_source(source, settings, resolver=resolver).findings
+    return current, fixed, source
+
+
+def _fix_file(source, findings, settings, unsafe, path, cross_module, diff):
+    """Fix a .py file in place (or show the diff), keeping its encoding, BOM and every line ending."""
+    try:
+        raw, encoding = decode_python(Path(path).read_bytes(), path)
+    except (OSError, SourceError):
+        return findings, 0
+    if normalise(raw) != source.text:  # changed since it was checked
+        return findings, 0
+    texts = [raw]
+
+    def apply(current, fixes):
+        texts.append(apply_edits_keeping_newlines(texts[-1], [edit for fix in fixes for edit in fix.edits]))
+        return Source(normalise(texts[-1]), current.path), len(fixes)
+
+    findings, fixed, fixed_source = _fix_passes(source, findings, settings, unsafe, path, cross_module, apply)
+    if fixed:
+        if diff:
+            sys.stdout.write(_unified(source.text, fixed_source.text, f"a/{path}", f"b/{path}"))
+        else:
+            try:
+                Path(path).write_bytes(texts[-1].encode(encoding))
+            except UnicodeEncodeError:  # a fix's text the file's declared encoding cannot hold
+                print(f"autograd-lsp: error: {path}: the fixes do not fit its {encoding} encoding; not written", file=sys.stderr)
+                return findings, 0
+    return findings, fixed
+
+
+def _fix_notebook(source, findings, settings, unsafe, path, cross_module, diff):
+    """Fix a notebook's code cells in place (or show a diff per cell): only the changed cells' sources are
+    rewritten; outputs, metadata and the other cells keep their values and the file its JSON layout."""
+    texts = {cell.index: cell.text for cell in source.cells}
+
+    def apply(current, fixes):
+        per_cell: dict[int, list] = {}
+        applied = 0
+        for fix in fixes:
+            edits = _cell_edits(current, fix)
+            if edits is not None:
+                applied += 1
+                for index, edit in edits:
+                    per_cell.setdefault(index, []).append(edit)
+        for index, edits in per_cell.items():
+            texts[index] = apply_edits(texts[index], edits)
+        return join_cells([(cell.index, texts[cell.index]) for cell in current.cells], current.path), applied
+
+    findings, fixed, _ = _fix_passes(source, findings, settings, unsafe, path, cross_module, apply)
+    changed = {cell.index: texts[cell.index] for cell in source.cells if texts[cell.index] != cell.text}
+    if not changed:
+        return findings, 0
+    if diff:
+        for cell in source.cells:
+            if cell.index in changed:
+                name = f"{path}:cell {cell.index + 1}"
+                sys.stdout.write(_unified(cell.text, changed[cell.index], f"a/{name}", f"b/{name}"))
+        return findings, fixed
+    try:
+        raw = Path(path).read_text(encoding="utf-8")
+        Path(path).write_text(with_cells(raw, changed), encoding="utf-8", newline="")
+    except (OSError, ValueError, KeyError, IndexError) as error:
+        print(f"autograd-lsp: error: {path}: fixes not written: {error}", file=sys.stderr)
+        return findings, 0
+    return findings, fixed
+
+
+def _cell_edits(source, fix) -> list | None:
+    """A fix's edits in the coordinates of the cells they fall in; None when one crosses a cell boundary or
+    touches text that was IPython syntax (masked for the analysis, so not what the fix saw)."""
+    out = []
+    for edit in fix.edits:
+        cell = next((c for c in source.cells if c.contains(edit.span.line)), None)
+        if cell is None or not cell.contains(edit.span.end_line):
+            return None
+        own = cell.text.split("\n")
+        for line in range(edit.span.line, edit.span.end_line + 1):
+            local = line - cell.first_line
+            if local in cell.masked:  # only `%time stmt` keeps Python there: an edit inside `stmt`, on one line
+                if line != edit.span.line or "\n" in edit.text or own[local][edit.span.col:] != source.line_text(line)[edit.span.col:]:
+                    return None
+        offset = cell.first_line - 1
+        out.append((cell.index, Edit(Span(edit.span.line - offset, edit.span.col, edit.span.end_line - offset, edit.span.end_col), edit.text)))
+    return out
+
+
+def _unified(old: str, new: str, a: str, b: str) -> str:
+    lines = difflib.unified_diff(old.splitlines(True), new.splitlines(True), a, b)
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fnmatch
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
@@ -56,6 +57,7 @@ class Settings:
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (glob, codes)
     exclude: tuple[str, ...] = ()
     root: Path | None = None  # where pyproject.toml was found; globs are relative to it
+    warnings: tuple[str, ...] = ()  # configuration that is not an error but is not read either (a misspelt table)
 
     def enabled(self, code: str, path: str | None = None) -> bool:
         if code == SYNTAX_ERROR_CODE:
@@ -171,7 +173,11 @@ def load_settings(start: Path, config_file: Path | None = None) -> Settings:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{path}: cannot read configuration: {error}") from None
-    table = data.get("tool", {}).get("autograd-lsp")
+    tools = data.get("tool", {}) if isinstance(data.get("tool"), dict) else {}
+    warnings = tuple(f"{path}: [tool.{name}] is not read: the table is [tool.autograd-lsp] (with a hyphen)"
+                     for name in tools if name != "autograd-lsp" and re.sub(r"[-_.\s]", "", name.lower()) == "autogradlsp")
+    table = tools.get("autograd-lsp")
     if table is None:
-        return Settings(root=path.parent)
-    return settings_from_table(table, root=path.parent, origin=f"{path} [tool.autograd-lsp]")
+        return Settings(root=path.parent, warnings=warnings)
+    settings = settings_from_table(table, root=path.parent, origin=f"{path} [tool.autograd-lsp]")
+    return replace(settings, warnings=warnings)

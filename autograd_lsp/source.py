@@ -1,9 +1,12 @@
 """Source text as the analyzer sees it: decoding, notebooks joined into one program, position maps."""
 from __future__ import annotations
 
-import json
+import codecs
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .notebook import NotebookError, code_cells, mask_cell
 
 
 class SourceError(Exception):
@@ -15,6 +18,11 @@ class Cell:
     index: int  # 0-based position among all cells of the notebook
     first_line: int  # 1-based line of the cell's first line in the joined program
     line_count: int
+    text: str = ""  # the cell's own text (LF line endings), IPython syntax and all
+    masked: frozenset[int] = frozenset()  # 0-based lines of the cell that were IPython syntax, masked for analysis
+
+    def contains(self, line: int) -> bool:
+        return self.first_line <= line < self.first_line + self.line_count
 
 
 @dataclass
@@ -46,48 +54,88 @@ class Source:
         return None
 
 
+    def in_cells(self, message: str) -> str:
+        """A message's `line N` references (lines of the joined program) as `cell C, line L` for notebooks."""
+        if not self.cells or "line " not in message:
+            return message
+
+        def cell_line(match: re.Match) -> str:
+            cell = self.cell_of(int(match.group(1)))
+            return match.group(0) if cell is None else f"cell {cell[0] + 1}, line {cell[1]}"
+
+        return _LINE_REFERENCE.sub(cell_line, message)
+
+
+_LINE_REFERENCE = re.compile(r"\bline (\d+)\b")
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def declared_encoding(data: bytes) -> str | None:
+    """The PEP 263 declaration of the first two lines (`# -*- coding: latin-1 -*-`), if any."""
+    for line in data[:4096].split(b"\n", 2)[:2]:  # (a slice: not a copy of the whole file)
+        match = _CODING.match(line)
+        if match:
+            return match.group(1).decode("ascii")
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            break  # the declaration must come before any code
+    return None
+
+
+def decode_python(data: bytes, path: str | None = None) -> tuple[str, str]:
+    """The text of a Python file and its encoding, as Python reads it: a UTF-8 BOM, else the PEP 263
+    declaration, else UTF-8. Line endings are kept (see `normalise`)."""
+    where = f"{path}: " if path else ""
+    if data.startswith(codecs.BOM_UTF8):
+        encoding = "utf-8-sig"
+    else:
+        declared = declared_encoding(data)
+        encoding = "utf-8"
+        if declared is not None:
+            try:
+                encoding = codecs.lookup(declared).name
+            except LookupError:
+                raise SourceError(f"{where}unknown encoding {declared!r} in the coding declaration (PEP 263)") from None
+    try:
+        return data.decode(encoding), encoding
+    except UnicodeDecodeError as error:
+        if encoding.startswith("utf-8") and declared_encoding(data) is None:
+            raise SourceError(f"{where}not valid UTF-8 (byte {error.start}) and no coding declaration: save the file as "
+                              f"UTF-8 or declare its encoding on line 1 or 2 (`# -*- coding: latin-1 -*-`, PEP 263)") from None
+        raise SourceError(f"{where}not valid {encoding} (byte {error.start}), the encoding its coding declaration names") from None
+
+
+def normalise(text: str) -> str:
+    """Line endings as the analysis sees them: every CRLF and lone CR becomes LF (line numbers are unchanged)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def decode(data: bytes, path: str | None = None) -> str:
+    """UTF-8 text (a notebook's JSON, an editor buffer's bytes) with normalised line endings."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         where = f"{path}: " if path else ""
-        raise SourceError(f"{where}not valid UTF-8 (byte {error.start}); autograd-lsp reads UTF-8 source only") from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _blank_magic(line: str) -> str:
-    # IPython magics and shell escapes are not Python; keep the line (positions) but drop its text.
-    stripped = line.lstrip()
-    if stripped.startswith(("%", "!", "?")) or stripped.endswith("?") and not stripped.startswith("#"):
-        return ""
-    return line
+        raise SourceError(f"{where}not valid UTF-8 (byte {error.start}); notebooks are UTF-8 JSON") from None
+    return normalise(text)
 
 
 def notebook_source(raw: str, path: str | None = None) -> Source:
     try:
-        notebook = json.loads(raw)
-        cells_json = notebook["cells"]
-    except (ValueError, KeyError, TypeError):
-        raise SourceError(f"{path or 'notebook'}: not a valid .ipynb notebook (JSON with a 'cells' list)") from None
-    return join_cells(
-        [(i, _cell_text(cell)) for i, cell in enumerate(cells_json) if isinstance(cell, dict) and cell.get("cell_type") == "code"],
-        path,
-    )
-
-
-def _cell_text(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
+        cells = code_cells(raw)
+    except NotebookError as error:
+        raise SourceError(f"{path or 'notebook'}: not a valid .ipynb notebook: {error}") from None
+    return join_cells(cells, path)
 
 
 def join_cells(cells: list[tuple[int, str]], path: str | None = None) -> Source:
-    """Join code cells (index, text) into one program; magics become blank lines."""
+    """Join code cells (index, text) into one program; IPython syntax is masked into Python of the same shape."""
     parts: list[str] = []
     cell_map: list[Cell] = []
     line = 1
     for index, text in cells:
-        lines = [_blank_magic(l) for l in text.replace("\r\n", "\n").split("\n")]
-        cell_map.append(Cell(index, line, len(lines)))
+        text = normalise(text)
+        lines, masked = mask_cell(text)
+        cell_map.append(Cell(index, line, len(lines), text, masked))
         parts.extend(lines)
         line += len(lines)
     return Source("\n".join(parts), path, cell_map)
@@ -99,7 +147,6 @@ def read_source(path: str | Path) -> Source:
         data = path.read_bytes()
     except OSError as error:
         raise SourceError(f"{path}: cannot read ({error.strerror})") from None
-    text = decode(data, str(path))
     if path.suffix == ".ipynb":
-        return notebook_source(text, str(path))
-    return Source(text, str(path))
+        return notebook_source(decode(data, str(path)), str(path))
+    return Source(normalise(decode_python(data, str(path))[0]), str(path))

@@ -96,7 +96,7 @@ def test_json_shape(tmp_path):
     items = json.loads(run("check", ".", "--format", "json", cwd=tmp_path).stdout)
     assert len(items) == 1
     item = items[0]
-    assert set(item) == {"path", "line", "column", "end_line", "end_column", "code", "name", "severity", "message", "fix"}
+    assert set(item) == {"path", "cell", "cell_line", "line", "column", "end_line", "end_column", "code", "name", "severity", "message", "fix"}
     assert (item["line"], item["column"], item["code"], item["name"], item["severity"]) == (2, 29, "AG004", "nonfloat-requires-grad", "error")
     assert item["fix"]["safety"] == "safe"
     assert item["fix"]["edits"] == [{"line": 2, "column": 47, "end_line": 2, "end_column": 47, "text": ", dtype=torch.float32"}]
@@ -244,9 +244,15 @@ def test_rule_all_lists_every_rule(tmp_path):
     assert run("rule", "AG999", cwd=tmp_path).returncode == 2
 
 
-def test_missing_path_is_an_error(tmp_path):
-    result = run("check", "nope.py", cwd=tmp_path)
-    assert result.returncode == 2 and "nope.py: no such file" in result.stderr
+def test_missing_path_is_reported_and_the_others_checked(tmp_path):
+    # as ruff does (E902): a finding of its own, exit 1, every other path still checked
+    write(tmp_path, "bug.py", BUG_AG001)
+    result = run("check", "nope.py", "bug.py", "--no-cache", cwd=tmp_path)
+    assert "nope.py:1:1: AG000 no such file or directory" in result.stdout
+    assert "bug.py:3:1: AG001" in result.stdout and "Found 2 problems" in result.stdout
+    assert result.returncode == 1
+    (item,) = [i for i in json.loads(run("check", "nope.py", "bug.py", "--format", "json", cwd=tmp_path).stdout) if i["path"] == "nope.py"]
+    assert (item["code"], item["name"]) == ("AG000", "unreadable")
 
 
 HELPER = "import torch\n\ndef compose(a, b):\n    return torch.stack((a, b))\n"

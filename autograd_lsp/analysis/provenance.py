@@ -40,6 +40,7 @@ class Provenance:
     param_deps: frozenset = frozenset()  # inside a function summary: indexes of the parameters it depends on
     uninitialised: bool = False  # torch.empty(...) / torch.Tensor(n): values not written yet
     node: object | None = None  # the ast node that created it (for related locations)
+    base: object | None = None  # a view's base (`w` for `w[0]`, `w.t()`): the tensor an in-place change of the view writes
 
     @property
     def is_tensor(self) -> bool:
@@ -88,6 +89,7 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         no_grad=a.no_grad and b.no_grad,
         saved_by=same("saved_by"),
         saved_node=same("saved_node"),
+        base=same("base"),
         nondiff=same("nondiff"),
         uninitialised=a.uninitialised and b.uninitialised,
         module_class=same("module_class"),

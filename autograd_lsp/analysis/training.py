@@ -18,6 +18,8 @@ from .walker import label as _label
 
 FORWARD, BACKWARD, STEP, ZERO_GRAD = "forward", "backward", "step", "zero_grad"
 STEP_HOOKS = {"training_step"}  # called by a framework once per batch
+GRAPH_RETURNING = {"forward", "training_step"}  # methods whose returned graph the caller backpropagates
+BACKWARD_WRAPPERS = {"accelerator", "fabric", "engine", "model_engine", "strategy"}  # `accelerator.backward(loss)`
 BACKWARD_METHODS = {"manual_backward"}  # Lightning's manual optimisation: `self.manual_backward(loss)`
 ZEROING_METHODS = {"zero_", "fill_", "mul_", "detach_", "requires_grad_"}  # on `p.grad`: `p.grad.zero_()`
 ZEROING_WORDS = ("zero", "clear_grad", "reset_grad", "set_grad_none", "grads_to_none", "grad_to_none")  # helpers we cannot see into

@@ -8,16 +8,12 @@ from __future__ import annotations
 import ast
 from ..source import Source
 from . import torch_api as api
+from . import uses
 from .imports import ImportTable
 from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, Loop,
                     ModuleModel, Scope, UseEvent)
 from .provenance import Kind, Provenance, flatten, merge
 
-PARAMLESS_LAYERS = {"ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "ELU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Dropout2d",
-                    "Identity", "Flatten", "Unflatten", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
-                    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "Upsample", "Softplus", "Mish", "Hardswish", "PixelShuffle"}
-PRINT_LIKE = {"print", "len", "isinstance", "type", "id", "repr", "str", "format", "hasattr", "getattr", "log", "info", "debug", "warning",
-              "add_scalar", "append_text", "set_postfix", "set_description", "write"}
 
 
 def label(node: ast.AST) -> str | None:
@@ -703,7 +699,7 @@ class Walker:
         right = self.ev(node.right, usage="operand")
         result = self.combine(node, [(left, node.left), (right, node.right)], binop=node.op)
         if result is not None and result.requires_grad and isinstance(node.op, (ast.Mult, ast.Div, ast.Pow, ast.MatMult)):
-            self._mark_saved([node.left] if isinstance(node.op, ast.Pow) else [node.left, node.right], _OPS[type(node.op)], node)
+            self._mark_saved([node.left, node.right], api.operator_op(node.op), node)
         return result
 
     def ev_BoolOp(self, node):
@@ -739,7 +735,8 @@ class Walker:
             return None
         if base.kind is not Kind.TENSOR:
             return None
-        return self.derive(node, base, [(base, node.value)], scalar=None)
+        result = self.derive(node, base, [(base, node.value)], scalar=None)
+        return self._view(result, base) if _basic_index(node.slice) else result  # w[0], w[:, 1]; not w[mask]
 
     def ev_Attribute(self, node):
         owner = self.ev(node.value, usage="receiver", callee="." + node.attr)
@@ -758,8 +755,8 @@ class Walker:
                              composed_from=frozenset(), graph=frozenset(), node=node, line=node.lineno)
         if attr == "grad":
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=owner.dtype, origin="grad", node=node)
-        if attr in ("T", "mT", "H", "mH", "real", "imag"):
-            return self.derive(node, owner, [(owner, node.value)])
+        if uses.attribute(attr) == uses.VIEW:  # .T, .mT, .real
+            return self._view(self.derive(node, owner, [(owner, node.value)]), owner)
         return None
 
     def is_bound(self, name: str) -> bool:
@@ -778,7 +775,7 @@ class Walker:
         if isinstance(cls, ClassInfo):
             self.ensure_class_init(cls)
             return cls.attributes.get(node.attr) if self._summarised(cls.methods.get("__init__")) else None
-        if isinstance(cls, str) and node.attr in ("weight", "bias", "in_proj_weight", "weight_ih_l0", "weight_hh_l0"):
+        if isinstance(cls, str) and node.attr in (api.layer_parameters(cls.rsplit(".", 1)[-1]) or api.PARAMETER_NAMES):
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=f"{cls}.{node.attr}", node=node)
         return None
 
@@ -796,7 +793,7 @@ class Walker:
         elif isinstance(func, ast.Name) and qualname is None:
             func_prov = self.lookup(func.id)
         short = (callee or "").rsplit(".", 1)[-1]
-        arg_usage = "other" if short in PRINT_LIKE else "arg"
+        arg_usage = "other" if uses.is_reporter(short) else "arg"
         arg_provs = [self.ev(arg, usage=arg_usage, callee=callee) for arg in node.args]
         for keyword in node.keywords:
             self.ev(keyword.value, usage=arg_usage, callee=callee)
@@ -926,7 +923,7 @@ class Walker:
         if isinstance(cls, ClassInfo) and not cls.is_module:
             return None
         cut = None
-        if name is not None and (name in PARAMLESS_LAYERS or loss):
+        if name is not None and (api.layer_parameters(name) == () or loss):
             requires_grad = True if any(p.requires_grad for p in inputs) else (False if inputs and len(inputs) == len(arg_provs) and all(p.requires_grad is False for p in inputs) else None)
             carriers = [p for p in inputs if p.requires_grad or p.composed_from or p.nondiff]
             cut = carriers[0].nondiff if carriers and all(p.nondiff for p in carriers) else None  # a loss of argmax outputs
@@ -938,7 +935,16 @@ class Walker:
         reduction = next((kw for kw in node.keywords if kw.arg == "reduction"), None)
         built = module.node if isinstance(module.node, ast.Call) else None
         if reduction is None and built is not None:
-            reduction = next((kw for kw in built.keywords if kw.arg == "reduction"), None)
+            reduction = _argument(built, "reduction", api.layer(name).get("reduction"))
+        first, first_call = self._first_layer(name, built)  # nn.Sequential(nn.ReLU(inplace=True), ...) applies its first layer
+        if first_call is not None and node.args and _const(_argument(first_call, "inplace", api.layer(first).get("inplace"))) is True \
+                and _writes(first_call, api.layer_op(first), 0):
+            self._inplace_call(node, node.args[0], arg_provs[0], f"{first}(inplace=True)")  # nn.ReLU(inplace=True)(x) writes x
+        if requires_grad and node.args and api.layer_parameters(first):
+            # nn.Conv2d / nn.Linear keep their input for the weight's gradient (derivatives.yaml of their op)
+            grads = [bool(arg_provs and arg_provs[0] is not None and arg_provs[0].requires_grad), True]
+            if 0 in api.saved_inputs(api.layer_op(first) or "", grads):
+                self._mark(node.args[0], first, node)
         result = Provenance(Kind.TENSOR, node.lineno, leaf=not requires_grad if requires_grad is not None else None, requires_grad=requires_grad,
                             dtype=api.FLOAT if requires_grad else None, origin=f"{self.model.text(node.func)}(...)", graph=graph, no_grad=self.no_grad,
                             loop=self.loop, epoch=self.epoch, scalar=_reduction_scalar(reduction) if loss else None, node=node, nondiff=cut,
@@ -946,7 +952,7 @@ class Walker:
         width = _layer_width(name, built)
         if width is not None and width > 1:
             result = result.but(scalar=False)  # nn.Linear(10, 5)(x): at least 5 elements
-        if requires_grad and name in _LAYERS_SAVING_OUTPUT:
+        if requires_grad and name is not None and api.saves_output(name):
             result = result.but(saved_by=name, saved_node=node)  # nn.Sigmoid()(x): its output is kept for backward (AG006)
         return result
 
@@ -1002,15 +1008,13 @@ class Walker:
             if after is not recv:
                 self.rebind(receiver, after)
             return after
-        if method in ("item", "tolist", "numpy", "size", "dim", "numel", "__len__", "stride", "data_ptr", "element_size"):
+        if uses.is_metadata(method) or (uses.is_cut(method) and method not in ("detach", "detach_")):  # x.size(), x.item()
             return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT if method == "item" and recv.dtype == api.FLOAT else None) if method in ("item", "numel", "dim") else None
         if method == "detach":
             return recv.but(leaf=True, requires_grad=False, detached=True, data_of=label(receiver) or recv.origin, composed_from=frozenset(),
                             graph=frozenset(), nondiff=None, line=node.lineno, node=node)
-        if method in api.FLOAT_RESULT_METHODS and method in ("float", "double", "half", "bfloat16", "cfloat", "cdouble"):
+        if method in api.FLOAT_RESULT_METHODS and uses.keeps_values(method):  # x.float(), x.double()
             return self.derive(node, recv, [(recv, receiver)], dtype=api.FLOAT)
-        if method in ("long", "int", "short", "bool", "byte", "char"):
-            return self.derive(node, recv, [(recv, receiver)], dtype=api.INT, nondiff=method)
         if method == "to":
             dtype = None
             for arg in [*node.args, *(kw.value for kw in node.keywords if kw.arg == "dtype")]:
@@ -1020,32 +1024,23 @@ class Walker:
             return self.derive(node, recv, [(recv, receiver)], dtype=dtype or recv.dtype)
         if method in api.NONDIFFERENTIABLE:
             dtype = api.INT if method in api.INT_RESULT_METHODS else recv.dtype
-            return self.derive(node, recv, [(recv, receiver)], dtype=dtype, nondiff=method,
-                               scalar=True if method in ("argmax", "argmin") and not node.args and not node.keywords else None)
-        if method in api.SHAPE_METHODS or method in api.FLOAT_RESULT_METHODS or method in api.INT_RESULT_METHODS:
+            scalar = True if method in api.REDUCTIONS and not node.args and not node.keywords else ("propagate" if method in api.SAME_SHAPE else None)
+            return self.derive(node, recv, [(recv, receiver)], dtype=dtype, nondiff=method, scalar=scalar)
+        if method in api.TENSOR_OPS or method in api.FLOAT_RESULT_METHODS or method in api.INT_RESULT_METHODS:
             inputs = [(recv, receiver)] + [(p, a) for p, a in zip(arg_provs, node.args)]
             dtype = api.INT if method in api.INT_RESULT_METHODS else (api.FLOAT if method in api.FLOAT_RESULT_METHODS else None)
             if method in api.REDUCTIONS:
                 scalar = not node.args and not any(kw.arg == "dim" for kw in node.keywords)
                 scalar = True if scalar else None
-            elif method in ("view", "reshape", "expand", "repeat", "flatten", "squeeze", "unsqueeze", "permute", "tile", "t", "transpose") or method in _SHAPE_CHANGING:
-                scalar = None
-            else:
+            elif method in api.SAME_SHAPE:
                 scalar = "propagate"
+            else:
+                scalar = None
             result = self.derive(node, recv, inputs, dtype=dtype, scalar=scalar)
+            if method in api.VIEWS:
+                result = self._view(result, recv)
             if result is not None and result.requires_grad:
-                if method in api.SAVES_OUTPUT:
-                    result = result.but(saved_by=method, saved_node=node)
-                if method in api.SAVES_INPUT:
-                    self._mark_saved([receiver, *node.args], method, node)
-            return result
-        if method in api.SAVES_OUTPUT:
-            result = self.derive(node, recv, [(recv, receiver)], dtype=api.FLOAT, scalar="propagate")
-            return result.but(saved_by=method, saved_node=node) if result is not None and result.requires_grad else result
-        if method in _ELEMENTWISE:  # x.sin(), x.log1p(), x.maximum(y)
-            result = self.derive(node, recv, [(recv, receiver)] + [(p, a) for p, a in zip(arg_provs, node.args)], scalar="propagate")
-            if result.requires_grad and method in api.SAVES_INPUT:
-                self._mark_saved([receiver, *node.args], method, node)
+                result = self._note_saved(node, result, method, [receiver, *node.args])
             return result
         return None
 
@@ -1071,20 +1066,45 @@ class Walker:
             self.zero_grad_receivers = names or {"\0"}
         return self.zero_grad_receivers
 
+    def _note_saved(self, node, result: Provenance, op: str, operands: list[ast.expr]) -> Provenance:
+        """What `op`'s backward keeps (torch's derivatives.yaml): its output on the result, its inputs on their names."""
+        self._mark_saved(operands, op, node)
+        return result.but(saved_by=op, saved_node=node) if api.saves_output(op) else result
+
+    def _view(self, result: Provenance | None, base: Provenance) -> Provenance | None:
+        """A view shares its base's storage and version counter: writing it writes the base (AG001, AG006)."""
+        if result is None or base is None or base.kind is not Kind.TENSOR:
+            return result
+        if not (base.is_trainable_leaf or base.base is not None or base.saved_by is not None):
+            return result  # only a trainable leaf's or a saved tensor's views are worth following
+        return result.but(base=base.base or base, saved_by=result.saved_by or base.saved_by, saved_node=result.saved_node or base.saved_node)
+
+    def _inplace_call(self, node: ast.Call, target: ast.expr, prov: Provenance | None, op: str):
+        """`F.relu(x, inplace=True)`, `torch.relu_(x)`, `nn.ReLU(inplace=True)(x)`: x is written in place."""
+        if prov is not None and prov.kind is Kind.TENSOR:
+            self.emit(InplaceEvent(node, self.ctx(), target=target, prov=prov, op=op, form="call"))
+
     def _mark_saved(self, operands: list[ast.expr], op: str, node: ast.AST | None = None):
         # Autograd keeps these inputs for backward: an in-place change before backward breaks it (AG006).
         grads = [bool(p is not None and p.kind is Kind.TENSOR and p.requires_grad) for p in map(self.model.prov, operands)]
+        kept = api.saved_inputs(op, grads)
         for index, operand in enumerate(operands):
-            name = label(operand)
-            if name is None:
-                continue
-            if op in api.SAVES_INPUT_FOR_PARTNER:
-                divisor = index > 0 and op in ("div", "/", "true_divide")
-                if not (any(grads) if divisor else any(grads[:index] + grads[index + 1:])):
-                    continue  # `h * mask`, `h / 2`: h itself is not needed by the backward
-            prov = self.lookup(name)
-            if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph and prov.saved_by is None:
-                self.update(name, prov.but(saved_by=op, saved_node=node))
+            if index in kept:  # not `h` in `h * mask`, `h / 2`: the backward does not need it
+                self._mark(operand, op, node)
+
+    def _mark(self, operand: ast.expr, op: str, node: ast.AST | None):
+        name = label(operand)
+        prov = self.lookup(name) if name is not None else None
+        if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph and prov.saved_by is None:
+            self.update(name, prov.but(saved_by=op, saved_node=node))
+
+    @staticmethod
+    def _first_layer(name: str | None, built: ast.Call | None) -> tuple[str | None, ast.Call | None]:
+        """The layer a module applies first to its input: itself, or a Sequential's first element."""
+        if name == "Sequential" and built is not None and built.args and isinstance(built.args[0], ast.Call):
+            inner = built.args[0].func
+            return (inner.attr if isinstance(inner, ast.Attribute) else getattr(inner, "id", None)), built.args[0]
+        return name, built
 
     def torch_call(self, node: ast.Call, qualname: str, arg_provs) -> Provenance | None:
         short = qualname.rsplit(".", 1)[-1]
@@ -1143,8 +1163,6 @@ class Walker:
             elif short in api.LIKE_FACTORIES:
                 like = arg_provs[0] if arg_provs else None
                 dtype = like.dtype if like is not None and like.kind is Kind.TENSOR else None
-                if short == "randint_like":
-                    dtype = api.INT
             elif short in api.INT_FACTORIES:
                 dtype = api.INT
             elif short in api.FLOAT_FACTORIES:
@@ -1176,25 +1194,25 @@ class Walker:
         tensors = [p for p in flatten(arg_provs) if p is not None and p.kind is Kind.TENSOR]
         if not tensors:
             return None
+        if node.args and (short in api.INPLACE or _const(_argument(node, "inplace", None)) is True) and _writes(node, short, 1):
+            self._inplace_call(node, node.args[0], arg_provs[0], short if short in api.INPLACE else f"{short}(inplace=True)")
         dtype = api.INT if short in api.INT_RESULT_METHODS else (api.FLOAT if short in api.FLOAT_RESULT_METHODS or short in api.FUNCTIONAL_LOSSES else None)
         nondiff = short if short in api.NONDIFFERENTIABLE else None
         if short in api.FUNCTIONAL_LOSSES:
-            reduction = next((kw for kw in node.keywords if kw.arg == "reduction"), None)
-            scalar = _reduction_scalar(reduction)
+            scalar = _reduction_scalar(_argument(node, "reduction", api.FUNCTIONAL_LOSSES[short]))
         elif short in api.REDUCTIONS:
             scalar = True if len(node.args) <= 1 and not any(kw.arg == "dim" for kw in node.keywords) else None
         elif short in ("stack", "cat", "conv1d", "conv2d", "conv3d", "linear", "matmul", "mm", "bmm", "outer", "einsum"):
             scalar = None if short in ("matmul", "einsum", "mm", "bmm", "linear") else False
-        elif short in _ELEMENTWISE:
+        elif short in api.SAME_SHAPE:
             scalar = "propagate"
         else:
             scalar = None  # torch.dist, torch.linalg.det, F.cosine_similarity...: many functions reduce
         result = self.derive(node, tensors[0], inputs, dtype=dtype, nondiff=nondiff, scalar=scalar)
+        if short in api.VIEWS and arg_provs and arg_provs[0] is not None:
+            result = self._view(result, arg_provs[0])
         if result is not None and result.requires_grad:
-            if short in api.SAVES_OUTPUT:
-                result = result.but(saved_by=short, saved_node=node)
-            if short in api.SAVES_INPUT:
-                self._mark_saved(node.args, short, node)
+            result = self._note_saved(node, result, short, list(node.args))
         return result
 
     # -- combination ---------------------------------------------------------------------------------
@@ -1265,7 +1283,7 @@ class Walker:
             requires_grad = False
         else:
             requires_grad = None
-        if nondiff is not None and nondiff in api.INT_RESULT_METHODS | {"long", "int", "bool", "short", "byte", "char", "to", "comparison"}:
+        if nondiff is not None and (nondiff in api.INT_RESULT_METHODS or nondiff in ("to", "comparison")):
             requires_grad = False
         if self.no_grad:
             requires_grad = False
@@ -1312,7 +1330,6 @@ class Walker:
         return type(node).__name__
 
 
-_LAYERS_SAVING_OUTPUT = {"Sigmoid", "Tanh", "ReLU", "Softmax", "LogSoftmax"}
 # torch.nn layers whose output has at least `width` elements: (position, keyword) of that argument.
 _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), "Conv1d": (1, "out_channels"),
                 "Conv2d": (1, "out_channels"), "Conv3d": (1, "out_channels"), "ConvTranspose1d": (1, "out_channels"),
@@ -1326,30 +1343,39 @@ def _layer_width(name: str | None, built: ast.Call | None) -> int | None:
     node = built.args[index] if len(built.args) > index else next((kw.value for kw in built.keywords if kw.arg == keyword), None)
     value = _const(node)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-# Ops whose result can have fewer elements than their inputs (select(0, i) of a vector is 0-dim): numel unknown.
-_SHAPE_CHANGING = {"select", "narrow", "index_select", "gather", "take", "take_along_dim", "masked_select", "matmul", "mm", "bmm", "mv",
-                   "unfold", "diag", "diagonal", "chunk", "split", "unbind", "tensordot", "inner", "vdot", "kron", "trace", "dot"}
-
-
-# torch functions whose result has the (broadcast) shape of their tensor inputs: one element iff all inputs have one.
-_ELEMENTWISE = {
-    "abs", "absolute", "acos", "arccos", "acosh", "add", "addcdiv", "addcmul", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "clamp",
-    "clamp_min", "clamp_max", "clip", "cos", "cosh", "deg2rad", "digamma", "div", "divide", "erf", "erfc", "erfinv", "exp", "exp2", "expm1",
-    "float_power", "floor", "floor_divide", "fmod", "frac", "lerp", "lgamma", "log", "log10", "log1p", "log2", "logaddexp", "logit", "hypot",
-    "mul", "multiply", "nan_to_num", "neg", "negative", "pow", "rad2deg", "reciprocal", "remainder", "round", "rsqrt", "sigmoid", "sign",
-    "sgn", "sin", "sinc", "sinh", "sqrt", "square", "sub", "subtract", "tan", "tanh", "true_divide", "trunc", "xlogy", "maximum", "minimum",
-    "fmax", "fmin", "where", "masked_fill", "clone", "relu", "relu6", "elu", "selu", "celu", "gelu", "silu", "mish", "softplus", "softsign",
-    "hardtanh", "hardswish", "hardsigmoid", "leaky_relu", "logsigmoid", "tanhshrink", "softshrink", "hardshrink", "threshold", "softmax",
-    "log_softmax", "softmin", "dropout", "alpha_dropout", "normalize", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
-    "logical_not", "logical_xor", "isnan", "isinf", "isfinite", "heaviside", "cumsum", "cumprod", "flip", "roll",
-}
-
-
-def _reduction_scalar(keyword: ast.keyword | None) -> bool | None:
-    """A loss's `reduction=`: "mean"/"sum" (the default) give one element, "none" keeps the shape, a variable is unknown."""
-    if keyword is None:
+def _basic_index(index: ast.expr) -> bool:
+    """`0`, `:`, `1:3`, `..., None`, `(0, -1)`: basic indexing, which returns a view; a tensor or a name may be a copy."""
+    if isinstance(index, ast.Tuple):
+        return all(_basic_index(element) for element in index.elts)
+    if isinstance(index, ast.Slice):
         return True
-    value = _const(keyword.value)
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        index = index.operand
+    return isinstance(index, ast.Constant) and (index.value is None or index.value is Ellipsis or type(index.value) is int)
+
+
+def _writes(call: ast.Call, op: str | None, position: int) -> bool:
+    """An in-place op that certainly writes: a dropout only with a literal p > 0 (`p` at `position` or by keyword)."""
+    needed = api.noop_unless_positive(op)
+    if needed is None:
+        return True
+    value = _number(_argument(call, needed, position))
+    return value is not None and value > 0
+
+
+def _argument(call: ast.Call, name: str, position: int | None) -> ast.expr | None:
+    """The expression passed as `name=` or at `position` (-1 or None: keyword only)."""
+    keyword = next((kw.value for kw in call.keywords if kw.arg == name), None)
+    if keyword is None and position is not None and 0 <= position < len(call.args):
+        return call.args[position]
+    return keyword
+
+
+def _reduction_scalar(argument: ast.expr | ast.keyword | None) -> bool | None:
+    """A loss's `reduction=`: "mean"/"sum" (the default) give one element, "none" keeps the shape, a variable is unknown."""
+    if argument is None:
+        return True
+    value = _const(argument.value if isinstance(argument, ast.keyword) else argument)
     if value == "none":
         return False
     return True if isinstance(value, str) else None

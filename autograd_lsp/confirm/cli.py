@@ -125,6 +125,8 @@ def run(args) -> int:
         print("  " + "; ".join(d for d in details if d))
         for note in result.notes:
             print(f"  note: {note}")
+        if result.status == "torch-missing":
+            print(f"  hint: {result.python} cannot import torch; pass --python PATH, the interpreter of an environment with torch")
     if result.status == "confirmed":
         return EXIT_CONFIRMED
     if result.status == "not-reproduced":

@@ -2,7 +2,8 @@
 Flags `.backward()` (and `torch.autograd.backward`, `torch.autograd.grad`, `scaler.scale(y).backward()`,
 `accelerator.backward(y)`, a Lightning `training_step`'s returned loss) without a `gradient=` argument, on
 a tensor that requires grad and is known to have more than one element: a `torch.tensor([...])` or
-`linspace` of several values, an element-wise function of one, a loss with `reduction="none"`, a stack.
+`linspace` of several values, an element-wise function of one, a loss with `reduction="none"` (by keyword or
+position, module or functional form), a stack.
 
 ## Why is this bad?
 `backward()` computes the gradient of a *scalar*. For a tensor of several elements the implicit

@@ -2,12 +2,18 @@
 Flags `.data` where it bypasses autograd in a way that matters, outside `torch.no_grad()`:
 
 - **writes** through `.data` (`w.data.clamp_(...)`, `w.data -= lr * w.grad`, `w.data[i] = 0`, `w.data = t`) of a
-  tensor that requires grad: a *warning* when a loss computed from `w` is still waiting for its
-  `backward()` (the gradient will be computed with values the forward did not use); an *info* smell
-  inside a training loop otherwise (manual SGD steps, weight clipping after `step()`);
+  tensor that requires grad: a *warning* when a pending graph saved `w` for its backward (between the
+  forward that saved it and its `backward()`, or between two backwards of a retained graph: the gradients
+  will be computed with values the forward did not use). What a graph saves is torch's own
+  `derivatives.yaml`: `w ** 2` and `w * h` (h requiring grad) keep `w`, `x @ w` with a constant `x` does not,
+  `nn.Linear` keeps its weight when its input requires grad. An *info* smell otherwise: a pending graph
+  that did not save `w`, or a training loop with nothing pending (manual SGD steps, weight clipping after
+  `step()`), where `.data` only hides the change from autograd's checks;
 - **reads** of `x.data` (for an `x` that requires grad) that feed a value which is then backpropagated:
-  a *warning* when nothing else in that value requires grad (`backward()` raises), an *info* smell when
-  `.data` only cuts one path (write `.detach()` to say so).
+  a *warning* when nothing else in that value requires grad (`backward()` raises), or when the cut path
+  was the only one to parameters an optimizer then steps (they silently get no gradient: an encoder read
+  through `.data`); an *info* smell when `.data` is a stop-gradient towards what has its own loss or
+  another path (a GAN's generator in the discriminator's loss, a DQN target): write `.detach()` to say so.
 
 Not flagged: `.data` inside `torch.no_grad()`, reads for logging or metrics (`p.data.norm()`, `print`),
 initialisation code outside training loops (`m.weight.data.normal_(0, 0.02)` in `__init__` or
@@ -15,7 +21,7 @@ initialisation code outside training loops (`m.weight.data.normal_(0, 0.02)` in 
 
 ## Why is this bad?
 `x.data` is `x` with autograd switched off *and* without the version counter that protects the backward
-pass (seeds 002, 003). An in-place change through it is invisible to autograd: if a pending graph saved
+pass. An in-place change through it is invisible to autograd: if a pending graph saved
 `x`, its backward silently uses the new values and produces gradients of a loss that was never computed.
 A read through it silently removes that path from the gradient, which `.detach()` does explicitly and
 safely (a later in-place change then raises instead of corrupting gradients).
@@ -56,7 +62,9 @@ import ast
 import sys
 import textwrap
 
-from ..analysis.model import AttrStoreEvent, BindEvent, InplaceEvent, ModuleModel
+from ..analysis import torch_api as api
+from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, ClassInfo, FunctionInfo, InplaceEvent, ModuleModel
+from ..analysis.provenance import Kind
 from ..findings import Edit, Fix, Safety, Severity, Span
 from . import edits
 from .loss_sites import loss_sites
@@ -69,6 +77,7 @@ RUNTIME_SIGNATURE = "silent: gradients do not match the computed loss (autograd 
 RULE = sys.modules[__name__]
 
 SLICE_LIMIT = 64  # expressions followed back from one backward
+HELPER_DEPTH = 2  # helper bodies entered to find what the loss's graph saved
 
 
 def check(model: ModuleModel):
@@ -94,6 +103,8 @@ def _writes(model: ModuleModel, sites, binds):
     writes = []
     for event in model.of_type(InplaceEvent):
         owner = _data_owner(event.target)
+        if owner is None:
+            owner = _data_alias_owner(event)
         if owner is not None:
             writes.append((event, owner, f"`{event.op}`"))
     for event in model.of_type(AttrStoreEvent):
@@ -106,19 +117,36 @@ def _writes(model: ModuleModel, sites, binds):
         name = model.text(owner)
         pending = _pending_backward(model, event, owner, prov, sites, binds)
         if pending is not None:
-            site, bound = pending
-            message = (f"`{name}.data` is changed ({op}) after the forward that used `{name}` (line {bound.lineno}) and before its "
-                       f"`backward()` (line {site.node.lineno}): autograd cannot see changes through `.data`, so the gradients will not "
-                       f"match the loss that was computed. Move the update after the backward/step, under `torch.no_grad()`")
-            yield model.finding(RULE, _write_node(event), message, fixes=_write_fixes(model, event, owner),
-                                related=[(site.node, "the pending backward"), (bound, "the forward that used the old values")],
-                                target=name, kind="pending-graph")
+            site, bound, saver = pending
+            if saver is not None:
+                message = (f"`{name}.data` is changed ({op}) after the forward that saved `{name}` for its backward (`{saver}`, line "
+                           f"{bound.lineno}) and before that `backward()` (line {site.node.lineno}): autograd cannot see changes through "
+                           f"`.data`, so the gradients will be computed with values the forward did not use. Move the update after the "
+                           f"backward/step, under `torch.no_grad()`")
+                yield model.finding(RULE, _write_node(event), message, fixes=_write_fixes(model, event, owner),
+                                    related=[(site.node, "the pending backward"), (bound, "the forward that saved the old values")],
+                                    target=name, kind="pending-graph").with_severity(Severity.WARNING)
+                continue
+            message = (f"`{name}.data` is changed ({op}) while a backward (line {site.node.lineno}) is pending; that graph did not save "
+                       f"`{name}`, so its gradients stay right, but `.data` hides the change from autograd's checks. Prefer "
+                       f"`with torch.no_grad():` and update `{name}` itself")
+            yield model.finding(RULE, _write_node(event), message, fixes=_write_fixes(model, event, owner), target=name,
+                                kind="pending-unsaved").with_severity(Severity.INFO)
         elif any(loop.is_training for loop in event.ctx.loops()):
             message = (f"`{name}.data` is changed ({op}) inside a training loop: `.data` hides the change from autograd's checks. "
                        f"Use `with torch.no_grad():` and update `{name}` itself")
             finding = model.finding(RULE, _write_node(event), message, fixes=_write_fixes(model, event, owner), target=name,
                                     kind="training-update")
             yield finding.with_severity(Severity.INFO)
+
+
+def _data_alias_owner(event) -> ast.expr | None:
+    """`out` for `c = out.data; c.zero_()`: a name bound to `.data` shares the storage without the version counter."""
+    prov = event.prov
+    node = prov.node if prov is not None else None
+    if isinstance(node, ast.Attribute) and node.attr == "data" and prov.data_of is not None and event.target is not node:
+        return node.value
+    return None
 
 
 def _write_node(event) -> ast.AST:
@@ -146,18 +174,144 @@ def _binding(binds, name: str, prov, before_seq: int) -> BindEvent | None:
 
 
 def _pending_backward(model, event, owner, prov, sites, binds):
-    """(site, the statement that computed its loss) for a later backward whose loss was computed from `owner` before the write."""
+    """(site, the statement that computed its loss, the op that saved `owner` or None) for a later backward whose loss was
+    computed from `owner` before the write (a forward, or a backward that retained its graph, in between)."""
     label = model.text(owner)
+    found = None
+    if prov.saved_by is not None and prov.saved_node is not None:
+        # a non-leaf some op already kept (sigmoid's output, a product's factor): pending while a later backward's graph
+        # contains that op
+        for site in sites:
+            if site.event.seq > event.seq and id(prov.saved_node) in site.prov.graph:
+                return site, prov.saved_node, prov.saved_by
     for site in sites:
         if site.event.seq <= event.seq or not isinstance(site.value, ast.Name):
             continue
         loss = site.prov
-        depends = label in loss.composed_from or (prov.graph and prov.graph & loss.graph)
+        depends = label in loss.composed_from or (prov.graph and prov.graph & loss.graph) or _forwards_owner(model, site, label)
         if not depends:
             continue
         bound = _binding(binds, site.value.id, loss, site.event.seq)
         if bound is not None and bound.seq < event.seq:
-            return site, bound.node
+            saver = _saver(model, owner, prov, bound, binds)
+            if saver is not None:
+                return site, bound.node, saver
+            found = found or (site, bound.node, None)
+    return found
+
+
+def _forwards_owner(model, site, label: str) -> bool:
+    """`model.fc.weight.data` and a loss computed through `model(...)`: the parameter took part in the forward."""
+    return any(label.startswith(module + ".") for module in _forwarded_modules(model, site))
+
+
+def _forwarded_modules(model, site) -> set[str]:
+    modules = set()
+    graph = site.prov.graph
+    for call in model.calls():
+        if call.role == "forward" and id(call.node) in graph:
+            target = call.receiver if call.method == "forward" else call.node.func
+            if isinstance(target, (ast.Name, ast.Attribute)):
+                modules.add(model.text(target))
+    return modules
+
+
+def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds) -> str | None:
+    """The op of the pending forward that saved `owner` for its backward (torch's derivatives.yaml), or None."""
+    if prov.saved_by is not None:
+        return prov.saved_by  # a non-leaf kept as some op's output or input
+    label = model.text(owner)
+    value = bound.value  # the BindEvent's expression: what the loss was computed from
+    if value is None:
+        return None
+    calls = {id(call.node): call for call in model.calls()}
+    return _saver_in(model, value, label, {}, calls, binds, 0, set())
+
+
+def _saver_in(model, expr: ast.expr, label: str, params: dict, calls, binds, depth: int, seen: set) -> str | None:
+    """Search `expr` (and the helpers it calls, `params` mapping their parameter names to the caller's arguments)."""
+    def resolve(node):
+        name = model.text(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        return params.get(name, node) if name is not None and name in params else node
+
+    def is_owner(node):
+        node = resolve(node)
+        return isinstance(node, (ast.Name, ast.Attribute)) and model.text(node) == label
+
+    def requires_grad(node):
+        node = resolve(node)
+        if is_owner(node):
+            return True
+        found = model.prov(node)
+        return bool(found is not None and found.kind is Kind.TENSOR and found.requires_grad is not False)
+
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+        op, operands = None, []
+        if isinstance(node, ast.BinOp) and api.operator_op(node.op):
+            op, operands = api.operator_op(node.op), [node.left, node.right]
+        elif isinstance(node, ast.Call):
+            event = calls.get(id(node))
+            if event is not None and isinstance(event.function, FunctionInfo) and depth < HELPER_DEPTH and id(event.function) not in seen:
+                found = _saver_in_helper(model, event, node, label, params, calls, binds, depth, seen | {id(event.function)})
+                if found is not None:
+                    return found
+            if event is not None and event.role == "forward":
+                found = _saver_in_forward(model, event, label, requires_grad, binds)
+                if found is not None:
+                    return found
+            qualname = model.imports.qualname(node.func)
+            if qualname is not None:
+                op, operands = qualname.rsplit(".", 1)[-1], list(node.args)
+            elif isinstance(node.func, ast.Attribute):
+                op, operands = node.func.attr, [node.func.value, *node.args]
+        if op is None:
+            continue
+        kept = api.saved_inputs(op, [requires_grad(operand) for operand in operands])
+        if any(index in kept and is_owner(operand) for index, operand in enumerate(operands)):
+            return op
+    return None
+
+
+def _saver_in_helper(model, event, call: ast.Call, label, params, calls, binds, depth, seen) -> str | None:
+    definition = event.function.node
+    names = [a.arg for a in definition.args.args]
+    if names and names[0] == "self" and isinstance(call.func, ast.Attribute):
+        names = names[1:]
+    inner = {name: params.get(model.text(arg), arg) if isinstance(arg, (ast.Name, ast.Attribute)) else arg
+             for name, arg in zip(names, call.args)}
+    inner.update({kw.arg: kw.value for kw in call.keywords if kw.arg in names})
+    for node in ast.walk(definition):
+        if isinstance(node, ast.Return) and node.value is not None:
+            found = _saver_in(model, node.value, label, inner, calls, binds, depth + 1, seen)
+            if found is not None:
+                return found
+    return None
+
+
+def _saver_in_forward(model, event, label: str, requires_grad, binds) -> str | None:
+    """A module whose parameter `label` is: a torch.nn layer saves it when its op's backward keeps it (nn.Linear keeps
+    its weight for the input's gradient, so only when the input requires grad); a user module is assumed to (its inner
+    layers' inputs require grad)."""
+    target = event.receiver if event.method == "forward" else event.node.func
+    module = model.text(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+    if module is None or not label.startswith(module + "."):
+        return None
+    cls = event.receiver_prov.module_class if event.receiver_prov is not None and event.method == "forward" else None
+    prov = model.prov(target) or next((bind.prov for bind in reversed(binds.get(module, ())) if bind.prov is not None
+                                       and bind.prov.kind is Kind.MODULE), None)  # a called name has no recorded provenance
+    cls = cls or (prov.module_class if prov is not None and prov.kind is Kind.MODULE else None)
+    if isinstance(cls, ClassInfo):
+        return f"{module}(...)"
+    if isinstance(cls, str):
+        op = api.layer_op(cls.rsplit(".", 1)[-1])
+        inputs = list(event.node.args)
+        if op and api.saved_inputs(op, [requires_grad(i) for i in inputs] + [True]) & {len(inputs)}:
+            return f"{module}(...)"  # the weight comes after the inputs in the op's arguments
     return None
 
 
@@ -176,6 +330,8 @@ def _strip_data(model: ModuleModel, stmt: ast.stmt, data_node: ast.Attribute) ->
 
 
 def _write_fixes(model: ModuleModel, event, owner: ast.expr) -> list[Fix]:
+    if isinstance(event, InplaceEvent) and _data_owner(event.target) is None:
+        return []  # written through a name bound to `.data` elsewhere: the fix belongs where that name is made
     stmt = event.ctx.statement
     torch = model.imports.torch_alias
     if torch is None or not edits.own_line(model, stmt):
@@ -218,6 +374,14 @@ def _reads(model: ModuleModel, sites, binds):
                 keep = Fix(f"Use `{name}` (let the gradient flow)", Safety.UNSAFE, (Edit(model.span(node), name),))
                 yield model.finding(RULE, node, message, fixes=[keep, fix], related=[(site.node, "backpropagated here")], target=name,
                                     kind="read-cuts-all")
+            elif (stepped := _starved(model, site, owner_prov)) is not None:
+                message = (f"`{name}.data` feeds `{loss}` ({where}) and cuts the only path from it to what `{name}` was computed "
+                           f"from, yet `{model.text(stepped.node)}` (line {stepped.node.lineno}) steps those parameters: they get no "
+                           f"gradient from this loss, silently. Use `{name}` itself (or `.detach()` if that is really meant)")
+                keep = Fix(f"Use `{name}` (let the gradient flow)", Safety.UNSAFE, (Edit(model.span(node), name),))
+                yield model.finding(RULE, node, message, fixes=[keep, fix], related=[(site.node, "backpropagated here"),
+                                    (stepped.node, "the step that expects their gradient")], target=name,
+                                    kind="read-starves-step").with_severity(Severity.WARNING)
             else:
                 message = (f"`{name}.data` feeds `{loss}` ({where}): no gradient flows to `{name}` "
                            f"through this path and autograd's in-place checks are off for it. If the stop-gradient is intended, "
@@ -225,6 +389,43 @@ def _reads(model: ModuleModel, sites, binds):
                 finding = model.finding(RULE, node, message, fixes=[fix], related=[(site.node, "backpropagated here")], target=name,
                                         kind="read-cuts-path")
                 yield finding.with_severity(Severity.INFO)
+
+
+def _sources(model, prov) -> set[str]:
+    """What a tensor was computed from: its trainable leaves and the modules whose forward it went through."""
+    sources = set(prov.composed_from)
+    for call in model.calls():
+        if call.role == "forward" and id(call.node) in prov.graph:
+            target = call.receiver if call.method == "forward" else call.node.func
+            if isinstance(target, (ast.Name, ast.Attribute)):
+                sources.add(model.text(target))
+    return sources
+
+
+def _covers(params, source: str) -> bool:
+    for param in params:
+        owner = param[:-2] if param.endswith(".*") else param
+        if source == owner or source.startswith(owner + "."):
+            return True
+    return False
+
+
+def _starved(model, site, owner_prov):
+    """The optimizer step after this backward that updates what `.data` cut off, when nothing else in the backpropagated
+    value reaches it (an encoder whose output is read through `.data`: its optimizer steps on no gradient). A stop-gradient
+    towards parameters another optimizer owns (a GAN's generator in the discriminator's loss) or that the loss reaches
+    another way (a DQN target computed by the same network) is not it."""
+    if site.event is None:
+        return None
+    cut = _sources(model, owner_prov)
+    if not cut or cut & _sources(model, site.prov):
+        return None
+    for call in model.calls():
+        if call.role == "step" and call.seq > site.event.seq and call.ctx.scope is site.event.ctx.scope:
+            params = call.receiver_prov.params if call.receiver_prov is not None else frozenset()
+            if params and all(_covers(params, source) for source in cut):
+                return call
+    return None
 
 
 def _data_reads_in_slice(model: ModuleModel, site, binds):

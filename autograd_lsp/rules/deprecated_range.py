@@ -4,7 +4,7 @@ Flags calls to `torch.range(start, end, step)` (under any import alias).
 ## Why is this bad?
 `torch.range` is deprecated and will be removed. It is also easy to misread: unlike Python's `range`
 and `torch.arange`, it *includes* its end point, and it always returns a floating point tensor
-(the default dtype) even for integer arguments (seed 003).
+(the default dtype) even for integer arguments: `torch.range(1, 4)` is `tensor([1., 2., 3., 4.])`.
 
 ## Example
 ```python
@@ -42,7 +42,8 @@ from decimal import Decimal, InvalidOperation
 
 from ..analysis.model import ModuleModel
 from ..analysis.provenance import Kind
-from ..analysis.torch_api import INT
+from ..analysis import uses
+from ..analysis.torch_api import DEFAULT_DTYPE_SETTERS, INT
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG011"
@@ -51,10 +52,6 @@ SEVERITY = Severity.INFO
 SUMMARY = "torch.range is deprecated (and includes its end point); use torch.arange"
 RUNTIME_SIGNATURE = "UserWarning: torch.range is deprecated"
 RULE = sys.modules[__name__]
-
-DEFAULT_DTYPE_SETTERS = {"torch.set_default_dtype", "torch.set_default_tensor_type"}
-# Calls whose result is an integer (sizes, counts): a bound built from them is a whole number.
-INT_CALLS = {"len", "int", "size", "numel", "dim", "item", "__len__"}
 
 
 def check(model: ModuleModel):
@@ -146,7 +143,7 @@ def _is_whole(model: ModuleModel, node: ast.AST) -> bool:
     if isinstance(node, ast.Call):
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else None)
-        return name in INT_CALLS
+        return name in uses.INT_RESULTS
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
         return True
     prov = model.prov(node)

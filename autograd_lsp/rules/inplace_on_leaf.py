@@ -1,6 +1,8 @@
 """## What it does
-Flags an in-place operation (`+=`, `x[i] = …`, `add_`, `zero_`, `clamp_`, `copy_`, `fill_`, `normal_`, any `*_`
-method) on a leaf tensor that requires grad, outside `torch.no_grad()` / `torch.inference_mode()`.
+Flags an in-place operation (`+=`, `x[i] = …`, `add_`, `zero_`, `clamp_`, `copy_`, `fill_`, `normal_`, any in-place
+method torch's schema marks `Tensor(a!) self`, an in-place activation: `nn.ReLU(inplace=True)(x)`, `F.relu(x,
+inplace=True)`, `F.relu_(x)`) on a leaf tensor that requires grad, or on a view of one (`w[:, 1].zero_()`,
+`w.view(-1).add_(1)`, `w.t().mul_(2)`), outside `torch.no_grad()` / `torch.inference_mode()`.
 
 ## Why is this bad?
 A leaf that requires grad is a variable autograd differentiates *with respect to*; changing its values in
@@ -26,7 +28,8 @@ Both fixes are unsafe: wrapping in `no_grad()` hides the change from autograd, t
 makes `a` a non-leaf (its `.grad` is no longer populated).
 
 ## Runtime signature
-`RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.`
+`RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.` (for a view: `a view
+of a leaf Variable that requires grad is being used in an in-place operation.`)
 """
 from __future__ import annotations
 
@@ -49,17 +52,23 @@ RULE = sys.modules[__name__]
 def check(model: ModuleModel):
     for event in model.of_type(InplaceEvent):
         prov = event.prov
-        if prov is None or not prov.is_trainable_leaf or event.ctx.no_grad:
+        if prov is None or event.ctx.no_grad:
             continue
+        view = not prov.is_trainable_leaf
+        if view:  # `w[:, 1].zero_()`, `w.t().mul_(2)`: a view writes its base's storage
+            prov = prov.base if prov.base is not None and prov.base.is_trainable_leaf else None
+            if prov is None:
+                continue
         function = event.ctx.scope.function
         if function is not None and _only_called_without_grad(model, function):
             continue
-        target = event.target.value if isinstance(event.target, ast.Subscript) else event.target
+        target = event.target.value if isinstance(event.target, ast.Subscript) and not view else event.target
         name = model.text(target)
         made = model.describe(prov)
-        message = (f"in-place `{event.op}` on `{name}`, a leaf tensor that requires grad ({made}); "
+        what = f"a view of `{_base_name(model, target)}`, " if view else ""
+        message = (f"in-place `{event.op}` on `{name}`, {what}a leaf tensor that requires grad ({made}); "
                    f"autograd raises at runtime. Wrap the update in `torch.no_grad()` or use an out-of-place op")
-        node = event.node if event.form == "method" else event.ctx.statement
+        node = event.node if event.form in ("method", "call") else event.ctx.statement
         yield model.finding(
             RULE,
             node,
@@ -68,6 +77,13 @@ def check(model: ModuleModel):
             related=[(prov.node, f"`{name}` created here as a leaf that requires grad")],
             target=name,
         )
+
+
+def _base_name(model: ModuleModel, view: ast.expr) -> str:
+    """`w` for `w[:, 1]`, `w.t()`, `w.view(-1)[0]`: the expression the chain of views starts from."""
+    while isinstance(view, ast.Subscript) or isinstance(view, ast.Attribute) or isinstance(view, ast.Call) and isinstance(view.func, ast.Attribute):
+        view = view.value if not isinstance(view, ast.Call) else view.func.value
+    return model.text(view)
 
 
 def _only_called_without_grad(model: ModuleModel, function, depth: int = 0) -> bool:

@@ -1,16 +1,19 @@
 """## What it does
-Flags an in-place change (`+=`, `x[i] = …`, `clamp_`, `mul_`, any `*_` method, also through `.detach()`) of
+Flags an in-place change (`+=`, `x[i] = …`, `clamp_`, `mul_`, any `*_` method, an in-place activation such as
+`nn.ReLU(inplace=True)` or `F.dropout(x, 0.1, inplace=True)`, also through a view or `.detach()`) of
 a tensor that autograd saved for the backward pass, made before the `backward()` that needs it: the
 output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt`, `nn.Sigmoid()`…, or an input
 of `pow`, `log`, `sin`, `abs`, the activations that save their input (`gelu`, `silu`, `elu`…), and of a
-product (`*`, `@`, `matmul`, `linear`, `conv2d`) when the other factor requires grad. The backward is a
+product (`*`, `@`, `matmul`, `linear`, `conv2d`) when the other factor requires grad: what torch's
+`derivatives.yaml` says each op's backward keeps, given which inputs require grad. The backward is a
 later `.backward()` whose loss was computed through the saving operation, or the value a module's
 `forward()` / a Lightning `training_step` returns.
 
 ## Why is this bad?
 To compute gradients, autograd keeps references to some tensors of the forward pass. Each tensor has a
 version counter that in-place operations bump; at backward, autograd checks that the saved tensors are
-still at the version it saved, and refuses otherwise (seed 003 §7.2). `.detach()` shares the version
+still at the version it saved, and refuses otherwise ("one of the variables needed for gradient computation has been modified by an
+inplace operation"). `.detach()` shares the version
 counter, so editing a detached view fails the same way. (Editing through `.data` is not detected by
 PyTorch at all and silently corrupts the gradients: see AG008.)
 
@@ -44,7 +47,8 @@ import ast
 import sys
 
 from ..analysis.model import InplaceEvent, ModuleModel
-from ..analysis.torch_api import out_of_place
+from ..analysis.torch_api import out_of_place, saves_output
+from ..analysis.training import GRAPH_RETURNING
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
 from .loss_sites import loss_sites
@@ -55,10 +59,6 @@ SEVERITY = Severity.ERROR
 SUMMARY = "In-place change of a tensor autograd saved for backward, before that backward"
 RUNTIME_SIGNATURE = "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation"
 RULE = sys.modules[__name__]
-
-SAVED_OUTPUT_OPS = {"sigmoid", "tanh", "exp", "exp2", "expm1", "softmax", "log_softmax", "relu", "sqrt", "rsqrt", "reciprocal", "tan",
-                    "Sigmoid", "Tanh", "ReLU", "Softmax", "LogSoftmax"}
-GRAPH_RETURNING = {"forward", "training_step"}  # methods whose returned graph is backpropagated by the caller
 
 
 def check(model: ModuleModel):
@@ -120,7 +120,7 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned):
     name = model.text(target)
     op = prov.saved_by
     saver = prov.saved_node
-    role = "the output" if op in SAVED_OUTPUT_OPS else "an input"
+    role = "the output" if saves_output(op) else "an input"
     saved_at = f" (line {saver.lineno})" if hasattr(saver, "lineno") else ""
     alias = " (a detached view shares its version counter)" if prov.detached else ""
     if backward is not None:
@@ -130,7 +130,7 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned):
         consequence = f"the graph this function returns (line {returned.lineno}) needs it, so a backward through it will raise"
     message = (f"in-place `{event.op}` on `{name}`{alias}, {role} of `{op}`{saved_at} that autograd saved for backward: "
                f"{consequence}. Use an out-of-place op or `.clone()` first")
-    node = event.node if event.form == "method" else event.ctx.statement
+    node = event.node if event.form in ("method", "call") else event.ctx.statement
     related = [(saver, f"`{op}` saves this tensor for its backward")]
     if backward is not None:
         related.append((backward.node, "the backward that needs the saved tensor"))

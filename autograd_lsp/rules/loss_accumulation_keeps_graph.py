@@ -46,6 +46,7 @@ import sys
 from dataclasses import dataclass
 
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, Event, Loop, ModuleModel
+from ..analysis import uses
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis.syntax import parents
 from ..analysis.training import BACKWARD, Part, backward_target, training_units
@@ -58,17 +59,6 @@ SEVERITY = Severity.WARNING
 SUMMARY = "Loss tensor accumulated across loop iterations without .item()/.detach(): every graph stays alive"
 RUNTIME_SIGNATURE = "silent: memory grows every iteration; the accumulator has a grad_fn"
 RULE = sys.modules[__name__]
-
-APPENDERS = {"append", "extend", "insert"}
-# Calls that take the accumulated value and only report it.
-REPORTERS = {"print", "str", "repr", "format", "len", "float", "int", "round", "isinstance", "type", "bool"}
-REPORTER_METHODS = {"info", "debug", "warning", "warn", "error", "log", "log_dict", "add_scalar", "add_scalars", "set_postfix",
-                    "set_description", "write", "format", "log_metrics", "set_postfix_str", "report"}
-# Aggregates: the result is still the accumulated value (a float for floats, a tensor for tensors).
-AGGREGATES = {"sum", "min", "max", "mean", "average", "median", "fsum", "array", "asarray", "sorted", "list", "tuple", "abs"}
-TENSOR_ONLY = {"stack", "cat", "tensor", "as_tensor"}
-CUTS = {"item", "tolist", "detach", "numpy", "data"}  # the result has no graph: nothing past it matters
-METADATA = {"shape", "dtype", "device", "requires_grad", "grad_fn", "is_leaf", "size", "dim", "numel", "ndim", "clear", "__len__"}
 
 PASSIVE, FLOAT_OK, TENSOR, BACKWARDED, ESCAPE = "passive", "float", "tensor", "backward", "escape"
 
@@ -183,7 +173,7 @@ def _accumulations(model: ModuleModel):
                         if prov is not None:
                             yield _accumulation(event, stmt, event.name, event.name, other, prov, "add")
                         break
-        elif isinstance(event, CallEvent) and event.method in APPENDERS and event.receiver is not None and event.node.args:
+        elif isinstance(event, CallEvent) and event.method in uses.APPENDERS and event.receiver is not None and event.node.args:
             value = event.node.args[-1]
             prov = _candidate(model, value)
             names = _accumulator(model, event.receiver)
@@ -387,9 +377,11 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
         if isinstance(parent, ast.Attribute) and parent.value is current:
             grand = parent_of.get(id(parent))
             attr = parent.attr
-            if attr in METADATA:
-                return TENSOR if attr not in ("clear", "__len__") else kind
-            if attr in CUTS:
+            if attr in uses.CONTAINER_METHODS:
+                return kind
+            if uses.is_metadata(attr):
+                return TENSOR
+            if uses.is_cut(attr):  # the result has no graph: nothing past it matters
                 return TENSOR
             if isinstance(grand, ast.Call) and grand.func is parent:
                 if attr == "backward":
@@ -404,12 +396,13 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
             qualname = model.imports.qualname(func) or name
             if qualname.endswith("autograd.backward") or qualname.endswith("autograd.grad") or name in ("backward", "manual_backward"):
                 return BACKWARDED
-            if name in REPORTERS and isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and name in REPORTER_METHODS:
+            if (uses.is_reporter(name) or name in uses.NUMBER_CASTS) and isinstance(func, ast.Name) \
+                    or isinstance(func, ast.Attribute) and name in uses.REPORTER_METHODS:
                 return kind
-            if name in AGGREGATES:
+            if name in uses.AGGREGATES:
                 current = parent
                 continue
-            if name in TENSOR_ONLY and qualname.startswith("torch"):
+            if name in uses.STACKERS and qualname.startswith("torch"):
                 kind = TENSOR
                 current = parent
                 continue

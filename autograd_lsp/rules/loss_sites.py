@@ -14,9 +14,7 @@ from typing import Iterator
 
 from ..analysis.model import CallEvent, ModuleModel
 from ..analysis.provenance import Kind, Provenance
-
-# Objects whose `.backward(loss)` backpropagates `loss` (HF accelerate, Lightning Fabric, DeepSpeed).
-BACKWARD_WRAPPERS = {"accelerator", "fabric", "engine", "model_engine", "strategy"}
+from ..analysis.training import BACKWARD_WRAPPERS
 
 
 @dataclass

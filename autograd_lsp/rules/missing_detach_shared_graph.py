@@ -2,7 +2,7 @@
 Flags a forward output consumed by two losses that are backpropagated by separate `backward()` calls with
 an `optimizer.step()` between them, where the first loss reaches the shared output without `.detach()`:
 the GAN pattern, where the discriminator loss uses the generator's `fake` and the generator loss uses it
-again (seeds 000 and 001). Helpers of the same workspace count: `d_step(fake)` then `g_step(fake)`.
+again (the DCGAN training loop). Helpers of the same workspace count: `d_step(fake)` then `g_step(fake)`.
 
 ## Why is this bad?
 The first `backward()` frees the saved tensors of every node it passes through, including the generator's
@@ -48,6 +48,7 @@ import sys
 from dataclasses import dataclass, field
 
 from ..analysis.model import BindEvent, CallEvent, ModuleModel, UseEvent
+from ..analysis import uses
 from ..analysis.provenance import Kind
 from ..analysis.syntax import parents
 from ..analysis.training import backward_target, is_backward, is_step, optimizer_of
@@ -59,8 +60,6 @@ SEVERITY = Severity.ERROR
 SUMMARY = "A forward output shared by two losses backpropagated separately, with an optimizer step between and no .detach()"
 RUNTIME_SIGNATURE = "RuntimeError: Trying to backward through the graph a second time"
 RULE = sys.modules[__name__]
-
-DETACHING = {"detach", "data", "item", "detach_", "numpy", "tolist", "size", "dim", "numel", "shape"}
 
 
 @dataclass(eq=False)
@@ -144,7 +143,7 @@ def _used_undetached(model: ModuleModel, function, name: str) -> bool:
     for event in model.of_type(UseEvent):
         if event.name != name or event.ctx.scope.function is not function:
             continue
-        if event.usage in ("arg", "operand", "element") or event.usage == "receiver" and (event.callee or "").lstrip(".") not in DETACHING:
+        if event.usage in ("arg", "operand", "element") or event.usage == "receiver" and not uses.passive_receiver(event.callee):
             return True
     return False
 

@@ -11,7 +11,7 @@ with an explicit `device=`, attributes only used in `__init__` or only as indice
 
 ## Why is this bad?
 A plain tensor attribute is not part of the module's state: `model.to(device)` / `.cuda()` / `.half()`
-move parameters and buffers but leave it where it was, and `state_dict()` does not contain it (seed 002).
+move parameters and buffers but leave it where it was, and `state_dict()` does not contain it.
 On a GPU the first forward then fails with a device mismatch; on CPU everything looks fine, which is why
 it survives until deployment.
 
@@ -47,6 +47,8 @@ from __future__ import annotations
 import ast
 import sys
 
+from ..analysis import torch_api as api
+from ..analysis import uses
 from ..analysis.model import BindEvent, ClassInfo, ModuleModel
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
@@ -58,22 +60,6 @@ SUMMARY = "Plain tensor attribute set in an nn.Module's __init__: .to(device) le
 RUNTIME_SIGNATURE = "RuntimeError: Expected all tensors to be on the same device | silent: attribute not moved by .to(), not in state_dict()"
 RULE = sys.modules[__name__]
 
-SIZED_FACTORIES = {"zeros", "ones", "empty", "rand", "randn", "full", "eye", "arange", "linspace", "logspace", "randint", "randperm",
-                   "Tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor", "from_numpy", "tensor", "as_tensor"}
-# Methods that keep a tensor where it is (a chain of them after the factory keeps the attribute a plain tensor).
-KEEPS_DEVICE = {"view", "reshape", "unsqueeze", "squeeze", "float", "double", "half", "long", "int", "bool", "t", "transpose",
-                "permute", "expand", "repeat", "flip", "contiguous", "clone", "detach", "mul", "div", "add", "sub", "neg", "exp",
-                "log", "sqrt", "pow", "flatten", "sum", "mean", "cumsum", "triu", "tril", "diag", "softmax", "abs", "reciprocal"}
-# Uses that move or re-type the tensor, or only read metadata: no device problem.
-DEVICE_HANDLED = {"to", "cuda", "cpu", "type_as", "type", "to_dense", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full"}
-METADATA = {"shape", "dtype", "device", "size", "numel", "dim", "ndim", "ndimension", "tolist", "item", "is_cuda", "requires_grad",
-            "nelement", "element_size", "data_ptr", "names", "layout", "is_floating_point", "copy_", "fill_", "zero_"}
-# Calls that only inspect or report a value.
-PASSIVE_CALLS = {"isinstance", "print", "len", "getattr", "hasattr", "setattr", "repr", "str", "format", "type", "id", "log", "info",
-                 "debug", "warning", "warn", "add_scalar", "add_histogram", "assert_close", "register_buffer", "deepcopy", "copy"}
-# Classes that manage devices themselves.
-DEVICE_METHODS = {"_apply", "to", "cuda", "_load_from_state_dict", "_save_to_state_dict"}
-
 
 def check(model: ModuleModel):
     in_init: dict = {}  # __init__ scope -> its `self.x = ...` binds
@@ -84,7 +70,7 @@ def check(model: ModuleModel):
     if not in_init:
         return
     for cls in model.classes.values():
-        if not cls.is_module or DEVICE_METHODS & cls.methods.keys():
+        if not cls.is_module or api.DEVICE_OVERRIDES & cls.methods.keys():
             continue
         init = cls.methods.get("__init__")
         if init is None or init.scope not in in_init:
@@ -110,10 +96,10 @@ def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
     while isinstance(node, ast.Call):
         qualname = model.imports.qualname(node.func)
         if qualname is not None:
-            if qualname.startswith("torch.") and qualname.count(".") == 1 and qualname.rsplit(".", 1)[-1] in SIZED_FACTORIES:
+            if qualname.startswith("torch.") and qualname.count(".") == 1 and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES:
                 return node
             return None
-        if not isinstance(node.func, ast.Attribute) or node.func.attr not in KEEPS_DEVICE:
+        if not isinstance(node.func, ast.Attribute) or not _keeps_device(node.func.attr):
             return None
         node = node.func.value
     return None
@@ -186,10 +172,10 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0) -> ast.AST | None:
         return None
     if isinstance(parent, ast.Attribute) and parent.value is node:
         grand = parents.get(parent)
-        if parent.attr in DEVICE_HANDLED or parent.attr in METADATA:
+        if uses.moves_device(parent.attr) or _inspects(parent.attr):
             return None
         if isinstance(grand, ast.Call) and grand.func is parent:
-            if parent.attr in KEEPS_DEVICE | {"unsqueeze", "index_select", "gather", "expand_as", "view_as"} and all(_constant(a) for a in grand.args):
+            if _keeps_device(parent.attr) and all(_constant(a) for a in grand.args):
                 return _combined(grand, parents, depth + 1)
             others = [a for a in [*grand.args, *(k.value for k in grand.keywords)] if not _constant(a)]
             return grand if others else None  # self.x.mul(y): combined with y
@@ -229,7 +215,19 @@ def _moves_or_inspects(call: ast.Call) -> bool:
         return True
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else None)
-    return name in PASSIVE_CALLS or name in DEVICE_HANDLED
+    return (uses.is_reporter(name) or name in uses.COPIERS or name in uses.CHECKERS or name in api.MODULE_REGISTRARS
+            or (name is not None and uses.moves_device(name)))
+
+
+def _keeps_device(method: str) -> bool:
+    """A method whose result stays where the tensor is (a chain of them after a factory keeps it a plain tensor)."""
+    return not uses.moves_device(method) and (api.is_op(method) or uses.keeps_values(method) or uses.is_conversion(method)
+                                              or method in ("detach", "detach_"))
+
+
+def _inspects(attr: str) -> bool:
+    """Metadata, Python values and overwrites (`self.x.fill_(0)`): no device problem."""
+    return uses.is_metadata(attr) or uses.to_python(attr) or uses.writes_without_reading(attr)
 
 
 def _finding(model: ModuleModel, cls: ClassInfo, bind: BindEvent, attr: str, use: ast.AST):

@@ -7,7 +7,8 @@ update) has changed `a`.
 ## Why is this bad?
 `no_grad()` only affects tensors *computed* inside it. An assignment computes nothing: `b` is `a`, the
 same tensor object, so `b.requires_grad` is still `True`, gradients still flow through `b` into `a`, and
-every in-place update of `a` (an optimizer step) shows up in `b` (seed 002). A "frozen reference" built
+every in-place update of `a` (an optimizer step) shows up in `b`
+(`with torch.no_grad(): b = a`, then `b.backward()` still fills `a.grad`). A "frozen reference" built
 this way is never frozen: a proximal term `(w - w_ref)` stays zero, a target network stays identical to
 the online one.
 
@@ -42,6 +43,7 @@ import ast
 import sys
 
 from ..analysis.model import BindEvent, ModuleModel, UseEvent
+from ..analysis import uses as value_uses
 from ..analysis.torch_api import NO_GRAD_CONTEXTS
 from ..analysis.walker import label
 from ..findings import Edit, Fix, Safety, Severity
@@ -52,10 +54,6 @@ SEVERITY = Severity.WARNING
 SUMMARY = "b = a inside torch.no_grad() is an alias, not an untracked copy"
 RUNTIME_SIGNATURE = "silent: the alias still requires grad and follows in-place updates of the original"
 RULE = sys.modules[__name__]
-
-# Reading these does not depend on whether the alias is tracked: shape queries, conversions to Python.
-PASSIVE = {"size", "dim", "numel", "shape", ".shape", ".dtype", ".device", "detach", "clone", "item", "tolist", "cpu", "numpy",
-           ".requires_grad", ".is_leaf", ".grad", "print", "len", "isinstance", "type", "id", "repr", "str"}
 
 
 def check(model: ModuleModel):
@@ -76,6 +74,12 @@ def check(model: ModuleModel):
         yield _finding(model, bind, source, use_node, snapshot, reason)
 
 
+def _passive(callee: str) -> bool:
+    """Reading the alias this way does not depend on whether it is tracked: shape queries, copies, Python values."""
+    short = callee.rsplit(".", 1)[-1]
+    return value_uses.passive_receiver(callee) or value_uses.is_reporter(short) or value_uses.method(short) == value_uses.ALIAS
+
+
 def _tracked_use(model: ModuleModel, bind: BindEvent, uses: list[UseEvent]):
     """The first later use that treats the alias as untracked: (node, needs a snapshot, description)."""
     for use in uses:
@@ -91,7 +95,7 @@ def _tracked_use(model: ModuleModel, bind: BindEvent, uses: list[UseEvent]):
         if use.ctx.no_grad or use.usage not in ("operand", "arg", "receiver", "element"):
             continue
         callee = use.callee or ""
-        if callee in PASSIVE or callee.rsplit(".", 1)[-1] in PASSIVE:
+        if _passive(callee):
             continue
         what = "`backward()`" if callee == "backward" else "a computation"
         return use.node, False, f"in {what} outside `no_grad()`"

@@ -2,12 +2,14 @@
 Flags a value that is backpropagated (`.backward()`, `torch.autograd.backward`/`grad`, a GradScaler or
 accelerator backward, the loss a Lightning `training_step` returns) when every path from the model to it
 goes through a non-differentiable operation: `argmax`/`argmin`/`argsort`, comparisons (`==`, `>`, `eq`…),
-casts to integer or bool (`.long()`, `.int()`, `.bool()`), `round`, `floor`, `ceil`, `trunc`, `sign`.
+casts to integer or bool (`.long()`, `.int()`, `.bool()`), `round`, `floor`, `ceil`, `trunc`, `sign`. The list is
+torch's own: ops whose `derivatives.yaml` entry has no differentiable output or only `zeros_like` formulas.
 
 ## Why is this bad?
 Those operations have no gradient. Integer results (argmax, comparisons, casts) cut the graph: the loss
 does not require grad and `backward()` raises. Rounding-like functions keep a graph whose gradient is zero
-everywhere: training runs and nothing learns (seed 002). The usual cause is training on a metric, such
+everywhere: training runs and nothing learns (`torch.round(x).sum().backward()`
+leaves `x.grad` all zeros). The usual cause is training on a metric, such
 as accuracy or an error rate, instead of a differentiable surrogate.
 
 ## Example

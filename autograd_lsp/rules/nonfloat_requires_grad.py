@@ -4,7 +4,8 @@ to be integer or bool: integer literals in `torch.tensor`, `arange` with integer
 `dtype=torch.long`, `.long()`/`.int()`, `randint`, comparison results.
 
 ## Why is this bad?
-Gradients are only defined for floating point (and complex) tensors; PyTorch refuses at once (seed 003).
+Gradients are only defined for floating point (and complex) tensors; PyTorch refuses at once ("Only Tensors of
+floating point and complex dtype can require gradients").
 The usual cause is a literal written as `[1, 2, 3]` instead of `[1., 2., 3.]`.
 
 ## Example

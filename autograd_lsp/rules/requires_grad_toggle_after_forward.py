@@ -8,7 +8,7 @@ reported when the tensors are known to have been frozen (otherwise the call chan
 
 ## Why is this bad?
 Autograd records the graph during the forward, and changing `requires_grad` afterwards does not change the
-pending graph (seed 001). Parameters unfrozen after the forward are not in it: they get no gradient in this
+pending graph. Parameters unfrozen after the forward are not in it: they get no gradient in this
 step (`p.grad` stays `None`), silently. Parameters frozen after the forward are skipped by the backward,
 but the graph saved their values: editing them in place (pruning, re-initialising, clamping) before the
 backward makes it fail the version check.
@@ -61,8 +61,6 @@ SEVERITY = Severity.WARNING
 SUMMARY = "requires_grad changed after the forward and before that graph's backward()"
 RUNTIME_SIGNATURE = "silent: p.grad stays None for that step | RuntimeError: modified by an inplace operation"
 RULE = sys.modules[__name__]
-
-PARAMETER_ITERATORS = {"parameters", "named_parameters", "modules", "children", "buffers"}
 
 
 @dataclass
@@ -212,7 +210,7 @@ def _targets(model: ModuleModel, receiver: ast.expr, event: Event) -> set:
             node = loop.node
             if isinstance(node, (ast.For, ast.AsyncFor)) and _binds(node.target, receiver.id):
                 owners = {dotted(sub.func.value) for sub in ast.walk(node.iter) if isinstance(sub, ast.Call) and
-                          isinstance(sub.func, ast.Attribute) and sub.func.attr in PARAMETER_ITERATORS}
+                          isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS}
                 owners.discard(None)
                 return owners
     name = dotted(receiver)

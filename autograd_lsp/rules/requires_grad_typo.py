@@ -37,7 +37,7 @@ import sys
 
 from ..analysis.model import AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, ModuleModel
 from ..analysis.provenance import Kind, Provenance
-from ..analysis.torch_api import misspells_requires_grad
+from ..analysis.torch_api import MODULE_ITERATORS, PARAMETER_NAMES, misspells_requires_grad
 from ..findings import Edit, Fix, Safety, Severity, Span
 from . import edits
 
@@ -47,9 +47,6 @@ SEVERITY = Severity.ERROR
 SUMMARY = "Misspelt `requires_grad` attribute, keyword or method"
 RUNTIME_SIGNATURE = "silent: requires_grad unchanged | AttributeError: object has no attribute | TypeError: unexpected keyword argument"
 RULE = sys.modules[__name__]
-
-PARAMETER_ITERATORS = {"parameters", "named_parameters", "buffers", "named_buffers"}
-PARAMETER_ATTRIBUTES = {"weight", "bias", "in_proj_weight", "in_proj_bias", "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"}
 
 
 def check(model: ModuleModel):
@@ -99,7 +96,7 @@ def _evidence(model: ModuleModel, receiver: ast.expr, prov: Provenance | None, c
             return "module"
     if isinstance(receiver, ast.Name) and _bound_to_parameters(model, receiver.id, ctx):
         return "tensor"
-    if isinstance(receiver, ast.Attribute) and receiver.attr in PARAMETER_ATTRIBUTES:
+    if isinstance(receiver, ast.Attribute) and receiver.attr in PARAMETER_NAMES:
         return "tensor"
     return None
 
@@ -146,7 +143,7 @@ def _targets(target: ast.expr, name: str) -> bool:
 
 
 def _iterates_parameters(node: ast.expr) -> bool:
-    return any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in PARAMETER_ITERATORS
+    return any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in MODULE_ITERATORS
                for sub in ast.walk(node))
 
 

@@ -5,7 +5,7 @@ error), and where nothing reuses the retained graph at all (a warning: pure memo
 ## Why is this bad?
 `retain_graph=True` is usually added to silence "Trying to backward through the graph a second time".
 The graph it keeps alive saved the parameters' values at forward time; once `optimizer.step()` changes
-them in place, a backward through that old graph fails the version check (seed 001). When nothing
+them in place, a backward through that old graph fails the version check ("modified by an inplace operation"). When nothing
 backwards through the graph again, retaining it only holds its memory until the tensors die.
 
 ## Example
@@ -47,7 +47,8 @@ import sys
 
 from ..analysis.model import BindEvent, CallEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
-from ..analysis.torch_api import SAVES_INPUT
+from ..analysis import torch_api as api
+from ..analysis import uses
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG003"
@@ -56,8 +57,6 @@ SEVERITY = Severity.ERROR
 SUMMARY = "backward(retain_graph=True) whose graph is reused after optimizer.step(), or never reused"
 RUNTIME_SIGNATURE = "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation"
 RULE = sys.modules[__name__]
-
-PASSIVE_METHODS = {"item", "detach", "cpu", "numpy", "tolist", "size", "dim", "numel", "print", "len", "format", "str"}
 
 
 def _retains(event: CallEvent) -> bool:
@@ -69,10 +68,6 @@ def _receiver(event: CallEvent):
     if event.method == "backward":
         return event.receiver, event.receiver_prov
     return None, None
-
-
-PARAMLESS = {"ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "ELU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Identity",
-             "Flatten", "MaxPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Upsample", "Softplus", "Mish", "Hardswish"}
 
 
 class _Graph:
@@ -122,31 +117,22 @@ class _Graph:
             target = event.receiver if event.method == "forward" else node.func
             name = model.text(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
             cls = self.modules.get(name)
-            if isinstance(cls, str) and (cls.rsplit(".", 1)[-1] in PARAMLESS or cls.endswith("Loss")):
+            if isinstance(cls, str) and (api.layer_parameters(cls.rsplit(".", 1)[-1]) == () or cls.endswith("Loss")):
                 return False
             return self._covers(params, name)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.MatMult, ast.Div, ast.Pow)):
-            left, right = model.prov(node.left), model.prov(node.right)
-            grad = lambda prov: prov is not None and prov.is_tensor and bool(prov.requires_grad)  # noqa: E731
-            saved = []
-            if isinstance(node.op, (ast.Mult, ast.MatMult)):
-                saved = [side for side, other in ((node.left, right), (node.right, left)) if grad(other)]
-            elif isinstance(node.op, ast.Div):
-                saved = [node.right] + ([node.left] if grad(right) else [])
-            elif isinstance(node.op, ast.Pow):
-                saved = [node.left] + ([node.right] if grad(right) else [])
-            return any(self._leaf_covered(operand, params) for operand in saved)
+        if isinstance(node, ast.BinOp) and api.operator_op(node.op):
+            return self._saves_operand(api.operator_op(node.op), [node.left, node.right], params)
         if isinstance(node, ast.Call) and event is not None and event.role is None:
             name = (event.qualname or event.method or "").rsplit(".", 1)[-1]
-            if name not in SAVES_INPUT and name not in ("conv1d", "conv2d", "conv3d", "linear", "bilinear", "einsum"):
-                return False
             operands = ([event.receiver] if event.receiver is not None else []) + list(node.args)
-            provs = [model.prov(operand) for operand in operands]
-            for index, operand in enumerate(operands):
-                others = provs[:index] + provs[index + 1:]
-                if any(p is not None and p.is_tensor and p.requires_grad for p in others) and self._leaf_covered(operand, params):
-                    return True
+            return self._saves_operand(name, operands, params)
         return False
+
+    def _saves_operand(self, op: str, operands: list, params) -> bool:
+        """`op` keeps one of the optimizer's parameters for its backward (derivatives.yaml, given what requires grad)."""
+        grads = [bool(p is not None and p.is_tensor and p.requires_grad) for p in map(self.model.prov, operands)]
+        kept = api.saved_inputs(op, grads)
+        return any(index in kept and self._leaf_covered(operand, params) for index, operand in enumerate(operands))
 
     def _leaf_covered(self, operand, params) -> bool:
         prov = self.model.prov(operand)
@@ -203,9 +189,6 @@ def check(model: ModuleModel):
                 yield _never_reused(model, event)
 
 
-CARRY_PASSIVE = PASSIVE_METHODS | {"detach", "detach_", "clone", "size", "shape", ".shape", "data", ".data", "zero_"}
-
-
 def _loop_carried(model, event, prov):
     """(loop, name) when `name` is rebound in the loop to a value of the retained graph and read before that, so the
     next iteration builds on (and backpropagates into) this iteration's graph."""
@@ -220,10 +203,15 @@ def _loop_carried(model, event, prov):
         for use in model.of_type(UseEvent):
             if use.name not in carriers or use.ctx.scope is not loop.scope or not loop.contains(use.ctx.loop):
                 continue
-            if use.seq < first_bind[use.name] and not (use.usage == "receiver" and use.callee in CARRY_PASSIVE) and use.usage != "other" \
+            if use.seq < first_bind[use.name] and not (use.usage == "receiver" and _carries_nothing(use.callee)) and use.usage != "other" \
                     and _feeds(use, prov.graph):
                 return loop, use.name
     return None
+
+
+def _carries_nothing(callee) -> bool:
+    """`h.detach()`, `h.clone()`, `h.zero_()`, `h.shape`: reading h this way carries no graph into the next iteration."""
+    return uses.passive_receiver(callee) or callee == "clone" or uses.writes_without_reading(callee or "")
 
 
 def _feeds(use, graph) -> bool:
@@ -261,7 +249,7 @@ def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
             return False  # a helper may backpropagate through it
     for use in model.of_type(UseEvent):
         if use.ctx.scope is scope and use.seq > event.seq and use.prov.graph & prov.graph:
-            if use.usage == "receiver" and use.callee in PASSIVE_METHODS or use.usage == "other":
+            if use.usage == "receiver" and uses.passive_receiver(use.callee) or use.usage == "other":
                 continue
             if use.usage == "receiver" and use.callee == "backward":
                 continue

@@ -8,7 +8,8 @@ The composition ran once. `optimizer.step()` updates the leaves in place, but th
 holds the values it had when it was built, and its part of the graph was freed by the first
 `backward()`. Depending on which ops built it, the second iteration raises "Trying to backward through
 the graph a second time", a version-counter error, or — when the composition saved no tensors — trains
-silently on stale weights (seed 000).
+silently on stale weights (a conv2d weight stacked from two scalar leaves `a` and `b` once, before the
+training loop).
 
 ## Example
 ```python
@@ -47,6 +48,7 @@ import sys
 import ast
 import re
 
+from ..analysis import uses
 from ..analysis.model import BindEvent, ModuleModel, UseEvent
 from ..analysis.syntax import statements
 from ..findings import Fix, Safety, Severity
@@ -60,16 +62,13 @@ RUNTIME_SIGNATURE = ("RuntimeError: Trying to backward through the graph a secon
                      "silent: composed tensor unchanged after optimizer.step() while its sources changed")
 RULE = sys.modules[__name__]
 
-# Uses that read a value without building on it (logging, shape checks) are not forward uses.
-PASSIVE = {"item", "detach", "cpu", "numpy", "tolist", "size", "dim", "numel", "shape", "print", "len", "isinstance", "type", "repr", "str",
-           ".shape", ".dtype", ".device", ".grad", ".data", ".requires_grad", ".is_leaf", "clone", "to", "register_hook", "retain_grad"}
-
 
 def _is_forward_use(use: UseEvent) -> bool:
     if use.usage not in ("arg", "operand", "receiver", "element"):
         return False
     callee = (use.callee or "").rsplit(".", 1)[-1] if use.callee and not use.callee.startswith(".") else use.callee
-    return callee not in PASSIVE
+    # Uses that read a value without building on it (logging, shape checks, copies, hooks) are not forward uses.
+    return not (uses.passive_receiver(callee) or uses.is_reporter(callee) or uses.receiver(callee) == uses.ALIAS)
 
 
 def _optimizer_may_update(step_events, composed_from) -> bool:
@@ -83,16 +82,6 @@ def _optimizer_may_update(step_events, composed_from) -> bool:
             if any(source == param or (owner and source.startswith(owner + ".")) for source in composed_from):
                 return True
     return not step_events
-
-
-# Ops that return a view of their input (or the input itself when no conversion is needed): the result shares
-# the parameter's storage, so it sees every optimizer update, and its backward saves no tensors. Built once,
-# it is still correct (`w_t = w.T` before the loop).
-VIEW_METHODS = {"view", "view_as", "reshape", "reshape_as", "unsqueeze", "squeeze", "transpose", "permute", "t", "flatten", "expand",
-                "expand_as", "narrow", "select", "unfold", "diagonal", "movedim", "moveaxis", "swapaxes", "swapdims", "as_strided",
-                "contiguous", "to", "cpu", "cuda", "float", "type_as", "unflatten", "mT", "T", "H", "mH", "real"}
-VIEW_FUNCTIONS = {"reshape", "unsqueeze", "squeeze", "transpose", "permute", "t", "flatten", "narrow", "select", "diagonal", "movedim",
-                  "moveaxis", "swapaxes", "swapdims", "as_strided", "unflatten"}
 
 
 def _basic_index(node: ast.expr) -> bool:
@@ -112,18 +101,18 @@ def _is_view_of_leaf(model: ModuleModel, prov, depth: int = 0) -> bool:
     """The composed tensor is only views of trainable leaves: it shares their storage, so it is never stale."""
     node = prov.node
     source = None
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VIEW_METHODS:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and uses.may_return_self(node.func.attr):
         qualname = model.imports.qualname(node.func)
         if qualname is None:
             source = node.func.value
-        elif qualname.rsplit(".", 1)[-1] in VIEW_FUNCTIONS and qualname.startswith("torch.") and node.args:
+        elif uses.is_view(qualname.rsplit(".", 1)[-1]) and qualname.startswith("torch.") and node.args:
             source = node.args[0]
     elif isinstance(node, ast.Call) and node.args and (model.imports.qualname(node.func) or "").startswith("torch.") \
-            and model.imports.qualname(node.func).rsplit(".", 1)[-1] in VIEW_FUNCTIONS:
+            and uses.is_view(model.imports.qualname(node.func).rsplit(".", 1)[-1]):
         source = node.args[0]
     elif isinstance(node, ast.Subscript) and _basic_index(node.slice):
         source = node.value
-    elif isinstance(node, ast.Attribute) and node.attr in VIEW_METHODS:
+    elif isinstance(node, ast.Attribute) and uses.is_view(node.attr):
         source = node.value
     if source is None or depth > 8:
         return False

@@ -4,7 +4,8 @@ Flags a torch factory that is subscripted instead of called: `torch.tensor[[1., 
 
 ## Why is this bad?
 `torch.tensor` is a function; square brackets try to index the function object itself, which Python
-refuses the moment the line runs (seed 003). The brackets were meant as the list literal, or as the call.
+refuses the moment the line runs ("'builtin_function_or_method' object is not
+subscriptable"). The brackets were meant as the list literal, or as the call.
 
 ## Example
 ```python
@@ -31,7 +32,7 @@ import ast
 import sys
 
 from ..analysis.model import ModuleModel
-from ..analysis.torch_api import LEGACY_CONSTRUCTORS
+from ..analysis.torch_api import LEGACY_CONSTRUCTORS, VALUE_FACTORIES
 from ..findings import Edit, Fix, Safety, Severity
 
 CODE = "AG013"
@@ -40,9 +41,6 @@ SEVERITY = Severity.ERROR
 SUMMARY = "A torch factory subscripted (`torch.tensor[...]`) instead of called"
 RUNTIME_SIGNATURE = "TypeError: 'builtin_function_or_method' object is not subscriptable"
 RULE = sys.modules[__name__]
-
-# Factories whose argument is the data itself: the brackets the user wrote are the list literal.
-DATA_FACTORIES = {"tensor", "as_tensor"} | LEGACY_CONSTRUCTORS
 
 
 def check(model: ModuleModel):
@@ -63,7 +61,7 @@ def check(model: ModuleModel):
         fix = _fix(model, node, func, short)
         call = fix.edits[0].text if fix is not None else f"{func}(...)"
         if len(call) > 60:
-            call = f"{func}([...])" if short in DATA_FACTORIES else f"{func}(...)"
+            call = f"{func}([...])" if short in VALUE_FACTORIES or short in LEGACY_CONSTRUCTORS else f"{func}(...)"
         message = f"`{func}[...]` subscripts {what} `{func}` instead of calling it, which raises `TypeError: {error}`; call it: `{call}`"
         yield model.finding(RULE, node, message, fixes=[fix] if fix is not None else [], factory=qualname)
 
@@ -74,7 +72,7 @@ def _fix(model: ModuleModel, node: ast.Subscript, func: str, short: str) -> Fix 
     if any(isinstance(element, (ast.Slice, ast.Starred)) for element in elements):
         return None
     inner = model.text(index)
-    if short in DATA_FACTORIES:
+    if short in VALUE_FACTORIES or short in LEGACY_CONSTRUCTORS:
         text = f"{func}([{inner}])"
         title = f"Call `{func}` with the bracketed data: `{func}([...])`"
     else:

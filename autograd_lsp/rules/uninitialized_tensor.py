@@ -10,7 +10,8 @@ anything passed to an unknown function (which may fill it) are left alone.
 
 ## Why is this bad?
 These constructors allocate memory and leave whatever bytes were there: the values are garbage — zeros
-on one run, `1e-38` or `nan` on the next (seed 003 §8, `torch.FloatTensor(2)` vs `torch.FloatTensor([2])`).
+on one run, `1e-38` or `nan` on the next (`torch.FloatTensor(2)` is two uninitialised
+floats; `torch.FloatTensor([2])` is the value 2).
 Nothing raises; results are silently wrong and not reproducible.
 
 ## Example
@@ -41,6 +42,8 @@ import ast
 import sys
 
 from ..analysis import torch_api as api
+from ..analysis import torch_ops as ops
+from ..analysis import uses
 from ..analysis.model import CallEvent, ClassInfo, InplaceEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
 from ..analysis.syntax import body_statement, parents
@@ -53,36 +56,6 @@ SUMMARY = "Uninitialised tensor (torch.empty / torch.Tensor(n)) read before it i
 RUNTIME_SIGNATURE = "silent: garbage values (NaN under torch.utils.deterministic.fill_uninitialized_memory)"
 RULE = sys.modules[__name__]
 
-EMPTY_FACTORIES = {"empty", "empty_like", "empty_strided"}
-# In-place methods that (over)write values without reading them: after one, the tensor is initialised.
-WRITE_METHODS = {"fill_", "zero_", "copy_", "uniform_", "normal_", "random_", "bernoulli_", "exponential_", "geometric_", "cauchy_",
-                 "log_normal_", "set_", "index_copy_", "index_fill_", "index_put_", "masked_fill_", "masked_scatter_", "scatter_",
-                 "put_", "fill_diagonal_", "copy"}
-# The same storage (or a copy of the same garbage) under another expression: follow it.
-ALIAS_METHODS = {"to", "cuda", "cpu", "contiguous", "requires_grad_", "float", "double", "half", "bfloat16", "detach", "view", "reshape",
-                 "view_as", "reshape_as", "t", "transpose", "permute", "unsqueeze", "squeeze", "flatten", "unflatten", "narrow", "select",
-                 "expand", "expand_as", "as_strided", "movedim", "share_memory_", "pin_memory", "type", "type_as", "clone", "resize_",
-                 "detach_", "long", "int", "bool"}
-ALIAS_ATTRIBUTES = {"data", "T", "mT"}
-# Reading these never looks at the values.
-META_METHODS = {"size", "dim", "numel", "stride", "data_ptr", "element_size", "is_contiguous", "storage_offset", "nelement", "ndimension",
-                "register_hook", "retain_grad", "get_device", "is_floating_point", "is_complex", "__len__", "new_empty", "new_zeros",
-                "new_ones", "new_full", "new_tensor", "untyped_storage", "storage"}
-META_ATTRIBUTES = {"shape", "dtype", "device", "requires_grad", "is_leaf", "grad", "ndim", "layout", "is_cuda", "grad_fn", "names",
-                   "is_sparse", "is_quantized", "itemsize", "nbytes"}
-READ_METHODS = (api.SHAPE_METHODS | api.FLOAT_RESULT_METHODS | api.INT_RESULT_METHODS | api.REDUCTIONS | api.NONDIFFERENTIABLE
-                | {"item", "tolist", "numpy", "backward", "all", "any", "allclose", "equal", "__getitem__", "index_select", "masked_select",
-                   "topk", "sort", "unique", "nonzero", "softmax", "exp", "log", "sqrt", "sin", "cos"}) - ALIAS_METHODS - META_METHODS
-PRINT_FUNCTIONS = {"print", "str", "repr", "format", "pprint"}
-PRINT_METHODS = {"info", "debug", "warning", "error", "critical", "log", "write", "add_scalar", "add_histogram", "set_postfix"}
-NEUTRAL_FUNCTIONS = {"len", "isinstance", "type", "id", "hasattr", "getattr", "torch.is_tensor", "torch.numel", "torch.typename",
-                     "torch.is_floating_point", "torch.is_complex"}
-TORCH_MATH_MODULES = {"torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft"}
-NOT_READS = {"save", "manual_seed", "set_printoptions", "set_default_dtype", "empty_like", "zeros_like", "ones_like", "full_like",
-             "rand_like", "randn_like", "randint_like"}
-LOADS_WEIGHTS = {"load_state_dict", "load", "from_pretrained", "load_from_checkpoint", "load_checkpoint", "apply"}
-LEGACY_DTYPES = {"DoubleTensor": "float64", "HalfTensor": "float16", "BFloat16Tensor": "bfloat16", "LongTensor": "long",
-                 "IntTensor": "int32", "ShortTensor": "int16", "ByteTensor": "uint8", "CharTensor": "int8", "BoolTensor": "bool"}
 SIZE_NAMES = ("n", "k", "m", "d", "num", "size", "dim", "len", "length", "count", "width", "height", "depth", "channels", "features",
               "classes", "units", "hidden", "batch")
 
@@ -108,7 +81,7 @@ def _uninitialised_factory(model: ModuleModel, event: CallEvent) -> str | None:
     if module != "torch":
         return None
     call = event.node
-    if short in EMPTY_FACTORIES:
+    if short in api.UNINITIALISED_FACTORIES:
         if event.keyword("out") is not None or _zero_sized(call):
             return None
         return short if call.args or event.keyword("size") is not None else None
@@ -192,7 +165,7 @@ def _check_references(model: ModuleModel, creation: CallEvent, short: str, value
     if first_read is None:
         return None
     read_event, node = first_read
-    if isinstance(node, ast.Return) and short in EMPTY_FACTORIES and _allocator(owner):
+    if isinstance(node, ast.Return) and short in api.UNINITIALISED_FACTORIES and _allocator(owner):
         return None
     # A read inside a loop that also writes the tensor may only happen after an earlier iteration wrote it.
     for loop in read_event.ctx.loops():
@@ -238,21 +211,22 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
             attr = parent.attr
             grand = parent_of.get(id(parent))
             if isinstance(grand, ast.Call) and grand.func is parent:
-                if attr in WRITE_METHODS:
+                use = uses.method(attr)
+                if uses.writes_without_reading(attr):
                     return WRITE, grand
-                if attr in ALIAS_METHODS:
-                    values.add(id(grand))
+                if use in (uses.VIEW, uses.ALIAS, uses.CUT) or uses.is_bookkeeping(attr) or uses.is_conversion(attr):
+                    values.add(id(grand))  # the same storage, or a copy of the same garbage: follow it
                     current = grand
                     continue
-                if attr in META_METHODS:
+                if use == uses.METADATA or uses.is_tensor_factory_method(attr):
                     return NEUTRAL, None
-                if attr in READ_METHODS or api.is_inplace_method(attr):
+                if uses.is_tensor_method(attr):
                     return READ, grand
                 return ESCAPE, None
-            if attr in ALIAS_ATTRIBUTES:
+            if uses.attribute(attr) in (uses.VIEW, uses.CUT):  # x.T, x.data
                 current = parent
                 continue
-            if attr in META_ATTRIBUTES:
+            if uses.attribute(attr) == uses.METADATA:
                 return NEUTRAL, None
             return ESCAPE, None
         if isinstance(parent, ast.Subscript):
@@ -316,20 +290,21 @@ def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, pare
     qualname = model.imports.qualname(func) or (func.id if isinstance(func, ast.Name) else None)
     if qualname is None and isinstance(func, ast.Attribute):
         method = func.attr
-        if method in PRINT_METHODS:
+        if method in uses.REPORTER_METHODS:
             return READ, call
         return ESCAPE, None
     if qualname in api.PARAMETER_CLASSES and call.args and call.args[0] is arg:
         values.add(id(call))
         return _classify(model, call, parent_of, values)
-    if qualname in PRINT_FUNCTIONS:
+    if qualname in uses.PRINTERS:
         return READ, call
-    if qualname in NEUTRAL_FUNCTIONS:
-        return NEUTRAL, None
     module, _, short = (qualname or "").rpartition(".")
+    if qualname in uses.INSPECTORS or module == "torch" and (uses.is_metadata(short) or short.startswith("is_") or short == "typename"):
+        return NEUTRAL, None
     if module.startswith("torch.nn.init"):
         return WRITE, call
-    if module in TORCH_MATH_MODULES and short not in NOT_READS and not short.startswith(("is_", "get_", "set_")):
+    if module in api.MATH_MODULES and short not in api.TENSOR_FACTORIES and not short.startswith(("is_", "get_", "set_")) \
+            and (module != "torch" or api.is_op(short)):
         return READ, call
     return ESCAPE, None
 
@@ -436,7 +411,7 @@ def _scan_bulk_init(model: ModuleModel) -> bool:
         node = event.node
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
-        if name in LOADS_WEIGHTS:
+        if name in uses.WEIGHT_LOADERS:
             return True
         lowered = name.lower()
         if ("init" in lowered or "reset" in lowered) and not name.startswith("__") and name not in defined:
@@ -444,14 +419,14 @@ def _scan_bulk_init(model: ModuleModel) -> bool:
         qualname = event.qualname or ""
         if qualname.startswith("torch.nn.init.") and node.args and not isinstance(node.args[0], ast.Attribute):
             return True  # initialising something reached by a loop or getattr: may be every parameter
-        if isinstance(func, ast.Attribute) and func.attr in WRITE_METHODS and _generic_receiver(func.value):
+        if isinstance(func, ast.Attribute) and uses.writes_without_reading(func.attr) and _generic_receiver(func.value):
             return True
     return False
 
 
 def _generic_receiver(node: ast.expr) -> bool:
     """`p.data.uniform_()` / `getattr(self, n).zero_()`: a write through a loop variable or a dynamic lookup."""
-    while isinstance(node, ast.Attribute) and node.attr in ALIAS_ATTRIBUTES:
+    while isinstance(node, ast.Attribute) and uses.attribute(node.attr) in (uses.VIEW, uses.CUT):
         node = node.value
     return isinstance(node, ast.Name) and node.id != "self" or isinstance(node, ast.Call)
 
@@ -493,8 +468,8 @@ def _zeros_fix(model: ModuleModel, call: ast.Call, short: str) -> Fix | None:
         return None
     new = "zeros_like" if short == "empty_like" else "zeros"
     edits = [Edit(model.span(func), f"{base}.{new}")]
-    dtype = LEGACY_DTYPES.get(short)
-    if dtype is not None:
+    dtype = ops.LEGACY_CONSTRUCTORS.get(short)
+    if dtype is not None and dtype != "float32":  # torch.zeros makes float32 already
         last = call.args[-1]
         end = model.span(last)
         edits.append(Edit(Span(end.end_line, end.end_col, end.end_line, end.end_col), f", dtype={base}.{dtype}"))

@@ -1,0 +1,154 @@
+"""How a value is used, classified once for every rule: a metadata read, a passive (reporting) use, a view, an in-place
+write, an alias (same values), a graph cut, or a computation.
+
+torch's part is the generated table (torch_ops); the Python part (print, len, logging) is the only list kept here.
+"""
+from __future__ import annotations
+
+from . import torch_ops as ops
+
+METADATA, PASSIVE, VIEW, WRITE, ALIAS, CUT, COMPUTE = "metadata", "passive", "view", "write", "alias", "cut", "compute"
+
+# Python builtins that show a value (they read it) and ones that only look at the object.
+PRINTERS = frozenset({"print", "repr", "str", "format", "pprint"})
+INSPECTORS = frozenset({"len", "isinstance", "type", "id", "hasattr", "getattr", "setattr", "callable", "vars", "dir"})
+REPORTER_FUNCTIONS = PRINTERS | INSPECTORS
+# Methods of loggers, writers and progress bars (logging, TensorBoard, tqdm, Lightning, wandb): they record a value.
+REPORTER_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "critical", "exception", "log", "log_dict", "log_metrics",
+                              "add_scalar", "add_scalars", "add_histogram", "append_text", "set_postfix", "set_postfix_str",
+                              "set_description", "write", "report", "format"})
+# Builtins that turn a one-element tensor into a Python number (the result has no graph).
+NUMBER_CASTS = frozenset({"float", "int", "round", "bool", "complex"})
+# Methods of Python containers that hold values without computing with them.
+CONTAINER_METHODS = frozenset({"clear", "__len__", "copy", "keys", "values", "items"})
+# Builtins whose result is a Python int whatever they are given (`len(x)`, `int(n)`); tensor reads add theirs.
+INT_RESULTS = frozenset({"len", "int", "size", "numel", "dim", "__len__", "item"})
+# Ways to put values in a Python container (`losses.append(loss)`).
+APPENDERS = frozenset({"append", "extend", "insert"})
+# Python aggregates over a container: the result is still the values (a float for floats, a tensor for tensors).
+AGGREGATES = frozenset({"sum", "min", "max", "mean", "average", "median", "fsum", "array", "asarray", "sorted", "list", "tuple", "abs"})
+# Building a new tensor from values: a container of tensors stays a tensor (`torch.stack(losses)`).
+STACKERS = frozenset({"stack", "cat", "tensor", "as_tensor"}) & (ops.TENSOR_OPS | set(ops.FACTORIES))
+# Helpers that copy whatever they are given without computing with it (`copy.deepcopy(model)`).
+COPIERS = frozenset({"deepcopy", "copy"})
+# Test helpers that compare values.
+CHECKERS = frozenset({"assert_close", "assert_allclose", "allclose"})
+# Calls that replace a model's values wholesale (torch, Lightning, Hugging Face).
+WEIGHT_LOADERS = frozenset({"load_state_dict", "load", "from_pretrained", "load_from_checkpoint", "load_checkpoint", "apply"})
+
+
+def method(name: str) -> str:
+    """The use a call `x.name(...)` makes of the tensor x."""
+    if name in ops.METADATA_METHODS or name in ops.BOOKKEEPING:
+        return METADATA
+    if name in ops.GRAPH_CUTS:
+        return CUT
+    if name in ops.INPLACE:
+        return WRITE
+    if name in ops.VIEWS:
+        return VIEW
+    if name in ops.SAME_VALUES:
+        return ALIAS
+    if name in REPORTER_METHODS:
+        return PASSIVE
+    return COMPUTE
+
+
+def attribute(name: str) -> str:
+    """The use a read `x.name` makes of the tensor x."""
+    if name in ops.GRAPH_CUTS:  # .data
+        return CUT
+    if name in ops.METADATA_ATTRIBUTES:
+        return METADATA
+    if name in ops.VIEWS:  # .T, .mT, .real
+        return VIEW
+    return COMPUTE
+
+
+def receiver(callee: str | None) -> str:
+    """The use of a UseEvent with usage "receiver": its callee is "name" for `x.name(...)`, ".name" for `x.name`, "[]" for
+    `x[...]`."""
+    if not callee or callee == "[]":
+        return COMPUTE
+    if callee.startswith("."):
+        return attribute(callee[1:])
+    return method(callee)
+
+
+def passive_receiver(callee: str | None) -> bool:
+    """`x.item()`, `x.shape`, `x.detach()`, `x.size(0)`, `x.data`: the read neither computes with x nor changes it."""
+    return receiver(callee) in (METADATA, CUT, PASSIVE)
+
+
+def is_reporter(name: str | None) -> bool:
+    """`print(x)`, `len(x)`, `logger.info(x)`, `writer.add_scalar(tag, x)`: the value is looked at, not computed with."""
+    return name in REPORTER_FUNCTIONS or name in REPORTER_METHODS
+
+
+def is_metadata(name: str) -> bool:
+    """`x.shape`, `x.size()`, `x.dtype`, `x.requires_grad`, `x.register_hook(...)`: facts, not values."""
+    return name in ops.METADATA_METHODS or name in ops.METADATA_ATTRIBUTES
+
+
+def is_bookkeeping(name: str) -> bool:
+    """`x.requires_grad_()`, `x.share_memory_()`, `x.resize_(n)`: flags, sharing or shape change; the values stay."""
+    return name in ops.BOOKKEEPING
+
+
+def is_conversion(name: str) -> bool:
+    """`x.long()`, `x.float()`, `x.bool()`: the same values in another dtype (named after it)."""
+    return name in ops.DTYPES and name in ops.METHODS
+
+
+def is_tensor_factory_method(name: str) -> bool:
+    """`x.new_zeros(n)`, `x.new_empty(n)`: a new tensor that takes only x's dtype and device."""
+    return name.startswith("new_") and name in ops.METHODS
+
+
+def is_tensor_method(name: str) -> bool:
+    return name in ops.METHODS
+
+
+def is_cut(name: str) -> bool:
+    """`x.item()`, `x.detach()`, `x.data`, `x.numpy()`: the result carries no graph."""
+    return name in ops.GRAPH_CUTS
+
+
+def to_python(name: str) -> bool:
+    """`x.item()`, `x.tolist()`, `x.numpy()`: a Python or NumPy value."""
+    return name in ops.PYTHON_VALUES
+
+
+def is_view(name: str) -> bool:
+    return name in ops.VIEWS
+
+
+def is_write(name: str) -> bool:
+    return name in ops.INPLACE
+
+
+def writes_without_reading(name: str) -> bool:
+    """`fill_`, `zero_`, `copy_`, `normal_`, `masked_fill_`, `index_copy_`...: the old values do not matter (all or
+    the written part)."""
+    return name in ops.OVERWRITES or name in ops.PARTIAL_WRITES
+
+
+def keeps_values(name: str) -> bool:
+    """`clone()`, `float()`, `contiguous()`, `cpu()`, `to(...)`, views: the result holds the same values."""
+    return name in ops.SAME_VALUES or name in ops.VIEWS
+
+
+def may_return_self(name: str) -> bool:
+    """Views, and conversions that hand back the tensor itself when it already is what they ask (`to(device)`, `cpu()`,
+    `contiguous()`, `float()` of a float32 parameter): the result shares the tensor's storage."""
+    return name in ops.VIEWS or (name in ops.DEVICE_MOVES and not name.startswith("new_")) or name in ("contiguous", "float")
+
+
+def moves_device(name: str) -> bool:
+    """`to`, `cuda`, `cpu`, `type_as`, `new_zeros`...: the result's device is chosen by the call."""
+    return name in ops.DEVICE_MOVES
+
+
+def passive(name: str) -> bool:
+    """A use that neither computes with the value nor changes it: metadata, reporting, a graph cut."""
+    return is_metadata(name) or is_cut(name) or is_reporter(name)

@@ -1,0 +1,1 @@
+"""Stand-ins for SpareNet's runners.misc.AverageMeter and runners.base_runner.BaseRunner."""

@@ -1,0 +1,611 @@
+"""Generate autograd_lsp/analysis/torch_ops.py from the installed torch's own metadata (development time only).
+
+Sources, all shipped in the torch wheel:
+- torchgen/packaged/ATen/native/native_functions.yaml: each op's schema (in-place `Tensor(a!) self`, out= variants,
+  method/function variants, `dim`/`keepdim` reductions) and tags (`pointwise`, `inplace_view`);
+- torchgen/packaged/autograd/derivatives.yaml, read through torchgen's own loader: which inputs and outputs each
+  backward formula saves, `output_differentiability`, zero-gradient formulas;
+- torchgen's list of view ops; `dir(torch)` / `dir(torch.Tensor)` for what Python exposes; torch.nn classes (their
+  `__init__` signatures and the functional op their `forward` calls).
+A few result facts (dtype class, reduction to one element) come from calling each simple op once on a small tensor.
+
+    python -m tools.generate_torch_ops          # rewrite the module
+    python -m tools.generate_torch_ops --check  # exit 1 when the checked-in module differs (the drift test)
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import inspect
+import os
+import re
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+TARGET = Path(__file__).resolve().parents[1] / "autograd_lsp" / "analysis" / "torch_ops.py"
+
+# Python functions that torch implements by composing ATen ops (CompositeImplicitAutograd): autograd records the op
+# they call, whose derivative entry says what is saved. torch's C++ decides this, not any yaml, so it is written here.
+# name -> (the op it calls, its argument names -> that op's argument names where they differ).
+COMPOSITES = {
+    "softmax": ("_softmax", {}), "log_softmax": ("_log_softmax", {}), "matmul": ("mm", {"other": "mat2"}),
+    "linear": ("addmm", {"input": "mat1", "weight": "mat2", "bias": "self"}), "conv1d": ("convolution", {}),
+    "conv2d": ("convolution", {}), "conv3d": ("convolution", {}), "layer_norm": ("native_layer_norm", {}),
+    "group_norm": ("native_group_norm", {}), "dropout": ("native_dropout", {"input": "self"}), "square": ("pow", {}),
+    "true_divide": ("div", {}), "divide": ("div", {}), "multiply": ("mul", {}), "subtract": ("sub", {}), "clip": ("clamp", {}),
+    "absolute": ("abs", {}), "negative": ("neg", {}), "arccos": ("acos", {}), "arcsin": ("asin", {}), "arctan": ("atan", {}),
+}
+# Tensor methods ending in "_" that change no values a graph depends on: flags, sharing, hooks.
+# (resize_ changes the shape and keeps whatever memory holds.)
+NOT_VALUE_WRITES = ("requires_grad_", "share_memory_", "detach_", "retain_grad", "record_stream", "pin_memory", "to_", "resize_",
+                    "resize_as_")
+# Python-level factories that take data rather than sizes (not ATen ops): their dtype follows the data.
+DATA_FACTORIES = ("tensor", "as_tensor", "asarray", "from_numpy", "frombuffer")
+# Tensor methods and attributes that give facts about a tensor or do autograd bookkeeping, never its values (torch's
+# _tensor.py and C bindings define them by hand; no yaml lists them). Filtered by what torch.Tensor has.
+METADATA_METHODS = ("size", "dim", "numel", "stride", "data_ptr", "element_size", "is_contiguous", "storage_offset", "nelement",
+                    "ndimension", "get_device", "is_floating_point", "is_complex", "has_names", "is_set_to", "untyped_storage",
+                    "storage", "is_pinned", "is_shared", "register_hook", "retain_grad", "__len__")
+METADATA_ATTRIBUTES = ("shape", "dtype", "device", "requires_grad", "is_leaf", "grad", "ndim", "layout", "is_cuda", "grad_fn",
+                       "names", "is_sparse", "is_quantized", "is_meta", "itemsize", "nbytes", "_version", "output_nr", "_base")
+# Reads that leave the graph: a Python value, or a tensor without history (`.data`, `.detach()`).
+GRAPH_CUTS = ("item", "tolist", "numpy", "detach", "detach_", "data")
+# Reads whose result is a Python or NumPy value.
+PYTHON_VALUES = ("item", "tolist", "numpy")
+# Device moves (their probe needs a device this machine may lack).
+DEVICE_MOVES = ("to", "cuda", "cpu", "xpu", "mps", "type_as", "type")
+
+
+def _torchgen_root() -> str:
+    import torchgen
+
+    return os.path.join(os.path.dirname(torchgen.__file__), "packaged")
+
+
+def _native_functions() -> list[dict]:
+    import yaml
+
+    with open(os.path.join(_torchgen_root(), "ATen", "native", "native_functions.yaml"), encoding="utf-8") as handle:
+        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def _derivatives() -> dict:
+    """'mul.Tensor' -> DifferentiabilityInfo (torchgen's own reading of derivatives.yaml)."""
+    from torchgen.packaged.autograd.load_derivatives import load_derivatives
+
+    root = _torchgen_root()
+    infos, _ = load_derivatives(os.path.join(root, "autograd", "derivatives.yaml"),
+                                os.path.join(root, "ATen", "native", "native_functions.yaml"),
+                                os.path.join(root, "ATen", "native", "tags.yaml"))
+    out = {}
+    for schema, by_key in infos.items():
+        info = by_key.get("Default")
+        if info is not None:
+            out[str(schema.name)] = info
+    return out
+
+
+_SCHEMA = re.compile(r"^(?P<name>[\w.]+)\((?P<args>.*)\) -> (?P<returns>.+)$")
+
+
+def _parse(entry: dict) -> dict | None:
+    match = _SCHEMA.match(entry["func"])
+    if match is None:
+        return None
+    full = match["name"]
+    name, _, overload = full.partition(".")
+    args = []
+    for raw in _split(match["args"]):
+        if raw == "*":
+            continue
+        kind, _, rest = raw.rpartition(" ")
+        arg, _, default = rest.partition("=")
+        args.append((arg, kind, default or None))
+    tags = entry.get("tags", [])
+    tags = [tags] if isinstance(tags, str) else list(tags)
+    return {"full": full, "name": name, "overload": overload, "args": args, "returns": match["returns"],
+            "variants": [v.strip() for v in entry.get("variants", "function").split(",")], "tags": tags,
+            "composite": "dispatch" not in entry and "structured_delegate" not in entry
+            or "CompositeImplicitAutograd" in str(entry.get("dispatch", {}))}
+
+
+def _split(text: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for char in text:
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def _is_out(schema: dict) -> bool:
+    return schema["overload"].endswith("out") or any(kind.endswith("(a!)") and arg == "out" for arg, kind, _ in schema["args"])
+
+
+def _saved(info) -> dict[str, set[str]]:
+    """input name -> the tensors its gradient formula keeps: other inputs by name, "result" for the output."""
+    tensor_inputs = {arg.name for arg in info.func.func.arguments.flat_all if arg.type.is_tensor_like()}
+    outputs = {"result", *(ret.name for ret in info.func.func.returns if ret.name)}
+    saved: dict[str, set[str]] = {}
+    for derivative in info.derivatives:
+        names = {binding.nctype.name for binding in derivative.saved_inputs} & tensor_inputs
+        if {binding.nctype.name for binding in derivative.saved_outputs} & outputs:
+            names.add("result")
+        for var in derivative.var_names:
+            saved.setdefault(var, set()).update(names)
+    return saved
+
+
+def _zero_gradient(info) -> bool:
+    formulas = [d.formula.replace(" ", "") for d in info.derivatives]
+    return bool(formulas) and all(re.fullmatch(r"zeros_like\((grad|self|result)\)", f) for f in formulas)
+
+
+def _writes(derivatives: dict, inplace: dict) -> tuple[set, set]:
+    """In-place ops that write without reading the old values: their gradient for `self` is zero (`fill_`, `uniform_`:
+    the old values do not matter), or zero where they write (`masked_fill_`, `index_copy_`, `scatter_`)."""
+    # copy_ and set_ have hand-written autograd in torch (VariableTypeManual.cpp); fill_diagonal_ is composite.
+    overwrites, partial = {"copy_", "set_"}, {"fill_diagonal_"}
+    for full, info in derivatives.items():
+        name = full.split(".")[0]
+        formula = next((d.formula.replace(" ", "") for d in info.derivatives if "self" in d.var_names), None)
+        if formula is None:
+            continue
+        if name in inplace and formula == "zeros_like(grad)":
+            overwrites.add(name)
+        elif re.match(r"(accumulate\?grad:)?grad\.(masked_fill|index_fill|scatter|index_put|put)\(", formula) and name + "_" in inplace:
+            partial.add(name + "_")
+    return overwrites, partial
+
+
+def _same_shape(torch, function) -> bool:
+    """`function(x)` keeps x's shape for a 2x3 and a one-element float tensor (softmax, cumsum-like, activations)."""
+    for shape in ((2, 3), (1,)):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                x = torch.rand(shape) + 0.5
+                result = function(x)
+        except Exception:
+            return False
+        if not isinstance(result, torch.Tensor) or result.shape != x.shape:
+            return False
+    return True
+
+
+def _same_values(torch, name: str) -> bool:
+    """`x.name()` gives x's values unchanged: a copy or a conversion (clone, float, contiguous, cpu)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            x = torch.tensor([[0.5, -2.5, 1.5], [-0.5, 2.5, -1.5]])
+            result = getattr(torch.Tensor, name)(x)
+            return (isinstance(result, torch.Tensor) and result.layout == x.layout and result.shape == x.shape
+                    and bool((result.to(torch.complex128) == x).all()))
+    except Exception:
+        return False
+
+
+def _first_parameter(function) -> str | None:
+    try:
+        return next(iter(inspect.signature(function).parameters), None)
+    except (TypeError, ValueError):
+        return None
+
+
+def _probe(torch, method) -> dict:
+    """Call `method(x)` (else `method(x, x)`) on a small float tensor and an integer one, 2x3 else 1-D: the dtype class of
+    the result, its numel on the 2x3 input, whether it has a grad_fn."""
+    facts = {}
+    for index, (label, make) in enumerate((("float", lambda: torch.arange(6.0).reshape(2, 3) + 0.5),
+                                           ("int", lambda: torch.arange(6).reshape(2, 3)),
+                                           ("float", lambda: torch.arange(6.0) + 0.5), ("int", lambda: torch.arange(6)))):
+        if label in facts:
+            continue
+        result = None
+        for arity in (1, 2):  # x.op(), else x.op(x)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    x = make()
+                    result = method(*[x] * arity)
+                break
+            except Exception:
+                continue
+        if isinstance(result, torch.Tensor):
+            facts[label] = "float" if (result.dtype.is_floating_point or result.dtype.is_complex) else "int"
+            if index == 0:
+                facts["numel"] = result.numel()
+            if label == "float":
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        x = make().requires_grad_() * 1  # a non-leaf: methods that return self keep its grad_fn
+                        facts["grad"] = method(*[x] * arity).grad_fn is not None
+                except Exception:
+                    pass
+    return facts
+
+
+def collect() -> dict:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torchgen.packaged.autograd.gen_inplace_or_view_type import RETURNS_VIEWS_OF_INPUT
+
+    schemas = [s for s in (_parse(e) for e in _native_functions() if "func" in e) if s is not None]
+    derivatives = _derivatives()
+    functions = {n for n in dir(torch) if not n.startswith("__") and callable(getattr(torch, n, None))}
+    methods = {n for n in dir(torch.Tensor) if not n.startswith("__") and callable(getattr(torch.Tensor, n, None))}
+    functional = {n for n in dir(F) if not n.startswith("_") and callable(getattr(F, n, None))}
+    python_names = functions | methods | functional
+
+    by_name: dict[str, list[dict]] = {}
+    for schema in schemas:
+        by_name.setdefault(schema["name"], []).append(schema)
+
+    inplace, views, out_variants, pointwise, reductions, saved_by_name, args = {}, set(), set(), set(), set(), {}, {}
+    nondifferentiable, zero_gradient, factories, tensor_ops = set(), set(), {}, set()
+    for name, overloads in sorted(by_name.items()):
+        if name.startswith("_") and name not in {target for target, _ in COMPOSITES.values()}:
+            continue
+        public = [s for s in overloads if not _is_out(s)]
+        if any(_is_out(s) for s in overloads):
+            out_variants.add(name)
+        if not public:
+            continue
+        first = public[0]
+        if first["args"] and first["args"][0][1] == "Tensor(a!)" and name.endswith("_"):
+            if not any("inplace_view" in s["tags"] for s in public) and name not in NOT_VALUE_WRITES:
+                base = name[:-1]
+                inplace[name] = base if base in python_names else None
+            continue
+        if any("pointwise" in s["tags"] for s in public):
+            pointwise.add(name)
+        if any(arg == "keepdim" for s in public for arg, _, _ in s["args"]):
+            reductions.add(name)
+        if any(not any(kind.startswith("Tensor") for _, kind, _ in s["args"]) and any(arg == "dtype" for arg, _, _ in s["args"])
+               and s["returns"].startswith("Tensor") for s in public):
+            factories[name] = "float"  # an overload that makes a tensor from sizes/values; its dtype is found by calling it
+        if name.endswith("_like") and any(arg == "dtype" for s in public for arg, _, _ in s["args"]):
+            factories[name] = "like"
+        positional = []
+        for arg, kind, _ in first["args"]:
+            if kind.startswith("Tensor"):
+                positional.append(arg)
+        args[name] = tuple(positional)
+        infos = [derivatives.get(s["full"]) for s in public]
+        known = [info for info in infos if info is not None]
+        merged: dict[str, set[str]] = {}
+        for info in known:
+            for var, names in _saved(info).items():
+                merged.setdefault(var, set()).update(names)
+        if any(merged.values()):
+            saved_by_name[name] = merged
+        differentiable = any(
+            (info is not None and (info.output_differentiability is None or any(info.output_differentiability)) and info.derivatives)
+            or (info is None and s["composite"]) for s, info in zip(public, infos))
+        if not differentiable and name not in factories:
+            nondifferentiable.add(name)
+        elif name not in factories and not name.startswith("new_") and all(s["returns"].startswith(("Tensor", "(Tensor")) for s in public):
+            tensor_ops.add(name)
+        if differentiable and known and len(known) == len(public) and all(_zero_gradient(info) for info in known):
+            zero_gradient.add(name)
+    for name, (target, renames) in COMPOSITES.items():
+        if target in saved_by_name and name in args:  # torch's dense kernel is the composite: the op it calls saves
+            rename = {theirs: ours for ours, theirs in renames.items()}
+            saved_by_name[name] = {rename.get(var, var): {rename.get(n, n) for n in names} for var, names in saved_by_name[target].items()}
+    saved = {}
+    for name, by_input in saved_by_name.items():
+        position = {arg: index for index, arg in enumerate(args.get(name, ()))}
+        entry = {}
+        for var, names in by_input.items():
+            kept = tuple(sorted((position[n] for n in names if n in position), key=int)) + (("result",) if "result" in names else ())
+            if var in position and kept:
+                entry[position[var]] = kept
+        if entry:
+            saved[name] = entry
+    for name, overloads in by_name.items():  # composites that alias: unflatten, moveaxis, view_as_real...
+        if any(s["args"] and s["args"][0][1] == "Tensor(a)" and s["returns"].startswith("Tensor(a)") and not _is_out(s) for s in overloads):
+            # (to, pin_memory, coalesce alias only when they have nothing to do: conversions, not views)
+            if not name.startswith("_") and hasattr(torch.Tensor, name) and not name.endswith("_") \
+                    and name not in ("detach", "alias", "to", "pin_memory", "coalesce"):
+                views.add(name)
+    properties = {"numpy_T": "T", "matrix_H": "H"}  # torchgen's names for the Tensor properties .T and .H
+    for name in RETURNS_VIEWS_OF_INPUT:
+        name = properties.get(name, name)
+        if not name.startswith("_") and hasattr(torch.Tensor, name) and name != "detach":
+            views.add(name)
+
+    int_results, float_results = set(), set()
+    aten = {n for n, overloads in by_name.items() if any(s["args"] and s["args"][0][1].startswith("Tensor") for s in overloads)}
+    probed = [(n, getattr(torch.Tensor, n)) for n in sorted(methods)] + [(n, getattr(torch, n)) for n in sorted(functions & aten - methods)]
+    for name, function in probed:
+        if name.startswith("_") or name.endswith("_"):
+            continue
+        facts = _probe(torch, function)
+        if facts.get("float") == "int":
+            int_results.add(name)
+        elif facts.get("int") == "float":
+            float_results.add(name)
+        if facts.get("numel") == 1:
+            reductions.add(name)
+        if facts.get("grad") and name in methods:
+            tensor_ops.add(name)  # Python-level methods too (cpu, float, type_as...): the result has a grad_fn
+    same_shape = {n for n in methods if not n.endswith("_") and not n.startswith("_") and _same_shape(torch, getattr(torch.Tensor, n))}
+    same_shape |= {n for n in functions & aten if not n.endswith("_") and not n.startswith("_") and _same_shape(torch, getattr(torch, n))}
+    same_shape |= {n for n in functional if not n.endswith("_") and _first_parameter(getattr(F, n)) == "input"
+                   and _same_shape(torch, getattr(F, n))}
+    for name in list(factories):
+        if factories[name] == "float":
+            factories[name] = _factory_dtype(torch, name)
+    for name in DATA_FACTORIES:
+        if name in functions:
+            factories[name] = "data"
+    for name, kind in factories.items():  # `tensor(data, *, dtype=None, ...)`: the first argument is the values themselves
+        doc = (getattr(getattr(torch, name, None), "__doc__", None) or "").strip()
+        match = re.match(r"\w+\((\w+)", doc)
+        if kind == "data" and match and match.group(1) in ("data", "obj"):
+            factories[name] = "values"
+    overwrites, partial_writes = _writes(derivatives, inplace)
+    same_values = {n for n in methods if not n.startswith("_") and not n.endswith("_") and n not in GRAPH_CUTS and _same_values(torch, n)}
+    legacy = {}
+    for name in dir(torch):
+        value = getattr(torch, name)
+        if name.endswith("Tensor") and isinstance(value, type) and (name == "Tensor" or isinstance(getattr(value, "dtype", None), torch.dtype)):
+            dtype = value.dtype if name != "Tensor" else torch.get_default_dtype()
+            legacy[name] = str(dtype).rsplit(".", 1)[-1]
+    dtypes = {name: _dtype_class(torch, getattr(torch, name)) for name in dir(torch) if isinstance(getattr(torch, name), torch.dtype)}
+
+    return {
+        "version": torch.__version__.split("+")[0],
+        "INPLACE": inplace,
+        "VIEWS": views,
+        "OUT_VARIANTS": out_variants & python_names,
+        "POINTWISE": pointwise & python_names,
+        "REDUCTIONS": reductions & python_names,
+        "INT_RESULT": int_results,
+        "FLOAT_RESULT": float_results,
+        "NONDIFFERENTIABLE": (nondifferentiable & python_names) | {n for n in int_results if n not in inplace},
+        "ZERO_GRADIENT": zero_gradient & python_names,
+        "TENSOR_OPS": (tensor_ops & python_names) - nondifferentiable - set(inplace),
+        "SAME_SHAPE": (same_shape | pointwise) & python_names,
+        "LOSSES": _losses(F),
+        "SAVED": {n: d for n, d in saved.items() if n in python_names},
+        "FACTORIES": {n: k for n, k in factories.items() if n in functions},
+        "LEGACY_CONSTRUCTORS": legacy,
+        "DTYPES": dtypes,
+        "METADATA_METHODS": {n for n in METADATA_METHODS if hasattr(torch.Tensor, n)},
+        "METADATA_ATTRIBUTES": {n for n in METADATA_ATTRIBUTES if hasattr(torch.Tensor, n) or n in ("shape", "grad", "_base")},
+        "GRAPH_CUTS": {n for n in GRAPH_CUTS if hasattr(torch.Tensor, n)},
+        "PYTHON_VALUES": {n for n in PYTHON_VALUES if hasattr(torch.Tensor, n)},
+        "SAME_VALUES": same_values | {n for n in DEVICE_MOVES if hasattr(torch.Tensor, n)},
+        "BOOKKEEPING": {n for n in NOT_VALUE_WRITES if hasattr(torch.Tensor, n)},
+        "DEVICE_MOVES": {n for n in DEVICE_MOVES if hasattr(torch.Tensor, n)} | {n for n in methods if n.startswith("new_")},
+        "OVERWRITES": overwrites,
+        "PARTIAL_WRITES": partial_writes,
+        "METHODS": methods,
+        "MODULE_ITERATORS": {n for n in dir(nn.Module) if not n.startswith("_") and inspect.isgeneratorfunction(getattr(nn.Module, n))},
+        "FUNCTIONAL": functional,
+        "MODULES": _modules(torch, nn, F),
+    }
+
+
+def _losses(F) -> dict:
+    out = {}
+    for name in dir(F):
+        function = getattr(F, name)
+        if name.startswith("_") or not callable(function):
+            continue
+        try:
+            parameters = list(inspect.signature(function).parameters)
+        except (TypeError, ValueError):
+            continue
+        if "reduction" in parameters:
+            out[name] = parameters.index("reduction")
+    return out
+
+
+def _dtype_class(torch, dtype) -> str:
+    return "float" if dtype.is_floating_point or dtype.is_complex else "int"
+
+
+def _factory_dtype(torch, name: str) -> str:
+    """The dtype class a factory gives without dtype=: call it with small sizes; "data" when its values decide."""
+    function = getattr(torch, name, None)
+    results = []
+    for args in ((2,), (2, 3), (3, (2,)), (0.0, 2.0), (2, 2.5), ((2,), 1), ((2,), 1.5)):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                value = function(*args)
+        except Exception:
+            continue
+        if isinstance(value, torch.Tensor):
+            results.append(_dtype_class(torch, value.dtype))
+    if not results:
+        return "float"
+    if len(set(results)) > 1:
+        return "data"
+    return results[0]
+
+
+def _modules(torch, nn, F) -> dict:
+    """torch.nn layers and losses: the functional op their forward calls, `inplace`/`reduction` arguments, parameters."""
+    out = {}
+    for name in sorted(dir(nn)):
+        cls = getattr(nn, name)
+        if not (isinstance(cls, type) and issubclass(cls, nn.Module)) or name.startswith("_") or cls.__module__.startswith("torch.nn.modules.module"):
+            continue
+        if not cls.__module__.startswith("torch.nn.modules."):
+            continue
+        try:
+            signature = inspect.signature(cls.__init__)
+        except (TypeError, ValueError):
+            continue
+        parameters = [p for p in signature.parameters.values() if p.name != "self"]
+        positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        entry = {}
+        op = _forward_op(cls)
+        if op is not None:
+            entry["op"] = op
+        for argument in ("inplace", "reduction"):
+            if argument in positional or any(p.name == argument for p in parameters):
+                entry[argument] = positional.index(argument) if argument in positional else -1
+        if "reduction" in entry:
+            default = signature.parameters["reduction"].default
+            entry["default_reduction"] = default if isinstance(default, str) else "mean"
+        entry["parameters"] = _has_parameters(cls, parameters)
+        out[name] = entry
+    return out
+
+
+def _forward_op(cls, forward=None, depth: int = 0) -> str | None:
+    """`return F.relu(input, inplace=self.inplace)` -> "relu": the torch/F call a forward returns (directly, or through
+    one helper method of its own: Conv2d's `_conv_forward`)."""
+    if forward is None:
+        owner = next((base for base in cls.__mro__ if "forward" in base.__dict__), None)  # ReLU6 inherits Hardtanh's
+        if owner is None or not owner.__module__.startswith("torch.nn.modules.") or owner.__module__.endswith(".module"):
+            return None
+        forward = owner.__dict__["forward"]
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(forward)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    helper = None
+    for node in ast.walk(tree):
+        call = node.value if isinstance(node, ast.Return) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
+            if call.func.value.id in ("F", "torch") and not call.func.attr.startswith("_"):
+                return call.func.attr
+            if call.func.value.id == "self" and helper is None:
+                helper = call.func.attr  # `return self._conv_forward(input, self.weight, self.bias)`
+    method = getattr(cls, helper, None) if helper else None
+    if method is not None and depth < 1:
+        return _forward_op(cls, method, depth + 1)
+    return None
+
+
+def _has_parameters(cls, parameters) -> tuple | None:
+    """The parameters a default-built instance owns (sizes filled with small integers); None when it cannot be built."""
+    kwargs = {}
+    for p in parameters:
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            kwargs[p.name] = 2
+    module = None
+    for args, keywords in (((), kwargs), ((2, 2), {})):  # LSTM & co. take (*args, **kwargs)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                module = cls(*args, **keywords)
+            break
+        except Exception:
+            continue
+    if module is None:
+        return None
+    if cls.__module__ == "torch.nn.modules.container":
+        return None  # Sequential, ModuleList...: their parameters are their children's
+    return tuple(name for name, _ in module.named_parameters())
+
+
+def render(facts: dict) -> str:
+    lines = [
+        f'"""torch {facts["version"]}\'s op facts, generated from its native_functions.yaml, derivatives.yaml and torch.nn by',
+        "tools/generate_torch_ops.py. Do not edit: run `python -m tools.generate_torch_ops` after a torch upgrade.",
+        "",
+        "Names are unqualified (`add_`, `relu`, `mse_loss`): a function of torch / torch.nn.functional or a Tensor method.",
+        '"""',
+        "# ruff: noqa: E501",
+        f"TORCH_VERSION = {facts['version']!r}",
+        "",
+    ]
+    comments = {
+        "INPLACE": "In-place ops that write their first tensor (`Tensor(a!) self`) -> their out-of-place twin (None: no twin).",
+        "VIEWS": "Ops whose result may share storage with their input (torchgen's RETURNS_VIEWS_OF_INPUT, detach excluded).",
+        "OUT_VARIANTS": "Ops with an `out=` variant.",
+        "POINTWISE": "Ops tagged `pointwise`: the result has the broadcast shape of the inputs.",
+        "REDUCTIONS": "Ops that reduce (a `keepdim` argument, or one element from a 2x3 input).",
+        "INT_RESULT": "Tensor methods/functions whose result is an integer or bool tensor on float input.",
+        "FLOAT_RESULT": "Tensor methods/functions whose result is floating point on integer input.",
+        "NONDIFFERENTIABLE": "No gradient flows through the result (output_differentiability False, no derivative, or an integer result).",
+        "ZERO_GRADIENT": "Differentiable only formally: every gradient formula is zeros_like (round, sign, floor...).",
+        "TENSOR_OPS": "Differentiable ops returning tensors: the result is in the graph of its inputs.",
+        "SAME_SHAPE": "Ops whose result has their input's shape (pointwise, or found so by calling them on 2x3 and 1-element tensors).",
+        "LOSSES": "torch.nn.functional losses -> position of their `reduction` argument.",
+        "SAVED": "op -> {tensor argument i (0: the receiver of a method call): what computing its gradient saves, tensor arguments "
+                 "by position and \"result\" for the output}. Autograd saves them only when input i requires grad.",
+        "FACTORIES": "Factories -> dtype class of their result without dtype=: float, int, like (the input's), data (the values'); "
+                     "values: data taken as the first argument (torch.tensor([...])).",
+        "LEGACY_CONSTRUCTORS": "torch.FloatTensor & co. -> the dtype they make.",
+        "DTYPES": "torch dtypes -> class: float (floating and complex) or int (integer and bool).",
+        "METADATA_METHODS": "Tensor methods that read facts or do autograd bookkeeping, not values.",
+        "METADATA_ATTRIBUTES": "Tensor attributes that are facts about it, not its values.",
+        "GRAPH_CUTS": "Reads whose result has no autograd history: a Python value, or a tensor sharing storage without a graph.",
+        "PYTHON_VALUES": "Tensor methods whose result is a Python or NumPy value.",
+        "SAME_VALUES": "Tensor methods whose result holds the same values (copies, dtype/device/layout conversions; maybe the tensor itself).",
+        "BOOKKEEPING": "Tensor methods ending in `_` that change flags, sharing or shape, never values (requires_grad_, resize_...).",
+        "DEVICE_MOVES": "Tensor methods whose result's device is chosen by the call (to, cuda, type_as, new_zeros...).",
+        "OVERWRITES": "In-place ops that replace every value without reading it (their gradient for self is zeros_like).",
+        "PARTIAL_WRITES": "In-place ops that replace some values without reading them (gradient zero where written).",
+        "METHODS": "Callable attributes of torch.Tensor.",
+        "MODULE_ITERATORS": "nn.Module generator methods (parameters(), named_buffers(), modules()...).",
+        "FUNCTIONAL": "Functions of torch.nn.functional.",
+        "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction: __init__ position (-1 keyword only); "
+                   "parameters: names of its own parameters when built (None: could not build one).",
+    }
+    for key, comment in comments.items():
+        lines.append(f"# {comment}")
+        lines.append(f"{key} = {_literal(facts[key])}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _literal(value) -> str:
+    if isinstance(value, (set, frozenset)):
+        items = sorted(value)
+        return "frozenset({\n" + "".join(f"    {item!r},\n" for item in items) + "})" if items else "frozenset()"
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        return "{\n" + "".join(f"    {key!r}: {_flat(item)},\n" for key, item in sorted(value.items())) + "}"
+    return repr(value)
+
+
+def _flat(value) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_flat(v)}" for k, v in sorted(value.items())) + "}"
+    if isinstance(value, (set, frozenset)):
+        return repr(tuple(sorted(value)))
+    return repr(value)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare with the checked-in module instead of writing it")
+    options = parser.parse_args(argv)
+    text = render(collect())
+    if options.check:
+        current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
+        if current != text:
+            sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), text.splitlines(True), str(TARGET), "regenerated", n=1))
+            print(f"\n{TARGET} is out of date with torch: run `python -m tools.generate_torch_ops`", file=sys.stderr)
+            return 1
+        return 0
+    TARGET.write_text(text, encoding="utf-8")
+    print(f"wrote {TARGET}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
