@@ -115,6 +115,14 @@ def test_ag017_missing_detach_shared_graph():
     assert any(s["state"] == "freed" for n in doc["graph"]["nodes"] for s in n.get("saved", []))
 
 
+def test_ag008_write_through_data_after_save():
+    doc = explain_json(SAMPLES / "ag008_data_attribute.py", 21)
+    c = doc["culprit"]
+    assert (c["kind"], c["line"], c["op"], c["variable"]) == ("data-write", 20, "clamp_", "w")
+    assert c["saved_by"]["line"] == 7 and c["backward"]["line"] == 21
+    assert leaf_names(doc) == {"w"}
+
+
 def test_seed000_composed_weight_second_backward():
     doc = explain_json(FIXTURES / "seed000_composed_weight.py", 29)
     c = doc["culprit"]
@@ -154,6 +162,7 @@ FIXED = [
     ("ag006_inplace_on_saved_tensor_fixed.py", 16, {"w"}),
     ("ag014_requires_grad_toggle_after_forward_fixed.py", 23, {"backbone.weight", "backbone.bias", "head.weight", "head.bias"}),
     ("ag017_missing_detach_shared_graph_fixed.py", 24, {"G.0.weight", "D.0.weight"}),
+    ("ag008_data_attribute_fixed.py", 20, {"w"}),
 ]
 
 

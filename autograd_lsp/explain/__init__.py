@@ -44,7 +44,7 @@ JSON document (``schema`` 1; ``null`` where unknown; lines are the user's 1-base
             "consts": [{"name", "shape", "dtype"}], "members": [raw ids]}
            + for leaves: "shape", "dtype", "requires_grad", "is_leaf", "version", "grad", "param", "device"
            + for repeat: "count", "params"
-    CULPRIT = {"kind": "version"|"freed"|"inplace-on-leaf"|"requires-grad-after-forward"|"stale-graph",
+    CULPRIT = {"kind": "version"|"freed"|"inplace-on-leaf"|"requires-grad-after-forward"|"data-write"|"stale-graph",
                "line": int|null (the statement to blame), "message": str, "backward": {"index", "line", "call"}, ...}
 """
 from __future__ import annotations

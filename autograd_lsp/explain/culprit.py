@@ -10,6 +10,8 @@ The child (``instrument.py``) detects, in the order they happen:
 * ``inplace-on-leaf`` — an in-place op on a leaf that requires grad (``line``, ``op``, ``variable``);
 * ``requires-grad-after-forward`` — ``requires_grad`` turned on (``line``) after the graph that is
   backpropagated was built (``graph_line``): those parameters get no gradient (silent);
+* ``data-write`` — a tensor saved for backward was written through ``.data`` afterwards (``line``,
+  ``op``, ``variable``): no version bump, so backward silently uses the new values (``saved_by``);
 * ``stale-graph`` — a backward runs through a graph built from leaves that were modified in place
   since (``modified_by``, e.g. ``optimizer.step()``); ``carrier`` (= ``line``) is the tensor built
   before the change, e.g. a composed weight built once before the loop (silent unless saved).
@@ -18,7 +20,7 @@ Errors outrank silent findings; within a rank the first one found wins.
 """
 from __future__ import annotations
 
-_RANK = {"version": 0, "freed": 0, "inplace-on-leaf": 0, "requires-grad-after-forward": 1, "stale-graph": 2}
+_RANK = {"version": 0, "freed": 0, "inplace-on-leaf": 0, "requires-grad-after-forward": 1, "data-write": 1, "stale-graph": 2}
 
 
 def _clean_message(text: str | None) -> str | None:
@@ -81,6 +83,11 @@ def sentence(c: dict, source_line=lambda n: "") -> str:
         names = ", ".join(n for n in c.get("variables") or [] if n) or "parameters"
         return (f"{_at(c.get('line'))}{code(c.get('line'))} turns on requires_grad of {names} after the graph was built at "
                 f"{_at(c.get('graph_line'))}; the backward at {_at((c.get('backward') or {}).get('line'))} gives them no gradient")
+    if kind == "data-write":
+        saved = c.get("saved_by") or {}
+        return (f"{_at(c.get('line'))}{code(c.get('line'))} writes {c.get('variable') or 'a tensor'} through .data ({c.get('op')}) after "
+                f"{_at(saved.get('line'))}{code(saved.get('line'))} saved it for backward ({saved.get('op')}); autograd cannot see it, "
+                f"so the backward at {_at((c.get('backward') or {}).get('line'))} uses the new values")
     if kind == "stale-graph":
         carrier = c.get("carrier") or {}
         leaf = c.get("leaf") or {}

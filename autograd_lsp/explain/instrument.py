@@ -296,7 +296,8 @@ def _record_inplace(func, bumped, frames, seq):
         if len(State.inplace) < MAX_LOG:
             State.inplace.append({"seq": seq, "op": _op_name(func), "line": frames[0][1] if frames else None,
                                   "stack": _stack_of(frames), "ptr": _ptr(t), "from": before, "to": after,
-                                  "shape": _shape(t), "ref": weakref.ref(t)})
+                                  "shape": _shape(t), "ref": weakref.ref(t),
+                                  "via": (getattr(t, "_agl_cut", None) or {}).get("kind"), "of": (getattr(t, "_agl_cut", None) or {}).get("of")})
 
 
 _PASS_THROUGH = {"backward", "__repr__", "__format__", "__str__", "tolist", "item", "dim", "size", "numel",
@@ -586,6 +587,26 @@ def _check_stale(order, parents, frames, names, backward):
             })
 
 
+def _check_data_writes(order, names, backward):
+    """Saved tensors whose storage was written through `.data` after they were saved: autograd cannot
+    see such a write (no version bump), so this backward silently uses the new values."""
+    for node in order:
+        md = node.metadata.get("agl")
+        if not md:
+            continue
+        for attr, entry in md.get("saved", {}).items():
+            writes = [e for e in State.inplace if e["ptr"] == entry["ptr"] and e["seq"] > md["seq"] and e.get("via") == ".data"]
+            if writes:
+                first = writes[0]
+                _add_culprit({
+                    "kind": "data-write", "line": first["line"], "op": first["op"], "variable": first.get("of"),
+                    "saved_by": {"line": md.get("line"), "op": type(node).__name__, "attr": attr},
+                    "backward": backward,
+                    "message": "written through .data after autograd saved it: the backward uses the new values, unseen",
+                })
+                return
+
+
 def _check_late_unfreeze(order, roots, frames, names, backward):
     leaves = {id(n.variable) for n in order if type(n).__name__ == "AccumulateGrad"}
     root_seq = min([(t.grad_fn.metadata.get("agl") or {}).get("seq", 0) for t in roots if _is_tensor(t) and t.grad_fn is not None] or [0])
@@ -726,14 +747,10 @@ def _row(event, frames):
     leaves = DOC["versions"]["leaves"]
     for i, t in enumerate(State.tracked):
         if leaves[i]["name"] is None:
-            names = names if names is not None else _names(_user_frames_all())
+            names = names if names is not None else _names(_user_frames())
             leaves[i]["name"] = _best_name(names, t)[0]
     rows.append({"event": event, "line": frames[0][1] if frames else None,
                  "cells": [[t._version, t.grad is not None] for t in State.tracked]})
-
-
-def _user_frames_all():
-    return _user_frames()
 
 
 def _track(tensors, names):
@@ -789,6 +806,7 @@ def _watched(real, signature, call):
             ref = {"index": index, "line": backward["line"], "call": call}
             _check_stale(order, parents, frames, names, ref)
             _check_late_unfreeze(order, roots, frames, names, ref)
+            _check_data_writes(order, names, ref)
             try:
                 result = real(*args, **kwargs)
             except RuntimeError as error:
@@ -903,12 +921,8 @@ if HOOKS is not None:
             if frame.f_code.co_filename == REPRO:
                 pairs = _eval_targets(frame, SPEC["inputs"])  # noqa: F821
                 if pairs:
-                    State.busy = True
-                    try:
-                        _capture(pairs, _user_frames(), "before")
-                    finally:
-                        State.busy = False
-                    State.captured_in_exec = False
+                    _capture(pairs, _user_frames(), "before")
+                    State.captured_in_exec = False  # after() still captures what the line computed
 
     def _after():
         _real_after()
@@ -920,11 +934,7 @@ if HOOKS is not None:
             return
         pairs = _eval_targets(frame, SPEC.get("targets") or SPEC.get("inputs") or [])  # noqa: F821
         if pairs:
-            State.busy = True
-            try:
-                _capture(pairs, _user_frames(), "after")
-            finally:
-                State.busy = False
+            _capture(pairs, _user_frames(), "after")
 
     HOOKS.before = _before
     HOOKS.after = _after
