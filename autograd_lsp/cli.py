@@ -1,4 +1,4 @@
-"""The `autograd-lsp` command: check, rule, serve, confirm."""
+"""The `autograd-lsp` command: check, rule, serve, confirm, explain."""
 from __future__ import annotations
 
 import argparse
@@ -64,6 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
         confirm_cli.add_arguments(confirm)
     except ImportError:  # pragma: no cover - the runtime confirmation package is part of the distribution
         confirm.set_defaults(_confirm_missing=True)
+
+    explain = commands.add_parser("explain", help="show the autograd graph at a line and the in-place change that broke it")
+    from .explain import cli as explain_cli
+
+    explain_cli.add_arguments(explain)
     return parser
 
 
@@ -83,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
             from .confirm import cli as confirm_cli
 
             return confirm_cli.run(args)
+        if args.command == "explain":
+            from .explain import cli as explain_cli
+
+            return explain_cli.run(args)
     except ConfigError as error:
         print(f"autograd-lsp: error: {error}", file=sys.stderr)
         return EXIT_ERROR
