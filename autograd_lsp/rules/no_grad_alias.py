@@ -2,7 +2,8 @@
 Flags a plain alias `b = a` (also `b, c = a, x` and `self.ref = self.w`) made inside `torch.no_grad()` /
 `torch.inference_mode()` when `a` requires grad and `b` is then used as if it were an untracked copy:
 in a computation or a `backward()` outside `no_grad`, or after an optimizer step (or another in-place
-update) has changed `a`.
+update) has changed `a`. A view made there (`b = a[1]`, `a[:, 0]`, `a.expand(n)`, `a.t()`) is the same
+mistake: it shares `a`'s storage and torch keeps it tracked (advanced indexing `a[idx]` copies: not flagged).
 
 ## Why is this bad?
 `no_grad()` only affects tensors *computed* inside it. An assignment computes nothing: `b` is `a`, the
