@@ -62,20 +62,21 @@ RULE = sys.modules[__name__]
 
 
 def check(model: ModuleModel):
-    in_init: dict = {}  # __init__ scope -> its `self.x = ...` binds
+    in_methods: dict = {}  # method scope -> its `self.x = ...` binds
     for bind in model.of_type(BindEvent):
-        function = bind.ctx.scope.function
-        if function is not None and function.name == "__init__" and bind.name.startswith("self."):
-            in_init.setdefault(bind.ctx.scope, []).append(bind)
-    if not in_init:
+        if bind.ctx.scope.function is not None and bind.name.startswith("self."):
+            in_methods.setdefault(bind.ctx.scope, []).append(bind)
+    if not in_methods:
         return
     for cls in model.classes.values():
         if not cls.is_module or api.DEVICE_OVERRIDES & cls.methods.keys():
             continue
         init = cls.methods.get("__init__")
-        if init is None or init.scope not in in_init:
+        if init is None:
             continue
-        candidates = [bind for bind in in_init[init.scope] if _is_plain_factory_tensor(model, bind)]
+        # construction: __init__ and the methods it calls on self (`self.init_states(x)`) run before any .to(device)
+        builders = [init] + [cls.methods[name] for name in _self_calls(init.node) if name in cls.methods and name != "__init__"]
+        candidates = [bind for method in builders for bind in in_methods.get(method.scope, ()) if _is_plain_factory_tensor(model, bind)]
         if not candidates:
             continue
         registered = _registered_names(cls)
@@ -91,9 +92,35 @@ def check(model: ModuleModel):
             yield _finding(model, cls, bind, attr, use)
 
 
+def _self_calls(function: ast.AST) -> list[str]:
+    """Names of the methods a function body calls on `self` (`self.reset()`), nested defs excluded."""
+    names, stack = [], list(getattr(function, "body", ()))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "self"):
+            names.append(node.func.attr)
+        stack.extend(ast.iter_child_nodes(node))
+    return names
+
+
+def _keeps_dims(index: ast.expr) -> bool:
+    """`[..., None]`, `[:, 1:]`: indexing that keeps every dimension (a plain number could leave a 0-dim tensor)."""
+    elts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return all(isinstance(e, ast.Slice) or (isinstance(e, ast.Constant) and (e.value is None or e.value is Ellipsis)) for e in elts)
+
+
 def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
-    """The torch factory call at the root of `torch.tensor([...]).view(1, 3, 1, 1).float()`, or None."""
-    while isinstance(node, ast.Call):
+    """The torch factory call at the root of `torch.tensor([...]).view(1, 3, 1, 1).float()` or `torch.linspace(...)[..., None]`,
+    or None."""
+    while isinstance(node, (ast.Call, ast.Subscript)):
+        if isinstance(node, ast.Subscript):
+            if not _keeps_dims(node.slice):
+                return None
+            node = node.value
+            continue
         qualname = model.imports.qualname(node.func)
         if qualname is not None:
             if qualname.startswith("torch.") and qualname.count(".") == 1 and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES:
