@@ -76,7 +76,7 @@ def check(model: ModuleModel):
             continue
         # construction: __init__ and the methods it calls on self (`self.init_states(x)`) run before any .to(device)
         builders = [init] + [cls.methods[name] for name in _self_calls(init.node) if name in cls.methods and name != "__init__"]
-        candidates = [bind for method in builders for bind in in_methods.get(method.scope, ()) if _is_plain_factory_tensor(model, bind)]
+        candidates = [bind for method in builders for bind in in_methods.get(method.scope, ()) if _is_plain_factory_tensor(model, cls, bind)]
         if not candidates:
             continue
         registered = _registered_names(cls)
@@ -132,13 +132,72 @@ def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
     return None
 
 
-def _is_plain_factory_tensor(model: ModuleModel, bind: BindEvent) -> bool:
+def _is_plain_factory_tensor(model: ModuleModel, cls: ClassInfo, bind: BindEvent) -> bool:
     value = bind.value
     prov = bind.prov
     if value is None or prov is None or not prov.is_tensor:
         return False
     call = _factory_call(model, value)
-    if call is None or any(kw.arg in ("device", "out") for kw in call.keywords) or any(kw.arg is None for kw in call.keywords):
+    if call is None:
+        return _built_by_method(model, cls, value)
+    return _plain_factory(model, call)
+
+
+def _built_by_method(model: ModuleModel, cls: ClassInfo, value: ast.AST) -> bool:
+    """`self.make_table(n)` where that method of the class returns a local it built only from a plain factory tensor
+    (`t = torch.zeros(n, n)`, `t = t.unsqueeze(0)`, in-place fills): the result is as plain as the factory's."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name)
+            and value.func.value.id == "self"):
+        return False
+    method = cls.methods.get(value.func.attr)
+    if method is None or method.name == "__init__" or not isinstance(method.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    returns, stores = [], {}
+    stack = list(method.node.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return):
+            returns.append(node.value)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores.setdefault(node.id, []).append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    names = {r.id for r in returns if isinstance(r, ast.Name)}
+    if not returns or len(names) != 1 or any(not isinstance(r, ast.Name) for r in returns):
+        return False
+    name = names.pop()
+    args = method.node.args
+    if name in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
+        return False
+    assigns = [node for node in ast.walk(method.node) if isinstance(node, ast.Assign) and len(node.targets) == 1
+               and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name]
+    if not assigns or len(assigns) != len(stores.get(name, ())):
+        return False  # bound some other way too (a loop variable, `with ... as`, unpacking)
+    created = False
+    for assign in assigns:
+        call = _factory_call(model, assign.value)
+        if call is not None:
+            if not _plain_factory(model, call):
+                return False
+            created = True
+        elif not _keeps_device_chain(assign.value, name):
+            return False
+    return created
+
+
+def _keeps_device_chain(node: ast.AST, name: str) -> bool:
+    """`t.unsqueeze(0).repeat(k, 1, 1)`: methods that keep the device, applied to the local `t` itself."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _keeps_device(node.func.attr):
+        if any(kw.arg == "device" for kw in node.keywords):
+            return False
+        node = node.func.value
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _plain_factory(model: ModuleModel, call: ast.Call) -> bool:
+    """A factory call with no device and a result known to have a dimension."""
+    if any(kw.arg in ("device", "out") for kw in call.keywords) or any(kw.arg is None for kw in call.keywords):
         return False
     short = model.imports.qualname(call.func).rsplit(".", 1)[-1]
     if short in ("tensor", "as_tensor"):
