@@ -1,7 +1,9 @@
 """## What it does
 Flags `self.x = torch.<factory>(…)` (`torch.tensor([...])`, `zeros`, `ones`, `randn`, `arange`, `linspace`,
-`eye`, `from_numpy`…, optionally followed by shape/dtype methods such as `.view(1, 3, 1, 1)`) in the
-`__init__` of an `nn.Module` (or `LightningModule`) subclass, when another method (`forward()`…) then
+`eye`, `from_numpy`…, optionally followed by shape/dtype methods such as `.view(1, 3, 1, 1)` or indexing that
+keeps every dimension such as `[..., None]`) in the `__init__` of an `nn.Module` (or `LightningModule`) subclass
+or in a method `__init__` calls on `self` (`self.reset_states()`), also when the value is returned by a method of
+the class that builds it only from such a factory (`self.make_table(n)`), when another method (`forward()`…) then
 uses `self.x` in a computation with other tensors (an operand, an argument next to other values), without
 moving it first (`self.x.to(x.device)`, `.type_as(x)`).
 
