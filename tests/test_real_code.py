@@ -15,24 +15,19 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
-import subprocess
-import sys
-import time
 import zipfile
 from pathlib import Path, PurePosixPath
 
 import pytest
 
-from autograd_lsp.rules import ALL_RULES
+from realcode_support import Known, assert_known_explained, assert_only_known, pip_download, run_check
 
-ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(__file__).resolve().parent / ".cache" / "realcode"
 PACKAGES = {"timm": "1.0.31", "kornia": "0.9.0", "pytorch-ignite": "0.5.5", "skorch": "1.4.0"}
 
 # (path suffix inside the unpacked wheel, line, code, why this is a true bug of the library)
-KNOWN: list[tuple[str, int, str, str]] = []
+KNOWN: list[Known] = []
 
 MIN_FILES = 900  # the four wheels hold ~1000 Python files; far fewer means the download or unpacking broke
 
@@ -50,13 +45,7 @@ def _download(name: str, version: str, wheels: Path) -> Path:
     found = _wheel(wheels, name, version)
     if found is not None:
         return found
-    wheels.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
-               "--quiet", "--dest", str(wheels), f"{name}=={version}"]
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=600)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        pytest.fail(f"cannot download {name}=={version}: {error}")
+    result = pip_download(f"{name}=={version}", wheels, binary=True)
     found = _wheel(wheels, name, version)
     if found is None:
         pytest.fail(f"cannot download {name}=={version} (no network?): {(result.stderr or result.stdout)[-400:]}")
@@ -89,67 +78,17 @@ def corpus() -> dict[str, Path]:
     return folders
 
 
-def _cli_supports(flag: str) -> bool:
-    result = subprocess.run([sys.executable, "-m", "autograd_lsp", "check", "--help"], capture_output=True, text=True, cwd=ROOT, timeout=120)
-    return flag in result.stdout
-
-
-def _relative(path: str, folders: dict[str, Path]) -> str:
-    resolved = Path(path).resolve()
-    for folder in folders.values():
-        try:
-            return resolved.relative_to(folder.resolve()).as_posix()
-        except ValueError:
-            continue
-    return Path(path).as_posix()
-
-
-def _describe(finding: dict, folders) -> str:
-    return f"{_relative(finding['path'], folders)}:{finding['line']}: {finding['code']} {finding['message']}"
-
-
 def test_known_entries_are_explained():
-    for suffix, line, code, why in KNOWN:
-        assert suffix.endswith(".py") and line > 0 and code.startswith("AG") and len(why.split()) >= 8, (suffix, line, code)
+    assert_known_explained(KNOWN)
 
 
 def test_real_code_has_no_false_positives(corpus: dict[str, Path]):
     files = sum(1 for folder in corpus.values() for _ in folder.rglob("*.py"))
     assert files >= MIN_FILES, f"only {files} Python files unpacked"
-    select = ",".join(rule.code for rule in ALL_RULES)
-    command = [sys.executable, "-m", "autograd_lsp", "check", *(str(folder) for folder in corpus.values()),
-               "--format", "json", "--exit-zero", "--select", select]
-    if _cli_supports("--no-cache"):
-        command.append("--no-cache")  # measure (and check) a real analysis, not cache hits
-    env = dict(os.environ, PYTHONWARNINGS="ignore")
-    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    result = subprocess.run(command, capture_output=True, text=True, cwd=CACHE, env=env, timeout=3600)
-    elapsed = time.perf_counter() - start
-    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the CLI and its worker processes, whatever the machine's load
-    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
-    assert result.returncode == 0, result.stderr[-3000:]
-    crashes = [line for line in result.stderr.splitlines() if "failed on" in line and line.lstrip().startswith("rule AG")]
-    assert not crashes, "rules crashed on real code:\n" + "\n".join(crashes[:20])
-    findings = json.loads(result.stdout)
-
-    timing = {"files": files, "wall_seconds": round(elapsed, 2), "cpu_seconds": round(cpu, 2), "cpu_ms_per_file": round(1000 * cpu / files, 1),
-              "cpus": os.cpu_count(), "rules": select, "findings": len(findings)}
+    run = run_check(list(corpus.values()), CACHE)
+    timing = {"files": files, "wall_seconds": round(run.wall, 2), "cpu_seconds": round(run.cpu, 2), "cpu_ms_per_file": round(1000 * run.cpu / files, 1),
+              "cpus": os.cpu_count(), "rules": run.select, "findings": len(run.findings)}
     (CACHE / "timing.json").write_text(json.dumps(timing, indent=2), encoding="utf-8")
-    print(f"\nreal code: {files} files in {elapsed:.1f} s wall, {cpu:.1f} s CPU ({1000 * cpu / files:.0f} ms/file, "
-          f"{os.cpu_count()} CPUs), {len(findings)} findings for {select}")
-
-    known = {(suffix, line, code) for suffix, line, code, _ in KNOWN}
-    matched = set()
-    unexpected = []
-    for finding in findings:
-        path = _relative(finding["path"], corpus)
-        key = next(((suffix, line, code) for suffix, line, code in known
-                    if path.endswith(suffix) and finding["line"] == line and finding["code"] == code), None)
-        if key is None:
-            unexpected.append(finding)
-        else:
-            matched.add(key)
-    assert not unexpected, f"{len(unexpected)} findings on correct library code (false positives?):\n" + "\n".join(
-        _describe(finding, corpus) for finding in unexpected[:40])
-    assert matched == known, f"KNOWN entries no longer reported: {sorted(known - matched)}"
+    print(f"\nreal code: {files} files in {run.wall:.1f} s wall, {run.cpu:.1f} s CPU ({1000 * run.cpu / files:.0f} ms/file, "
+          f"{os.cpu_count()} CPUs), {len(run.findings)} findings for {run.select}")
+    assert_only_known(run.findings, KNOWN, list(corpus.values()), "library code")

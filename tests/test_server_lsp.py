@@ -193,7 +193,7 @@ async def test_non_ascii_positions_follow_the_negotiated_encoding(editor: Editor
 
 
 async def test_hover_rebuilds_a_model_dropped_to_save_memory(editor: Editor):
-    from autograd_lsp.server import KEEP_MODELS
+    from autograd_lsp.server.retention import KEEP_MODELS
 
     first = editor.open("compose.py", "import torch\na = torch.tensor(1.0, requires_grad=True)\nw = torch.stack((a, a))\n")
     await editor.diagnostics(first)

@@ -11,9 +11,9 @@ from autograd_lsp.findings import Edit, Finding, Fix, Related, Safety, Severity,
 from autograd_lsp.lsp_convert import (
     DiagnosticSupport, Place, char_to_units, from_position, text_edits, to_diagnostic, units_to_char, workspace_edit,
 )
-from autograd_lsp.server_state import (
-    ClientOptions, carry_over, changed_region, describe_provenance, node_at, parse_client_options,
-)
+from autograd_lsp.server.carry_over import carry_over, changed_region
+from autograd_lsp.server.hover import describe_provenance, node_at
+from autograd_lsp.server.settings import ClientOptions, parse_client_options
 from autograd_lsp.config import Settings
 from autograd_lsp.source import Source
 

@@ -59,9 +59,10 @@ class Loop:
 class Context:
     scope: Scope
     loop: Loop | None  # innermost enclosing loop in this scope
-    no_grad: bool
+    no_grad: bool | None  # None: a function body whose grad mode is its callers' (see ModuleModel.grad_enabled)
     epoch: int  # optimizer steps seen before this point in the scope
     statement: ast.stmt
+    via: "Context | None" = None  # in a body walked for one call site (walker.call_in_context): that call's context
 
     def loops(self) -> Iterator[Loop]:
         loop = self.loop
@@ -86,6 +87,7 @@ class CallEvent(Event):
     role: str | None = None  # "backward" | "step" | "zero_grad" | "forward" | "requires_grad_" | None
     result: Provenance | None = None
     function: "FunctionInfo | None" = None  # a same-workspace function that was called
+    runs: "FunctionInfo | None" = None  # `model(x)` of a user nn.Module: the forward() it runs (not a direct call)
 
     def keyword(self, name: str) -> ast.keyword | None:
         return next((kw for kw in self.node.keywords if kw.arg == name), None)
@@ -146,6 +148,10 @@ class FunctionInfo:
     walked: bool = False
     walking: bool = False
     owner: object = field(default=None, repr=False)  # the Walker of the defining module (walks it when first needed)
+    # its body changes an argument in place or its requires_grad, stores one on `self`, or hands one to a function
+    # that does: only then is it walked again with what a call passes (walker.call_in_context)
+    uses_arguments: bool = False
+    context_of: "FunctionInfo | None" = None  # a walk of this function's body for one call site: the function itself
 
 
 @dataclass(eq=False)
@@ -156,6 +162,24 @@ class ClassInfo:
     methods: dict = field(default_factory=dict)  # name -> FunctionInfo
     attributes: dict = field(default_factory=dict)  # attribute name -> Provenance (set in __init__)
     attribute_nodes: dict = field(default_factory=dict)  # attribute name -> the Assign in __init__
+    constructed: dict = field(default_factory=dict)  # set in __init__ walked with a constructor call's arguments (merged over calls)
+    late: dict = field(default_factory=dict)  # set by other methods (`setup()`, `configure()`), merged over them
+    setters: dict | None = None  # attribute name -> methods other than __init__ that assign `self.<name>` (found when needed)
+
+    instances: dict = field(default_factory=dict)  # id of a constructor call -> what its __init__ set (one instance's state)
+
+    def attribute(self, name: str, instance: "Provenance | None" = None):
+        """What `self.<name>` holds as far as this module shows: __init__ as constructed here (for this instance, else
+        merged over the constructions), else __init__, else the other methods that set it. None: unknown."""
+        table = self.instances.get(id(instance.node)) if instance is not None and instance.node is not None else None
+        for table in (table or {}, self.constructed, self.attributes):
+            found = table.get(name)
+            if found is not None:
+                return found  # (`self.opt = None` in __init__, set for real in `setup()`: the later value)
+        return self.late.get(name)
+
+    def known_attributes(self) -> dict:
+        return {name: self.attribute(name) for name in {**self.attributes, **self.constructed}}
 
 
 E = TypeVar("E", bound=Event)
@@ -197,6 +221,37 @@ class ModuleModel:
             found = index[1][kind] = [event for event in self.events if isinstance(event, kind)]
         return found
 
+    def grad_enabled(self, ctx: Context, depth: int = 0) -> bool | None:
+        """Whether autograd records at a point: True/False when known, None when it depends on callers this module
+        does not show. A function body takes its grad mode from the call it was walked for, else from its visible
+        callers: enabled if one of them runs with grad, disabled if all run without, unknown with no caller."""
+        if ctx.no_grad is not None:
+            return not ctx.no_grad
+        if depth > 4:
+            return None
+        if ctx.via is not None:
+            return self.grad_enabled(ctx.via, depth + 1)
+        function = ctx.scope.function
+        if function is None:
+            return True
+        function = function.context_of or function
+        callers = self._callers().get(id(function), ())
+        modes = [self.grad_enabled(call.ctx, depth + 1) for call in callers if call.ctx.scope.function is not function]
+        if True in modes:
+            return True
+        return False if modes and all(mode is False for mode in modes) else None
+
+    def _callers(self) -> dict:
+        index = self.__dict__.get("_callers_index")
+        if index is None or index[0] != len(self.events):
+            table: dict = {}
+            for event in self._by_type(CallEvent):
+                callee = event.function or event.runs
+                if callee is not None:
+                    table.setdefault(id(callee), []).append(event)
+            index = self._callers_index = (len(self.events), table)
+        return index[1]
+
     def release(self) -> None:
         """Break the reference cycles a walk leaves (scopes <-> functions, loops <-> events <-> contexts, the walker)
         so that reference counting frees the model at once instead of a full garbage collection much later.
@@ -221,8 +276,22 @@ class ModuleModel:
             cls.methods = {}  # (each method keeps its `cls`: a summary read later still knows it is a method)
             cls.attributes.clear()
             cls.attribute_nodes.clear()
+            cls.constructed.clear()
+            cls.instances.clear()
+            cls.late.clear()
+            cls.setters = None
         walker = self.__dict__.pop("_walker", None)
         if walker is not None:
+            for shadow in walker.shadows:  # bodies walked for one call site: their scopes and functions point at each other
+                if shadow.scope is not None:
+                    shadow.scope.bindings.clear()
+                    shadow.scope.defs.clear()
+                    shadow.scope.parent = shadow.scope.function = None
+                shadow.scope = shadow.owner = None
+                shadow.__dict__.pop("instance", None)
+            walker.shadows.clear()
+            walker.memo.clear()
+            walker.via = walker.overlay = walker.escaped = None
             walker.module_scope.bindings.clear()
             walker.module_scope.defs.clear()
             walker.scope = walker.module_scope = walker.function = walker.loop = walker.model = None
@@ -230,6 +299,7 @@ class ModuleModel:
         self.loops = []
         self._provs = {}
         self.__dict__.pop("_index", None)
+        self.__dict__.pop("_callers_index", None)
 
     def prov(self, node: ast.AST) -> Provenance | None:
         return self._provs.get(id(node))

@@ -1,12 +1,17 @@
 """The one walk: statements in execution order, a scope stack of bindings, events for the rules.
 
-Functions are walked once each, lazily when first called (so their summary is known at the call site)
-or at the end of the module; a method's `self` sees the attributes its class set in `__init__`.
+Functions are summarised once each, lazily when first called (so their summary is known at the call site)
+or at the end of the module. A body that changes, keeps or passes on its arguments is walked again for a call
+whose arguments carry facts (call_in_context; bounds and memo in callsite.py), in the caller's grad mode.
+A method's `self` sees the attributes its class set in `__init__` (per constructed instance) and in other methods.
 """
 from __future__ import annotations
 
 import ast
+import os
+
 from ..source import Source
+from . import callsite
 from . import torch_api as api
 from . import uses
 from .imports import ImportTable
@@ -124,11 +129,16 @@ def workspace_module(path: str, top: str) -> bool:
                for root in [here, *list(here.parents)[:3]])
 
 
-def _keep_nothing(node, prov):
-    return prov
-
-
 _UNSET = object()
+_CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
+
+
+def _changes(event) -> bool:
+    """An event that changes a tensor in place or its requires_grad (what a body walked for a call site reports)."""
+    kind = type(event)
+    return kind is InplaceEvent or kind is AttrStoreEvent or kind is CallEvent and event.role == "requires_grad_"
+
+_NOT_WALKED = object()
 _EV: dict = {}  # node type -> Walker.ev_<Type> (or None)
 _STMT: dict = {}  # statement type -> Walker.stmt_<Type> (or None)
 
@@ -139,7 +149,7 @@ class Walker:
         self.summary_only = summary_only
         self.depth = getattr(resolver, "depth", 0)  # how many imports away from the checked file this module is
         # nobody asks another module's expressions for their provenance
-        self.record = _keep_nothing if summary_only else self.model.record
+        self.table = None if summary_only else self.model._provs  # expression -> provenance (ModuleModel.prov)
         self.imports = self.model.imports
         self.resolver = resolver
         self.seq = 0
@@ -147,10 +157,20 @@ class Walker:
         self.module_scope = self.scope
         self.loop: Loop | None = None
         self.no_grad = False
+        self.mode: bool | None = False  # Context.no_grad: script code runs with grad; a function body has its callers' mode (None)
         self.epoch = 0
         self.stmt: ast.stmt = tree  # type: ignore[assignment]
         self.function: FunctionInfo | None = None
         self.zero_grad_receivers: set[str] = set()
+        # walking a body for one call site (call_in_context): that call's context, an expression table of its own
+        self.via: Context | None = None
+        self.overlay: dict | None = None
+        self.context_depth = 0
+        self.context_walks = 0
+        self.memo: dict = {}  # (function node, grad mode, facts of self and the arguments) -> (return, arguments, escaped)
+        self.escaped: list | None = None  # events of another module's body that concern the caller's arguments
+        self._keywords: dict | None = None
+        self.shadows: list[FunctionInfo] = []  # (for release())
 
     # -- driving -------------------------------------------------------------------------------------
     def run(self) -> ModuleModel:
@@ -164,14 +184,44 @@ class Walker:
         return self.model
 
     def ctx(self) -> Context:
-        return Context(self.scope, self.loop, self.no_grad, self.epoch, self.stmt)
+        return Context(self.scope, self.loop, self.mode, self.epoch, self.stmt, self.via)
 
     def emit(self, event):
         self.seq += 1
         event.seq = self.seq
+        function = self.function
+        if self.via is None:
+            if function is not None and not function.uses_arguments and type(event) in _CHANGING:
+                self._note_change(function, event)
+        elif not _changes(event):
+            # A body walked for one call site: only what the helper does to a value in place (or to its
+            # requires_grad) is judged from there; loops, uses and losses stay those of the symbolic walk.
+            return event
+        elif self.escaped is not None:
+            self.escaped.append(event)
         if not self.summary_only:
             self.model.events.append(event)
         return event
+
+    @staticmethod
+    def _note_change(function: FunctionInfo, event):
+        if _changes(event):
+            prov = event.receiver_prov if type(event) is CallEvent else event.prov
+            if prov is not None and prov.param_deps and prov.origin == "param":  # a parameter itself, not a value made from it
+                function.uses_arguments = True
+
+    def prov_of(self, node: ast.AST) -> Provenance | None:
+        if self.overlay is not None and id(node) in self.overlay:
+            return self.overlay[id(node)]
+        return self.model.prov(node)
+
+    def _state(self):
+        return (self.scope, self.loop, self.no_grad, self.mode, self.epoch, self.stmt, self.function, self.via, self.table,
+                self.overlay, self.escaped)
+
+    def _restore(self, state):
+        (self.scope, self.loop, self.no_grad, self.mode, self.epoch, self.stmt, self.function, self.via, self.table,
+         self.overlay, self.escaped) = state
 
     def _register_defs(self, body: list[ast.stmt]):
         for stmt in body:
@@ -256,11 +306,14 @@ class Walker:
         if info.cls is not None and info.name != "__init__":
             self.ensure_class_init(info.cls)
         info.walking = True
-        saved = (self.scope, self.loop, self.no_grad, self.epoch, self.stmt, self.function)
+        saved = self._state()
         node = info.node
         self.scope = Scope(node, info.name, getattr(info, "defining_scope", self.module_scope), function=info)
         info.scope = self.scope
         self.loop, self.no_grad, self.epoch, self.function = None, self._decorated_no_grad(node), 0, info
+        self.mode = True if self.no_grad else None
+        self.via, self.overlay, self.escaped = None, None, None
+        self.table = None if self.summary_only else self.model._provs
         args = node.args
         positional = [*args.posonlyargs, *args.args]
         for index, arg in enumerate([*positional, *args.kwonlyargs]):
@@ -275,7 +328,7 @@ class Walker:
         try:
             self.walk_body(node.body)
         finally:
-            self.scope, self.loop, self.no_grad, self.epoch, self.stmt, self.function = saved
+            self._restore(saved)
             info.walking = False
             info.walked = True
 
@@ -443,7 +496,7 @@ class Walker:
 
     def _loop(self, node, body, bind_target=None):
         loop = Loop(node, self.scope, self.loop)
-        if not self.summary_only:
+        if not self.summary_only and self.via is None:
             self.model.loops.append(loop)
         saved = self.loop
         self.loop = loop
@@ -477,27 +530,27 @@ class Walker:
         self.scope.bindings = merged
 
     def stmt_With(self, node):
-        saved = self.no_grad
+        saved = self.no_grad, self.mode
         for item in node.items:
             self.ev(item.context_expr)
             expr = item.context_expr
             qualname = self.imports.qualname(expr.func if isinstance(expr, ast.Call) else expr)
             if qualname in api.NO_GRAD_CONTEXTS:
-                self.no_grad = True
+                self.no_grad = self.mode = True
             elif qualname in api.ENABLE_GRAD_CONTEXTS:
-                self.no_grad = False
+                self.no_grad = self.mode = False
             elif qualname in api.SET_GRAD_ENABLED and isinstance(expr, ast.Call) and expr.args:
                 enabled = _const(expr.args[0])
                 if enabled is False:
-                    self.no_grad = True
+                    self.no_grad = self.mode = True
                 elif enabled is True:
-                    self.no_grad = False
+                    self.no_grad = self.mode = False
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, None, None)
         try:
             self.walk_body(node.body)
         finally:
-            self.no_grad = saved
+            self.no_grad, self.mode = saved
 
     stmt_AsyncWith = stmt_With
 
@@ -544,7 +597,7 @@ class Walker:
             self.ev(target.value)
             owner = label(target.value)
             if target.attr in ("requires_grad", "data", "grad") or target.attr in _GRAD_TYPOS or api.misspells_requires_grad(target.attr):
-                before = self.model.prov(target.value)
+                before = self.prov_of(target.value)
                 self.emit(AttrStoreEvent(self.stmt, self.ctx(), target=target, prov=before, value=value))
                 if target.attr == "requires_grad" and before is not None and before.kind is Kind.TENSOR and isinstance(_const(value), bool):
                     self.rebind(target.value, before.but(requires_grad=_const(value)))
@@ -568,13 +621,31 @@ class Walker:
 
     def _store_self_attribute(self, attr: str, prov, stmt):
         info = self.function
-        if info is not None and info.cls is not None and info.name == "__init__":
-            info.cls.attributes[attr] = prov
-            info.cls.attribute_nodes[attr] = stmt
+        if info is None or info.cls is None:
+            return
+        cls = info.cls
+        if prov is not None and prov.param_deps:
+            info.uses_arguments = True
+        if info.name == "__init__" and info.context_of is None:
+            cls.attributes[attr] = prov
+            cls.attribute_nodes[attr] = stmt
+        elif info.name == "__init__":
+            # a constructor call's arguments: what this module builds, merged over its constructions
+            table = cls.constructed
+            table[attr] = merge(table[attr], prov) if attr in table and getattr(info, "constructions", 0) else prov
+            cls.attribute_nodes.setdefault(attr, stmt)
+            instance = getattr(info, "instance", None)
+            if instance is not None and instance.node is not None:
+                cls.instances.setdefault(id(instance.node), {})[attr] = prov
+        else:
+            if prov is not None and prov.param_deps and info.context_of is None:
+                prov = None  # the method's own symbolic parameter: meaningless in another method
+            table = cls.late
+            table[attr] = merge(table[attr], prov) if attr in table else prov
 
     def _unpack(self, value, prov, count):
         if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == count and not any(isinstance(e, ast.Starred) for e in value.elts):
-            return [(element, self.model.prov(element)) for element in value.elts]
+            return [(element, self.prov_of(element)) for element in value.elts]
         if prov is not None and prov.kind is Kind.SEQUENCE and len(prov.elements) == count:
             return [(None, element) for element in prov.elements]
         if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph:
@@ -608,17 +679,23 @@ class Walker:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.ev(child)
-            return self.record(node, None)
-        if kind is ast.Name:
+            prov = None
+        elif kind is ast.Name:
             prov = method(self, node, usage, callee)
         else:
             prov = method(self, node)
-        return self.record(node, prov)
+        table = self.table  # (recorded inline: the hottest call of the walk)
+        if table is not None:
+            table[id(node)] = prov
+        return prov
 
     def ev_target(self, node: ast.expr) -> Provenance | None:
         """The provenance of an assignment target's current value (without a use event)."""
         if isinstance(node, ast.Name):
-            return self.record(node, self.lookup(node.id))
+            prov = self.lookup(node.id)
+            if self.table is not None:
+                self.table[id(node)] = prov
+            return prov
         return self.ev(node)
 
     def ev_Name(self, node: ast.Name, usage: str, callee: str | None):
@@ -774,10 +851,48 @@ class Walker:
         cls = owner.module_class
         if isinstance(cls, ClassInfo):
             self.ensure_class_init(cls)
-            return cls.attributes.get(node.attr) if self._summarised(cls.methods.get("__init__")) else None
+            if not self._summarised(cls.methods.get("__init__")):
+                return None
+            found = cls.attribute(node.attr, owner if owner.origin != "self" else None)
+            if found is None:
+                found = self._late_attribute(cls, node.attr)
+            return found
         if isinstance(cls, str) and node.attr in (api.layer_parameters(cls.rsplit(".", 1)[-1]) or api.PARAMETER_NAMES):
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=f"{cls}.{node.attr}", node=node)
         return None
+
+    def _late_attribute(self, cls: ClassInfo, attr: str) -> Provenance | None:
+        """`self.<attr>` that __init__ leaves unset or None, set by another method (`setup()` building `self.opt`):
+        walk those methods first."""
+        if attr in cls.late or self.summary_only:
+            return cls.late.get(attr)  # (another module's class: only the methods a caller needed are walked)
+        if attr in cls.attributes:
+            stmt = cls.attribute_nodes.get(attr)
+            if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is None):
+                return None  # __init__ sets it to something unknown: no other method's value is more certain
+        if cls.setters is None:
+            cls.setters = {}
+            for method in cls.methods.values():
+                if method.name == "__init__" or not method.node.args.args:
+                    continue
+                me = method.node.args.args[0].arg
+                # a setup method sets its attributes at the top of its body or in an if/with/try there, not in loops
+                stack = list(method.node.body)
+                while stack:
+                    stmt = stack.pop()
+                    kind = type(stmt)
+                    if kind is ast.Assign or kind is ast.AnnAssign:
+                        for target in (stmt.targets if kind is ast.Assign else [stmt.target]):
+                            for item in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+                                if isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == me:
+                                    cls.setters.setdefault(item.attr, []).append(method)
+                    elif kind is ast.If or kind is ast.With or kind is ast.Try:
+                        stack.extend(stmt.body)
+                        stack.extend(getattr(stmt, "orelse", ()))
+        for method in cls.setters.get(attr, ()):
+            if not method.walked and not method.walking:
+                self.walk_function(method)
+        return cls.late.get(attr)
 
     # -- calls ---------------------------------------------------------------------------------------
     def ev_Call(self, node: ast.Call):
@@ -795,8 +910,12 @@ class Walker:
         short = (callee or "").rsplit(".", 1)[-1]
         arg_usage = "other" if uses.is_reporter(short) else "arg"
         arg_provs = [self.ev(arg, usage=arg_usage, callee=callee) for arg in node.args]
+        keyword_provs = {}
         for keyword in node.keywords:
-            self.ev(keyword.value, usage=arg_usage, callee=callee)
+            prov = self.ev(keyword.value, usage=arg_usage, callee=callee)
+            if keyword.arg is not None:
+                keyword_provs[keyword.arg] = prov
+        self._keywords = keyword_provs  # for the user-function calls below (call_in_context)
         event = CallEvent(node, self.ctx(), qualname=qualname, method=method, receiver=receiver, receiver_prov=receiver_prov)
         result = None
         if qualname is not None and self.imports.is_torch(qualname):
@@ -847,15 +966,9 @@ class Walker:
     def local_call(self, node, name, arg_provs, event) -> Provenance | None:
         definition = self.lookup_def(name)
         if isinstance(definition, FunctionInfo):
-            if not definition.walked:
-                self.walk_function(definition)
-            event.function = definition
-            return self.instantiate(definition, node, arg_provs, node.args)
+            return self.call_function(definition, node, arg_provs, event)
         if isinstance(definition, ClassInfo):
-            self.ensure_class_init(definition)
-            if definition.is_module:
-                return Provenance(Kind.MODULE, node.lineno, module_class=definition, origin=f"{name}()", node=node)
-            return None
+            return self.construct(definition, node, arg_provs, event)
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
         if name == "float" or name == "int" or name == "len":
@@ -875,13 +988,188 @@ class Walker:
         if definition is None:
             return None
         if isinstance(definition, FunctionInfo):
-            if not definition.walked:
-                self.walk_function(definition)
-            event.function = definition
-            return self.instantiate(definition, node, arg_provs, node.args)
-        if isinstance(definition, ClassInfo) and definition.is_module:
-            return Provenance(Kind.MODULE, node.lineno, module_class=definition, origin=f"{definition.name}()", node=node)
+            return self.call_function(definition, node, arg_provs, event)
+        if isinstance(definition, ClassInfo):
+            return self.construct(definition, node, arg_provs, event)
         return None
+
+    def call_function(self, info: FunctionInfo, node: ast.Call, arg_provs, event, receiver: Provenance | None = None) -> Provenance | None:
+        """A call of a function of the workspace: its summary, or its body walked with what this call passes."""
+        keywords, self._keywords = self._keywords, None
+        if not info.walked:
+            self.walk_function(info)
+        event.function = info
+        self._passes_arguments(info, arg_provs, keywords)
+        walked = self.call_in_context(info, node, arg_provs, keywords, receiver)
+        if walked is not _NOT_WALKED:
+            return walked
+        return self.instantiate(info, node, arg_provs, node.args)
+
+    def construct(self, cls: ClassInfo, node: ast.Call, arg_provs, event) -> Provenance | None:
+        """`Model(w)`, `Trainer(model, opt)`: an instance of a user class, its __init__ walked with the arguments."""
+        keywords, self._keywords = self._keywords, None
+        init = cls.methods.get("__init__")
+        if init is not None and init.owner is not self:
+            # another module's class: its __init__ is walked only when this call passes it something worth knowing
+            if not callsite.worth_walking(init, [*arg_provs, *(keywords or {}).values()]):
+                return Provenance(Kind.MODULE, node.lineno, module_class=cls, origin=f"{cls.name}()", node=node)
+        self.ensure_class_init(cls)
+        instance = Provenance(Kind.MODULE, node.lineno, module_class=cls, origin=f"{cls.name}()", node=node)
+        if init is not None:
+            event.function = init
+            self._passes_arguments(init, arg_provs, keywords)
+            self.call_in_context(init, node, arg_provs, keywords, instance)
+        return instance
+
+    def _passes_arguments(self, callee: FunctionInfo, arg_provs, keywords):
+        function = self.function
+        if function is not None and not function.uses_arguments and callee.uses_arguments:
+            if any(p is not None and p.param_deps for p in flatten([*arg_provs, *(keywords or {}).values()])):
+                function.uses_arguments = True  # hands its own parameters to a helper that changes or keeps them
+
+    def call_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs, receiver: Provenance | None):
+        """Walk `info`'s body with what this call passes, when that tells more than its symbolic summary: the helper's
+        in-place ops and requires_grad changes are then judged at its own lines, in the caller's grad mode, and its
+        return value is what it makes of these arguments. Memoised by the facts of the arguments and the grad mode.
+        Returns _NOT_WALKED when the summary has to do."""
+        keyword_provs = keyword_provs or {}
+        if (not info.uses_arguments or not info.walked or self.context_depth >= callsite.MAX_DEPTH or info.walking or info.owner is None
+                or isinstance(info.node, ast.Lambda)):
+            return _NOT_WALKED
+        if not callsite.worth_walking(info, [*arg_provs, *keyword_provs.values()]):
+            return _NOT_WALKED
+        owner = info.owner
+        method = info.cls is not None and not self._is_static(info.node)
+        bound = callsite.bind_arguments(info.node, method, node, arg_provs, keyword_provs)
+        if bound is None:
+            return _NOT_WALKED
+        caller = self.ctx()
+        instance = receiver if method and receiver is not None and receiver.origin != "self" else None
+        key = (id(info.node), caller.no_grad, (callsite.facts(instance), id(instance.node)) if instance is not None else None,
+               tuple((name, callsite.facts(prov)) for name, prov in bound.items()))
+        memo = owner.memo
+        if key not in memo:
+            if owner.context_walks >= callsite.MAX_WALKS:
+                return _NOT_WALKED
+            owner.context_walks += 1
+            memo[key] = None  # a recursive call meets its own walk: the summary does
+            escaped = [] if owner is not self else None
+            at_depth = getattr(owner.resolver, "at_depth", None) if owner is not self else None
+            if at_depth is None:
+                ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped)
+            else:
+                with at_depth(owner.depth) as free:  # another module's body: as deep as that module, never waiting for jedi
+                    if not free:
+                        del memo[key]
+                        return _NOT_WALKED
+                    ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped)
+            memo[key] = (ret, dict(bound), escaped)
+        found = memo[key]
+        if found is None:
+            return _NOT_WALKED
+        ret, passed, escaped = found
+        if escaped:
+            self._reemit(escaped, passed, bound, node, owner.model.source.path)
+        return self._returned(ret, passed, bound, node)
+
+    def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped) -> Provenance | None:
+        shadow = FunctionInfo(info.node, info.name, cls=info.cls, owner=self, context_of=info)
+        self.shadows.append(shadow)
+        cls = info.cls
+        shadow.instance = receiver  # type: ignore[attr-defined]
+        if info.name == "__init__" and cls is not None:
+            shadow.constructions = cls.__dict__.get("_constructions", 0)  # type: ignore[attr-defined]
+            cls._constructions = shadow.constructions + 1  # type: ignore[attr-defined]
+        saved = self._state()
+        saved_depth = self.context_depth
+        node = info.node
+        self.scope = Scope(node, info.name, getattr(info, "defining_scope", self.module_scope), function=shadow)
+        shadow.scope = self.scope
+        decorated = self._decorated_no_grad(node)
+        self.loop, self.epoch, self.function = None, 0, shadow
+        self.mode = True if decorated else caller.no_grad
+        self.no_grad = bool(self.mode)
+        self.via, self.context_depth = caller, depth
+        self.overlay = self.table = {}
+        if escaped is not None:
+            self.escaped = escaped
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        if receiver is not None and positional:
+            self.scope.bindings[positional[0].arg] = receiver
+        elif cls is not None and positional and not self._is_static(node):
+            self.scope.bindings[positional[0].arg] = Provenance(Kind.MODULE, node.lineno, module_class=cls, origin="self")
+        self.scope.bindings.update(bound)
+        for arg in (args.vararg, args.kwarg):
+            if arg is not None:
+                self.scope.bindings[arg.arg] = None
+        self._register_known_defs(node.body)
+        try:
+            self.walk_body(node.body)
+        finally:
+            self._restore(saved)
+            self.context_depth = saved_depth
+        return shadow.returns if shadow.returned_any else None
+
+    def _register_known_defs(self, body):
+        """The defs of a body walked again: the same FunctionInfos as its first walk (rules and calls know those)."""
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                info = self.model.functions.get(stmt)
+                if info is None:
+                    self._register_defs([stmt])
+                else:
+                    self.scope.defs[stmt.name] = info
+            elif isinstance(stmt, ast.ClassDef):
+                method = next((s for s in stmt.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+                known = self.model.functions.get(method) if method is not None else None
+                if known is not None and known.cls is not None:
+                    self.scope.defs[stmt.name] = known.cls
+                else:
+                    self.scope.defs[stmt.name] = None  # (stmt_ClassDef: already "defined", unknown)
+            elif isinstance(stmt, (ast.If, ast.Try)):
+                self._register_known_defs(stmt.body)
+                self._register_known_defs(getattr(stmt, "orelse", []))
+
+    def _returned(self, ret: Provenance | None, passed: dict, bound: dict, call: ast.Call) -> Provenance | None:
+        """The value a walked body returned, as seen by this call (a memoised walk may have been made for another)."""
+        if ret is None:
+            return None
+        for name, prov in passed.items():
+            if prov is not None and (ret is prov or ret.node is not None and ret.node is prov.node):
+                mine = bound.get(name)
+                if ret is prov or mine is None:
+                    return mine  # returns what it was given
+                if mine is prov:
+                    return ret  # the caller's own value, changed by the helper (`requires_grad_()` on it)
+                # a walk made for another call: this call's value, with the helper's changes
+                return ret.but(node=mine.node, line=mine.line, loop=mine.loop, epoch=mine.epoch, graph=mine.graph,
+                               composed_from=mine.composed_from, origin=mine.origin)
+        if ret.kind is not Kind.TENSOR:
+            return ret.but(line=call.lineno, node=call) if ret.kind is not Kind.SEQUENCE else ret
+        theirs = frozenset().union(*(p.graph for p in passed.values() if p is not None and p.kind is Kind.TENSOR))
+        mine = frozenset().union(*(p.graph for p in bound.values() if p is not None and p.kind is Kind.TENSOR))
+        graph = (ret.graph - theirs) | mine | ({id(call)} if ret.requires_grad else frozenset())
+        return ret.but(line=call.lineno, node=call, loop=self.loop, epoch=self.epoch, graph=graph, origin=ret.origin if ret.origin == "param" else
+                       f"{getattr(call.func, 'attr', None) or getattr(call.func, 'id', '?')}()")
+
+    def _reemit(self, escaped: list, passed: dict, bound: dict, call: ast.Call, path: str | None):
+        """Another module's helper changed an argument in place: report it at this call, the line of the checked file."""
+        for event in escaped:
+            if not isinstance(event, InplaceEvent) or event.prov is None:
+                continue
+            for index, (name, prov) in enumerate(passed.items()):
+                if prov is None or prov.node is None or event.prov.node is not prov.node:
+                    continue
+                argument = call.args[index] if index < len(call.args) else next((kw.value for kw in call.keywords if kw.arg == name), None)
+                if argument is None or bound.get(name) is None:
+                    continue
+                ctx = self.ctx()
+                if event.ctx.no_grad is True and not ctx.no_grad:
+                    ctx.no_grad = True  # the helper runs it under its own no_grad()
+                helper = getattr(call.func, "attr", None) or getattr(call.func, "id", "?")
+                where = f"{os.path.basename(path)}:{event.node.lineno}" if path else f"line {event.node.lineno}"
+                self.emit(InplaceEvent(call, ctx, target=argument, prov=bound[name], op=f"{event.op}` in `{helper}()` at `{where}", form="call"))
 
     def _worth_resolving(self, node: ast.Call, qualname: str, arg_provs) -> bool:
         """Resolve a helper only where its summary can change a finding: called with concrete tensors, modules or
@@ -922,6 +1210,8 @@ class Walker:
         loss = name is not None and name.endswith("Loss")
         if isinstance(cls, ClassInfo) and not cls.is_module:
             return None
+        if isinstance(cls, ClassInfo):
+            event.runs = cls.methods.get("forward")  # `model(x)` is the call that gives forward() its grad mode
         cut = None
         if name is not None and (api.layer_parameters(name) == () or loss):
             requires_grad = True if any(p.requires_grad for p in inputs) else (False if inputs and len(inputs) == len(arg_provs) and all(p.requires_grad is False for p in inputs) else None)
@@ -992,10 +1282,10 @@ class Walker:
             cls = recv.module_class
             if isinstance(cls, ClassInfo) and method in cls.methods:
                 info = cls.methods[method]
-                if not info.walked:
-                    self.walk_function(info)
-                event.function = info
-                return self.instantiate(info, node, arg_provs, node.args)
+                if not cls.is_module and info.owner is not self and not info.walked and \
+                        not callsite.worth_walking(info, [*arg_provs, *(self._keywords or {}).values()]):
+                    return None  # another module's plain class (a config, a container): walked only for calls that pass facts
+                return self.call_function(info, node, arg_provs, event, receiver=recv)
             submodule = cls.attributes.get(method) if isinstance(cls, ClassInfo) and self._summarised(cls.methods.get("__init__")) else None
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
@@ -1086,7 +1376,7 @@ class Walker:
 
     def _mark_saved(self, operands: list[ast.expr], op: str, node: ast.AST | None = None):
         # Autograd keeps these inputs for backward: an in-place change before backward breaks it (AG006).
-        grads = [bool(p is not None and p.kind is Kind.TENSOR and p.requires_grad) for p in map(self.model.prov, operands)]
+        grads = [bool(p is not None and p.kind is Kind.TENSOR and p.requires_grad) for p in map(self.prov_of, operands)]
         kept = api.saved_inputs(op, grads)
         for index, operand in enumerate(operands):
             if index in kept:  # not `h` in `h * mask`, `h / 2`: the backward does not need it

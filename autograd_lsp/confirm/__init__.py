@@ -8,7 +8,7 @@
 
 ``build_reproducer`` (``reproducer.py``) makes the smallest program that exercises the finding from
 the user's own code; ``sandbox.py`` runs it in a separate, limited process of the configured
-interpreter with ``_harness.py``, which is the only code that imports torch; ``verdict.py`` compares
+interpreter (isolated by bubblewrap where it can be; ``result.isolation`` says), with ``_harness.py``, which is the only code that imports torch; ``verdict.py`` compares
 what happened with the rule's runtime signature (``signatures.py``).
 
 Importing this package never imports torch, and nothing runs until ``confirm_finding`` is called.
@@ -67,6 +67,8 @@ class ConfirmResult:
     output: str = ""  # captured stdout+stderr of the run (capped)
     workdir: str | None = None  # the temporary directory it ran in (deleted afterwards)
     cached: bool = False
+    isolation: str | None = None  # "bubblewrap" (sandboxed) or "none" (not isolated); None when nothing ran
+    isolation_note: str = ""  # why it was not isolated
 
     def to_json(self, include_reproducer: bool = False) -> dict:
         data = {
@@ -85,7 +87,10 @@ class ConfirmResult:
             "user_cell": list(self.user_cell) if self.user_cell else None,
             "mode": self.mode,
             "notes": list(self.notes),
+            "isolation": self.isolation,
         }
+        if self.isolation == "none":
+            data["isolation_note"] = f"not isolated: {self.isolation_note}"
         if include_reproducer:
             data["reproducer"] = self.reproducer
         return data
@@ -107,7 +112,10 @@ class ConfirmResult:
             "torch-missing": "torch missing",
             "error": "error",
         }
-        return f"{heads.get(self.status, self.status)}: {self.observed}"
+        text = f"{heads.get(self.status, self.status)}: {self.observed}"
+        if self.isolation == "none":
+            text += f" [not isolated: {self.isolation_note}]"
+        return text
 
 
 def build_reproducer(source: Source, finding: Finding) -> Reproducer | Inconclusive:
@@ -125,8 +133,10 @@ def clear_cache() -> None:
 
 
 def _cache_key(source: Source, finding: Finding, device: str, python: str, memory_limit, timeout) -> tuple:
+    from .sandbox import isolation
+
     digest = hashlib.sha256(source.text.encode("utf-8", "surrogatepass")).hexdigest()
-    return (digest, source.path, finding.code, finding.span.line, device, python, memory_limit, timeout)
+    return (digest, source.path, finding.code, finding.span.line, device, python, memory_limit, timeout, isolation().kind)
 
 
 def confirm_finding(
@@ -216,5 +226,7 @@ def _confirm(source: Source, finding: Finding, device: str, timeout: float, pyth
         notes=list(reproducer.notes),
         output=outcome.output,
         workdir=outcome.workdir,
+        isolation=outcome.isolation,
+        isolation_note=outcome.isolation_note,
         **base,
     )

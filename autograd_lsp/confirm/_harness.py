@@ -35,8 +35,12 @@ def _limit_resources():
     import resource
 
     limit = SPEC.get("memory_limit")
-    if limit and SPEC.get("device") != "cuda":  # CUDA maps far more address space than it uses
+    if limit and SPEC.get("device") != "cuda":
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    elif limit and not SPEC.get("memory_cgroup"):
+        # CUDA maps far more address space than it uses, so RLIMIT_AS would break it; RLIMIT_DATA counts
+        # only the private writable memory (the heap, anonymous maps): host memory stays capped.
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     file_limit = SPEC.get("file_size_limit")
     if file_limit:
@@ -112,6 +116,8 @@ class Hooks:
         self._stale = None  # AG002
         self._mode = None  # AG012
         self._poisoned = None
+        self._quiet = False  # the probe's own torch calls are not the program's reads
+        self._lines = _source_lines()
         setup = getattr(self, "_setup_" + (self.name or ""), None)
         if setup is not None:
             setup()
@@ -214,21 +220,54 @@ class Hooks:
         backward.__wrapped__ = real
         autograd.backward = backward
 
+    def _step_pre_hook(self, hook):
+        from torch.optim.optimizer import register_optimizer_step_pre_hook
+
+        register_optimizer_step_pre_hook(hook)
+
     def _step_post_hook(self, hook):
         from torch.optim.optimizer import register_optimizer_step_post_hook
 
         register_optimizer_step_post_hook(hook)
 
-    # -- AG002: the composed tensor keeps its value while its sources change ---------------
+    # -- AG002: the composed tensor keeps its value while its sources change, and is used ------
+    # A stale tensor nothing reads again harms nothing: the symptom is a forward that computed with it
+    # between two optimizer steps while its sources moved.
     def _setup_stale_composed(self):
+        self._composed = None  # the composed tensor (known from the first step on)
+        self._uses = 0  # ops that read it since the last step
+        self._stale_unused = None
         if self.cfg.get("composed") and self.cfg.get("sources"):
             self._step_post_hook(self._stale_after_step)
+            self._watch_reads()
+
+    def _read_stale_composed(self, func, args, kwargs):
+        composed = self._composed
+        if composed is None or getattr(func, "__name__", "") in _METADATA:
+            return
+        storage = composed.untyped_storage().data_ptr()
+        for operand in itertools.chain(_tensors_in(args, self.torch), _tensors_in(kwargs.values(), self.torch)):
+            try:
+                if operand is composed or operand.untyped_storage().data_ptr() == storage:
+                    self._uses += 1
+                    return
+            except Exception:
+                continue
 
     def _stale_after_step(self, optimizer, args, kwargs):
+        self._quiet = True
+        try:
+            self._stale_check()
+        finally:
+            self._quiet = False
+
+    def _stale_check(self):
         frame = _user_frame()
         composed = self._tensor(_eval(self.cfg["composed"], frame))
         sources = [self._tensor(_eval(name, frame)) for name in self.cfg["sources"]]
         sources = [(name, s) for name, s in zip(self.cfg["sources"], sources) if s is not None]
+        uses, self._uses = self._uses, 0
+        self._composed = composed
         if composed is None or not sources:
             return
         now = (self._snapshot(composed), [(name, self._snapshot(s)) for name, s in sources])
@@ -239,34 +278,97 @@ class Hooks:
         if not changed:
             return
         name = self.cfg["composed"]
-        if self._same(previous[0], now[0]):
+        if not self._same(previous[0], now[0]):
+            self.conclude("clean", f"{name} was recomputed after {', '.join(changed)} changed", frame=frame)
+        if uses:
             self.conclude(
                 "symptom",
-                f"{name} kept its value across optimizer.step() while {', '.join(changed)} changed: "
-                f"the composed tensor is stale (built once, never recomputed)",
+                f"{name} kept its value across optimizer.step() while {', '.join(changed)} changed, and the forward "
+                f"between the steps computed with it ({uses} op(s)): the composed tensor is stale (built once, never recomputed)",
                 frame=frame,
             )
-        self.conclude("clean", f"{name} was recomputed after {', '.join(changed)} changed", frame=frame)
+        self._stale_unused = f"{name} kept its value while {', '.join(changed)} changed, but nothing computed with it between the steps"
 
-    # -- AG007: the alias under no_grad still requires grad --------------------------------
+    def _finish_stale_composed(self):
+        if self._mode is not None:
+            self._mode.__exit__(None, None, None)
+            self._mode = None
+        if self._stale_unused:
+            self.conclude("clean", self._stale_unused, stop=False)
+
+    # -- AG007: the alias under no_grad is read as a frozen copy after the tensor changed -------
+    # `b = a` under no_grad leaves b.requires_grad True: true of every alias, harmless ones included. The
+    # harm is reading b (as the snapshot it was meant to be) after an in-place update changed a.
     def _after_requires_grad_alias(self, frame):
         tensors = [(name, self._tensor(_eval(name, frame))) for name in self.cfg.get("aliases", [])]
         tensors = [(name, t) for name, t in tensors if t is not None]
         if not tensors:
             return
-        tracked = [name for name, t in tensors if t.requires_grad]
-        if tracked:
-            self.conclude(
-                "symptom",
-                f"{', '.join(tracked)}.requires_grad is still True after the assignment under no_grad: "
-                "a plain alias is the same tensor, still tracked by autograd",
-                frame=frame,
-            )
-        self.conclude("clean", f"{', '.join(name for name, _ in tensors)} does not require grad", frame=frame)
+        tracked = [(name, t) for name, t in tensors if t.requires_grad]
+        if not tracked:
+            self.conclude("clean", f"{', '.join(name for name, _ in tensors)} does not require grad", frame=frame)
+        # Made again (a loop): a new alias of the tensor as it is now.
+        self._aliases = [(name, t, t._version, self._snapshot(t), re.compile(r"(?<![\w.])" + re.escape(name) + r"\b"))
+                         for name, t in tracked]
+        self._watch_reads()
 
-    # -- AG008: a change through .data that autograd's version counter does not see ---------
+    def _read_requires_grad_alias(self, func, args, kwargs):
+        if getattr(func, "__name__", "") in _METADATA:
+            return
+        operands = list(_tensors_in(args, self.torch)) + list(_tensors_in(kwargs.values(), self.torch))
+        for name, tensor, version, values, pattern in self._aliases:
+            if not any(operand is tensor for operand in operands) or tensor._version == version:
+                continue
+            frame = _user_frame()
+            line = frame.f_lineno if frame is not None else None
+            text = self._lines[line - 1] if line and line <= len(self._lines) else ""
+            if not pattern.search(text):
+                continue
+            self._quiet = True
+            try:
+                moved = not self._same(values, tensor.detach())
+            finally:
+                self._quiet = False
+            if moved:
+                self.conclude(
+                    "symptom",
+                    f"{name} was read after an in-place update changed the tensor it names (version {version} -> "
+                    f"{tensor._version}): the assignment under no_grad made a second name, not a frozen copy, so {name} "
+                    "holds the current values and is still tracked by autograd",
+                    frame=frame,
+                )
+
+    def _finish_requires_grad_alias(self):
+        if self._mode is not None:
+            self._mode.__exit__(None, None, None)
+            self._mode = None
+        if getattr(self, "_aliases", None):
+            names = ", ".join(a[0] for a in self._aliases)
+            self.conclude("clean", f"{names} is a plain alias (still requires grad), but it was never read after the tensor changed", stop=False)
+
+    # -- AG008: a change through .data that a pending backward() then computes with ---------
+    # The mechanism (.data changes values without bumping _version) is true of every .data write, correct
+    # ones included; what confirms is the harm: a graph saved the tensor before the change, and the
+    # backward() of that graph gives a different gradient than at the values the forward used.
     def _setup_data_invisible(self):
-        self._install_backward_wrapper(lambda: self._check_watch(None), lambda token: None)
+        self._invisible = []  # (expr, tensor, values before, graph nodes that saved it)
+        self._unsaved = []  # exprs changed through .data while no pending graph had saved them
+        self._reads = []  # (target, value, source name, |d reference / d source|) for `v = f(x.data)`
+        self._fed = []  # autograd nodes computed from a value read through .data
+        self._missing = []  # reads a backward() went through (their source got no gradient from them)
+        self._step_pre_hook(self._data_before_step)
+        hooks = self
+        real = self.torch.autograd.backward
+
+        def backward(*args, **kwargs):
+            if hooks.outcome is None and (hooks._invisible or hooks._fed):
+                roots = args[0] if args else kwargs.get("tensors")
+                grads = args[1] if len(args) > 1 else kwargs.get("grad_tensors")
+                hooks._judge_data_backward(roots, grads)
+            return real(*args, **kwargs)
+
+        backward.__wrapped__ = real
+        self.torch.autograd.backward = backward
 
     def _before_data_invisible(self, frame):
         self._watch = []
@@ -276,29 +378,180 @@ class Hooks:
                 self._watch.append((expr, tensor, tensor._version, self._snapshot(tensor)))
 
     def _after_data_invisible(self, frame):
-        self._check_watch(frame, decisive=True)
-
-    def _check_watch(self, frame, decisive=False):
-        if self.outcome is not None:
-            return
-        frame = frame or _user_frame()
+        read = self.cfg.get("read")
+        if read:
+            self._note_data_read(read, frame)
         for expr, tensor, version, values in self._watch:
             if self._same(values, tensor.detach()):
                 continue
-            if tensor._version == version:
+            # (A version bump does not mean autograd saw it: `c = out.data; c.zero_()` bumps c's counter,
+            # not the one out's graph checks. The gradient comparison decides; a check autograd makes raises.)
+            savers = self._graphs_saving(tensor, frame)
+            if savers:
+                if all(tensor is not r[1] for r in self._invisible):
+                    self._invisible.append((expr, tensor, values, savers))
+            elif expr not in self._unsaved:
+                self._unsaved.append(expr)
+
+    def _note_data_read(self, read, frame):
+        """`v = f(x.data)`: does v depend on x, had autograd seen it? (the reference f(x), under the same
+        grad mode and random state). Only then can a backward() through v miss a gradient."""
+        torch = self.torch
+        value = self._tensor(_eval(read["target"], frame))
+        if value is None or not torch.is_grad_enabled():
+            return
+        if read["reference"] in read["sources"]:
+            # `c = x.data`: a second name for x's storage that autograd does not watch; a later change through
+            # it is judged like one at this line, against the graphs pending now.
+            savers = self._graphs_saving(value, frame)
+            if savers and all(value is not r[1] for r in self._invisible):
+                self._invisible.append((f"{read['target']} (= {read['reference']}.data)", value, self._snapshot(value), savers))
+            return
+        state = torch.get_rng_state()
+        self._quiet = True
+        try:
+            reference = self._tensor(_eval(read["reference"], frame))
+        finally:
+            torch.set_rng_state(state)
+            self._quiet = False
+        if reference is None or reference.grad_fn is None:
+            return
+        for name in read["sources"]:
+            source = self._tensor(_eval(name, frame))
+            if source is None or not source.requires_grad:
+                continue
+            try:
+                (grad,) = torch.autograd.grad(reference, source, torch.ones_like(reference), allow_unused=True)
+            except Exception:
+                continue
+            size = float(grad.abs().sum()) if grad is not None else 0.0
+            if size > 0 and all(value is not r[1] for r in self._reads):
+                self._reads.append((read["target"], value, name, source, size, _frame_user_line(frame)))
+                if value.grad_fn is not None:
+                    self._fed.append((value.grad_fn, len(self._reads) - 1))
+                self._watch_reads()
+
+    def _data_before_step(self, optimizer, args, kwargs):
+        """A missing gradient term harms only a tensor being trained: one optimizer.step() updates."""
+        if self.outcome is not None or not self._missing:
+            return
+        trained = {id(p) for group in optimizer.param_groups for p in group["params"]}
+        for index in self._missing:
+            target, _, name, source, size, line = self._reads[index]
+            if id(source) in trained:
+                at = f" at line {line}" if line else ""
                 self.conclude(
                     "symptom",
-                    f"{expr} changed through .data but {expr}._version stayed at {version}: autograd cannot see the change",
+                    f"{target} was computed from {name}.data{at} and backward() went through it, so optimizer.step() "
+                    f"updated {name} without the gradient through {target} (d{target}/d{name}: sum |.| = {size:.4g} "
+                    "had autograd seen it)",
+                    frame=_user_frame(),
+                )
+
+    def _result_data_invisible(self, args, kwargs, result):
+        """Track what is computed from a value read through .data (autograd nodes it feeds)."""
+        torch = self.torch
+        outputs = [r for r in (result if isinstance(result, (list, tuple)) else (result,)) if isinstance(r, torch.Tensor) and r.grad_fn is not None]
+        if not outputs:
+            return
+        operands = list(_tensors_in(args, torch)) + list(_tensors_in(kwargs.values(), torch))
+        for index, (_, value, *_rest) in enumerate(self._reads):
+            if any(operand is value for operand in operands):
+                self._fed.extend((out.grad_fn, index) for out in outputs)
+                del self._fed[:-10000]
+
+    def _graphs_saving(self, tensor, frame):
+        """Nodes of the pending graphs reachable from the frame's tensors that saved `tensor`'s storage."""
+        torch = self.torch
+        storage = tensor.untyped_storage().data_ptr()
+        roots = []
+        for scope in (frame.f_locals, frame.f_globals) if frame is not None else ():
+            for value in list(scope.values()):
+                for item in (value if isinstance(value, (list, tuple)) else (value,)):
+                    if isinstance(item, torch.Tensor) and item.grad_fn is not None:
+                        roots.append(item.grad_fn)
+        savers = []
+        for node in _graph_nodes(roots):
+            for attr in dir(node):
+                if not attr.startswith("_saved_"):
+                    continue
+                try:
+                    saved = getattr(node, attr)
+                except Exception:  # freed by an earlier backward(): that graph is not pending
+                    continue
+                for item in (saved if isinstance(saved, (list, tuple)) else (saved,)):
+                    if isinstance(item, torch.Tensor) and item.untyped_storage().data_ptr() == storage:
+                        savers.append(node)
+        return savers
+
+    def _judge_data_backward(self, roots, grads):
+        torch = self.torch
+        roots = [roots] if isinstance(roots, torch.Tensor) else list(roots or ())
+        if grads is not None:
+            grads = [grads] if isinstance(grads, torch.Tensor) else list(grads)
+        nodes = _graph_nodes([r.grad_fn for r in roots if isinstance(r, torch.Tensor)])
+        ids = {id(node) for node in nodes}
+        frame = _user_frame()
+        for index in sorted({index for node, index in self._fed if id(node) in ids}):
+            if index not in self._missing:
+                self._missing.append(index)
+        for expr, tensor, values, savers in self._invisible:
+            if not any(id(node) in ids for node in savers) or self._same(values, tensor.detach()):
+                continue
+            leaves = [n.variable for n in nodes if type(n).__name__ == "AccumulateGrad"]
+            if not leaves:
+                continue
+            try:
+                actual = torch.autograd.grad(roots, leaves, grads, retain_graph=True, allow_unused=True)
+                changed = tensor.detach().clone()
+                with torch.no_grad():
+                    tensor.data.copy_(values)  # the values the forward saw; .data: no version bump
+                try:
+                    reference = torch.autograd.grad(roots, leaves, grads, retain_graph=True, allow_unused=True)
+                finally:
+                    with torch.no_grad():
+                        tensor.data.copy_(changed)
+            except Exception:  # e.g. a non-scalar root: the real backward() reports it
+                continue
+            worst, where = 0.0, None
+            for leaf, a, r in zip(leaves, actual, reference):
+                a = torch.zeros_like(leaf) if a is None else a
+                r = torch.zeros_like(leaf) if r is None else r
+                error = float((a - r).abs().max()) if a.numel() else 0.0
+                if not torch.allclose(a, r, rtol=1e-5, atol=1e-7) and error >= worst:
+                    worst, where = error, leaf
+            if where is not None:
+                self.conclude(
+                    "symptom",
+                    f"{expr} was changed through .data after the forward saved it, and backward() computed with the "
+                    f"changed values: the gradient of {_name_of(where, frame) or 'a leaf'} is off by up to {worst:.4g} from the "
+                    "gradient at the values the forward used (autograd's version counter did not see the change)",
                     frame=frame,
                 )
-            if decisive:
-                self.conclude("clean", f"{expr} changed and autograd saw it (version {version} -> {tensor._version})", frame=frame)
+            self.conclude("clean", f"{expr} was changed through .data after the forward saved it, but the gradient "
+                                   "backward() computed is the same as at the values the forward used", frame=frame)
 
     def _finish_data_invisible(self):
-        self._check_watch(None)
-        if self.outcome is None and self._watch:
+        if self._mode is not None:
+            self._mode.__exit__(None, None, None)
+            self._mode = None
+        if self._missing:
+            target, _, name, *_ = self._reads[self._missing[0]]
+            self.conclude("clean", f"{target} was computed from {name}.data and backward() went through it, but no "
+                                   f"optimizer trains {name}: a constant on purpose", stop=False)
+        if self._reads:
+            target, _, name, *_ = self._reads[0]
+            self.conclude("clean", f"{target} was computed from {name}.data, but no backward() went through it", stop=False)
+        if self._invisible:
+            names = ", ".join(r[0] for r in self._invisible)
+            self.conclude("clean", f"{names} changed through .data after a forward saved it, but that graph was never backpropagated", stop=False)
+        elif self._unsaved:
+            names = ", ".join(self._unsaved)
+            self.conclude("clean", f"{names} changed through .data while no pending graph had saved it: "
+                                   "the next forward computes with the new values (no wrong gradient)", stop=False)
+        elif self._watch:
             names = ", ".join(w[0] for w in self._watch)
-            self.conclude("clean", f"no change to {names} escaped autograd's version counter", stop=False)
+            self.conclude("clean", f"{names} did not change through .data at the flagged line", stop=False)
 
     # -- AG009: a plain tensor attribute is left behind by module.to() ---------------------
     def _check_module(self, module, frame=None):
@@ -408,10 +661,24 @@ class Hooks:
                 sentinel = int(torch.iinfo(tensor.dtype).max) - 7
                 tensor.fill_(sentinel)
         self._poisoned = (tensor, sentinel, tensor.untyped_storage().data_ptr())
-        self._mode = _read_watch_mode(torch, self)
-        self._mode.__enter__()
+        self._watch_reads()
 
     def _on_torch_function(self, func, args, kwargs):
+        hook = getattr(self, "_read_" + self.name, None)
+        if hook is not None and not self._quiet:
+            hook(func, args, kwargs)
+
+    def _on_torch_result(self, args, kwargs, result):
+        hook = getattr(self, "_result_" + self.name, None)
+        if hook is not None:
+            hook(args, kwargs, result)
+
+    def _watch_reads(self):
+        if self._mode is None:
+            self._mode = _read_watch_mode(self.torch, self)
+            self._mode.__enter__()
+
+    def _read_uninitialized_read(self, func, args, kwargs):
         name = getattr(func, "__name__", "") or ""
         if name in _METADATA or name in _VIEWS:
             return
@@ -487,28 +754,46 @@ class Hooks:
             self.conclude("inconclusive", f"{what} was switched on but no backward() followed", stop=False)
         self.conclude("clean", f"{what} was not switched on at the flagged line between a forward and its backward()", stop=False)
 
-    # -- AG015: the accumulator keeps every iteration's graph alive ------------------------
+    # -- AG015: the accumulator keeps every iteration's graph alive, never backpropagated -------
+    # Growing is what an accumulate-then-backward loop does on purpose (`losses.append(loss)`, then one
+    # backward() of their sum): the harm is a graph that grows and that no backward() ever consumes whole.
+    def _setup_graph_growth(self):
+        self._roots = []  # the accumulator's graph roots at its latest update
+        self._consumed = False
+        hooks = self
+        real = self.torch.autograd.backward
+
+        def backward(*args, **kwargs):
+            if hooks.outcome is None and hooks._roots:
+                tensors = args[0] if args else kwargs.get("tensors")
+                tensors = [tensors] if isinstance(tensors, hooks.torch.Tensor) else list(tensors or ())
+                ids = {id(node) for node in _graph_nodes([t.grad_fn for t in tensors if isinstance(t, hooks.torch.Tensor)])}
+                if all(id(root) in ids for root in hooks._roots):
+                    hooks._consumed = True
+            return real(*args, **kwargs)
+
+        backward.__wrapped__ = real
+        self.torch.autograd.backward = backward
+
     def _after_graph_growth(self, frame):
         value = _eval(self.cfg.get("target"), frame)
         self._sizes.append(_graph_size(value, self.torch))
-        sizes = self._sizes
-        target = self.cfg.get("target")
-        if len(sizes) >= 3:
-            if sizes[0] > 0 and all(b > a for a, b in zip(sizes, sizes[1:])):
-                self.conclude(
-                    "symptom",
-                    f"the autograd graph kept alive by {target} grew every iteration: {' -> '.join(map(str, sizes))} nodes",
-                    frame=frame,
-                )
-            if not any(sizes):
-                self.conclude("clean", f"{target} holds no autograd graph", frame=frame)
+        self._roots = _graph_roots(value, self.torch)
+        self._consumed = False
+        if len(self._sizes) >= 3 and not any(self._sizes):
+            self.conclude("clean", f"{self.cfg.get('target')} holds no autograd graph", frame=frame)
 
     def _finish_graph_growth(self):
         sizes, target = self._sizes, self.cfg.get("target")
+        growth = " -> ".join(map(str, sizes))
         if len(sizes) >= 2 and sizes[0] > 0 and all(b > a for a, b in zip(sizes, sizes[1:])):
-            self.conclude("symptom", f"the autograd graph kept alive by {target} grew every iteration: {' -> '.join(map(str, sizes))} nodes", stop=False)
+            if self._consumed:
+                self.conclude("clean", f"the graph held by {target} grew ({growth} nodes), then one backward() used all of it: "
+                                       "accumulating it was the point", stop=False)
+            self.conclude("symptom", f"the autograd graph kept alive by {target} grew every iteration ({growth} nodes) and no "
+                                     "backward() ever used it: every iteration's graph stays in memory", stop=False)
         elif len(sizes) >= 2:
-            self.conclude("clean", f"the graph held by {target} did not grow ({' -> '.join(map(str, sizes))} nodes)", stop=False)
+            self.conclude("clean", f"the graph held by {target} did not grow ({growth} nodes)", stop=False)
         elif sizes:
             self.conclude("inconclusive", f"the accumulation ran only once ({sizes[0]} graph nodes); growth needs two iterations", stop=False)
 
@@ -617,9 +902,28 @@ def _read_watch_mode(torch, hooks):
             kwargs = kwargs or {}
             if hooks.outcome is None:
                 hooks._on_torch_function(func, args, kwargs)
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+            if hooks.outcome is None and not hooks._quiet:
+                hooks._on_torch_result(args, kwargs, result)
+            return result
 
     return ReadWatch()
+
+
+def _graph_roots(value, torch):
+    if isinstance(value, torch.Tensor):
+        return [value.grad_fn] if value.grad_fn is not None else []
+    if isinstance(value, (list, tuple)):
+        return [v.grad_fn for v in value[-1000:] if isinstance(v, torch.Tensor) and v.grad_fn is not None]
+    return []
+
+
+def _source_lines():
+    try:
+        with open(REPRO, encoding="utf-8") as handle:
+            return handle.read().split("\n")
+    except OSError:
+        return []
 
 
 def _graph_size(value, torch, cap=200000):
@@ -639,6 +943,28 @@ def _graph_size(value, torch, cap=200000):
             if child is not None and id(child) not in seen:
                 stack.append(child)
     return len(seen)
+
+
+def _graph_nodes(roots, cap=100000):
+    """Every autograd node reachable from `roots` (grad_fn objects), at most `cap`."""
+    seen, nodes, stack = set(), [], [r for r in roots if r is not None]
+    while stack and len(nodes) < cap:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        nodes.append(node)
+        stack.extend(child for child, _ in getattr(node, "next_functions", ()) if child is not None)
+    return nodes
+
+
+def _name_of(value, frame):
+    """A name the user's frame gives `value` (None when it has none)."""
+    for scope in (frame.f_locals, frame.f_globals) if frame is not None else ():
+        for name, item in scope.items():
+            if item is value and not name.startswith("_"):
+                return name
+    return None
 
 
 def _frames(tb):

@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where to run (cuda: factory calls default to cuda)")
     parser.add_argument("--timeout", type=_positive, default=30.0, metavar="S", help="wall-clock limit in seconds (default 30)")
     parser.add_argument("--python", metavar="PATH", help="the interpreter to run it with (default: this one)")
-    parser.add_argument("--memory-limit", type=_size, default=4 << 30, metavar="SIZE", help="address-space limit of the run on cpu (default 4G)")
+    parser.add_argument("--memory-limit", type=_size, default=4 << 30, metavar="SIZE", help="memory limit of the run: address space on cpu, a cgroup or RLIMIT_DATA on cuda (default 4G)")
     parser.add_argument("--format", choices=["text", "json"], default="text", dest="confirm_format")
     parser.add_argument("--show", action="store_true", help="print the reproducer")
 
@@ -119,7 +119,8 @@ def run(args) -> int:
             print(result.reproducer.rstrip() if result.reproducer else "(none)")
             print("-" * 75)
         print(f"{path}:{line}: {result.code} {result.summary()}")
-        details = [f"mode: {result.mode}" if result.mode else None, f"{result.duration_s:.1f} s", f"python: {result.python}"]
+        details = [f"mode: {result.mode}" if result.mode else None, f"{result.duration_s:.1f} s", f"python: {result.python}",
+                   "sandbox: bubblewrap" if result.isolation == "bubblewrap" else None]
         if result.forward_line and result.forward_line != result.user_line:
             details.insert(0, f"forward op at line {result.forward_line}")
         print("  " + "; ".join(d for d in details if d))

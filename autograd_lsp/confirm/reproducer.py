@@ -421,6 +421,42 @@ def _source_names(expr: ast.expr) -> list[str]:
     return names
 
 
+def _data_read(stmt: ast.stmt) -> dict | None:
+    """For `v = <expr reading x.data>`: v, the x's, and <expr> with x for x.data (the value autograd would
+    have tracked). None for anything else (in-place changes through .data are judged by their gradient)."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], (ast.Name, ast.Attribute))):
+        return None
+    target = _plain_tensor(stmt.targets[0]) if not isinstance(stmt.targets[0], ast.Attribute) or stmt.targets[0].attr != "data" else None
+    sources = []
+
+    class Strip(ast.NodeTransformer):
+        def visit_Attribute(self, node):
+            self.generic_visit(node)
+            if node.attr == "data" and isinstance(node.ctx, ast.Load) and _plain_tensor(node.value) == _dotted(node.value):
+                sources.append(_dotted(node.value))
+                return node.value
+            return node
+
+    reference = Strip().visit(copy.deepcopy(stmt.value))
+    in_place = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_")
+                   and not n.func.attr.startswith("_") for n in ast.walk(stmt.value))
+    if not target or not sources or in_place:
+        return None
+    return {"target": target, "sources": list(dict.fromkeys(sources)), "reference": ast.unparse(reference)}
+
+
+def _plain_tensor(node: ast.expr) -> str | None:
+    """`w` for `w`, `w.data`, `w.data.clamp_(…).mul_(…)` receivers; a dotted name or None (never a call)."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        node = node.func.value
+    if isinstance(node, ast.Attribute) and node.attr == "data":
+        node = node.value
+    part = node
+    while isinstance(part, ast.Attribute):
+        part = part.value
+    return _dotted(node) if isinstance(part, ast.Name) else None
+
+
 def _dotted(node: ast.expr) -> str:
     try:
         return ast.unparse(node)
@@ -485,21 +521,25 @@ def probe_config(code: str, finding: Finding, stmt: ast.stmt, enclosing: list[as
         aliases = [_dotted(t) for t in targets] or _data_names(finding, "alias", "target", "name")
         return {"name": name, "aliases": aliases}
     if name == "data_invisible":
+        # Only plain names (w, self.w): the harness evaluates them before and after the statement, and
+        # evaluating a call (the receiver of a chained `ema.data.mul_(a).add_(b)`) would run it again.
         exprs: list[str] = []
         for n in ast.walk(stmt):
             if isinstance(n, ast.Attribute) and n.attr == "data":
-                exprs.append(_dotted(n.value))
+                exprs.append(_plain_tensor(n.value))
         for target in targets:
-            exprs.append(_dotted(target.value if isinstance(target, ast.Attribute) and target.attr == "data" else target))
+            exprs.append(_plain_tensor(target))
         for n in ast.walk(stmt):
             if isinstance(n, ast.AugAssign):
-                t = n.target
-                exprs.append(_dotted(t.value if isinstance(t, ast.Attribute) and t.attr == "data" else t))
+                exprs.append(_plain_tensor(n.target))
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_") and not n.func.attr.startswith("_"):
-                receiver = n.func.value
-                exprs.append(_dotted(receiver.value if isinstance(receiver, ast.Attribute) and receiver.attr == "data" else receiver))
+                exprs.append(_plain_tensor(n.func.value))
         exprs += _data_names(finding, "tensor", "variable", "name", "target")
-        return {"name": name, "exprs": list(dict.fromkeys(e for e in exprs if e))}
+        config = {"name": name, "exprs": list(dict.fromkeys(e for e in exprs if e))}
+        read = _data_read(stmt)
+        if read:
+            config["read"] = read
+        return config
     if name == "module_attribute":
         cls = next((n.name for n in reversed(enclosing) if isinstance(n, ast.ClassDef)), None)
         cls = (_data_names(finding, "class") or [cls])[0]

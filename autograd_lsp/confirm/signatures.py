@@ -62,7 +62,7 @@ SIGNATURES: dict[str, RuntimeSignature] = {
         ),
         RuntimeSignature(
             "AG002",
-            "a second-backward or version-counter error, or the composed tensor staying stale after optimizer.step()",
+            "a second-backward or version-counter error, or a forward computing with the composed tensor after optimizer.step() changed its sources but not it",
             errors=(_err(_SECOND_BACKWARD), _err(_VERSION)),
             probe="stale_composed",
         ),
@@ -83,10 +83,11 @@ SIGNATURES: dict[str, RuntimeSignature] = {
             errors=(_err(r"grad can be implicitly created only for (real )?scalar outputs"),),
         ),
         RuntimeSignature("AG006", "RuntimeError: ... modified by an inplace operation", errors=(_err(_VERSION),)),
-        RuntimeSignature("AG007", "the alias still requires grad after the no_grad block", probe="requires_grad_alias"),
+        RuntimeSignature("AG007", "the alias made under no_grad read as a frozen copy after an in-place update changed the tensor", probe="requires_grad_alias"),
         RuntimeSignature(
             "AG008",
-            "a change made through .data that autograd's version counter does not see",
+            "a wrong gradient: backward() computing with values changed through .data after the forward saved them, "
+            "or optimizer.step() updating a tensor without the gradient through a value read from its .data",
             errors=(_err(_VERSION),),
             probe="data_invisible",
         ),
@@ -124,7 +125,7 @@ SIGNATURES: dict[str, RuntimeSignature] = {
             errors=(_err(_VERSION),),
             probe="unfreeze_grad_none",
         ),
-        RuntimeSignature("AG015", "the graph held by the accumulator grows every iteration", probe="graph_growth"),
+        RuntimeSignature("AG015", "the graph held by the accumulator grows every iteration and no backward() uses it", probe="graph_growth"),
         RuntimeSignature(
             "AG016",
             "backward() accumulating onto gradients that optimizer.step() already consumed",

@@ -59,8 +59,8 @@ def check(model: ModuleModel):
             prov = prov.base if prov.base is not None and prov.base.is_trainable_leaf else None
             if prov is None:
                 continue
-        function = event.ctx.scope.function
-        if function is not None and _only_called_without_grad(model, function):
+        # an error needs a known grad mode: a body whose callers this module does not show stays silent
+        if model.grad_enabled(event.ctx) is not True:
             continue
         target = event.target.value if isinstance(event.target, ast.Subscript) and not view else event.target
         name = model.text(target)
@@ -84,21 +84,6 @@ def _base_name(model: ModuleModel, view: ast.expr) -> str:
     while isinstance(view, ast.Subscript) or isinstance(view, ast.Attribute) or isinstance(view, ast.Call) and isinstance(view.func, ast.Attribute):
         view = view.value if not isinstance(view, ast.Call) else view.func.value
     return model.text(view)
-
-
-def _only_called_without_grad(model: ModuleModel, function, depth: int = 0) -> bool:
-    """Every call of `function` in this module runs under `no_grad()` (directly, or from a function that does)."""
-    calls = [call for call in model.calls() if call.function is function]
-    if not calls:
-        return False  # called from elsewhere, or not at all: its body is judged on its own
-    for call in calls:
-        if call.ctx.no_grad:
-            continue
-        caller = call.ctx.scope.function
-        if caller is not None and caller is not function and depth < 3 and _only_called_without_grad(model, caller, depth + 1):
-            continue
-        return False
-    return True
 
 
 def _fixes(model: ModuleModel, event: InplaceEvent, target: ast.expr) -> list[Fix]:

@@ -231,9 +231,14 @@ def _module_attributes(model: ModuleModel):
     for cls in model.classes.values():
         if "__init__" not in cls.methods:
             continue
-        for attr, prov in cls.attributes.items():
-            if prov is None or not prov.has_graph or not prov.composed_from or prov.no_grad or prov.node is None:
-                continue
+        # the class's own table, then each instance this module constructs (one instance may hold a graph another lacks)
+        candidates, seen = [], set()
+        for table in [cls.known_attributes(), *cls.instances.values()]:
+            for attr, prov in table.items():
+                if attr not in seen and prov is not None and prov.has_graph and prov.composed_from and not prov.no_grad and prov.node is not None:
+                    seen.add(attr)
+                    candidates.append((attr, prov))
+        for attr, prov in candidates:
             if _is_view_of_leaf(model, prov):
                 continue
             others = [method for name, method in cls.methods.items() if name != "__init__"]
@@ -244,14 +249,21 @@ def _module_attributes(model: ModuleModel):
                 loop = None
                 if not cls.is_module:
                     placed = [(node, _training_loop(model, method, node, prov)) for node in loads]
-                    loads = [node for node, where in placed if where is not None]
                     loop = next((where for _, where in placed if where is not None), None)
+                    if loop is None and loads and _steps_and_is_called_in_a_loop(model, method, prov):
+                        loop = next(iter(_calling_loops(model, method)))
+                    else:
+                        loads = [node for node, where in placed if where is not None]
                 if not loads:
                     continue
                 node = loads[0]
                 where = cls.attribute_nodes.get(attr)
                 sources = ", ".join(f"`{s}`" for s in sorted(prov.composed_from))
-                if loop is None:
+                if loop is not None and loop.scope.node is not method.node:
+                    message = (f"`self.{attr}` is composed from trainable {sources} once, in `__init__` (line {prov.line}), and read in "
+                               f"`{method.name}()`, which steps the optimizer and is called by the loop at line {loop.node.lineno}: from the "
+                               f"second call on it keeps its old values and its freed graph. Recompute it in `{method.name}()`")
+                elif loop is None:
                     message = (f"`self.{attr}` is composed from trainable {sources} once, in `__init__` (line {prov.line}), and read in "
                                f"`{method.name}()`: every call reuses its construction-time values and its graph, which the first "
                                f"`backward()` frees and `optimizer.step()` makes stale. Compute it in `{method.name}()` (or a property)")
@@ -263,6 +275,13 @@ def _module_attributes(model: ModuleModel):
                                     composed=f"self.{attr}", sources=sorted(prov.composed_from), optimizer=None,
                                     loop_line=loop.node.lineno if loop is not None else None)
                 break
+
+
+def _steps_and_is_called_in_a_loop(model: ModuleModel, method, prov) -> bool:
+    """A training-step method (`train_step()` reads, backpropagates and steps) that a loop calls: each call after the
+    first reuses what the previous one stepped."""
+    steps = [step for step in model.calls(role="step") if step.ctx.scope.node is method.node]
+    return bool(steps) and _optimizer_may_update(steps, prov.composed_from) and any(True for _ in _calling_loops(model, method))
 
 
 def _training_loop(model: ModuleModel, method, node, prov):

@@ -1,5 +1,6 @@
 /** Entry point: the output channel, the server, its commands, and the events that restart or reconfigure it. */
 import * as vscode from 'vscode';
+import { isolationWarning } from './confirmReply';
 import { findingAt, ruleCode } from './cursorFinding';
 import { onActiveInterpreterChange } from './pythonExtension';
 import { Server } from './server';
@@ -84,7 +85,12 @@ async function confirmFinding(server: Server, device: Device): Promise<void> {
     const { editor, diagnostic, code } = target;
     try {
         // The server reports progress (cancellable) and the verdict itself, and appends it to the diagnostic.
-        await server.executeCommand(SERVER_CONFIRM, [editor.document.uri.toString(), diagnostic.range.start.line, code, device]);
+        const reply = await server.executeCommand(SERVER_CONFIRM, [editor.document.uri.toString(), diagnostic.range.start.line, code, device]);
+        // Without bubblewrap the verdict says "[not isolated: …]"; say what that means, as a warning.
+        const warning = isolationWarning(code, reply);
+        if (warning) {
+            void vscode.window.showWarningMessage(warning);
+        }
     } catch (error) {
         void vscode.window.showErrorMessage(`autograd-lsp: confirming ${code} failed: ${errorMessage(error)}`);
     }

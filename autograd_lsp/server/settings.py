@@ -1,17 +1,16 @@
-"""The server's plain-Python state: client options, effective settings, and keeping findings while a file
-does not parse. Nothing here knows about LSP messages, so it is tested without a server.
-"""
+"""Settings: the client's options (section `autogradLsp`), pyproject.toml per directory, and how the server
+takes in a change of either. Options are parsed once into a typed object; invalid ones produce a message and
+their defaults, never a crash."""
 from __future__ import annotations
 
-import ast
-import difflib
-import time
+import asyncio
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .config import ConfigError, Settings, expand_selector, expand_selectors, find_pyproject, load_settings
-from .findings import Finding, Fix, Related, Severity, Span
-from .analysis.walker import label as _label
+from lsprotocol import types
+
+from ..config import ConfigError, Settings, expand_selector, expand_selectors, find_pyproject, load_settings
+from ..findings import Severity
 
 SECTION = "autogradLsp"
 DEVICES = ("cpu", "cuda")
@@ -183,162 +182,61 @@ class ProjectSettings:
         return settings
 
 
-# -- keeping findings while the user types a syntax error ----------------------------------------------
-def changed_region(old_lines: list[str], new_lines: list[str]) -> tuple[int, int, int]:
-    """(first changed line, lines kept at the end, line delta): the region between the unchanged prefix and
-    suffix of two versions, as 1-based `first` and a count of common trailing lines."""
-    limit = min(len(old_lines), len(new_lines))
-    prefix = 0
-    while prefix < limit and old_lines[prefix] == new_lines[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and old_lines[-1 - suffix] == new_lines[-1 - suffix]:
-        suffix += 1
-    return prefix + 1, suffix, len(new_lines) - len(old_lines)
+class SettingsMixin:
+    """The server's side of settings: options pushed or pulled from the client, per-file effective settings,
+    and re-analysis of every open unit when either changes."""
 
+    def apply_options(self, raw, origin: str) -> bool:
+        options, problems = parse_client_options(raw)
+        if problems:
+            self.show_message(f"autograd-lsp: invalid {origin}: " + "; ".join(problems) + " — using the defaults for those",
+                              types.MessageType.Warning)
+        changed = options != self.options
+        self.options = options
+        self.options_seq += 1
+        return changed
 
-MAX_DIFF_LINES = 500  # beyond this, the middle of an edit counts as changed as a whole (difflib is quadratic)
+    def settings_for(self, path: str | None):
+        base = self.project.for_path(path, self.root)
+        for problem in self.project.problems:
+            self.show_message(f"autograd-lsp: {problem}", types.MessageType.Warning)
+        self.project.problems.clear()
+        try:
+            return self.options.apply(base)
+        except Exception as error:  # validated already; a crash here must still not stop analysis
+            self.log_message(f"settings: {error}", types.MessageType.Warning)
+            return base
 
+    async def pull_configuration(self):
+        if not self.client_has("workspace", "configuration"):
+            return
+        seq = self.options_seq
+        try:
+            items = await asyncio.wait_for(self.workspace_configuration_async(types.ConfigurationParams(
+                items=[types.ConfigurationItem(section=SECTION, scope_uri=self.workspace.root_uri)])), 10)
+        except Exception as error:
+            self.log_message(f"workspace/configuration failed: {error}", types.MessageType.Warning)
+            return
+        if seq != self.options_seq:
+            return  # settings pushed while we asked are newer than the answer
+        value = items[0] if items else None
+        if value is None or value == {}:
+            value = self.init_options_raw  # the client has nothing under our section: keep initializationOptions
+        if self.apply_options(value, f"{SECTION} settings"):
+            self.settings_changed()
 
-def line_mover(old_lines: list[str], new_lines: list[str]):
-    """A function from old 1-based lines to new ones, None for lines inside the edited region. The unchanged
-    prefix and suffix move trivially; a small middle is aligned line by line with difflib."""
-    first, suffix, delta = changed_region(old_lines, new_lines)
-    suffix_start = len(old_lines) - suffix + 1  # first old line of the unchanged tail
-    inner: dict[int, int] = {}
-    old_middle = old_lines[first - 1: len(old_lines) - suffix]
-    new_middle = new_lines[first - 1: len(new_lines) - suffix]
-    if old_middle and new_middle and len(old_middle) <= MAX_DIFF_LINES and len(new_middle) <= MAX_DIFF_LINES:
-        for a, b, size in difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False).get_matching_blocks():
-            for k in range(size):
-                inner[first + a + k] = first + b + k
+    async def configuration_changed(self, settings):
+        """didChangeConfiguration: settings pushed in the notification, or (empty push) pulled from the client."""
+        if isinstance(settings, dict) and (SECTION in settings or set(settings) & {"select", "ignore", "severity", "confirm", "python"}):
+            if self.apply_options(unwrap(settings), f"{SECTION} settings"):
+                self.settings_changed()
+            return
+        await self.pull_configuration()
 
-    def move(line: int) -> int | None:
-        if line < first:
-            return line
-        if line >= suffix_start:
-            return line + delta
-        return inner.get(line)
-
-    return move
-
-
-def carry_over(old_text: str, old_findings: list[Finding], new_text: str, error: Finding | None = None) -> list[Finding]:
-    """The findings shown for `old_text` that lie wholly outside what changed in `new_text` (and off the
-    syntax error's lines), moved to their new lines. Fixes and related locations that touch a changed line
-    are dropped with them."""
-    move = line_mover(old_text.split("\n"), new_text.split("\n"))
-
-    def move_span(span: Span) -> Span | None:
-        start, end = move(span.line), move(span.end_line)
-        if start is None or end is None or end - start != span.end_line - span.line:
-            return None
-        if error is not None and start <= error.span.end_line and error.span.line <= end:
-            return None
-        return Span(start, span.col, end, span.end_col)
-
-    kept = []
-    for finding in old_findings:
-        if finding.code == "AG000":
-            continue
-        span = move_span(finding.span)
-        if span is None:
-            continue
-        fixes = []
-        for fix in finding.fixes:
-            edits = [replace(edit, span=moved) for edit in fix.edits if (moved := move_span(edit.span)) is not None]
-            if len(edits) == len(fix.edits):
-                fixes.append(Fix(fix.title, fix.safety, tuple(edits)))
-        related = tuple(Related(moved, item.message) for item in finding.related if (moved := move_span(item.span)) is not None)
-        kept.append(replace(finding, span=span, fixes=tuple(fixes), related=related))
-    return kept
-
-
-# -- hover: what a name holds --------------------------------------------------------------------------
-def node_at(tree: ast.AST, line: int, byte_col: int) -> ast.expr | None:
-    """The innermost Name or `a.b` Attribute at (1-based line, UTF-8 byte column)."""
-    best = None
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Name, ast.Attribute)):
-            continue
-        if node.lineno != line or (node.end_lineno or node.lineno) != line:
-            continue
-        start = node.col_offset
-        end = node.end_col_offset or start
-        if isinstance(node, ast.Attribute):
-            # only the attribute part (`w` in `self.w`) selects the whole expression
-            start = end - len(node.attr)
-        if start <= byte_col <= end and (best is None or end - start < _width(best)):
-            best = node
-    return best
-
-
-def _width(node: ast.AST) -> int:
-    if isinstance(node, ast.Attribute):
-        return len(node.attr)
-    return (node.end_col_offset or node.col_offset) - node.col_offset
-
-
-def describe_provenance(model, node: ast.expr) -> str | None:
-    """One line about a tensor name: "leaf · requires grad · float · composed into `w` at line 12"."""
-    prov = model.prov(node)
-    if isinstance(getattr(node, "ctx", None), ast.Store):
-        # an assignment target records the value it replaces; the hover wants the value it receives
-        bound = next((event for event in model.events if getattr(event, "target", None) is node and hasattr(event, "alias_of")), None)
-        prov = bound.prov if bound is not None else prov
-    if prov is None:
-        return None
-    kind = getattr(prov.kind, "value", str(prov.kind))
-    if kind != "tensor":
-        parts = [kind]
-        if prov.origin:
-            parts.append(f"from `{prov.origin}`")
-        if prov.line:
-            parts.append(f"line {prov.line}")
-        return " · ".join(parts)
-    parts = []
-    if prov.leaf is True:
-        parts.append("leaf")
-    elif prov.leaf is False:
-        parts.append("non-leaf")
-    if prov.requires_grad is True:
-        parts.append("requires grad")
-    elif prov.requires_grad is False:
-        parts.append("no grad")
-    if prov.dtype:
-        parts.append(prov.dtype)
-    if prov.no_grad:
-        parts.append("made under no_grad")
-    if prov.detached:
-        parts.append("detached")
-    if prov.composed_from:
-        parts.append("composed from " + ", ".join(f"`{name}`" for name in sorted(prov.composed_from)))
-    name = _label(node)
-    if name and prov.is_trainable_leaf:
-        into = _composed_into(model, name)
-        if into:
-            parts.append(into)
-    if prov.origin:
-        parts.append(f"made by `{prov.origin}`" + (f" at line {prov.line}" if prov.line else ""))
-    return " · ".join(parts) if parts else None
-
-
-def _composed_into(model, name: str) -> str | None:
-    """`composed into `w` at line 12`: the first binding built from this leaf."""
-    for event in model.events:
-        prov = getattr(event, "prov", None)
-        target = getattr(event, "name", None)
-        if type(event).__name__ != "BindEvent" or prov is None or not target or target == name:
-            continue
-        if name in prov.composed_from:
-            return f"composed into `{target}` at line {event.node.lineno}"
-    return None
-
-
-class Stopwatch:
-    def __init__(self):
-        self.start = time.perf_counter()
-
-    @property
-    def ms(self) -> float:
-        return (time.perf_counter() - self.start) * 1000
+    def settings_changed(self):
+        self.settings_generation += 1
+        for unit in list(self.units.values()):
+            unit.refresh_needed = True
+            self.schedule(unit, 0)
+        if self.workspace_changed is not None:
+            self.workspace_changed.set()

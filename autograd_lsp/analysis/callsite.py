@@ -1,0 +1,92 @@
+"""What one call site passes to a function, for walking its body with those values (Walker.call_in_context).
+
+A function's body is first summarised once with symbolic parameters. A call whose arguments carry facts the
+summary cannot know (a leaf that requires grad, an integer tensor, a module, an optimizer) has the body walked
+again with them, so that what the helper does to its arguments is judged where it happens. Walks are memoised
+by `facts()` of the arguments: the fields rules read, never positions or graph ids, so two calls passing the
+same kind of value share one walk.
+"""
+from __future__ import annotations
+
+import ast
+
+from .provenance import Kind, Provenance
+
+MAX_DEPTH = 3  # nested call sites walked with their arguments (a helper calling a helper calling a helper)
+MAX_WALKS = 400  # per module: beyond, calls fall back to the symbolic summary (instantiate)
+
+
+def informative(prov: Provenance | None) -> bool:
+    """The value tells a body more than a symbolic parameter would."""
+    if prov is None:
+        return False
+    kind = prov.kind
+    if kind is Kind.TENSOR:
+        return (prov.leaf is not None or prov.requires_grad is not None or prov.dtype is not None or bool(prov.composed_from)
+                or prov.saved_by is not None or prov.uninitialised)
+    if kind in (Kind.OPTIMIZER, Kind.PARAMS):
+        return True
+    if kind is Kind.MODULE:
+        return prov.module_class is not None
+    if kind is Kind.SEQUENCE:
+        return any(informative(element) for element in prov.elements)
+    return False
+
+
+def worth_walking(function, provs) -> bool:
+    """Some argument tells the body something. An nn.Module's constructor is told only by tensors: modules passed to
+    modules (`Block(norm=nn.LayerNorm(d))`) are how libraries compose layers, and knowing them finds no bug."""
+    if function is not None and function.name == "__init__" and function.cls is not None and function.cls.is_module:
+        return any(_tensor_facts(prov) for prov in provs)
+    return any(informative(prov) for prov in provs)
+
+
+def _tensor_facts(prov) -> bool:
+    if prov is not None and prov.kind is Kind.SEQUENCE:
+        return any(_tensor_facts(element) for element in prov.elements)
+    return prov is not None and prov.kind is Kind.TENSOR and informative(prov)
+
+
+def facts(prov: Provenance | None):
+    """A hashable abstraction of what rules read from a value passed in."""
+    if prov is None:
+        return None
+    kind = prov.kind
+    if kind is Kind.TENSOR:
+        return (kind, prov.leaf, prov.requires_grad, prov.dtype, prov.composed_from, prov.no_grad, prov.scalar, prov.saved_by,
+                id(prov.saved_node) if prov.saved_node is not None else None, prov.nondiff, prov.detached, prov.uninitialised,
+                prov.param_deps, prov.data_of, prov.origin == "param", bool(prov.graph))
+    if kind is Kind.MODULE:
+        return (kind, id(prov.module_class) if not isinstance(prov.module_class, str) else prov.module_class, prov.params)
+    if kind in (Kind.OPTIMIZER, Kind.PARAMS):
+        return (kind, prov.params, prov.origin)
+    if kind is Kind.SEQUENCE:
+        return (kind, tuple(facts(element) for element in prov.elements))
+    return (kind, prov.dtype)
+
+
+def bind_arguments(function: ast.FunctionDef | ast.AsyncFunctionDef, skip_first: bool, call: ast.Call, arg_provs: list,
+                   keyword_provs: dict) -> dict | None:
+    """parameter name -> what this call passes (None: unknown, e.g. a default); None when the call cannot be
+    matched to the parameters (`*args`, `**kwargs` at the call, too many arguments)."""
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
+        return None
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    if skip_first:
+        positional = positional[1:]
+    bound: dict = {}
+    for index, prov in enumerate(arg_provs):
+        if index < len(positional):
+            bound[positional[index].arg] = prov
+        elif args.vararg is None:
+            return None
+    names = {arg.arg for arg in [*positional, *args.kwonlyargs]}
+    for name, prov in keyword_provs.items():
+        if name in names:
+            bound[name] = prov
+        elif args.kwarg is None:
+            return None
+    for arg in [*positional, *args.kwonlyargs]:
+        bound.setdefault(arg.arg, None)
+    return bound
