@@ -74,6 +74,8 @@ def check(model: ModuleModel):
         else:  # a view: what the receiver held (the view itself is reported untracked by the walker, torch keeps it tracked)
             use = receivers.get(id(origin))
             prov = use.prov if use is not None and use.name == source else None
+            if prov is None and bind.prov is not None and bind.prov.base is not None and bind.prov.base.is_trainable_leaf:
+                prov = bind.prov.base  # `self.w[0]`: attribute receivers have no use event; the walker kept the view's base
         if source is None or source == bind.name or prov is None or not prov.is_tensor or prov.requires_grad is not True:
             continue
         evidence = _tracked_use(model, bind, uses, source, prov)
