@@ -1,7 +1,9 @@
 """## What it does
 Flags `self.x = torch.<factory>(…)` (`torch.tensor([...])`, `zeros`, `ones`, `randn`, `arange`, `linspace`,
-`eye`, `from_numpy`…, optionally followed by shape/dtype methods such as `.view(1, 3, 1, 1)`) in the
-`__init__` of an `nn.Module` (or `LightningModule`) subclass, when another method (`forward()`…) then
+`eye`, `from_numpy`…, optionally followed by shape/dtype methods such as `.view(1, 3, 1, 1)` or indexing that
+keeps every dimension such as `[..., None]`) in the `__init__` of an `nn.Module` (or `LightningModule`) subclass
+or in a method `__init__` calls on `self` (`self.reset_states()`), also when the value is returned by a method of
+the class that builds it only from such a factory (`self.make_table(n)`), when another method (`forward()`…) then
 uses `self.x` in a computation with other tensors (an operand, an argument next to other values), without
 moving it first (`self.x.to(x.device)`, `.type_as(x)`).
 
@@ -62,20 +64,21 @@ RULE = sys.modules[__name__]
 
 
 def check(model: ModuleModel):
-    in_init: dict = {}  # __init__ scope -> its `self.x = ...` binds
+    in_methods: dict = {}  # method scope -> its `self.x = ...` binds
     for bind in model.of_type(BindEvent):
-        function = bind.ctx.scope.function
-        if function is not None and function.name == "__init__" and bind.name.startswith("self."):
-            in_init.setdefault(bind.ctx.scope, []).append(bind)
-    if not in_init:
+        if bind.ctx.scope.function is not None and bind.name.startswith("self."):
+            in_methods.setdefault(bind.ctx.scope, []).append(bind)
+    if not in_methods:
         return
     for cls in model.classes.values():
         if not cls.is_module or api.DEVICE_OVERRIDES & cls.methods.keys():
             continue
         init = cls.methods.get("__init__")
-        if init is None or init.scope not in in_init:
+        if init is None:
             continue
-        candidates = [bind for bind in in_init[init.scope] if _is_plain_factory_tensor(model, bind)]
+        # construction: __init__ and the methods it calls on self (`self.init_states(x)`) run before any .to(device)
+        builders = [init] + [cls.methods[name] for name in _self_calls(init.node) if name in cls.methods and name != "__init__"]
+        candidates = [bind for method in builders for bind in in_methods.get(method.scope, ()) if _is_plain_factory_tensor(model, cls, bind)]
         if not candidates:
             continue
         registered = _registered_names(cls)
@@ -91,9 +94,35 @@ def check(model: ModuleModel):
             yield _finding(model, cls, bind, attr, use)
 
 
+def _self_calls(function: ast.AST) -> list[str]:
+    """Names of the methods a function body calls on `self` (`self.reset()`), nested defs excluded."""
+    names, stack = [], list(getattr(function, "body", ()))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "self"):
+            names.append(node.func.attr)
+        stack.extend(ast.iter_child_nodes(node))
+    return names
+
+
+def _keeps_dims(index: ast.expr) -> bool:
+    """`[..., None]`, `[:, 1:]`: indexing that keeps every dimension (a plain number could leave a 0-dim tensor)."""
+    elts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return all(isinstance(e, ast.Slice) or (isinstance(e, ast.Constant) and (e.value is None or e.value is Ellipsis)) for e in elts)
+
+
 def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
-    """The torch factory call at the root of `torch.tensor([...]).view(1, 3, 1, 1).float()`, or None."""
-    while isinstance(node, ast.Call):
+    """The torch factory call at the root of `torch.tensor([...]).view(1, 3, 1, 1).float()` or `torch.linspace(...)[..., None]`,
+    or None."""
+    while isinstance(node, (ast.Call, ast.Subscript)):
+        if isinstance(node, ast.Subscript):
+            if not _keeps_dims(node.slice):
+                return None
+            node = node.value
+            continue
         qualname = model.imports.qualname(node.func)
         if qualname is not None:
             if qualname.startswith("torch.") and qualname.count(".") == 1 and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES:
@@ -105,13 +134,72 @@ def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
     return None
 
 
-def _is_plain_factory_tensor(model: ModuleModel, bind: BindEvent) -> bool:
+def _is_plain_factory_tensor(model: ModuleModel, cls: ClassInfo, bind: BindEvent) -> bool:
     value = bind.value
     prov = bind.prov
     if value is None or prov is None or not prov.is_tensor:
         return False
     call = _factory_call(model, value)
-    if call is None or any(kw.arg in ("device", "out") for kw in call.keywords) or any(kw.arg is None for kw in call.keywords):
+    if call is None:
+        return _built_by_method(model, cls, value)
+    return _plain_factory(model, call)
+
+
+def _built_by_method(model: ModuleModel, cls: ClassInfo, value: ast.AST) -> bool:
+    """`self.make_table(n)` where that method of the class returns a local it built only from a plain factory tensor
+    (`t = torch.zeros(n, n)`, `t = t.unsqueeze(0)`, in-place fills): the result is as plain as the factory's."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name)
+            and value.func.value.id == "self"):
+        return False
+    method = cls.methods.get(value.func.attr)
+    if method is None or method.name == "__init__" or not isinstance(method.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    returns, stores = [], {}
+    stack = list(method.node.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return):
+            returns.append(node.value)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores.setdefault(node.id, []).append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    names = {r.id for r in returns if isinstance(r, ast.Name)}
+    if not returns or len(names) != 1 or any(not isinstance(r, ast.Name) for r in returns):
+        return False
+    name = names.pop()
+    args = method.node.args
+    if name in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
+        return False
+    assigns = [node for node in ast.walk(method.node) if isinstance(node, ast.Assign) and len(node.targets) == 1
+               and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name]
+    if not assigns or len(assigns) != len(stores.get(name, ())):
+        return False  # bound some other way too (a loop variable, `with ... as`, unpacking)
+    created = False
+    for assign in assigns:
+        call = _factory_call(model, assign.value)
+        if call is not None:
+            if not _plain_factory(model, call):
+                return False
+            created = True
+        elif not _keeps_device_chain(assign.value, name):
+            return False
+    return created
+
+
+def _keeps_device_chain(node: ast.AST, name: str) -> bool:
+    """`t.unsqueeze(0).repeat(k, 1, 1)`: methods that keep the device, applied to the local `t` itself."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _keeps_device(node.func.attr):
+        if any(kw.arg == "device" for kw in node.keywords):
+            return False
+        node = node.func.value
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _plain_factory(model: ModuleModel, call: ast.Call) -> bool:
+    """A factory call with no device and a result known to have a dimension."""
+    if any(kw.arg in ("device", "out") for kw in call.keywords) or any(kw.arg is None for kw in call.keywords):
         return False
     short = model.imports.qualname(call.func).rsplit(".", 1)[-1]
     if short in ("tensor", "as_tensor"):

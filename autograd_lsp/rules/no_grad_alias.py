@@ -2,7 +2,8 @@
 Flags a plain alias `b = a` (also `b, c = a, x` and `self.ref = self.w`) made inside `torch.no_grad()` /
 `torch.inference_mode()` when `a` requires grad and `b` is then used as if it were an untracked copy:
 in a computation or a `backward()` outside `no_grad`, or after an optimizer step (or another in-place
-update) has changed `a`.
+update) has changed `a`. A view made there (`b = a[1]`, `a[:, 0]`, `a.expand(n)`, `a.t()`) is the same
+mistake: it shares `a`'s storage and torch keeps it tracked (advanced indexing `a[idx]` copies: not flagged).
 
 ## Why is this bad?
 `no_grad()` only affects tensors *computed* inside it. An assignment computes nothing: `b` is `a`, the
@@ -58,20 +59,59 @@ RULE = sys.modules[__name__]
 
 def check(model: ModuleModel):
     uses = list(model.of_type(UseEvent))
+    receivers = {id(use.node): use for use in uses if use.usage == "receiver"}
     for bind in model.of_type(BindEvent):
-        if not bind.ctx.no_grad or bind.value is None or not isinstance(bind.value, (ast.Name, ast.Attribute)):
+        if not bind.ctx.no_grad or bind.value is None:
             continue
-        source = label(bind.value)
-        prov = bind.prov
+        origin = _aliased(bind.value)
+        if origin is None:
+            continue
+        if isinstance(origin, ast.Attribute) and not isinstance(origin.value, ast.Name):
+            continue
+        source = label(origin)
+        if origin is bind.value:
+            prov = bind.prov
+        else:  # a view: what the receiver held (the view itself is reported untracked by the walker, torch keeps it tracked)
+            use = receivers.get(id(origin))
+            prov = use.prov if use is not None and use.name == source else None
+            if prov is None and bind.prov is not None and bind.prov.base is not None and bind.prov.base.is_trainable_leaf:
+                prov = bind.prov.base  # `self.w[0]`: attribute receivers have no use event; the walker kept the view's base
         if source is None or source == bind.name or prov is None or not prov.is_tensor or prov.requires_grad is not True:
             continue
-        if isinstance(bind.value, ast.Attribute) and not isinstance(bind.value.value, ast.Name):
-            continue
-        evidence = _tracked_use(model, bind, uses)
+        evidence = _tracked_use(model, bind, uses, source, prov)
         if evidence is None:
             continue
         use_node, snapshot, reason = evidence
         yield _finding(model, bind, source, use_node, snapshot, reason)
+
+
+def _aliased(value: ast.expr) -> ast.expr | None:
+    """The tensor `value` shares storage with and keeps tracked under no_grad: `a` for `a`, `a[1]`, `a.expand(n)`, `a.T`.
+
+    torch makes a view inside no_grad a view of its base: it still requires grad when the base does, and it follows
+    every in-place change of the base. Advanced indexing (`a[idx]` with a tensor or list) copies, so only basic indices
+    (numbers, slices, None, ...) count."""
+    if isinstance(value, (ast.Name, ast.Attribute)) and (isinstance(value, ast.Name) or value_uses.attribute(value.attr) != value_uses.VIEW):
+        return value
+    if isinstance(value, ast.Attribute):  # a.T, a.mT, a.real
+        return value.value if isinstance(value.value, (ast.Name, ast.Attribute)) else None
+    if isinstance(value, ast.Subscript) and _basic_index(value.slice):
+        return value.value if isinstance(value.value, (ast.Name, ast.Attribute)) else None
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value_uses.is_view(value.func.attr)
+            and isinstance(value.func.value, (ast.Name, ast.Attribute))):
+        return value.func.value
+    return None
+
+
+def _basic_index(index: ast.expr) -> bool:
+    if isinstance(index, ast.Tuple):
+        return bool(index.elts) and all(_basic_index(e) for e in index.elts)
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        index = index.operand
+    if isinstance(index, ast.Slice):
+        return True
+    return isinstance(index, ast.Constant) and (index.value is None or index.value is Ellipsis
+                                                or (isinstance(index.value, int) and not isinstance(index.value, bool)))
 
 
 def _passive(callee: str) -> bool:
@@ -80,18 +120,28 @@ def _passive(callee: str) -> bool:
     return value_uses.passive_receiver(callee) or value_uses.is_reporter(short) or value_uses.method(short) == value_uses.ALIAS
 
 
-def _tracked_use(model: ModuleModel, bind: BindEvent, uses: list[UseEvent]):
+def _tracked_use(model: ModuleModel, bind: BindEvent, uses: list[UseEvent], source: str, source_prov):
     """The first later use that treats the alias as untracked: (node, needs a snapshot, description)."""
+    written = None  # a later in-place change of the original, seen through the alias
     for use in uses:
-        if use.seq <= bind.seq or use.name != bind.name or use.prov != bind.prov:
+        if use.seq <= bind.seq:
+            continue
+        if (written is None and use.name == source and use.prov == source_prov and use.usage == "receiver"
+                and use.ctx.scope is bind.ctx.scope and value_uses.receiver(use.callee) == value_uses.WRITE):
+            written = use
+            continue
+        if use.name != bind.name or use.prov != bind.prov:
             continue
         if use.ctx.scope is bind.ctx.scope and use.ctx.epoch > bind.ctx.epoch:
-            return use.node, True, f"after an optimizer step changed `{label(bind.value)}` in place"
+            return use.node, True, f"after an optimizer step changed `{source}` in place"
         if any(loop.has_step and not loop.contains(bind.ctx.loop) for loop in use.ctx.loops()):
             return use.node, True, "in a training loop whose optimizer step changes the original in place"
         statement = use.ctx.statement
         if isinstance(statement, ast.Return) and statement.value is use.node:
             return use.node, True, "as the function's result, which callers take for a copy"
+        if (written is not None and use.ctx.scope is bind.ctx.scope
+                and not (use.usage == "receiver" and value_uses.receiver(use.callee) == value_uses.METADATA)):
+            return use.node, True, f"after `{source}.{written.callee}()` (line {written.node.lineno}) changed `{source}` in place"
         if use.ctx.no_grad or use.usage not in ("operand", "arg", "receiver", "element"):
             continue
         callee = use.callee or ""
@@ -100,11 +150,11 @@ def _tracked_use(model: ModuleModel, bind: BindEvent, uses: list[UseEvent]):
         what = "`backward()`" if callee == "backward" else "a computation"
         return use.node, False, f"in {what} outside `no_grad()`"
     if bind.name.startswith("self."):
-        return _attribute_use(model, bind)
+        return _attribute_use(model, bind, source_prov)
     return None
 
 
-def _attribute_use(model: ModuleModel, bind: BindEvent):
+def _attribute_use(model: ModuleModel, bind: BindEvent, source_prov):
     """`self.ref = self.w` under no_grad: a load of `self.ref` outside no_grad in any method of the class."""
     info = bind.ctx.scope.function
     cls = info.cls if info is not None else None
@@ -116,7 +166,7 @@ def _attribute_use(model: ModuleModel, bind: BindEvent):
             if method is info and node.lineno <= bind.node.lineno or no_grad:
                 continue
             # a module's parameter is updated by its optimizer: a reference to it wants the old values
-            return node, bind.prov.is_trainable_leaf, f"in `{method.name}()` outside `no_grad()`"
+            return node, source_prov.is_trainable_leaf, f"in `{method.name}()` outside `no_grad()`"
     return None
 
 
@@ -142,12 +192,16 @@ def _loads(model: ModuleModel, function: ast.AST, attr: str):
 
 def _finding(model: ModuleModel, bind: BindEvent, source: str, use_node: ast.AST, snapshot: bool, reason: str):
     alias = bind.name
-    message = (f"`{alias} = {source}` inside `no_grad()` makes no copy: `{alias}` is `{source}` itself, still requires grad and "
-               f"follows its in-place updates; it is used {reason} (line {use_node.lineno}). "
-               f"Use `{source}.detach()`" + (" (`.detach().clone()` for a snapshot)" if snapshot else ""))
+    text = model.text(bind.value)
+    if text == source:
+        what = f"`{alias} = {source}` inside `no_grad()` makes no copy: `{alias}` is `{source}` itself"
+    else:
+        what = f"`{alias} = {text}` inside `no_grad()` is a view of `{source}`, not a copy: it shares `{source}`'s storage"
+    message = (f"{what}, still requires grad and follows its in-place updates; it is used {reason} (line {use_node.lineno}). "
+               f"Use `{text}.detach()`" + (" (`.detach().clone()` for a snapshot)" if snapshot else ""))
     value = model.span(bind.value)
-    clone = Fix(f"Take an untracked snapshot: `{source}.detach().clone()`", Safety.UNSAFE, (Edit(value, f"{source}.detach().clone()"),))
-    detach = Fix(f"Stop tracking: `{source}.detach()`", Safety.UNSAFE, (Edit(value, f"{source}.detach()"),))
+    clone = Fix(f"Take an untracked snapshot: `{text}.detach().clone()`", Safety.UNSAFE, (Edit(value, f"{text}.detach().clone()"),))
+    detach = Fix(f"Stop tracking: `{text}.detach()`", Safety.UNSAFE, (Edit(value, f"{text}.detach()"),))
     fixes = [clone, detach] if snapshot else [detach, clone]
     statement = bind.node
     info = bind.ctx.scope.function
@@ -156,6 +210,6 @@ def _finding(model: ModuleModel, bind: BindEvent, source: str, use_node: ast.AST
         # on a module, a snapshot belongs in a buffer: it then follows .to(device) and is saved with the state dict
         attr = alias.split(".", 1)[1]
         fixes.insert(0, Fix(f"Register an untracked snapshot as a buffer: `self.register_buffer(\"{attr}\", ...)`", Safety.UNSAFE,
-                            (Edit(model.span(statement), f'self.register_buffer("{attr}", {source}.detach().clone())'),)))
+                            (Edit(model.span(statement), f'self.register_buffer("{attr}", {text}.detach().clone())'),)))
     return model.finding(RULE, bind.target, message, fixes=fixes, related=[(use_node, f"`{alias}` used as if untracked")],
                          alias=alias, original=source)

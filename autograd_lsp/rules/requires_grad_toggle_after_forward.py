@@ -232,7 +232,10 @@ def _at_call_site(model: ModuleModel, call: CallEvent, targets: set) -> set:
     found = set()
     for target in targets:
         head, _, rest = target.partition(".")
-        if head in names:
+        if head == "self" and offset:  # a method's own module: the caller's receiver, when that is `self` too
+            if isinstance(call.receiver, ast.Name) and call.receiver.id == "self":
+                found.add(target)
+        elif head in names:
             index = names.index(head) - offset
             keyword = next((kw for kw in call.node.keywords if kw.arg == head), None)
             argument = keyword.value if keyword is not None else (call.node.args[index] if 0 <= index < len(call.node.args) else None)
