@@ -64,6 +64,28 @@ def _parse_target(target: str) -> tuple[str, int, int | None] | str:
     return path, int(line), None
 
 
+def resolve_target(target: str):
+    """PATH:LINE (or PATH:CELL:LINE in a notebook) -> (path, the Source, its joined line), or the usage error's text."""
+    from ..source import SourceError, read_source
+
+    parsed = _parse_target(target)
+    if isinstance(parsed, str):
+        return parsed
+    path, line, cell = parsed
+    try:
+        source = read_source(path)
+    except SourceError as error:
+        return str(error)
+    if cell is not None:
+        match = next((c for c in source.cells or [] if c.index == cell - 1), None)
+        if match is None or line > match.line_count:
+            return f"{path} has no code cell {cell} with a line {line}"
+        line = match.first_line + line - 1
+    if line > len(source.lines):
+        return f"{path} has {len(source.lines)} lines; there is no line {line}"
+    return path, source, line
+
+
 def _usage(message: str) -> int:
     print(f"autograd-lsp confirm: error: {message}", file=sys.stderr)
     return EXIT_USAGE
@@ -71,24 +93,12 @@ def _usage(message: str) -> int:
 
 def run(args) -> int:
     from ..findings import Finding, Severity, Span
-    from ..source import SourceError, read_source
     from . import confirm_finding, signature_of
 
-    parsed = _parse_target(args.target)
-    if isinstance(parsed, str):
-        return _usage(parsed)
-    path, line, cell = parsed
-    try:
-        source = read_source(path)
-    except SourceError as error:
-        return _usage(str(error))
-    if cell is not None:
-        match = next((c for c in source.cells or [] if c.index == cell - 1), None)
-        if match is None or line > match.line_count:
-            return _usage(f"{path} has no code cell {cell} with a line {line}")
-        line = match.first_line + line - 1
-    if line > len(source.lines):
-        return _usage(f"{path} has {len(source.lines)} lines; there is no line {line}")
+    target = resolve_target(args.target)
+    if isinstance(target, str):
+        return _usage(target)
+    path, source, line = target
     code = args.code.strip().upper() if args.code else None
     if code is not None and signature_of(code) is None:
         return _usage(f"unknown rule code {args.code!r} (AG001-AG018)")

@@ -32,25 +32,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..confirm.cli import _parse_target
-    from ..source import SourceError, read_source
+    from ..confirm.cli import resolve_target
     from . import ExplainError, explain
 
-    parsed = _parse_target(args.target)
-    if isinstance(parsed, str):
-        return _usage(parsed)
-    path, line, cell = parsed
-    try:
-        source = read_source(path)
-    except SourceError as error:
-        return _usage(str(error))
-    if cell is not None:
-        match = next((c for c in source.cells or [] if c.index == cell - 1), None)
-        if match is None or line > match.line_count:
-            return _usage(f"{path} has no code cell {cell} with a line {line}")
-        line = match.first_line + line - 1
-    if line > len(source.lines):
-        return _usage(f"{path} has {len(source.lines)} lines; there is no line {line}")
+    target = resolve_target(args.target)
+    if isinstance(target, str):
+        return _usage(target)
+    _, source, line = target
     try:
         result = explain(source, line, device=args.device, timeout=args.timeout, python=args.python,
                          memory_limit=args.memory_limit, expand=args.expand)
