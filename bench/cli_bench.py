@@ -148,7 +148,7 @@ def cli_figures(info: CliInfo | None, python: str, roots: list[Path], reps: int,
                 result = run_measured(cmd, cwd=str(CLI_CWD), env=env, stdout_path=log_dir / f"{name}.out", timeout=1800)
                 series.setdefault(name, Series(name)).runs.append(result)
                 if name.startswith("cli_") and "nocache" not in name:
-                    cache_seen.update(str(p) for p in existing_caches(roots))
+                    cache_seen.update(os.path.relpath(p, REPO) for p in existing_caches(roots))
                 progress(f"  cli {name:16s} rep {rep + 1}/{reps}: {result.wall:6.2f} s, maxrss {result.maxrss_mb:5.0f} MB, "
                          f"tree peak {result.tree_peak_mb:5.0f} MB, rc={result.rc}" + (" TORCH MAPPED" if result.torch_maps else "") + (f"  stderr: {result.stderr.strip()[-160:]}" if result.rc not in (0, None) else ""))
     if cache_seen:

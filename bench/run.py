@@ -81,7 +81,7 @@ def main(argv=None) -> int:
     shutil.rmtree(LOG_DIR, ignore_errors=True)  # logs describe the latest run only
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     python = sys.executable
-    command = "cd " + str(REPO) + " && " + shlex.join([os.path.relpath(python, REPO), "-m", "bench", *(argv if argv is not None else sys.argv[1:])])
+    command = shlex.join([os.path.relpath(python, REPO), "-m", "bench", *(argv if argv is not None else sys.argv[1:])])
     log(f"$ {command}")
     data: dict = {"command": command, "quick": args.quick, "notes": [], "args": {k: (str(v) if isinstance(v, Path) else sorted(v) if isinstance(v, set) else v) for k, v in vars(args).items()}}
     if args.wait_load:

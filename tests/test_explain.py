@@ -261,3 +261,17 @@ def test_graph_module_call_is_one_node_and_text_marks_modified():
     doc = {"graph": model, "targets": [{"expr": "out", "node": ops[0]["id"]}], "status": "explained"}
     text = "\n".join(render.tree_lines(doc))
     assert "model.fc (Linear)" in text and "saved mat1 at v0, now v1 ✗ MODIFIED" in text and "model.fc.weight" in text
+
+
+def test_parent_side_never_imports_torch():
+    """Only the child imports torch: the explain package, its CLI, the checker and the server load without it,
+    and a usage error from `explain` (which builds nothing) still leaves torch unloaded."""
+    probe = (
+        "import sys, autograd_lsp.explain, autograd_lsp.explain.runner, autograd_lsp.explain.cli, "
+        "autograd_lsp.cli, autograd_lsp.server\n"
+        "from autograd_lsp.cli import main\n"
+        "code = main(['explain', 'no-such-file.py:1'])\n"
+        "print(code, 'torch' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout.split()[-2:] == ["2", "False"], done.stdout + done.stderr

@@ -8,7 +8,7 @@
     result.to_dot(), result.to_svg()
 
 The user's program runs once in confirm's child process (same reproducer, limits, sandbox and
-``--python``) under ``instrument.py``; the parent never imports torch. ``runner.py`` builds and runs
+``--python``) under ``_child_instrument.py``; the parent never imports torch. ``runner.py`` builds and runs
 it, ``graph.py`` collapses the raw graph, ``culprit.py`` ranks and words the findings,
 ``render.py`` draws.
 

@@ -1,6 +1,6 @@
 """Which of the facts the child found is *the* culprit, and how to say it in one sentence.
 
-The child (``instrument.py``) detects, in the order they happen:
+The child (``_child_instrument.py``) detects, in the order they happen:
 
 * ``version`` — backward raised "modified by an inplace operation ... is at version N; expected
   version M": the in-place ops that bumped the saved tensor's storage from M to N (``bumps``, first

@@ -1,6 +1,6 @@
 """The graph model: the child's raw grad_fn nodes collapsed to the user's own lines and modules.
 
-Raw nodes come from ``instrument.py`` (one per autograd node, in breadth-first order from the
+Raw nodes come from ``_child_instrument.py`` (one per autograd node, in breadth-first order from the
 roots). Collapsing, unless ``expand``:
 
 * ops inside one call of a library module (``nn.Linear``, ``nn.MSELoss``; containers such as

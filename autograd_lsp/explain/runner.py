@@ -3,7 +3,7 @@
 The reproducer is confirm's (``build_reproducer``: loops bounded, function/method entry points
 synthesized, the flagged statement marked by ``__agl__.before()/after()``); ``sandbox.run`` runs it
 with confirm's limits and interpreter. One line is added at the top of the program: it ``exec``s
-``instrument.py`` (whose text travels inside the program, so the child needs nothing but torch)
+``_child_instrument.py`` (whose text travels inside the program, so the child needs nothing but torch)
 with the spec of what to capture. Pure stdlib here: the parent never imports torch.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from ..findings import Finding, Severity, Span
 from ..source import Source
 
-INSTRUMENT = Path(__file__).with_name("instrument.py")
+INSTRUMENT = Path(__file__).with_name("_child_instrument.py")
 _BACKWARD_CALLS = {"backward", "grad"}
 
 
