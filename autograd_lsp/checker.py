@@ -67,8 +67,11 @@ def not_analysed(reason: str) -> Finding:
                    f"could not be analysed: {reason}; no rule checked this file", Span(1, 0, 1, 0))
 
 
-def check_source(source: Source, settings: Settings = DEFAULT_SETTINGS, resolver=None, rules=None) -> CheckResult:
-    tree = getattr(resolver, "parsed", parse)(source)
+def check_source(source: Source, settings: Settings = DEFAULT_SETTINGS, resolver=None, rules=None,
+                 tree: ast.Module | None = None) -> CheckResult:
+    """`tree`: the text's tree when the caller parsed it already (the server's incremental parse)."""
+    if tree is None:
+        tree = getattr(resolver, "parsed", parse)(source)
     if isinstance(tree, Finding):
         return CheckResult(source, [tree])
     try:
@@ -107,6 +110,19 @@ def check_source(source: Source, settings: Settings = DEFAULT_SETTINGS, resolver
 def _analyse(tree: ast.Module, source: Source, settings: Settings, resolver, rules) -> CheckResult:
     """The model and the rules; RecursionError propagates so that check_source can retry on a deeper stack."""
     model = build_model(tree, source, resolver=resolver)
+    model.mark_walked()
+    return _rule_findings(model, source, settings, rules)
+
+
+def recheck(model: ModuleModel, source: Source, settings: Settings = DEFAULT_SETTINGS, rules=None) -> CheckResult:
+    """The rules again on the model of a tree an edit left unchanged (a comment, trailing spaces; see
+    analysis/incremental.py), under the new text: the findings of a full check of that text without walking
+    it again. RecursionError propagates (the caller checks in full)."""
+    model.rebase(source)
+    return _rule_findings(model, source, settings, rules)
+
+
+def _rule_findings(model: ModuleModel, source: Source, settings: Settings, rules) -> CheckResult:
     findings: list[Finding] = []
     errors: list[str] = []
     for rule in rules if rules is not None else ALL_RULES:

@@ -66,9 +66,10 @@ class Reparser:
     def forget(self):
         self.lines = self.tree = None
 
-    def parse(self, text: str, lines: list[str], full_parse) -> "Parsed | object":
-        """The tree of `text` (`lines` is `text.split("\\n")`), or what `full_parse(text)` returns when the text
-        does not parse (a finding). `full_parse` returns an ast.Module for text that parses."""
+    def parse(self, source, full_parse) -> "Parsed | object":
+        """The tree of `source` (a Source), or what `full_parse(source)` returns when its text does not parse (a
+        finding); `full_parse` returns an ast.Module for text that parses (checker.parse)."""
+        text, lines = source.text, source.lines
         if self.tree is not None and "\r" not in text:
             try:
                 done = self._splice(lines)
@@ -78,7 +79,7 @@ class Reparser:
                 self.lines = lines
                 self.tree = done.tree
                 return done
-        result = full_parse(text)
+        result = full_parse(source)
         if isinstance(result, ast.Module):
             self.lines, self.tree = lines, result
             return Parsed(result, False, len(lines))
@@ -223,3 +224,27 @@ def _copy_path(path, statements: list[ast.stmt]) -> ast.Module:
         position = next(k for k, stmt in enumerate(siblings) if stmt is owner)
         replacement = [*siblings[:position], clone, *siblings[position + 1:]]
     raise AssertionError("unreachable")
+
+
+class IncrementalCheck:
+    """The checks of one document, edit after edit: each text is parsed incrementally against the last one
+    that parsed, and when the edit changed no node, the rules run again on the model of the unchanged tree
+    (`reuse`: the caller's model of it, walked with the same resolver answers) instead of walking it again.
+    The findings are those of `check_source` on the text (tests/test_incremental.py compares them)."""
+
+    def __init__(self):
+        self.reparser = Reparser()
+
+    def check(self, source, settings=None, resolver=None, reuse=None):
+        from ..checker import DEFAULT_SETTINGS, CheckResult, check_source, parse, recheck
+
+        settings = settings if settings is not None else DEFAULT_SETTINGS
+        parsed = self.reparser.parse(source, parse)
+        if not isinstance(parsed, Parsed):
+            return CheckResult(source, [parsed])  # the text does not parse: the full parse's finding
+        if parsed.same and reuse is not None and reuse.tree is parsed.tree:
+            try:
+                return recheck(reuse, source, settings)
+            except RecursionError:
+                pass  # (check_source retries on a deeper stack)
+        return check_source(source, settings, resolver=resolver, tree=parsed.tree)

@@ -301,6 +301,18 @@ class ModuleModel:
         self.__dict__.pop("_index", None)
         self.__dict__.pop("_callers_index", None)
 
+    def mark_walked(self) -> None:
+        """The walk is done: what the model holds now is the walk's; rules may add caches after this."""
+        self._walked = frozenset(self.__dict__) | {"_walked"}
+
+    def rebase(self, source: Source) -> None:
+        """The same tree under a new text (an edit that changed no node): the walk stands, the rules' caches and
+        what derives from the text are made again."""
+        for key in [key for key in self.__dict__ if key not in self.__dict__.get("_walked", self.__dict__)]:
+            del self.__dict__[key]
+        self.source = source
+        self._ascii = [line.isascii() for line in source.lines] if not source.text.isascii() else None
+
     def prov(self, node: ast.AST) -> Provenance | None:
         return self._provs.get(id(node))
 

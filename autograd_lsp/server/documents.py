@@ -12,6 +12,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from ..analysis.incremental import IncrementalCheck
 from ..findings import Finding
 from ..lsp_convert import Place
 from ..source import Source, join_cells
@@ -64,10 +65,46 @@ class Analysis:
     content_hash: str
     carried: bool = False
     cross_module: bool = False  # produced by the jedi pass
+    memo_version: int | None = None  # the memo's version the fast pass read (None: no resolver)
 
     def shown(self) -> list:
         """What the user sees of it: two analyses with equal `shown()` need not be published again."""
         return [(f.code, f.span, f.message, f.severity, len(f.fixes), f.related) for f in self.findings]
+
+
+class Memo(dict):
+    """A unit's memo (unparsed callee -> definition) with a version that changes with every write: a walk made
+    with one version's answers is reused only while the version holds (analysis/incremental.py)."""
+
+    version = 0
+
+    def __setitem__(self, key, value):
+        self.version += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key):
+        self.version += 1
+        super().__delitem__(key)
+
+    def clear(self):
+        self.version += 1
+        super().clear()
+
+    def pop(self, *args):
+        self.version += 1
+        return super().pop(*args)
+
+    def popitem(self):
+        self.version += 1
+        return super().popitem()
+
+    def setdefault(self, key, default=None):
+        self.version += 1
+        return super().setdefault(key, default)
+
+    def update(self, *args, **kwargs):
+        self.version += 1
+        super().update(*args, **kwargs)
 
 
 @dataclass(eq=False)
@@ -80,7 +117,8 @@ class Unit:
     dirty: bool = False
     waiters: list = field(default_factory=list)
     published: set = field(default_factory=set)  # uris that were last sent a non-empty list
-    memo: dict = field(default_factory=dict)  # jedi: unparsed callee -> definition
+    memo: dict = field(default_factory=Memo)  # jedi: unparsed callee -> definition
+    incremental: IncrementalCheck = field(default_factory=IncrementalCheck)  # parses edits incrementally
     jedi_pending: bool = False
     generation: int = 0  # bumps whenever what the unit shows changes (pull result ids)
     last_edit: float = float("-inf")  # loop time of the last didChange (debounce)

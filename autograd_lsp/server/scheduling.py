@@ -110,7 +110,7 @@ class Scheduling:
                 return
             if self.current_key(unit) != snap.key:
                 # superseded while analysing: never publish it; a pending timer or `dirty` brings the newest
-                self.retire(analysis)
+                self.retire(analysis, keep=unit.analysis)  # (its model may be the shown one's, reused)
                 if unit.timer is not None and not unit.dirty:
                     return
                 continue
@@ -123,13 +123,21 @@ class Scheduling:
         (`shown`) that lie outside the edit are carried over, so the editor does not flicker to nothing."""
         watch = Stopwatch()
         resolver = MemoResolver(unit.memo) if self.options.cross_module and snap.source.path else None
+        memo_version, misses = None, 0
         try:
             if len(snap.source.text) > MAX_CHARS:
                 message = f"not analysed: {len(snap.source.text):,} characters is more than autograd-lsp reads ({MAX_CHARS:,})"
                 return Analysis(snap, [Finding(SYNTAX_ERROR_CODE, "too-large", Severity.INFO, message, Span(1, 0, 1, 0))],
                                 None, [], 0, watch.ms, content_hash(snap.source.text))
-            result = check_source(snap.source, settings, resolver=resolver)
+            memo_version = unit.memo.version if resolver is not None else None
+            # the walk of the shown analysis stands for a text whose tree is unchanged, if it read the same memo
+            reuse = shown.model if (shown is not None and not shown.cross_module and not shown.carried
+                                    and shown.memo_version == memo_version) else None
+            result = unit.incremental.check(snap.source, settings, resolver=resolver, reuse=reuse)
             findings, model, errors = result.findings, result.model, result.rule_errors
+            if model is not None and model is reuse:
+                resolver = None
+                misses = shown.misses
         except Exception:  # the checker guards rules; this is the last line of defence for the server
             errors = [f"analysis of {unit.key} failed:\n{traceback.format_exc()}"]
             findings, model = [], None
@@ -141,7 +149,10 @@ class Scheduling:
                 carried = True
             except Exception:
                 errors.append(f"keeping findings failed:\n{traceback.format_exc()}")
-        return Analysis(snap, findings, model, errors, resolver.misses if resolver else 0, watch.ms, content_hash(snap.source.text), carried)
+        if resolver is not None:
+            misses = resolver.misses
+        return Analysis(snap, findings, model, errors, misses, watch.ms, content_hash(snap.source.text), carried,
+                        memo_version=memo_version)
 
     def store(self, unit: Unit, analysis: Analysis, background: bool = False):
         """Make an analysis current: remember it, publish it, wake pull requests, maybe start a jedi pass.
