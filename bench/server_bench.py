@@ -16,6 +16,24 @@ from .measure import cpu_seconds, descendants, mapped_torch, median, percentile,
 
 BENCH_DIR = Path(__file__).resolve().parent
 WORK_DIR = BENCH_DIR / ".work"
+# A second, real ~2,000-line training module edited like train_2000.py (pinned: figures stay comparable)
+REAL_MODULE = ("trl", "0.19.1", "trl/trainer/dpo_trainer.py")
+REAL_EDITS = 100
+
+
+def real_module() -> Path:
+    """trl's DPOTrainer (1,929 lines), from its pinned PyPI wheel, unpacked once into the corpus folder."""
+    import zipfile
+
+    project, version, member = REAL_MODULE
+    target = corpus.CORPUS_DIR / "server" / f"{project}-{version}" / member
+    if not target.is_file():
+        wheel = corpus._find_wheel(project, version) or corpus._download(project, version, quiet=True)
+        with zipfile.ZipFile(wheel) as archive:
+            data = archive.read(member)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return target
 
 
 @dataclass
@@ -40,6 +58,8 @@ class Session:
     versioned: bool | None = None
     sync: int | None = None
     server_requests: list[str] = field(default_factory=list)
+    real_open_ms: float | None = None  # didOpen of REAL_MODULE → its first diagnostics
+    real_edit_ms: list[float] = field(default_factory=list)  # one-character edits of REAL_MODULE
 
 
 def edit_positions(text: str, count: int) -> list[int]:
@@ -83,7 +103,7 @@ def _wait_idle(pid: int, limit: float = 20.0, quiet_for: float = 1.0) -> float:
 
 
 def run_session(label: str, cmd: list[str], env: dict, train_file: Path, other_files: list[Path], edits: int,
-                burst: int, log_dir: Path, configuration=None, initialization_options=None) -> Session:
+                burst: int, log_dir: Path, configuration=None, initialization_options=None, real_file: Path | None = None) -> Session:
     session = Session(label)
     log_dir.mkdir(parents=True, exist_ok=True)
     client = LspClient(cmd, cwd=str(WORK_DIR), env=env, stderr_path=log_dir / f"{label}.stderr", configuration=configuration)
@@ -107,24 +127,41 @@ def run_session(label: str, cmd: list[str], env: dict, train_file: Path, other_f
         lines = text.split("\n")
         positions = edit_positions(text, edits + burst)
 
-        def change_params(v: int, line_no: int) -> dict:
+        def change_params(v: int, line_no: int, lines=lines, uri=uri) -> dict:
             change, _ = _single_char_edit(lines, line_no)
             changes = [change] if session.sync == 2 else [{"text": "\n".join(lines)}]
             return {"textDocument": {"uri": uri, "version": v}, "contentChanges": changes}
 
-        # one edit at a time, each waiting for its diagnostics
-        for line_no in positions[:edits]:
-            version += 1
-            params = change_params(version, line_no)
+        def edit_one_by_one(uri: str, lines: list[str], line_numbers: list[int], version: int, out: list[float]) -> int:
+            """One edit at a time, each waiting for its diagnostics; returns the last version sent."""
+            for line_no in line_numbers:
+                version += 1
+                params = change_params(version, line_no, lines, uri)
+                start_index = len(client.published)
+                sent = time.perf_counter()
+                client.notify("textDocument/didChange", params)
+                want = version
+                if session.versioned:
+                    record, _ = client.wait_published(lambda p, want=want: p.uri == uri and p.version == want, start_index, timeout=30)
+                else:
+                    record, _ = client.wait_published(lambda p: p.uri == uri, start_index, timeout=30)
+                out.append((record.at - sent) * 1000)
+            return version
+
+        version = edit_one_by_one(uri, lines, positions[:edits], version, session.edit_ms)
+
+        # the same on a real training module, then closed again (so the rest of the session is unchanged)
+        if real_file is not None and edits:
+            real_uri = real_file.resolve().as_uri()
+            real_text = real_file.read_text("utf-8")
             start_index = len(client.published)
             sent = time.perf_counter()
-            client.notify("textDocument/didChange", params)
-            want = version
-            if session.versioned:
-                record, _ = client.wait_published(lambda p, want=want: p.uri == uri and p.version == want, start_index, timeout=30)
-            else:
-                record, _ = client.wait_published(lambda p: p.uri == uri, start_index, timeout=30)
-            session.edit_ms.append((record.at - sent) * 1000)
+            client.notify("textDocument/didOpen", {"textDocument": {"uri": real_uri, "languageId": "python", "version": 1, "text": real_text}})
+            record, _ = client.wait_published(lambda p: p.uri == real_uri, start_index, timeout=60)
+            session.real_open_ms = (record.at - sent) * 1000
+            real_lines = real_text.split("\n")
+            edit_one_by_one(real_uri, real_lines, edit_positions(real_text, min(edits, REAL_EDITS)), 1, session.real_edit_ms)
+            client.notify("textDocument/didClose", {"textDocument": {"uri": real_uri}})
 
         # a burst: every edit sent at once (fast typing), time to the diagnostics of the last version
         if burst:
@@ -194,6 +231,11 @@ def server_figures(product_cmd: list[str] | None, reps: int, edits: int, burst: 
     """Alternate bare / autograd-lsp (jedi cold: fresh XDG_CACHE_HOME) / autograd-lsp (jedi warm) sessions."""
     train = corpus.TRAIN_SCRIPT
     others = pick_other_files(49, train)
+    try:
+        real = real_module()
+    except corpus.CorpusUnavailable as error:
+        progress(f"  server: no real module to edit ({error})")
+        real = None
     bare_cmd = [os.environ.get("BENCH_PYTHON") or _python(), str(BENCH_DIR / "bare_server.py")]
     results: dict[str, list[Session]] = {kind: [] for kind in KINDS}
     for rep in range(reps):
@@ -207,7 +249,8 @@ def server_figures(product_cmd: list[str] | None, reps: int, edits: int, burst: 
             if rep % 2 == 1 and product_cmd:  # alternate the floor's position against drift
                 plan = plan[1:] + plan[:1]
             for kind, cmd, init_options in plan:
-                session = run_session(f"{kind}-{rep}", cmd, env, train, others, edits, burst, log_dir, initialization_options=init_options)
+                session = run_session(f"{kind}-{rep}", cmd, env, train, others, edits, burst, log_dir, initialization_options=init_options,
+                                      real_file=real)
                 results[kind].append(session)
                 progress(f"  server {kind:4s} rep {rep + 1}/{reps}: " + summarize(session))
         finally:
@@ -220,7 +263,9 @@ def summarize(session: Session) -> str:
         return f"FAILED {session.error}"
     return (f"init {session.init_s * 1000:.0f} ms, open {session.open_ms:.0f} ms ({session.open_diagnostics} diags), "
             f"edit p50 {median(session.edit_ms):.1f} p95 {percentile(session.edit_ms, 95):.1f} max {max(session.edit_ms):.1f} ms, "
-            f"burst {session.burst_s if session.burst_s is not None else float('nan'):.2f} s ({session.burst_publishes} publishes), "
+            + (f"{REAL_MODULE[2].rsplit('/', 1)[-1]} edit p50 {median(session.real_edit_ms):.1f} p95 {percentile(session.real_edit_ms, 95):.1f} ms, "
+               if session.real_edit_ms else "")
+            + f"burst {session.burst_s if session.burst_s is not None else float('nan'):.2f} s ({session.burst_publishes} publishes), "
             f"50 files {session.open50_s:.2f} s, RSS {session.rss50_mb:.0f}/{session.rss50_tree_mb:.0f} MB, torch {'MAPPED' if session.torch_maps else 'no'}")
 
 
