@@ -60,33 +60,40 @@ class Reparser:
     """The last text that parsed and its tree; `parse` answers for a new text of the same document."""
 
     def __init__(self):
-        self.lines: list[str] | None = None
-        self.tree: ast.Module | None = None
+        self.last: tuple[list[str], ast.Module] | None = None  # (lines, tree), replaced as one (forget() may run on another thread)
 
     def forget(self):
-        self.lines = self.tree = None
+        """Drop the tree (memory); the next text is parsed in full."""
+        self.last = None
 
     def parse(self, source, full_parse) -> "Parsed | object":
         """The tree of `source` (a Source), or what `full_parse(source)` returns when its text does not parse (a
         finding); `full_parse` returns an ast.Module for text that parses (checker.parse)."""
         text, lines = source.text, source.lines
-        if self.tree is not None and "\r" not in text:
+        last = self.last
+        if last is not None and "\r" not in text:
             try:
-                done = self._splice(lines)
+                done = _Splice(*last).splice(lines)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 done = None  # the touched statements alone do not parse: the full parse says why
             if done is not None:
-                self.lines = lines
-                self.tree = done.tree
+                self.last = (lines, done.tree)
                 return done
         result = full_parse(source)
         if isinstance(result, ast.Module):
-            self.lines, self.tree = lines, result
+            self.last = (lines, result)
             return Parsed(result, False, len(lines))
         return result
 
-    # -- the splice ------------------------------------------------------------------------------------
-    def _splice(self, new: list[str]) -> Parsed | None:
+
+class _Splice:
+    """One splice of a new text into the tree of the old one."""
+
+    def __init__(self, lines: list[str], tree: ast.Module):
+        self.lines = lines
+        self.tree = tree
+
+    def splice(self, new: list[str]) -> Parsed | None:
         old = self.lines
         if len(new) != len(old):
             return None  # lines added or removed: every later node would move (a full parse is as cheap)

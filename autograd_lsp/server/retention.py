@@ -40,6 +40,7 @@ class Retention:
         self.with_model[unit.key] = unit
         while len(self.with_model) > KEEP_MODELS:
             _, oldest = self.with_model.popitem(last=False)
+            oldest.incremental.reparser.forget()  # its tree too: an edit there parses the whole text again
             if oldest.analysis is not None and oldest.analysis.model is not None:
                 self.retire_model(oldest.analysis.model)
                 oldest.analysis.model = None

@@ -1,8 +1,8 @@
 """Scheduling: when a unit is analysed, on which thread, and which result becomes current.
 
-An edit after a quiet spell is analysed at once; edits that follow within the debounce window only restart a
-timer, so a burst ends in one analysis of its newest version, and a result whose version is no longer current
-is dropped, never published. Analyses run in order on one worker thread (see PERF.md).
+An edit after a quiet spell (longer than the unit's last analysis took, at most the debounce window) is analysed
+at once; edits that follow faster only restart a timer, so a burst ends in one analysis of its newest version,
+and a result whose version is no longer current is dropped, never published. Analyses run in order on one worker thread (see PERF.md).
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from .carry_over import carry_over
 from .documents import Analysis, Snapshot, Stopwatch, Unit, content_hash
 from .jedi_pass import MemoResolver
 
+BURST_GAP_S = 0.002  # edits closer than this are one burst (a paste, a macro, replayed changes), never typing
 MAX_CHARS = 10_000_000  # ≈ 200k lines: past this a file is generated data, not code someone is editing
 
 
@@ -62,12 +63,16 @@ class Scheduling:
 
     def schedule(self, unit: Unit, delay_ms: float | None = None):
         """Analyse soon. An edit after a quiet spell is analysed at once (leading edge: a lone keystroke waits
-        for nothing); edits that follow within the debounce window only restart a timer (trailing edge), so a
-        burst costs at most two analyses, the last of the newest text."""
+        for nothing); edits that follow faster only restart a timer (trailing edge), so a burst costs at most two
+        analyses, the last of the newest text."""
         loop = asyncio.get_running_loop()
         delay = (self.options.debounce_ms if delay_ms is None else delay_ms) / 1000
         now = loop.time()
-        quiet = now - unit.last_edit >= delay
+        # Edits that come further apart than an analysis of this unit takes are each analysed at once (the
+        # check thread is then idle at least half the time); faster ones, a burst, wait for the pause.
+        shown = unit.analysis
+        window = delay if shown is None else min(delay, max(shown.elapsed_ms / 1000, BURST_GAP_S))
+        quiet = now - unit.last_edit >= window
         if delay_ms is None:
             unit.last_edit = now
         if unit.timer is not None:
