@@ -42,7 +42,8 @@ class Retention:
             _, oldest = self.with_model.popitem(last=False)
             oldest.incremental.reparser.forget()  # its tree too: an edit there parses the whole text again
             if oldest.analysis is not None and oldest.analysis.model is not None:
-                self.retire_model(oldest.analysis.model)
+                if oldest.task is None or oldest.task.done():  # (a running analysis may be re-running its rules on it)
+                    self.retire_model(oldest.analysis.model)
                 oldest.analysis.model = None
 
     async def model_of(self, unit: Unit, analysis: Analysis):
