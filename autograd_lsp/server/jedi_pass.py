@@ -66,11 +66,13 @@ class JediPass:
         unit.jedi_pending = True
         settings = self.settings_for(snap.source.path)
         loop = asyncio.get_running_loop()
+        # the fast pass's tree: trees are never modified (the incremental parse copies what it changes)
+        tree = analysis.model.tree if analysis.model is not None else None
 
         def run():
             watch = Stopwatch()
             resolver = RecordingResolver(self.resolver_for(snap.source.path), unit.memo)
-            result = check_source(snap.source, settings, resolver=resolver)
+            result = check_source(snap.source, settings, resolver=resolver, tree=tree)
             return result, watch.ms
 
         future = loop.run_in_executor(self.jedi_executor, run)
