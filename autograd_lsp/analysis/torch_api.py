@@ -67,6 +67,15 @@ NOT_OPTIMIZERS_PREFIXES = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils."
 FUNCTIONAL_LOSSES = ops.LOSSES
 
 
+def integer_outputs(op: str | None, count: int | None, with_dim: bool) -> frozenset:
+    """Positions of the integer outputs (indices) of an op returning `count` tensors (None: any number), called with a
+    dim or not: `_, i = torch.max(x, 1)` -> {1}; `torch.max(a, b)` is one tensor."""
+    entry = ops.TUPLE_RESULTS.get(op or "")
+    if entry is None or entry["dim"] and not with_dim or count is not None and len(entry["outputs"]) != count:
+        return frozenset()
+    return frozenset(i for i, kind in enumerate(entry["outputs"]) if kind == INT)
+
+
 def is_inplace_method(name: str) -> bool:
     return name in ops.INPLACE
 

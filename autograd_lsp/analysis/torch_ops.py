@@ -3037,3 +3037,27 @@ MODULES = {
     'ZeroPad2d': {'op': 'pad', 'parameters': ()},
     'ZeroPad3d': {'op': 'pad', 'parameters': ()},
 }
+
+# Ops returning several tensors (an overload's `(Tensor values, Tensor indices)`) -> dtype class of each output on float input (int: indices; float: the input's own dtype); dim: only when called with a dim (max(x) is one tensor).
+TUPLE_RESULTS = {
+    'adaptive_max_pool1d': {'dim': False, 'outputs': ('float', 'int')},
+    'aminmax': {'dim': False, 'outputs': ('float', 'float')},
+    'cummax': {'dim': False, 'outputs': ('float', 'int')},
+    'cummin': {'dim': False, 'outputs': ('float', 'int')},
+    'frexp': {'dim': False, 'outputs': ('float', 'int')},
+    'geqrf': {'dim': False, 'outputs': ('float', 'float')},
+    'histogram': {'dim': False, 'outputs': ('float', 'float')},
+    'kthvalue': {'dim': False, 'outputs': ('float', 'int')},
+    'max': {'dim': True, 'outputs': ('float', 'int')},
+    'max_pool1d_with_indices': {'dim': False, 'outputs': ('float', 'int')},
+    'median': {'dim': True, 'outputs': ('float', 'int')},
+    'min': {'dim': True, 'outputs': ('float', 'int')},
+    'mode': {'dim': False, 'outputs': ('float', 'int')},
+    'nanmedian': {'dim': True, 'outputs': ('float', 'int')},
+    'qr': {'dim': False, 'outputs': ('float', 'float')},
+    'sort': {'dim': False, 'outputs': ('float', 'int')},
+    'std_mean': {'dim': False, 'outputs': ('float', 'float')},
+    'svd': {'dim': False, 'outputs': ('float', 'float', 'float')},
+    'topk': {'dim': False, 'outputs': ('float', 'int')},
+    'var_mean': {'dim': False, 'outputs': ('float', 'float')},
+}

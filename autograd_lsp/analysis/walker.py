@@ -373,6 +373,8 @@ class Walker:
             position = index - offset
             if 0 <= position < len(arg_provs):
                 deps.append((arg_provs[position], arg_nodes[position]))
+            elif ret.nondiff is not None and ret.requires_grad is False and ret.dtype == api.INT:
+                deps.append((None, None))  # an integer cut (`.long()`, argmax) whatever that argument is: still integer
             else:
                 return None  # depends on something the call did not pass positionally: unknown
         if ret.origin == "param" and len(deps) == 1:
@@ -648,10 +650,35 @@ class Walker:
             return [(element, self.prov_of(element)) for element in value.elts]
         if prov is not None and prov.kind is Kind.SEQUENCE and len(prov.elements) == count:
             return [(None, element) for element in prov.elements]
+        indices = self._integer_outputs(value, prov, count)
+        if indices:  # `values, indices = x.max(1)`: the indices are an integer tensor without a graph
+            return [(None, self._indices(value) if i in indices else prov and prov.but(scalar=None)) for i in range(count)]
         if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph:
             # `y1, y2 = model(x)`: every output shares the forward's graph
             return [(None, prov.but(scalar=None)) for _ in range(count)]
         return [(None, None)] * count
+
+    def _integer_outputs(self, value, prov, count) -> frozenset:
+        """Which of the `count` tensors a torch op's call returns are integer (its indices), by the op table."""
+        if not isinstance(value, ast.Call):
+            return frozenset()
+        qualname = self.imports.qualname(value.func)
+        if qualname is not None:  # torch.max(x, 1): x is a tensor, known or not
+            op = qualname.rsplit(".", 1)[-1] if self.imports.is_torch(qualname) and qualname.count(".") == 1 else None
+        elif prov is not None and prov.kind is Kind.TENSOR:  # x.max(1) on a known tensor
+            op = value.func.attr if isinstance(value.func, ast.Attribute) else None
+        else:
+            return frozenset()
+        # the overload with a dim: `x.max(1)`, `torch.max(x, 1)`, `dim=` (an int; `torch.max(a, b)` is elementwise)
+        position = 1 if qualname is not None else 0
+        dim = value.args[position] if len(value.args) > position else next((k.value for k in value.keywords if k.arg == "dim"), None)
+        dim_prov = self.prov_of(dim) if dim is not None else None
+        with_dim = dim is not None and (isinstance(_const(dim), int) or dim_prov is not None and dim_prov.kind is Kind.NUMBER)
+        return api.integer_outputs(op, count, with_dim)
+
+    def _indices(self, node) -> Provenance:
+        return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=api.INT, no_grad=self.no_grad, loop=self.loop,
+                          epoch=self.epoch, origin=self._origin(node), nondiff=self._origin(node).rsplit(".", 1)[-1].strip("()"), node=node)
 
     def _element_of(self, prov: Provenance | None, node: ast.expr) -> Provenance | None:
         if prov is None:
@@ -812,6 +839,11 @@ class Walker:
             return None
         if base.kind is not Kind.TENSOR:
             return None
+        index = _const(node.slice)
+        if isinstance(index, int) and isinstance(node.value, ast.Call):
+            indices = self._integer_outputs(node.value, base, None)
+            if indices and index in indices:  # `x.max(1)[1]`
+                return self._indices(node)
         result = self.derive(node, base, [(base, node.value)], scalar=None)
         return self._view(result, base) if _basic_index(node.slice) else result  # w[0], w[:, 1]; not w[mask]
 
