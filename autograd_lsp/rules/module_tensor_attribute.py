@@ -52,6 +52,7 @@ import sys
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.model import BindEvent, ClassInfo, ModuleModel
+from ..analysis.provenance import Kind
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
 
@@ -130,6 +131,8 @@ def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
             return None
         if not isinstance(node.func, ast.Attribute) or not _keeps_device(node.func.attr):
             return None
+        if node.func.attr in api.REDUCTIONS and not node.args and not node.keywords:
+            return None  # `.sum()`: a 0-dim result, usable with tensors on any device
         node = node.func.value
     return None
 
@@ -141,8 +144,79 @@ def _is_plain_factory_tensor(model: ModuleModel, cls: ClassInfo, bind: BindEvent
         return False
     call = _factory_call(model, value)
     if call is None:
-        return _built_by_method(model, cls, value)
+        function = bind.ctx.scope.function
+        return _built_by_method(model, cls, value) or _plain_expression(model, value, function.node if function else None, ())
     return _plain_factory(model, call)
+
+
+def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | None, locals_: tuple) -> bool:
+    """A tensor computed in the constructor only from plain factory tensors (and numbers) by torch ops and arithmetic,
+    with a dimension and no device chosen: `torch.tril(torch.ones(n, n))`, `1.0 / base ** (torch.arange(0, d, 2) / d)`,
+    or a local built so (`pe = torch.zeros(n, d)`, `pe[:, 0::2] = ...`, `self.pe = pe.unsqueeze(0)`). `locals_`: the locals
+    being resolved (a reference back to one, `t = t * 2`, is as plain as its other bindings make it)."""
+    if len(locals_) > 4:
+        return False
+    call = _factory_call(model, node)
+    if call is not None:
+        return _plain_factory(model, call)
+    if isinstance(node, ast.Subscript):
+        return _keeps_dims(node.slice) and _plain_expression(model, node.value, function, locals_)
+    if isinstance(node, ast.UnaryOp):
+        return _plain_expression(model, node.operand, function, locals_)
+    if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):  # (a matrix product may drop every dimension)
+        sides = (node.left, node.right)
+        return (any(_plain_expression(model, side, function, locals_) for side in sides)
+                and all(_places_nothing(model, side) for side in sides))
+    if isinstance(node, ast.Name):
+        return node.id in locals_ or function is not None and _plain_local(model, function, node.id, locals_)
+    if not isinstance(node, ast.Call) or any(kw.arg in ("device", "out") or kw.arg is None for kw in node.keywords):
+        return False
+    func = node.func
+    qualname = model.imports.qualname(func)
+    if qualname is not None:  # torch.tril(torch.ones(n, n)), torch.cat([a, b]): an op of plain tensors
+        short = qualname.rsplit(".", 1)[-1]
+        if not (qualname.startswith("torch.") and api.is_op(short)) or short in api.REDUCTIONS:
+            return False
+        tensors = [e for a in node.args for e in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
+        return (any(_plain_expression(model, t, function, locals_) for t in tensors)
+                and all(_places_nothing(model, a) for a in [*node.args, *(k.value for k in node.keywords)]))
+    if isinstance(func, ast.Attribute) and _keeps_device(func.attr) and not (func.attr in api.REDUCTIONS and not node.args):
+        return _plain_expression(model, func.value, function, locals_) and all(_places_nothing(model, a) for a in node.args)
+    return False
+
+
+def _places_nothing(model: ModuleModel, node: ast.AST) -> bool:
+    """No call in the expression chooses a device (`.to(device)`, `device=`, `x.new_zeros(n)`)."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call):
+            if any(kw.arg == "device" for kw in child.keywords):
+                return False
+            if isinstance(child.func, ast.Attribute) and model.imports.qualname(child.func) is None and uses.moves_device(child.func.attr):
+                return False
+    return True
+
+
+def _plain_local(model: ModuleModel, function: ast.AST, name: str, locals_: tuple) -> bool:
+    """A local of the constructor bound only by `name = <plain tensor>` (in-place writes into it keep it plain)."""
+    args = function.args
+    if name in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
+        return False
+    assigns, stores = [], 0
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            stores += 1
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name:
+            assigns.append(node)
+    if not assigns or len(assigns) != stores:
+        return False  # bound some other way too (a loop variable, `with ... as`, unpacking, +=)
+    created = False
+    for assign in assigns:
+        if _keeps_device_chain(assign.value, name):
+            continue
+        if not _plain_expression(model, assign.value, function, locals_):
+            return False
+        created = True
+    return created
 
 
 def _built_by_method(model: ModuleModel, cls: ClassInfo, value: ast.AST) -> bool:
@@ -230,7 +304,7 @@ def _device_sensitive_use(cls: ClassInfo, attr: str) -> ast.AST | None:
         for node, parent in parents.items():
             if (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Load)
                     and isinstance(node.value, ast.Name) and node.value.id == "self"):
-                use = _combined(node, parents)
+                use = _combined(node, parents, cls=cls)
                 if use is not None:
                     return use
     return None
@@ -253,28 +327,39 @@ def _constant(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant))
 
 
-def _combined(node: ast.AST, parents: dict, depth: int = 0) -> ast.AST | None:
-    """Follow `self.x[...]`, `self.x.view(...)` up to where the value meets other values; None if it never does."""
+def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | None = None) -> ast.AST | None:
+    """Follow `self.x[...]`, `self.x.view(...)`, a local `h = self.x` up to where the value meets other values (or a layer of
+    the module, whose weights move with it); None if it never does."""
     parent = parents.get(node)
     if parent is None or depth > 8:
         return None
+    if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        alias = parent.targets[0].id
+        for other in parents:
+            if (isinstance(other, ast.Name) and other.id == alias and isinstance(other.ctx, ast.Load) and other.lineno >= parent.lineno):
+                use = _combined(other, parents, depth + 1, cls)
+                if use is not None:
+                    return use
+        return None
+    if isinstance(parent, ast.Call) and node in parent.args and cls is not None and _own_layer(cls, parent.func):
+        return parent  # self.proj(self.x): meets the layer's parameters
     if isinstance(parent, ast.Attribute) and parent.value is node:
         grand = parents.get(parent)
         if uses.moves_device(parent.attr) or _inspects(parent.attr):
             return None
         if isinstance(grand, ast.Call) and grand.func is parent:
             if _keeps_device(parent.attr) and all(_constant(a) for a in grand.args):
-                return _combined(grand, parents, depth + 1)
+                return _combined(grand, parents, depth + 1, cls)
             others = [a for a in [*grand.args, *(k.value for k in grand.keywords)] if not _constant(a)]
             return grand if others else None  # self.x.mul(y): combined with y
         return None
     if isinstance(parent, ast.Subscript):
         if parent.value is node:
-            return _combined(parent, parents, depth + 1)  # self.x[:, None]
+            return _combined(parent, parents, depth + 1, cls)  # self.x[:, None]
         return None  # used as an index: CPU index tensors work on any device
     if isinstance(parent, ast.BinOp):
         other = parent.right if parent.left is node else parent.left
-        return parent if not _constant(other) else _combined(parent, parents, depth + 1)
+        return parent if not _constant(other) else _combined(parent, parents, depth + 1, cls)
     if isinstance(parent, ast.Compare):
         operands = [parent.left, *parent.comparators]
         return parent if any(not _constant(o) for o in operands if o is not node) else None
@@ -295,6 +380,19 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0) -> ast.AST | None:
             others = [a for a in [*call.args, *(k.value for k in call.keywords)] if a is not node and not _constant(a)]
             return call if others else None
     return None
+
+
+def _own_layer(cls: ClassInfo, func: ast.AST) -> bool:
+    """`self.<name>` is a layer of this module with parameters (a torch.nn layer that has some, or a user module)."""
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return False
+    prov = cls.attributes.get(func.attr)
+    if prov is None or prov.kind is not Kind.MODULE:
+        return False
+    layer = prov.module_class
+    if isinstance(layer, str):
+        return api.layer_parameters(layer.rsplit(".", 1)[-1]) != ()
+    return isinstance(layer, ClassInfo) and layer.is_module
 
 
 def _moves_or_inspects(call: ast.Call) -> bool:
