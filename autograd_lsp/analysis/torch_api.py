@@ -121,6 +121,11 @@ def layer(name: str | None) -> dict:
     return ops.MODULES.get(name or "", {})
 
 
+def is_layer(name: str) -> bool:
+    """A class of torch.nn (Conv2d, ReLU, Sequential...)."""
+    return name in ops.MODULES
+
+
 def layer_op(name: str | None) -> str | None:
     return layer(name).get("op") if name and name[:1].isupper() else None
 

@@ -210,6 +210,20 @@ class Walker:
             if prov is not None and prov.param_deps and prov.origin == "param":  # a parameter itself, not a value made from it
                 function.uses_arguments = True
 
+    def _note_unknown_write(self, target: ast.expr):
+        """An in-place write into something reached from a parameter (`model.blocks[i].weight[0] = 0`, `net.fc.bias.zero_()`)
+        that the symbolic walk cannot know: the body is worth walking again with what each caller passes."""
+        function = self.function
+        if function is None or function.uses_arguments or self.via is not None or function.cls is not None:
+            return
+        while isinstance(target, (ast.Attribute, ast.Subscript)):
+            target = target.value
+        if isinstance(target, ast.Name) and target is not None:
+            args = function.node.args
+            if any(arg.arg == target.id for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]) and self.scope.bindings.get(target.id) is not None \
+                    and self.scope.bindings[target.id].origin == "param":
+                function.uses_arguments = True
+
     def prov_of(self, node: ast.AST) -> Provenance | None:
         if self.overlay is not None and id(node) in self.overlay:
             return self.overlay[id(node)]
@@ -471,6 +485,8 @@ class Walker:
                                    form="augassign"))
             after = self._after_inplace(before, [value])
         else:
+            if isinstance(target, ast.Subscript):
+                self._note_unknown_write(base)
             after = self.combine(node, [(before, base), (value, node.value)], binop=node.op)
         name = label(base)
         if name is not None:
@@ -512,6 +528,9 @@ class Walker:
     def stmt_If(self, node):
         self.ev(node.test)
         before = dict(self.scope.bindings)
+        narrowed = self._narrowed(node.test)
+        if narrowed is not None:
+            self.bind(*narrowed)  # `if isinstance(m, nn.Conv2d):` m is a Conv2d in the body
         self.walk_body(node.body)
         after_body = self.scope.bindings
         self.scope.bindings = dict(before)
@@ -530,6 +549,21 @@ class Walker:
             if name not in after_body:
                 merged[name] = merge(before[name], prov) if name in before else prov
         self.scope.bindings = merged
+
+    def _narrowed(self, test) -> tuple | None:
+        """`isinstance(name, <module class>)` on a name of unknown value: (name, that module) for the if's body."""
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" and len(test.args) == 2
+                and isinstance(test.args[0], ast.Name)) or self.lookup(test.args[0].id) is not None:
+            return None
+        kind = test.args[1]
+        qualname = self.imports.qualname(kind)
+        if qualname is not None and qualname.startswith("torch.nn.") and api.is_layer(qualname.rsplit(".", 1)[-1]):
+            cls = qualname
+        else:
+            cls = self.lookup_def(kind.id) if isinstance(kind, ast.Name) else None
+            if not isinstance(cls, ClassInfo) or not cls.is_module:
+                return None
+        return test.args[0].id, Provenance(Kind.MODULE, test.lineno, module_class=cls, origin=self.model.text(kind), node=kind)
 
     def stmt_With(self, node):
         saved = self.no_grad, self.mode
@@ -620,6 +654,8 @@ class Walker:
                 after = self._after_inplace(base_prov, [prov])
                 if after is not base_prov:
                     self.rebind(target.value, after)
+            elif base_prov is None:
+                self._note_unknown_write(target.value)
 
     def _store_self_attribute(self, attr: str, prov, stmt):
         info = self.function
@@ -689,7 +725,7 @@ class Walker:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "named_parameters":
                 return Provenance(Kind.SEQUENCE, node.lineno, elements=(None, param))  # (name, parameter) pairs
             return param
-        if prov.kind is Kind.SEQUENCE and prov.elements:
+        if prov.kind in (Kind.SEQUENCE, Kind.MODULE) and prov.elements:  # (a module: a container's layers)
             first = prov.elements[0]
             return first if all(element == first for element in prov.elements) else None
         return None
@@ -832,6 +868,11 @@ class Walker:
             if qualname and qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES:
                 self.model.torch_subscripts.append((node, qualname))
             return None
+        if base.kind is Kind.MODULE:  # model.layers[i]: a layer of a container, when known
+            index = _const(node.slice)
+            if isinstance(index, int) and not isinstance(index, bool) and -len(base.elements) <= index < len(base.elements):
+                return base.elements[index]
+            return self._element_of(base, node) if isinstance(node.slice, ast.Name) else None
         if base.kind is Kind.SEQUENCE:
             index = _const(node.slice)
             if isinstance(index, int) and -len(base.elements) <= index < len(base.elements):
@@ -1300,6 +1341,8 @@ class Walker:
                 return after
             return None
         if recv is None:
+            if api.is_inplace_method(method):
+                self._note_unknown_write(receiver)
             if method == "optimizers" and isinstance(receiver, ast.Name) and receiver.id == "self":
                 return Provenance(Kind.OPTIMIZER, node.lineno, origin="self.optimizers()", node=node)
             return None
@@ -1311,6 +1354,9 @@ class Walker:
                 return recv
             if method == "forward":
                 return self.forward(node, recv, arg_provs, event)
+            if method in ("add_module", "register_module") and recv.origin == "self" and len(node.args) == 2 and isinstance(_const(node.args[0]), str):
+                self._store_self_attribute(_const(node.args[0]), arg_provs[1], self.stmt)  # self.add_module("conv", nn.Conv2d(...))
+                return None
             cls = recv.module_class
             if isinstance(cls, ClassInfo) and method in cls.methods:
                 info = cls.methods[method]
@@ -1451,7 +1497,10 @@ class Walker:
                 return None
             return Provenance(Kind.OPTIMIZER, node.lineno, origin=qualname, params=self._optimizer_params(node, arg_provs), node=node)
         if module.startswith("torch.nn") and short[:1].isupper() and module != "torch.nn.functional":
-            return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node)
+            # nn.ModuleList([Block() for _ in ...]), nn.Sequential(a, b): a container of the layers it was given
+            layers = tuple(flatten(arg_provs)) if api.layer_parameters(short) is None and arg_provs else ()
+            layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
+            return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers)
         if module.startswith("torch.nn.init"):
             return None
         if module == "torch" and short in api.TENSOR_FACTORIES:
