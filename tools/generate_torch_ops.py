@@ -424,8 +424,9 @@ def _tuple_results(torch, schemas) -> dict:
             except Exception:
                 continue
             if isinstance(result, tuple) and len(result) > 1 and all(isinstance(t, torch.Tensor) for t in result):
+                fields = getattr(type(result), "__match_args__", ())  # torch.return_types.max: (values, indices)
                 out[name] = {"outputs": tuple("float" if (t.dtype.is_floating_point or t.dtype.is_complex) else "int" for t in result),
-                             "dim": not all(s["returns"].startswith("(Tensor") for s in overloads)}
+                             "dim": not all(s["returns"].startswith("(Tensor") for s in overloads), "names": tuple(fields)}
                 break
     return out
 
@@ -592,7 +593,8 @@ def render(facts: dict) -> str:
         "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction: __init__ position (-1 keyword only); "
                    "parameters: names of its own parameters when built (None: could not build one).",
         "TUPLE_RESULTS": "Ops returning several tensors (an overload's `(Tensor values, Tensor indices)`) -> dtype class of each "
-                         "output on float input (int: indices; float: the input's own dtype); dim: only when called with a dim (max(x) is one tensor).",
+                         "output on float input (int: indices; float: the input's own dtype); dim: only when called with a dim (max(x) is one tensor); "
+                         "names: the fields of its named tuple (`.indices`).",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")

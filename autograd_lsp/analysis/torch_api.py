@@ -76,6 +76,12 @@ def integer_outputs(op: str | None, count: int | None, with_dim: bool) -> frozen
     return frozenset(i for i, kind in enumerate(entry["outputs"]) if kind == INT)
 
 
+def output_position(op: str | None, field: str) -> int | None:
+    """Position of a named output of a tuple-returning op (`x.max(1).indices` -> 1), None when it has no such field."""
+    names = ops.TUPLE_RESULTS.get(op or "", {}).get("names", ())
+    return names.index(field) if field in names else None
+
+
 def is_inplace_method(name: str) -> bool:
     return name in ops.INPLACE
 

@@ -57,6 +57,12 @@ def _literal_dtype(node: ast.AST) -> str | None:
     return api.INT if kinds else None
 
 
+def _numbers_dtype(provs) -> str | None:
+    """dtype class of Python numbers known by their provenance (`n = len(xs)`, a list of int literals); None otherwise."""
+    kinds = {p.dtype if p is not None and p.kind is Kind.NUMBER else None for p in provs}
+    return kinds.pop() if len(kinds) == 1 and None not in kinds else (api.FLOAT if kinds == {api.FLOAT, api.INT} else None)
+
+
 def _literal_numel(node: ast.AST) -> int | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool)):
         return 1
@@ -699,18 +705,21 @@ class Walker:
         if not isinstance(value, ast.Call):
             return frozenset()
         qualname = self.imports.qualname(value.func)
-        if qualname is not None:  # torch.max(x, 1): x is a tensor, known or not
-            op = qualname.rsplit(".", 1)[-1] if self.imports.is_torch(qualname) and qualname.count(".") == 1 else None
-        elif prov is not None and prov.kind is Kind.TENSOR:  # x.max(1) on a known tensor
-            op = value.func.attr if isinstance(value.func, ast.Attribute) else None
-        else:
-            return frozenset()
+        if qualname is None and (prov is None or prov.kind is not Kind.TENSOR):
+            return frozenset()  # x.max(1) on a known tensor; torch.max(x, 1) with x a tensor, known or not
+        op = self._tuple_op(value)
         # the overload with a dim: `x.max(1)`, `torch.max(x, 1)`, `dim=` (an int; `torch.max(a, b)` is elementwise)
         position = 1 if qualname is not None else 0
         dim = value.args[position] if len(value.args) > position else next((k.value for k in value.keywords if k.arg == "dim"), None)
         dim_prov = self.prov_of(dim) if dim is not None else None
         with_dim = dim is not None and (isinstance(_const(dim), int) or dim_prov is not None and dim_prov.kind is Kind.NUMBER)
         return api.integer_outputs(op, count, with_dim)
+
+    def _tuple_op(self, call: ast.Call) -> str | None:
+        qualname = self.imports.qualname(call.func)
+        if qualname is not None:
+            return qualname.rsplit(".", 1)[-1] if self.imports.is_torch(qualname) and qualname.count(".") == 1 else None
+        return call.func.attr if isinstance(call.func, ast.Attribute) else None
 
     def _indices(self, node) -> Provenance:
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=api.INT, no_grad=self.no_grad, loop=self.loop,
@@ -905,6 +914,12 @@ class Walker:
                              composed_from=frozenset(), graph=frozenset(), node=node, line=node.lineno)
         if attr == "grad":
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=owner.dtype, origin="grad", node=node)
+        if isinstance(node.value, ast.Call):  # `x.max(1).indices`: a field of an op's named tuple
+            indices = self._integer_outputs(node.value, owner, None)
+            if indices:
+                position = api.output_position(self._tuple_op(node.value), attr)
+                if position is not None:
+                    return self._indices(node) if position in indices else owner.but(scalar=None, node=node, line=node.lineno)
         if uses.attribute(attr) == uses.VIEW:  # .T, .mT, .real
             return self._view(self.derive(node, owner, [(owner, node.value)]), owner)
         return None
@@ -1533,8 +1548,11 @@ class Walker:
                 dtype = _literal_dtype(data)
                 if dtype is None and arg_provs and arg_provs[0] is not None and arg_provs[0].kind in (Kind.TENSOR, Kind.NUMBER):
                     dtype = arg_provs[0].dtype
+                elif dtype is None and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.SEQUENCE:
+                    dtype = _numbers_dtype(arg_provs[0].elements)  # `values = [1, 2, 3]; torch.tensor(values)`
             elif short == "arange":
-                kinds = [_literal_dtype(arg) for arg in node.args] + [_literal_dtype(v) for k, v in keywords.items() if k in ("start", "end", "step")]
+                kinds = [_literal_dtype(arg) or _numbers_dtype([p]) for arg, p in zip(node.args, arg_provs)] + \
+                    [_literal_dtype(v) for k, v in keywords.items() if k in ("start", "end", "step")]
                 dtype = api.FLOAT if api.FLOAT in kinds else (api.INT if kinds and all(k == api.INT for k in kinds) else None)
             elif short == "full" and len(node.args) > 1:
                 dtype = _literal_dtype(node.args[1])
