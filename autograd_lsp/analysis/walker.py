@@ -559,8 +559,11 @@ class Walker:
     def _narrowed(self, test) -> tuple | None:
         """`isinstance(name, <module class>)` on a name of unknown value: (name, that module) for the if's body."""
         if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" and len(test.args) == 2
-                and isinstance(test.args[0], ast.Name)) or self.lookup(test.args[0].id) is not None:
+                and isinstance(test.args[0], ast.Name)):
             return None
+        known = self.lookup(test.args[0].id)
+        if known is not None and not (known.origin == "param" and known.kind is Kind.TENSOR):
+            return None  # (a parameter's symbolic value says nothing about its type)
         kind = test.args[1]
         qualname = self.imports.qualname(kind)
         if qualname is not None and qualname.startswith("torch.nn.") and api.is_layer(qualname.rsplit(".", 1)[-1]):
@@ -1365,6 +1368,11 @@ class Walker:
             if method in ("parameters", "named_parameters"):
                 return Provenance(Kind.PARAMS, node.lineno, origin=f"{label(receiver) or 'module'}.parameters()",
                                   params=frozenset({f"{label(receiver)}.*"}) if label(receiver) else frozenset(), node=node)
+            if method == "apply" and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+                function = self.lookup_def(node.args[0].id)  # `model.apply(init_weights)` runs it here, in this grad mode
+                if isinstance(function, FunctionInfo):
+                    event.runs = function
+                return recv
             if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
                 return recv
             if method == "forward":
