@@ -163,7 +163,7 @@ def _accumulator(model: ModuleModel, node: ast.expr) -> tuple[str, str] | None:
     name = _label(node)
     if name is not None:
         return name, name
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, (ast.Constant, ast.Name)):
         base = _label(node.value)
         if base is not None:
             return model.text(node), base
@@ -178,6 +178,10 @@ def _accumulations(model: ModuleModel):
                 prov = _candidate(model, stmt.value)
                 if prov is not None and _label(stmt.target) == event.name and not _number(model, event):
                     yield _accumulation(event, stmt, event.name, event.name, stmt.value, prov, "augassign")
+                elif prov is not None and isinstance(stmt.target, ast.Subscript) and _label(stmt.target.value) == event.name:
+                    names = _accumulator(model, stmt.target)  # `stats["loss"] += loss`, `totals[name] += value`
+                    if names is not None:
+                        yield _accumulation(event, stmt, names[0], names[1], stmt.value, prov, "augassign")
             elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add):
                 binop = stmt.value
                 for mine, other in ((binop.left, binop.right), (binop.right, binop.left)):
