@@ -140,13 +140,14 @@ def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
 def _is_plain_factory_tensor(model: ModuleModel, cls: ClassInfo, bind: BindEvent) -> bool:
     value = bind.value
     prov = bind.prov
-    if value is None or prov is None or not prov.is_tensor:
+    if value is None or prov is not None and not prov.is_tensor:
         return False
     call = _factory_call(model, value)
     if call is None:
+        # (a tensor by construction: its root is a factory, whatever the walk could follow)
         function = bind.ctx.scope.function
-        return _built_by_method(model, cls, value) or _plain_expression(model, value, function.node if function else None, ())
-    return _plain_factory(model, call)
+        return prov is not None and _built_by_method(model, cls, value) or _plain_expression(model, value, function.node if function else None, ())
+    return prov is not None and _plain_factory(model, call)
 
 
 def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | None, locals_: tuple) -> bool:
@@ -207,15 +208,18 @@ def _plain_local(model: ModuleModel, function: ast.AST, name: str, locals_: tupl
             stores += 1
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name:
             assigns.append(node)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) and \
+                any(isinstance(e, ast.Name) and e.id == name for e in node.targets[0].elts):
+            assigns.append(node)  # `xx, yy = torch.meshgrid(ax, ax)`: every output of an op of plain tensors is plain
     if not assigns or len(assigns) != stores:
         return False  # bound some other way too (a loop variable, `with ... as`, unpacking, +=)
     created = False
     for assign in assigns:
         if _keeps_device_chain(assign.value, name):
             continue
-        if not _plain_expression(model, assign.value, function, locals_):
+        if not _plain_expression(model, assign.value, function, (*locals_, name)):
             return False
-        created = True
+        created = created or not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(assign.value))
     return created
 
 
@@ -418,7 +422,7 @@ def _inspects(attr: str) -> bool:
 
 def _finding(model: ModuleModel, cls: ClassInfo, bind: BindEvent, attr: str, use: ast.AST):
     value_text = model.text(bind.value)
-    trainable = bind.prov.requires_grad is True
+    trainable = bind.prov is not None and bind.prov.requires_grad is True
     if trainable:
         message = (f"`self.{attr}` requires grad but is a plain tensor attribute of the module `{cls.name}`, not an `nn.Parameter`: "
                    f"`parameters()` (so the optimizer), `.to(device)` and `state_dict()` all miss it, yet it is used at line {use.lineno}. "
