@@ -565,9 +565,16 @@ class Walker:
         if known is not None and not (known.origin == "param" and known.kind is Kind.TENSOR):
             return None  # (a parameter's symbolic value says nothing about its type)
         kind = test.args[1]
-        qualname = self.imports.qualname(kind)
-        if qualname is not None and qualname.startswith("torch.nn.") and api.is_layer(qualname.rsplit(".", 1)[-1]):
-            cls = qualname
+        kinds = kind.elts if isinstance(kind, ast.Tuple) and kind.elts else [kind]
+        qualnames = [self.imports.qualname(k) for k in kinds]
+        if all(q is not None and q.startswith("torch.nn.") for q in qualnames):
+            # torch layers with the same parameters (`(nn.Conv2d, nn.Linear)`: weight and bias): any of them will do
+            owned = {api.layer_parameters(q.rsplit(".", 1)[-1]) for q in qualnames}
+            if len(owned) != 1 or not next(iter(owned)):
+                return None
+            cls = qualnames[0]
+        elif len(kinds) > 1:
+            return None
         else:
             cls = self.lookup_def(kind.id) if isinstance(kind, ast.Name) else None
             if not isinstance(cls, ClassInfo) or not cls.is_module:
