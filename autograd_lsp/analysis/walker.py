@@ -562,7 +562,7 @@ class Walker:
                 and isinstance(test.args[0], ast.Name)):
             return None
         known = self.lookup(test.args[0].id)
-        if known is not None and not (known.origin == "param" and known.kind is Kind.TENSOR):
+        if known is not None and not (known.origin == "param" and (known.kind is Kind.TENSOR or known.kind is Kind.MODULE and known.module_class is None)):
             return None  # (a parameter's symbolic value says nothing about its type)
         kind = test.args[1]
         kinds = kind.elts if isinstance(kind, ast.Tuple) and kind.elts else [kind]
