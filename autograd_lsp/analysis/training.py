@@ -208,6 +208,14 @@ def _switched_off(model: ModuleModel, call: CallEvent, kind: str, kinds: dict) -
     flags = {name for name, default in defaults.items() if isinstance(default, ast.Constant) and not default.value and name not in passed}
     if not flags:
         return False
+    memo = model.__dict__.setdefault("_switched_off", {})  # (one answer per helper, kind and set of flags left out)
+    key = (id(function), kind, frozenset(flags))
+    if key not in memo:
+        memo[key] = _guarded_by(model, function, node, kind, flags, kinds)
+    return memo[key]
+
+
+def _guarded_by(model: ModuleModel, function, node, kind: str, flags: set, kinds: dict) -> bool:
     guarded = []  # line ranges of `if flag:` bodies
     for stmt in ast.walk(node):
         if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Name) and stmt.test.id in flags and stmt.body:
