@@ -1,6 +1,7 @@
 """## What it does
 Flags a tensor that carries an autograd graph (a loss, a model output) accumulated across the iterations of
-a loop — `total += loss`, `total = total + loss`, `losses.append(loss)`, `history["loss"].append(loss)` —
+a loop — `total += loss`, `total = total + loss`, `losses.append(loss)`, `history["loss"].append(loss)`,
+`stats["loss"] += loss`, or `meter.update(loss, n)` of a method that adds its argument to its object's state —
 where the accumulator is never backpropagated: either the loop already calls `backward()` on that loss,
 or every later use of the accumulator only logs it (`print`, f-strings, `.item()`, `writer.add_scalar`…).
 A Lightning-style `training_step` that appends its returned loss to `self.<list>` (never cleared) is the

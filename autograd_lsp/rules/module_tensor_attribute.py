@@ -1,10 +1,13 @@
 """## What it does
 Flags `self.x = torch.<factory>(…)` (`torch.tensor([...])`, `zeros`, `ones`, `randn`, `arange`, `linspace`,
 `eye`, `from_numpy`…, optionally followed by shape/dtype methods such as `.view(1, 3, 1, 1)` or indexing that
-keeps every dimension such as `[..., None]`) in the `__init__` of an `nn.Module` (or `LightningModule`) subclass
+keeps every dimension such as `[..., None]`, or computed from such tensors by torch ops and arithmetic:
+`torch.tril(torch.ones(n, n))`, `1 / base ** (torch.arange(0, d, 2) / d)`, a local filled in place such as a
+positional-encoding table) in the `__init__` of an `nn.Module` (or `LightningModule`) subclass
 or in a method `__init__` calls on `self` (`self.reset_states()`), also when the value is returned by a method of
 the class that builds it only from such a factory (`self.make_table(n)`), when another method (`forward()`…) then
-uses `self.x` in a computation with other tensors (an operand, an argument next to other values), without
+uses `self.x` (or a local alias of it) in a computation with other tensors (an operand, an argument next to other
+values, the input of one of the module's layers), without
 moving it first (`self.x.to(x.device)`, `.type_as(x)`).
 
 Not flagged: `nn.Parameter(...)`, `self.register_buffer(...)`, Python numbers, 0-dim tensors such as
