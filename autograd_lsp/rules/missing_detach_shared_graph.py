@@ -48,6 +48,7 @@ import sys
 from dataclasses import dataclass, field
 
 from ..analysis.model import BindEvent, CallEvent, ModuleModel, UseEvent
+from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
 from ..analysis.syntax import parents
@@ -103,6 +104,94 @@ def check(model: ModuleModel):
             reported.add(id(second))
             yield _finding(model, first, second, step, shared, stale[1] if stale is not None else None)
             break
+    for site in sites:
+        if id(site) not in reported and not site.arguments:
+            found = _next_iteration(model, site, steps)
+            if found is not None:
+                yield _iteration_finding(model, site, *found)
+
+
+def _next_iteration(model: ModuleModel, site: Site, steps: list):
+    """(loop, forward, step): the loss is rebuilt every iteration of a training loop, but on a forward output computed once
+    before the loop (`fake` of the discriminator's loop, reused by every generator step); the optimizer steps in the loop,
+    so the next iteration backpropagates through that forward again: freed, or (retained) saved before the step."""
+    calls = _calls(model)
+    _, loss = backward_target(model, site.event)
+    for loop in site.event.ctx.loops():
+        if loss is None or not loop.contains(loss.loop):
+            break  # the whole loss comes from before the loop: a stale loss (AG002/AG003), not a shared forward
+        if loop.scope is not site.event.ctx.scope:
+            break
+        start, end = loop.node.lineno, loop.node.end_lineno or loop.node.lineno
+        stepping = [s for s in steps if s.ctx.scope is loop.scope and loop.contains(s.ctx.loop)]
+        if not stepping:
+            continue
+        before = sorted((event for ident in site.graph for event in [calls.get(ident)]
+                         if event is not None and event.role == "forward" and event.ctx.scope is loop.scope and event.ctx.via is None
+                         and event.node.lineno < start), key=lambda event: event.seq)
+        for forward in before:
+            if start <= forward.node.lineno <= end or not _trainable_forward(model, forward):
+                continue
+            if not site.retains:
+                return loop, forward, stepping[0]
+            step = next((s for s in stepping if _updates(model, s, forward)), None)
+            if step is not None:
+                return loop, forward, step
+    return None
+
+
+def _calls(model: ModuleModel) -> dict:
+    calls = model.__dict__.get("_ag017_calls")
+    if calls is None:
+        calls = model.__dict__["_ag017_calls"] = {id(event.node): event for event in model.of_type(CallEvent)}
+    return calls
+
+
+def _forward_name(model: ModuleModel, event: CallEvent) -> str | None:
+    target = event.receiver if event.method == "forward" else event.node.func
+    return model.text(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+
+
+def _trainable_forward(model: ModuleModel, event: CallEvent) -> bool:
+    """A forward that saved something for its backward: a module with parameters (a torch layer only when its input
+    requires grad: a first layer fed data keeps no weight), not a loss."""
+    module = model.prov(event.node.func) if event.method != "forward" else model.prov(event.receiver)
+    cls = module.module_class if module is not None and module.kind is Kind.MODULE else None
+    if isinstance(cls, str):
+        if cls.endswith("Loss") or not api.layer_parameters(cls.rsplit(".", 1)[-1]):
+            return False
+        return any(p is not None and p.is_tensor and p.requires_grad for p in map(model.prov, event.node.args))
+    return event.result is not None and event.result.requires_grad is True
+
+
+def _updates(model: ModuleModel, step: CallEvent, forward: CallEvent) -> bool:
+    """The stepped optimizer is known to update the module of `forward`."""
+    prov = step.receiver_prov
+    name = _forward_name(model, forward)
+    if prov is None or prov.kind is not Kind.OPTIMIZER or not prov.params or name is None:
+        return False
+    owners = [param[:-2] if param.endswith(".*") else param for param in prov.params]
+    owners = [owner[: -len(".parameters()")] if owner.endswith(".parameters()") else owner for owner in owners]
+    return any(name == owner or name.startswith(owner + ".") for owner in owners)
+
+
+def _iteration_finding(model: ModuleModel, site: Site, loop, forward: CallEvent, step: CallEvent):
+    call = " ".join(model.text(site.event.node).split())
+    forward_text = " ".join(model.text(forward.node).split())
+    step_text = " ".join(model.text(step.node).split())
+    bind = next((event for event in model.of_type(BindEvent) if event.prov is not None and event.prov.node is forward.node), None)
+    what = f"`{bind.name}` (`{forward_text}`, line {forward.node.lineno})" if bind is not None else f"`{forward_text}` (line {forward.node.lineno})"
+    if site.retains:
+        error = (f"retain_graph=True keeps it, but `{step_text}` (line {step.node.lineno}) changes the weights it saved: "
+                 f"RuntimeError \"modified by an inplace operation\"")
+    else:
+        error = f"the first `backward()` freed it: RuntimeError \"Trying to backward through the graph a second time\""
+    message = (f"`{call}` runs every iteration of the training loop at line {loop.node.lineno}, but its loss is built on {what}, "
+               f"computed once before the loop: from the second iteration on it backpropagates through that forward again, and "
+               f"{error}. Recompute it inside the loop (detached where another model's update must not reach it)")
+    related = [(forward.node, "computed once, before the loop"), (step.node, "the optimizer steps inside the loop")]
+    return model.finding(RULE, site.event.node, message, related=related, shared=bind.name if bind is not None else forward_text,
+                         first_backward_line=site.event.node.lineno, optimizer=optimizer_of(model, step), loop_line=loop.node.lineno)
 
 
 def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset) -> list[str]:
@@ -303,9 +392,7 @@ def _detach_fix(model: ModuleModel, first: Site, second: Site, name: str | None,
 def _feeds_another_model(model: ModuleModel, use: UseEvent, bind: BindEvent) -> bool:
     """`D(fake)`: the shared value goes straight into another model's forward (not a loss function), so the first loss
     keeps its own graph through that model once the value is detached."""
-    calls = model.__dict__.get("_ag017_calls")
-    if calls is None:
-        calls = model.__dict__["_ag017_calls"] = {id(event.node): event for event in model.of_type(CallEvent)}
+    calls = _calls(model)
     parent = parents(model, use.ctx.statement).get(id(use.node))
     event = calls.get(id(parent)) if isinstance(parent, ast.Call) and use.node in parent.args else None
     if event is None or event.role != "forward" or event.result is None or event.result.scalar is not None:
