@@ -324,6 +324,9 @@ class Walker:
         for arg in (args.vararg, args.kwarg):
             if arg is not None:
                 self.bind(arg.arg, None)
+        for index, arg in self._module_parameters(node, positional, args.kwonlyargs, info.cls is not None and not self._is_static(node)):
+            # `def train(netD, netG, ...)` that iterates `netD.parameters()`: a module, whose call is a forward
+            self.scope.bindings[arg.arg] = Provenance(Kind.MODULE, arg.lineno, origin="param", param_deps=frozenset({index}), node=arg)
         self._register_defs(node.body)
         try:
             self.walk_body(node.body)
@@ -331,6 +334,22 @@ class Walker:
             self._restore(saved)
             info.walking = False
             info.walked = True
+
+    def _module_parameters(self, node, positional, kwonly, method: bool):
+        """Parameters the body treats as an nn.Module: receivers of `.parameters()`, `.named_modules()`... (torch's module
+        iterators, which no tensor or optimizer has). The body's text is searched first: most functions never name one."""
+        text = self.model.text(node)
+        if "(" not in text or not any(f".{name}(" in text for name in api.MODULE_ITERATORS):
+            return []
+        arguments = [*positional, *kwonly]
+        index_of = {arg.arg: index for index, arg in enumerate(arguments) if not (method and index == 0)}
+        found = {}
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS \
+                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id in index_of:
+                name = sub.func.value.id
+                found[name] = (index_of[name], arguments[index_of[name]])
+        return list(found.values())
 
     def walk_for_caller(self, info: FunctionInfo):
         """Walk one of this (summary-only) module's functions because another module's analysis needs it."""
@@ -383,14 +402,17 @@ class Walker:
                            graph=frozenset({id(call)}) if ret.graph else frozenset())
         if ret.kind is not Kind.TENSOR:
             return None
+        grads = any(p is not None and p.kind is Kind.TENSOR and p.requires_grad for p in flatten([prov for prov, _ in deps]))
         if any(prov is None for prov, _ in deps):
-            if not (ret.nondiff is not None and ret.requires_grad is False):
+            # an integer cut has no grad whatever the rest is; a tensor built from one that requires grad has it
+            # (`summed_loss(predictions, targets)` with unknown targets)
+            if not (ret.nondiff is not None and ret.requires_grad is False) and not (grads and ret.requires_grad is None):
                 return None
-            deps = [(prov, node) for prov, node in deps if prov is not None]  # an integer cut has no grad whatever the rest is
+            deps = [(prov, node) for prov, node in deps if prov is not None]
         requires_grad = ret.requires_grad
         if ret.nondiff is not None and ret.requires_grad is False:
             pass  # every path through the helper went through an integer cut (argmax, comparison): no grad whatever it is given
-        elif any(prov.requires_grad for prov, _ in deps):
+        elif grads and ret.requires_grad is not False:  # (False: the helper detaches or runs under no_grad)
             requires_grad = True
         elif requires_grad is None and all(prov.requires_grad is False for prov, _ in deps):
             requires_grad = False
@@ -402,7 +424,8 @@ class Walker:
             leaf=(False if requires_grad and not self.no_grad else (True if requires_grad is False or self.no_grad else None)),
             dtype=ret.dtype or self._common_dtype([prov for prov, _ in deps]),
             composed_from=ret.composed_from | self._composed([(prov, node) for prov, node in deps]),
-            graph=ret.graph | frozenset().union(*(prov.graph for prov, _ in deps)) | {id(call)},
+            graph=frozenset() if requires_grad is False else
+            ret.graph | frozenset().union(*(p.graph for p in flatten([prov for prov, _ in deps]) if p is not None)) | {id(call)},
             # a helper called inside another helper with that one's parameters: the result still depends on them
             param_deps=frozenset().union(*(prov.param_deps for prov, _ in deps)),
             no_grad=self.no_grad,
@@ -656,6 +679,9 @@ class Walker:
     def _element_of(self, prov: Provenance | None, node: ast.expr) -> Provenance | None:
         if prov is None:
             return None
+        if prov.kind is Kind.TENSOR and prov.origin == "param":
+            # a helper's parameter iterated (`for pred in predictions`): what the call passes decides, as for the parameter
+            return Provenance(Kind.TENSOR, node.lineno, origin="element", param_deps=prov.param_deps, node=node)
         if prov.kind is Kind.PARAMS:
             origin = prov.origin if prov.origin.endswith(".parameters()") else "parameter"
             param = Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=origin, node=node)
@@ -774,6 +800,10 @@ class Walker:
     def ev_BinOp(self, node):
         left = self.ev(node.left, usage="operand")
         right = self.ev(node.right, usage="operand")
+        if isinstance(node.op, ast.Add) and left is not None and right is not None and left.kind is Kind.PARAMS and right.kind is Kind.PARAMS:
+            # `list(G.parameters()) + list(E.parameters())`: one optimizer over both (known only when both are)
+            both = left.params | right.params if left.params and right.params else frozenset()
+            return Provenance(Kind.PARAMS, node.lineno, origin=left.origin, params=both, node=node)
         result = self.combine(node, [(left, node.left), (right, node.right)], binop=node.op)
         if result is not None and result.requires_grad and isinstance(node.op, (ast.Mult, ast.Div, ast.Pow, ast.MatMult)):
             self._mark_saved([node.left, node.right], api.operator_op(node.op), node)
@@ -971,6 +1001,13 @@ class Walker:
             return self.construct(definition, node, arg_provs, event)
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
+        if (name == "zip" or name == "enumerate") and arg_provs and not node.keywords:
+            # the loop over `zip(predictions, targets)` of a helper: each element pairs the elements of its parameters
+            items = [self._element_of(prov, arg) for prov, arg in zip(arg_provs[:1] if name == "enumerate" else arg_provs, node.args)]
+            if all(item is None for item in items):
+                return None
+            items = [_INT_NUMBER, *items] if name == "enumerate" else items
+            return Provenance(Kind.SEQUENCE, node.lineno, elements=(Provenance(Kind.SEQUENCE, node.lineno, elements=tuple(items)),))
         if name == "float" or name == "int" or name == "len":
             return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT if name == "float" else api.INT)
         if self.resolver is not None and name in self.imports.names:
@@ -1238,7 +1275,8 @@ class Walker:
         result = Provenance(Kind.TENSOR, node.lineno, leaf=not requires_grad if requires_grad is not None else None, requires_grad=requires_grad,
                             dtype=api.FLOAT if requires_grad else None, origin=f"{self.model.text(node.func)}(...)", graph=graph, no_grad=self.no_grad,
                             loop=self.loop, epoch=self.epoch, scalar=_reduction_scalar(reduction) if loss else None, node=node, nondiff=cut,
-                            composed_from=frozenset().union(*(p.composed_from for p in inputs)))
+                            composed_from=frozenset().union(*(p.composed_from for p in inputs)),
+                            param_deps=frozenset().union(*(p.param_deps for p in inputs)))
         width = _layer_width(name, built)
         if width is not None and width > 1:
             result = result.but(scalar=False)  # nn.Linear(10, 5)(x): at least 5 elements
@@ -1286,7 +1324,8 @@ class Walker:
                         not callsite.worth_walking(info, [*arg_provs, *(self._keywords or {}).values()]):
                     return None  # another module's plain class (a config, a container): walked only for calls that pass facts
                 return self.call_function(info, node, arg_provs, event, receiver=recv)
-            submodule = cls.attributes.get(method) if isinstance(cls, ClassInfo) and self._summarised(cls.methods.get("__init__")) else None
+            # `self.fc(x)`: the submodule's forward, whichever method set `self.fc` (a trainer's `train()` builds `self.G`)
+            submodule = self._module_attribute(node.func, recv) if isinstance(cls, ClassInfo) or self.is_bound(label(node.func) or "") else None
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
             return None

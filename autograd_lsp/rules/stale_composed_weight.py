@@ -49,8 +49,8 @@ import ast
 import re
 
 from ..analysis import uses
-from ..analysis.model import BindEvent, ModuleModel, UseEvent
-from ..analysis.syntax import statements
+from ..analysis.model import BindEvent, InplaceEvent, ModuleModel, UseEvent
+from ..analysis.syntax import dotted, statements
 from ..findings import Fix, Safety, Severity
 from . import edits
 
@@ -153,15 +153,16 @@ def check(model: ModuleModel):
         if use.name in rebound:
             continue
         for loop in use.ctx.loops():
-            if not loop.has_step or loop.contains(prov.loop) or use.name in loop.assigned:
+            if loop.contains(prov.loop) or use.name in loop.assigned:
                 continue
-            if not _optimizer_may_update(loop.steps, prov.composed_from):
+            manual = None if loop.has_step else _manual_update(model, loop, prov.composed_from)
+            if manual is None and not (loop.has_step and _optimizer_may_update(loop.steps, prov.composed_from)):
                 continue
             key = (id(prov.node), id(loop))
             if key in reported:
                 break
             reported.add(key)
-            step = loop.steps[0] if loop.steps else None
+            step = manual or (loop.steps[0] if loop.steps else None)
             yield _finding(model, use, prov, bind_of.get(id(prov.node)), step, loop=loop)
             break
         else:
@@ -192,6 +193,28 @@ def check(model: ModuleModel):
                     yield _finding(model, use, prov, bind_of.get(id(prov.node)), step, loop=loop)
                 break
     yield from _module_attributes(model)
+
+
+def _manual_update(model: ModuleModel, loop, composed_from):
+    """An in-place update of one of the sources in the loop, without an optimizer (`W.data += -lr * W.grad`,
+    `w -= lr * w.grad` under no_grad): the loop's own "step"."""
+    for event in _inplace_events(model):
+        if event.ctx.scope is not loop.scope or not loop.contains(event.ctx.loop) or event.form not in ("augassign", "method"):
+            continue
+        prov = event.prov
+        name = dotted(event.target)
+        if prov is None or name is None:
+            continue
+        if prov.is_trainable_leaf and name in composed_from or prov.data_of is not None and prov.data_of in composed_from:
+            return event
+    return None
+
+
+def _inplace_events(model: ModuleModel) -> list:
+    found = model.__dict__.get("_ag002_inplace")
+    if found is None:
+        found = model.__dict__["_ag002_inplace"] = list(model.of_type(InplaceEvent))
+    return found
 
 
 def _calling_loops(model: ModuleModel, function, depth: int = 0):
@@ -300,7 +323,7 @@ def _training_loop(model: ModuleModel, method, node, prov):
 def _finding(model, use, prov, bind, step, loop):
     sources = ", ".join(f"`{s}`" for s in sorted(prov.composed_from))
     where = f"line {bind.node.lineno}" if bind is not None else f"line {prov.line}"
-    step_text = f"`{model.text(step.node)}` (line {step.node.lineno})" if step is not None else "`optimizer.step()`"
+    step_text = f"`{' '.join(model.text(step.node).split())}` (line {step.node.lineno})" if step is not None else "`optimizer.step()`"
     if loop is not None:
         message = (f"`{use.name}` was composed from trainable {sources} once, at {where}, outside this training loop; "
                    f"after {step_text} updates them, `{use.name}` keeps its old values and its freed graph. "
@@ -321,5 +344,5 @@ def _finding(model, use, prov, bind, step, loop):
     if step is not None:
         related.append((step.node, "the optimizer updates the sources here"))
     return model.finding(RULE, use.node, message, fixes=fixes, related=related, composed=use.name, sources=sorted(prov.composed_from),
-                         optimizer=model.text(step.receiver) if step is not None and step.receiver is not None else None,
+                         optimizer=model.text(step.receiver) if getattr(step, "receiver", None) is not None else None,
                          loop_line=loop.node.lineno if loop is not None else None)
