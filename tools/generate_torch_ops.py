@@ -399,7 +399,16 @@ def collect() -> dict:
         "MODULE_ITERATORS": {n for n in dir(nn.Module) if not n.startswith("_") and inspect.isgeneratorfunction(getattr(nn.Module, n))},
         "FUNCTIONAL": functional,
         "MODULES": _modules(torch, nn, F),
+        "DISTRIBUTIONS": _distributions(torch),
     }
+
+
+def _distributions(torch) -> set:
+    """torch.distributions classes: objects that keep the tensors they are built from (loc, scale, logits...)."""
+    import torch.distributions as dist
+
+    return {name for name in dir(dist) if not name.startswith("_") and inspect.isclass(getattr(dist, name))
+            and issubclass(getattr(dist, name), dist.Distribution)}
 
 
 def _losses(F) -> dict:
@@ -563,6 +572,7 @@ def render(facts: dict) -> str:
         "FUNCTIONAL": "Functions of torch.nn.functional.",
         "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction: __init__ position (-1 keyword only); "
                    "parameters: names of its own parameters when built (None: could not build one).",
+        "DISTRIBUTIONS": "torch.distributions classes (Distribution subclasses): they keep the tensors they are built from.",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")

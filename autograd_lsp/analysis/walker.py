@@ -1461,11 +1461,23 @@ class Walker:
             return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node)
         if module.startswith("torch.nn.init"):
             return None
+        if module.startswith("torch.distributions") and short in api.DISTRIBUTIONS:
+            return self._distribution(node, arg_provs)
         if module == "torch" and short in api.TENSOR_FACTORIES:
             return self.factory(node, short, arg_provs)
         if module in ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft") or qualname == "torch.autograd.backward":
             return self.torch_op(node, short, arg_provs)
         return None
+
+    def _distribution(self, node: ast.Call, arg_provs) -> Provenance | None:
+        """`Normal(mean, torch.exp(log_std))`: the distribution keeps its tensors, so it carries the graph of those built
+        from trainable ones (a leaf or a view of one is kept live: only a computed argument can go stale)."""
+        keywords = self._keywords or {}
+        pairs = [*zip(arg_provs, node.args), *((keywords.get(kw.arg), kw.value) for kw in node.keywords if kw.arg)]
+        computed = [(prov, arg) for prov, arg in pairs if prov is not None and prov.has_graph and prov.base is None]
+        if not computed:
+            return None
+        return self.derive(node, computed[0][0], computed, scalar=None).but(origin=self._origin(node))
 
     def _optimizer_params(self, node, arg_provs) -> frozenset:
         if not arg_provs or arg_provs[0] is None:

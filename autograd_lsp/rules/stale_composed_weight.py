@@ -320,6 +320,20 @@ def _training_loop(model: ModuleModel, method, node, prov):
     return found
 
 
+def _reads_composed(model, bind) -> bool:
+    """The composing statement reads another composed tensor (`dist = Normal(mean, std)` with `std = exp(log_std)`):
+    recomputing that statement alone would still use the stale one."""
+    value = bind.value
+    if value is None:
+        return False
+    for node in ast.walk(value):
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+            prov = model.prov(node)
+            if prov is not None and prov.has_graph:
+                return True
+    return False
+
+
 def _finding(model, use, prov, bind, step, loop):
     sources = ", ".join(f"`{s}`" for s in sorted(prov.composed_from))
     where = f"line {bind.node.lineno}" if bind is not None else f"line {prov.line}"
@@ -332,7 +346,8 @@ def _finding(model, use, prov, bind, step, loop):
         message = (f"`{use.name}` was composed from trainable {sources} at {where} and is used again after {step_text}; "
                    f"it still holds the values from before the step. Recompute `{use.name}` first")
     fixes = []
-    if bind is not None and edits.own_line(model, bind.node) and (loop is None or bind.ctx.scope is loop.scope):
+    if bind is not None and edits.own_line(model, bind.node) and (loop is None or bind.ctx.scope is loop.scope) \
+            and not _reads_composed(model, bind):
         anchor = loop.node.body[0] if loop is not None else use.ctx.statement
         if anchor.lineno > bind.node.lineno:
             text = edits.statement_text(model, bind.node)
