@@ -324,7 +324,8 @@ class Walker:
         for arg in (args.vararg, args.kwarg):
             if arg is not None:
                 self.bind(arg.arg, None)
-        for index, arg in self._module_parameters(node, positional, args.kwonlyargs, info.cls is not None and not self._is_static(node)):
+        for index, arg in self._module_parameters(node, positional, args.kwonlyargs, info.cls is not None and not self._is_static(node),
+                                                  info.__dict__.get("module_arguments", ())):
             # `def train(netD, netG, ...)` that iterates `netD.parameters()`: a module, whose call is a forward
             self.scope.bindings[arg.arg] = Provenance(Kind.MODULE, arg.lineno, origin="param", param_deps=frozenset({index}), node=arg)
         self._register_defs(node.body)
@@ -335,15 +336,16 @@ class Walker:
             info.walking = False
             info.walked = True
 
-    def _module_parameters(self, node, positional, kwonly, method: bool):
-        """Parameters the body treats as an nn.Module: receivers of `.parameters()`, `.named_modules()`... (torch's module
-        iterators, which no tensor or optimizer has). The body's text is searched first: most functions never name one."""
-        text = self.model.text(node)
-        if "(" not in text or not any(f".{name}(" in text for name in api.MODULE_ITERATORS):
-            return []
+    def _module_parameters(self, node, positional, kwonly, method: bool, given=()):
+        """Parameters that are an nn.Module: those the first call passed a module for (`given`), and those the body
+        treats as one: receivers of `.parameters()`, `.named_modules()`... (torch's module iterators, which no tensor
+        or optimizer has). The body's text is searched first: most functions never name one."""
         arguments = [*positional, *kwonly]
         index_of = {arg.arg: index for index, arg in enumerate(arguments) if not (method and index == 0)}
-        found = {}
+        found = {name: (index_of[name], arguments[index_of[name]]) for name in given if name in index_of}
+        text = self.model.text(node)
+        if "(" not in text or not any(f".{name}(" in text for name in api.MODULE_ITERATORS):
+            return list(found.values())
         for sub in ast.walk(node):
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS \
                     and isinstance(sub.func.value, ast.Name) and sub.func.value.id in index_of:
@@ -1034,6 +1036,7 @@ class Walker:
         """A call of a function of the workspace: its summary, or its body walked with what this call passes."""
         keywords, self._keywords = self._keywords, None
         if not info.walked:
+            self._note_module_arguments(info, node, arg_provs, keywords, receiver is not None or info.cls is not None)
             self.walk_function(info)
         event.function = info
         self._passes_arguments(info, arg_provs, keywords)
@@ -1041,6 +1044,18 @@ class Walker:
         if walked is not _NOT_WALKED:
             return walked
         return self.instantiate(info, node, arg_provs, node.args)
+
+    def _note_module_arguments(self, info: FunctionInfo, node: ast.Call, arg_provs, keywords, method: bool):
+        """The first call of a function, which walks its body: the parameters it is given a trainable module for
+        (`train_single_scale(Discriminator(), Generator(), ...)`) are modules in its summary, so their calls are forwards."""
+        if info.owner is not self or info.walking or isinstance(info.node, ast.Lambda):
+            return
+        bound = callsite.bind_arguments(info.node, method and not self._is_static(info.node), node, arg_provs, keywords or {})
+        if not bound:
+            return
+        modules = {name for name, prov in bound.items() if prov is not None and prov.kind is Kind.MODULE and _trainable_module(prov)}
+        if modules:
+            info.module_arguments = modules  # type: ignore[attr-defined]
 
     def construct(self, cls: ClassInfo, node: ast.Call, arg_provs, event) -> Provenance | None:
         """`Model(w)`, `Trainer(model, opt)`: an instance of a user class, its __init__ walked with the arguments."""
@@ -1682,6 +1697,17 @@ class Walker:
 _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), "Conv1d": (1, "out_channels"),
                 "Conv2d": (1, "out_channels"), "Conv3d": (1, "out_channels"), "ConvTranspose1d": (1, "out_channels"),
                 "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim")}
+
+
+def _trainable_module(prov: Provenance) -> bool:
+    """A user nn.Module, or a torch.nn layer that has parameters (not a loss, not ReLU)."""
+    cls = prov.module_class
+    if isinstance(cls, ClassInfo):
+        return cls.is_module
+    if isinstance(cls, str):
+        short = cls.rsplit(".", 1)[-1]
+        return not short.endswith("Loss") and api.layer_parameters(short) != ()
+    return False
 
 
 def _layer_width(name: str | None, built: ast.Call | None) -> int | None:
