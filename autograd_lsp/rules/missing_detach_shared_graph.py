@@ -3,6 +3,8 @@ Flags a forward output consumed by two losses that are backpropagated by separat
 an `optimizer.step()` between them, where the first loss reaches the shared output without `.detach()`:
 the GAN pattern, where the discriminator loss uses the generator's `fake` and the generator loss uses it
 again (the DCGAN training loop). Helpers of the same workspace count: `d_step(fake)` then `g_step(fake)`.
+The two backward calls may be one call in a loop: a loss rebuilt every iteration on a forward output computed
+once before the loop (SinGAN's generator steps on the `fake` of the discriminator's loop), with a step in the loop.
 
 ## Why is this bad?
 The first `backward()` frees the saved tensors of every node it passes through, including the generator's

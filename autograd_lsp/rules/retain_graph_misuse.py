@@ -1,6 +1,7 @@
 """## What it does
 Flags `backward(retain_graph=True)` where the retained graph is reused after an `optimizer.step()` (an
-error), and where nothing reuses the retained graph at all (a warning: pure memory cost).
+error) — including a loss rebuilt every iteration on a forward computed once before the loop — and where
+nothing reuses the retained graph at all (a warning: pure memory cost).
 
 ## Why is this bad?
 `retain_graph=True` is usually added to silence "Trying to backward through the graph a second time".

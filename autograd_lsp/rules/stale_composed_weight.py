@@ -2,6 +2,9 @@
 Flags a tensor composed from trainable leaves or parameters (`torch.stack`, `cat`, arithmetic, `view`,
 indexing, a helper function…) that is built once, outside a training loop, and used inside the loop
 across `optimizer.step()` — or, in straight-line code, used again after a `step()` without being rebuilt.
+A manual update of the sources in the loop (`w -= lr * w.grad` under `no_grad`, `w.data.sub_(…)`) counts as
+a step; a `torch.distributions` object built from such a tensor (`Normal(mu, log_std.exp())`) is composed too,
+and so is a trainer's attribute composed in a `setup()`-like method that the training loop never calls again.
 
 ## Why is this bad?
 The composition ran once. `optimizer.step()` updates the leaves in place, but the composed tensor still
@@ -193,6 +196,7 @@ def check(model: ModuleModel):
                     yield _finding(model, use, prov, bind_of.get(id(prov.node)), step, loop=loop)
                 break
     yield from _module_attributes(model)
+    yield from _late_attributes(model)
 
 
 def _manual_update(model: ModuleModel, loop, composed_from):
@@ -297,6 +301,37 @@ def _module_attributes(model: ModuleModel):
                 yield model.finding(RULE, node, message, related=[(where, f"`self.{attr}` composed here, once")] if where is not None else [],
                                     composed=f"self.{attr}", sources=sorted(prov.composed_from), optimizer=None,
                                     loop_line=loop.node.lineno if loop is not None else None)
+                break
+
+
+def _late_attributes(model: ModuleModel):
+    """`self.w = torch.cat([self.a, self.b])` in a `setup()` method, read in another method's training loop that never
+    calls `setup()` again: composed once, stale after the first `optimizer.step()` (as in `__init__`, but set later)."""
+    for cls in model.classes.values():
+        if cls.is_module:
+            continue  # a module's forward() is called by others: which call comes first is beyond the file
+        for attr, prov in list(cls.late.items()):
+            if prov is None or not prov.has_graph or not prov.composed_from or prov.no_grad or prov.node is None or attr in cls.attributes:
+                continue
+            if _is_view_of_leaf(model, prov):
+                continue
+            setters = [method for method in cls.methods.values() if method.name != "__init__" and _self_stores(method, attr)]
+            if len(setters) != 1:
+                continue
+            setter = setters[0]
+            for method in cls.methods.values():
+                if method is setter or method.name == "__init__":
+                    continue
+                placed = [(node, _training_loop(model, method, node, prov)) for node in _self_loads(method, attr)]
+                node, loop = next(((node, loop) for node, loop in placed if loop is not None), (None, None))
+                if loop is None or any(calling is loop or loop.contains(calling) for calling in _calling_loops(model, setter)):
+                    continue  # not in a training loop, or the loop calls the setter again: rebuilt every iteration
+                sources = ", ".join(f"`{s}`" for s in sorted(prov.composed_from))
+                message = (f"`self.{attr}` is composed from trainable {sources} once, in `{setter.name}()` (line {prov.line}), and read "
+                           f"in the training loop of `{method.name}()` (line {loop.node.lineno}), which never calls `{setter.name}()` "
+                           f"again: after the first `optimizer.step()` it keeps its old values and its freed graph. Recompute it inside the loop")
+                yield model.finding(RULE, node, message, related=[(prov.node, f"`self.{attr}` composed here, once")],
+                                    composed=f"self.{attr}", sources=sorted(prov.composed_from), optimizer=None, loop_line=loop.node.lineno)
                 break
 
 
