@@ -54,7 +54,7 @@ from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
 from ..analysis.syntax import parents
-from ..analysis.training import backward_target, is_backward, is_step, optimizer_of
+from ..analysis.training import backward_target, is_backward, is_frozen, is_step, optimizer_of
 from ..findings import Edit, Fix, Safety, Severity
 
 CODE = "AG017"
@@ -157,6 +157,8 @@ def _forward_name(model: ModuleModel, event: CallEvent) -> str | None:
 def _trainable_forward(model: ModuleModel, event: CallEvent) -> bool:
     """A forward that saved something for its backward: a module with parameters (a torch layer only when its input
     requires grad: a first layer fed data keeps no weight), not a loss."""
+    if is_frozen(model, _forward_name(model, event)):
+        return False
     module = model.prov(event.node.func) if event.method != "forward" else model.prov(event.receiver)
     cls = module.module_class if module is not None and module.kind is Kind.MODULE else None
     if isinstance(cls, str):

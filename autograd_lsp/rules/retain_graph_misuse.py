@@ -50,6 +50,7 @@ from ..analysis.model import BindEvent, CallEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
 from ..analysis import torch_api as api
 from ..analysis import uses
+from ..analysis.training import is_frozen
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG003"
@@ -88,13 +89,15 @@ class _Graph:
             if event.prov is not None and event.prov.kind is Kind.MODULE:
                 self.modules[event.name] = event.prov.module_class
 
-    def before_loop(self, loop, graph) -> frozenset:
-        """The forwards of `graph` computed in the loop's function before the loop runs (not in its body, not in a helper)."""
+    def before_loop(self, loop, graph, frozen: bool = False) -> frozenset:
+        """The forwards of `graph` computed in the loop's function before the loop runs (not in its body, not in a helper);
+        those of modules the file freezes only with `frozen` (they may have recorded nothing)."""
         scope = loop.scope
         start, end = loop.node.lineno, loop.node.end_lineno or loop.node.lineno
         return frozenset(ident for ident in graph for event in [self.calls.get(ident)]
                          if event is not None and event.role == "forward" and event.ctx.scope is scope and event.ctx.via is None
-                         and event.node.lineno < start and not (start <= event.node.lineno <= end))
+                         and event.node.lineno < start and not (start <= event.node.lineno <= end)
+                         and (frozen or not is_frozen(self.model, self.model.text(event.node.func) if event.method != "forward" else None)))
 
     def first_forward(self, part):
         return min((self.calls[ident] for ident in part), key=lambda event: event.seq)
@@ -196,13 +199,14 @@ def check(model: ModuleModel):
                 continue  # reused every iteration, but nothing it saved is modified: no error to report
             # 2a. the loss is rebuilt each iteration, but on a forward computed before the loop (`fake` of the previous loop)
             graphs = graphs or _Graph(model)
-            before = [(l, part) for l in event.ctx.loops() if l.scope is scope for part in [graphs.before_loop(l, prov.graph)] if part]
-            touched = next(((l, part) for l, part in before if l.has_step and graphs.touched(l.steps, part)), None)
+            loops = [l for l in event.ctx.loops() if l.scope is scope]
+            touched = next(((l, part) for l in loops if l.has_step for part in [graphs.before_loop(l, prov.graph)]
+                            if part and graphs.touched(l.steps, part)), None)
             if touched is not None:
                 loop, part = touched
                 yield _reused_from_before_loop(model, event, loop, graphs.first_forward(part))
-            if before:
-                continue  # the next iteration backpropagates through that part again: retaining it is needed
+            if any(graphs.before_loop(l, prov.graph, frozen=True) for l in loops):
+                continue  # the next iteration may backpropagate through that part again: retaining it may be needed
             # 2b. a value of this graph is carried into the next iteration (an RNN's hidden state never detached)
             carried = _loop_carried(model, event, prov)
             if carried is not None:
