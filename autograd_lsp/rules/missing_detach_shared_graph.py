@@ -82,7 +82,7 @@ class Site:
 
 def check(model: ModuleModel):
     sites = _sites(model)
-    if len(sites) < 2:
+    if not sites:
         return
     steps = [event for event in model.of_type(CallEvent) if is_step(model, event) or
              (event.function is not None and event.function.calls_step)]
@@ -101,13 +101,13 @@ def check(model: ModuleModel):
                 stale = next(((s, module) for s in between if s is not first.event for module in _saved_modules(model, s, shared)), None)
                 between = [stale[0]] if stale is not None else []
             step = between[0] if between else None
-            if step is None or _exclusive(model, first.event, second.event):
+            if step is None or _exclusive(model, first.event, second.event) or _recomputed_between(model, first, second, shared):
                 continue
             reported.add(id(second))
             yield _finding(model, first, second, step, shared, stale[1] if stale is not None else None)
             break
     for site in sites:
-        if id(site) not in reported and not site.arguments:
+        if id(site) not in reported and site.event.function is None:
             found = _next_iteration(model, site, steps)
             if found is not None:
                 yield _iteration_finding(model, site, *found)
@@ -235,11 +235,49 @@ def _sites(model: ModuleModel) -> list[Site]:
             sites.append(Site(event, prov.graph, retains, model.text(target) if target is not None else "the loss"))
         elif event.function is not None and event.function.calls_backward and event.function.node is not None:
             arguments = _graph_arguments(model, event)
-            if arguments:
-                graph = frozenset().union(*(graph for _, graph in arguments))
+            state = _state_graph(model, event)
+            if arguments or state:
+                graph = frozenset().union(*(graph for _, graph in arguments)) | state
                 sites.append(Site(event, graph, _helper_retains(model, event.function), model.text(event.node), arguments))
     sites.sort(key=lambda site: site.seq)
     return sites
+
+
+def _state_graph(model: ModuleModel, call: CallEvent) -> frozenset:
+    """`self.backward_D()`: the forwards of another method of the class (`self.fake_B = self.netG(self.real_A)` in
+    `forward()`) that the helper's own backward goes through, reached by reading `self`: state shared by the calls."""
+    function = call.function
+    if function.cls is None or not (isinstance(call.receiver, ast.Name) and call.receiver.id == "self"):
+        return frozenset()
+    cache = model.__dict__.setdefault("_ag017_state", {})
+    if id(function) not in cache:
+        calls = _calls(model)
+        shared = set()
+        for event in model.of_type(CallEvent):
+            if event.ctx.scope.function is not function or event.ctx.via is not None or not is_backward(event):
+                continue
+            _, prov = backward_target(model, event)
+            if prov is None or prov.kind is not Kind.TENSOR:
+                continue
+            for ident in prov.graph:
+                made = calls.get(ident)
+                owner = made.ctx.scope.function if made is not None else None
+                if made is not None and made.role == "forward" and made.ctx.via is None and owner is not None \
+                        and owner is not function and owner.cls is function.cls:
+                    shared.add(ident)
+        cache[id(function)] = frozenset(shared)
+    return cache[id(function)]
+
+
+def _recomputed_between(model: ModuleModel, first: Site, second: Site, shared: frozenset) -> bool:
+    """A call between the two backward sites runs again the method that made a shared forward (`self.forward()`)."""
+    calls = _calls(model)
+    makers = {id(event.ctx.scope.function) for ident in shared for event in [calls.get(ident)]
+              if event is not None and event.ctx.scope.function is not None and event.ctx.scope.function is not first.event.ctx.scope.function}
+    if not makers:
+        return False
+    return any(event.function is not None and id(event.function) in makers and first.seq < event.seq < second.seq
+               and event.ctx.scope is first.event.ctx.scope for event in model.of_type(CallEvent))
 
 
 def _graph_arguments(model: ModuleModel, call: CallEvent) -> list:
@@ -364,7 +402,10 @@ def _shared_value(model: ModuleModel, first: Site, second: Site, shared: frozens
             if best is None or len(prov.graph) >= len(best.prov.graph):
                 best = event
     if best is None:
-        return None, None, None
+        # state of the class (`self.fake_B`, set by `forward()` and read by both helpers): its binding in that method
+        best = next((event for event in model.of_type(BindEvent) if event.name.startswith("self.") and event.prov is not None
+                     and event.prov.node is not None and id(event.prov.node) in shared), None)
+        return (best.name, best, None) if best is not None else (None, None, None)
     if len(holders[id(best.prov.node)]) > 1:
         text = " ".join(model.text(best.prov.node).split()) if hasattr(best.prov.node, "lineno") else best.name
         return (text if len(text) <= 40 else text[:37] + "..."), best, None
