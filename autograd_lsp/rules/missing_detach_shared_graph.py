@@ -252,6 +252,11 @@ def _state_graph(model: ModuleModel, call: CallEvent) -> frozenset:
     cache = model.__dict__.setdefault("_ag017_state", {})
     if id(function) not in cache:
         calls = _calls(model)
+        # what other methods of the class keep on `self` (a forward computed inside a helper it calls is fresh per call)
+        kept = frozenset().union(*(event.prov.graph for event in model.of_type(BindEvent) if event.name.startswith("self.")
+                                   and event.prov is not None and event.prov.kind is Kind.TENSOR and event.ctx.via is None
+                                   and event.ctx.scope.function is not None and event.ctx.scope.function is not function
+                                   and event.ctx.scope.function.cls is function.cls))
         shared = set()
         for event in model.of_type(CallEvent):
             if event.ctx.scope.function is not function or event.ctx.via is not None or not is_backward(event):
@@ -263,7 +268,7 @@ def _state_graph(model: ModuleModel, call: CallEvent) -> frozenset:
                 made = calls.get(ident)
                 owner = made.ctx.scope.function if made is not None else None
                 if made is not None and made.role == "forward" and made.ctx.via is None and owner is not None \
-                        and owner is not function and owner.cls is function.cls:
+                        and owner is not function and owner.cls is function.cls and ident in kept:
                     shared.add(ident)
         cache[id(function)] = frozenset(shared)
     return cache[id(function)]
