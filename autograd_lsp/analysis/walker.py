@@ -171,6 +171,7 @@ class Walker:
         self.escaped: list | None = None  # events of another module's body that concern the caller's arguments
         self._keywords: dict | None = None
         self.shadows: list[FunctionInfo] = []  # (for release())
+        self.function_aliases: dict = {}  # (id of a scope, name) -> the torch function the name was bound to there
 
     # -- driving -------------------------------------------------------------------------------------
     def run(self) -> ModuleModel:
@@ -265,6 +266,17 @@ class Walker:
             scope = scope.parent
         return None
 
+    def _function_alias(self, name: str) -> str | None:
+        """The torch function a name holds (`criterion = F.cross_entropy`), in the scope that binds the name."""
+        if not self.function_aliases or not name:
+            return None
+        scope = self.scope
+        while scope is not None:
+            if name in scope.bindings:
+                return self.function_aliases.get((id(scope), name))
+            scope = scope.parent
+        return None
+
     def lookup(self, name: str) -> Provenance | None:
         scope = self.scope
         while scope is not None:
@@ -275,6 +287,8 @@ class Walker:
 
     def bind(self, name: str, prov: Provenance | None):
         self.scope.bindings[name] = prov
+        if self.function_aliases:
+            self.function_aliases.pop((id(self.scope), name), None)
         loop = self.loop
         while loop is not None:  # "rebound anywhere in the loop": known once the loop's walk ends
             loop.assigned.add(name)
@@ -612,6 +626,11 @@ class Walker:
             alias = value.id if isinstance(value, ast.Name) else None
             self.emit(BindEvent(self.stmt, self.ctx(), name=target.id, target=target, value=value, prov=prov, alias_of=alias))
             self.bind(target.id, prov)
+            if prov is None and isinstance(value, (ast.Attribute, ast.Name)):
+                qualname = self.imports.qualname(value) or self._function_alias(value.id if isinstance(value, ast.Name) else "")
+                module, _, short = (qualname or "").rpartition(".")
+                if module in api.MATH_MODULES and short[:1].islower():
+                    self.function_aliases[(id(self.scope), target.id)] = qualname  # `loss_fn = F.l1_loss`
         elif isinstance(target, (ast.Tuple, ast.List)):
             elements = self._unpack(value, prov, len(target.elts))
             for element_target, (element_value, element_prov) in zip(target.elts, elements):
@@ -930,6 +949,8 @@ class Walker:
     def ev_Call(self, node: ast.Call):
         func = node.func
         qualname = self.imports.qualname(func)
+        if qualname is None and isinstance(func, ast.Name) and self.function_aliases:
+            qualname = self._function_alias(func.id)
         method = func.attr if isinstance(func, ast.Attribute) and qualname is None else None
         callee = qualname or method or (func.id if isinstance(func, ast.Name) else None)
         receiver = func.value if method is not None else None
