@@ -56,7 +56,7 @@ def main() -> int:
     args = parser.parse_args()
     torch_import = statistics.median(_timed([sys.executable, "-c", "import torch"]) for _ in range(args.repeat))
     print(f"python -c 'import torch': {torch_import:.2f} s (median of {args.repeat})")
-    worst = 0.0
+    worst = float("-inf")
     unreadable = []
     for label, path, line in CASES:
         times = [_timed([sys.executable, "-m", "autograd_lsp", "explain", f"{path}:{line}", "--format", "json"])
