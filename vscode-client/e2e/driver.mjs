@@ -177,11 +177,16 @@ try {
         writeFileSync(path.join(artifacts, 'fixed.py'), fixed);
     });
     await step('explain-open', async () => {
+        // a clean window for the picture: no other editors, no panel
+        await runCommand('View: Close All Editor Groups');
         const row = page.locator(`.explorer-folders-view .monaco-list-row[aria-label*="${explainFile}"]`);
         await row.waitFor({ timeout: 30_000 });
         await row.click();
         await page.locator(`.tabs-container .tab[aria-label*="${explainFile}"]`).waitFor({ timeout: 30_000 });
-        await page.locator(SQUIGGLE).first().waitFor({ timeout: 60_000 });
+        // its AG003 findings (lines 39 and 42, below the fold): the server has analysed it
+        await page.locator(PROBLEM_ROWS, { hasText: /AG003/, visible: true }).first().waitFor({ timeout: 60_000 });
+        await runCommand('View: Toggle Panel Visibility');
+        await page.locator('.part.panel').waitFor({ state: 'hidden', timeout: 10_000 });
     });
 
     let graphFrame;
@@ -219,9 +224,12 @@ try {
         if (!/line 40/.test(details) || !/model\.w3/.test(details)) {
             throw new Error(`the explanation beside the graph lacks the culprit or the versions table: ${details.slice(0, 400)}`);
         }
-        // The picture for the README: the panel (the webview's frame on the page).
+        // The picture for the README: the source beside the panel, without the side bar and notifications.
+        await runCommand('View: Toggle Primary Side Bar Visibility');
+        await runCommand('Notifications: Clear All Notifications');
         await page.mouse.move(0, 0);
-        const box = await page.locator('.part.editor .editor-group-container').last().boundingBox();
+        await page.waitForTimeout(500);
+        const box = await page.locator('.part.editor').boundingBox();
         await page.screenshot({ path: path.join(artifacts, 'screenshot-explain.png'), clip: box });
     });
 
