@@ -1,7 +1,7 @@
 // Drives code-server in Chromium: open the sample, wait for the AG002 squiggle and Problems entry, confirm it
 // on CPU and show its documentation from the command palette, apply the quick fix with Ctrl+., wait for the
 // squiggle to go, save. Then explain seed 001's program: the panel draws the graph (Graphviz, WebAssembly) with
-// the user's names, and a click on a node jumps to its line.
+// the user's names, a click on a node jumps to its line, and the code action opens the panel too.
 // One screenshot per step in $E2E_ARTIFACTS.
 // Environment: E2E_URL, E2E_WORKSPACE, E2E_FILE (name inside the workspace), E2E_TOOLS, E2E_ARTIFACTS, E2E_PROFILE.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -238,6 +238,25 @@ try {
         const node = graphFrame.locator('#graph svg [data-source-line="20"]').first();
         await node.click();
         await page.locator('.statusbar-item', { hasText: /Ln 20,/ }).first().waitFor({ timeout: 20_000 });
+    });
+    await step('explain-action', async () => {
+        // the code action beside Confirm opens the panel too (the client points the server's command at it)
+        await goTo('42:5');
+        for (let attempt = 1; ; attempt++) {
+            await page.keyboard.press('Control+.');
+            try {
+                await page.locator(MENU_ROWS).first().waitFor({ timeout: 5_000 });
+                break;
+            } catch (error) {
+                if (attempt === 3) {
+                    throw error;
+                }
+            }
+        }
+        const titles = (await rowsText(MENU_ROWS)).map((text) => text.trim());
+        writeFileSync(path.join(artifacts, 'explain-menu.txt'), titles.join('\n') + '\n');
+        await page.locator(MENU_ROWS, { hasText: 'Explain autograd graph here (AG003)' }).first().click();
+        await page.locator('.tabs-container .tab', { hasText: `${explainFile}:42` }).waitFor({ timeout: 180_000 });
     });
     console.log(`e2e: passed in ${seconds()} s`);
 } finally {
