@@ -400,6 +400,7 @@ def collect() -> dict:
         "FUNCTIONAL": functional,
         "MODULES": _modules(torch, nn, F),
         "TUPLE_RESULTS": _tuple_results(torch, schemas),
+        "DISTRIBUTIONS": _distributions(torch),
     }
 
 
@@ -429,6 +430,14 @@ def _tuple_results(torch, schemas) -> dict:
                              "dim": not all(s["returns"].startswith("(Tensor") for s in overloads), "names": tuple(fields)}
                 break
     return out
+
+
+def _distributions(torch) -> set:
+    """torch.distributions classes: objects that keep the tensors they are built from (loc, scale, logits...)."""
+    import torch.distributions as dist
+
+    return {name for name in dir(dist) if not name.startswith("_") and inspect.isclass(getattr(dist, name))
+            and issubclass(getattr(dist, name), dist.Distribution)}
 
 
 def _losses(F) -> dict:
@@ -595,6 +604,7 @@ def render(facts: dict) -> str:
         "TUPLE_RESULTS": "Ops returning several tensors (an overload's `(Tensor values, Tensor indices)`) -> dtype class of each "
                          "output on float input (int: indices; float: the input's own dtype); dim: only when called with a dim (max(x) is one tensor); "
                          "names: the fields of its named tuple (`.indices`).",
+        "DISTRIBUTIONS": "torch.distributions classes (Distribution subclasses): they keep the tensors they are built from.",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")

@@ -144,6 +144,7 @@ def layer_parameters(name: str | None) -> tuple | None:
 
 PARAMETER_NAMES = frozenset(n for entry in ops.MODULES.values() for n in entry.get("parameters") or () if "." not in n)  # weight, bias, in_proj_weight...
 MODULE_ITERATORS = ops.MODULE_ITERATORS  # model.parameters(), named_buffers(), modules()...
+DISTRIBUTIONS = ops.DISTRIBUTIONS  # torch.distributions.Normal & co.: they keep the tensors they are built from
 
 
 def dtype_class(qualname: str | None) -> str | None:

@@ -347,3 +347,54 @@ def _loaded(node: ast.AST) -> set[str]:
 
 def _stored(node: ast.AST) -> set[str]:
     return _names(node, ast.Store)
+
+
+# -- frozen modules -------------------------------------------------------------------------------------
+def frozen_modules(model: ModuleModel) -> set[str]:
+    """Modules (as written: `backbone`, `self.encoder`) whose parameters the file sets to `requires_grad=False` anywhere:
+    `backbone.requires_grad_(False)`, or `p.requires_grad = False` in a loop over `backbone.parameters()`. Their forward
+    may record nothing to backpropagate (a frozen feature extractor), so a graph through them proves no error."""
+    cached = model.__dict__.get("_frozen_modules")
+    if cached is not None:
+        return cached
+    from . import torch_api as api
+    from .syntax import dotted
+
+    found: set[str] = set()
+    for event in model.events:
+        if isinstance(event, CallEvent) and event.role == "requires_grad_" and event.receiver is not None:
+            value = event.node.args[0] if event.node.args else next((kw.value for kw in event.node.keywords if kw.arg == "requires_grad"), None)
+            if isinstance(value, ast.Constant) and value.value is False:
+                receiver = event.receiver
+                name = dotted(receiver)
+                if isinstance(receiver, ast.Name):
+                    name = _iterated_module(event, receiver.id, api.MODULE_ITERATORS, dotted) or name
+                if name:
+                    found.add(name)
+        elif isinstance(event, AttrStoreEvent) and event.target.attr == "requires_grad":
+            value = event.value
+            if isinstance(value, ast.Constant) and value.value is False and isinstance(event.target.value, ast.Name):
+                name = _iterated_module(event, event.target.value.id, api.MODULE_ITERATORS, dotted)
+                if name:
+                    found.add(name)
+    model.__dict__["_frozen_modules"] = found
+    return found
+
+
+def _iterated_module(event: Event, variable: str, iterators, dotted) -> str | None:
+    """The module whose parameters a loop variable runs over (`for p in backbone.parameters()` -> "backbone")."""
+    for loop in event.ctx.loops():
+        node = loop.node
+        if not isinstance(node, (ast.For, ast.AsyncFor)):
+            continue
+        names = [node.target] if isinstance(node.target, ast.Name) else list(getattr(node.target, "elts", []))
+        if not any(isinstance(n, ast.Name) and n.id == variable for n in names):
+            continue
+        for sub in ast.walk(node.iter):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in iterators:
+                return dotted(sub.func.value)
+    return None
+
+
+def is_frozen(model: ModuleModel, name: str | None) -> bool:
+    return name is not None and any(name == frozen or name.startswith(frozen + ".") for frozen in frozen_modules(model))

@@ -177,6 +177,7 @@ class Walker:
         self.escaped: list | None = None  # events of another module's body that concern the caller's arguments
         self._keywords: dict | None = None
         self.shadows: list[FunctionInfo] = []  # (for release())
+        self.function_aliases: dict = {}  # (id of a scope, name) -> the torch function the name was bound to there
 
     # -- driving -------------------------------------------------------------------------------------
     def run(self) -> ModuleModel:
@@ -285,6 +286,17 @@ class Walker:
             scope = scope.parent
         return None
 
+    def _function_alias(self, name: str) -> str | None:
+        """The torch function a name holds (`criterion = F.cross_entropy`), in the scope that binds the name."""
+        if not self.function_aliases or not name:
+            return None
+        scope = self.scope
+        while scope is not None:
+            if name in scope.bindings:
+                return self.function_aliases.get((id(scope), name))
+            scope = scope.parent
+        return None
+
     def lookup(self, name: str) -> Provenance | None:
         scope = self.scope
         while scope is not None:
@@ -295,6 +307,8 @@ class Walker:
 
     def bind(self, name: str, prov: Provenance | None):
         self.scope.bindings[name] = prov
+        if self.function_aliases:
+            self.function_aliases.pop((id(self.scope), name), None)
         loop = self.loop
         while loop is not None:  # "rebound anywhere in the loop": known once the loop's walk ends
             loop.assigned.add(name)
@@ -344,6 +358,10 @@ class Walker:
         for arg in (args.vararg, args.kwarg):
             if arg is not None:
                 self.bind(arg.arg, None)
+        for index, arg in self._module_parameters(node, positional, args.kwonlyargs, info.cls is not None and not self._is_static(node),
+                                                  info.__dict__.get("module_arguments", ())):
+            # `def train(netD, netG, ...)` that iterates `netD.parameters()`: a module, whose call is a forward
+            self.scope.bindings[arg.arg] = Provenance(Kind.MODULE, arg.lineno, origin="param", param_deps=frozenset({index}), node=arg)
         self._register_defs(node.body)
         try:
             self.walk_body(node.body)
@@ -351,6 +369,23 @@ class Walker:
             self._restore(saved)
             info.walking = False
             info.walked = True
+
+    def _module_parameters(self, node, positional, kwonly, method: bool, given=()):
+        """Parameters that are an nn.Module: those the first call passed a module for (`given`), and those the body
+        treats as one: receivers of `.parameters()`, `.named_modules()`... (torch's module iterators, which no tensor
+        or optimizer has). The body's text is searched first: most functions never name one."""
+        arguments = [*positional, *kwonly]
+        index_of = {arg.arg: index for index, arg in enumerate(arguments) if not (method and index == 0)}
+        found = {name: (index_of[name], arguments[index_of[name]]) for name in given if name in index_of}
+        text = self.model.text(node)
+        if "(" not in text or not any(f".{name}(" in text for name in api.MODULE_ITERATORS):
+            return list(found.values())
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS \
+                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id in index_of:
+                name = sub.func.value.id
+                found[name] = (index_of[name], arguments[index_of[name]])
+        return list(found.values())
 
     def walk_for_caller(self, info: FunctionInfo):
         """Walk one of this (summary-only) module's functions because another module's analysis needs it."""
@@ -405,14 +440,17 @@ class Walker:
                            graph=frozenset({id(call)}) if ret.graph else frozenset())
         if ret.kind is not Kind.TENSOR:
             return None
+        grads = any(p is not None and p.kind is Kind.TENSOR and p.requires_grad for p in flatten([prov for prov, _ in deps]))
         if any(prov is None for prov, _ in deps):
-            if not (ret.nondiff is not None and ret.requires_grad is False):
+            # an integer cut has no grad whatever the rest is; a tensor built from one that requires grad has it
+            # (`summed_loss(predictions, targets)` with unknown targets)
+            if not (ret.nondiff is not None and ret.requires_grad is False) and not (grads and ret.requires_grad is None):
                 return None
-            deps = [(prov, node) for prov, node in deps if prov is not None]  # an integer cut has no grad whatever the rest is
+            deps = [(prov, node) for prov, node in deps if prov is not None]
         requires_grad = ret.requires_grad
         if ret.nondiff is not None and ret.requires_grad is False:
             pass  # every path through the helper went through an integer cut (argmax, comparison): no grad whatever it is given
-        elif any(prov.requires_grad for prov, _ in deps):
+        elif grads and ret.requires_grad is not False:  # (False: the helper detaches or runs under no_grad)
             requires_grad = True
         elif requires_grad is None and all(prov.requires_grad is False for prov, _ in deps):
             requires_grad = False
@@ -424,7 +462,8 @@ class Walker:
             leaf=(False if requires_grad and not self.no_grad else (True if requires_grad is False or self.no_grad else None)),
             dtype=ret.dtype or self._common_dtype([prov for prov, _ in deps]),
             composed_from=ret.composed_from | self._composed([(prov, node) for prov, node in deps]),
-            graph=ret.graph | frozenset().union(*(prov.graph for prov, _ in deps)) | {id(call)},
+            graph=frozenset() if requires_grad is False else
+            ret.graph | frozenset().union(*(p.graph for p in flatten([prov for prov, _ in deps]) if p is not None)) | {id(call)},
             # a helper called inside another helper with that one's parameters: the result still depends on them
             param_deps=frozenset().union(*(prov.param_deps for prov, _ in deps)),
             no_grad=self.no_grad,
@@ -639,6 +678,11 @@ class Walker:
             alias = value.id if isinstance(value, ast.Name) else None
             self.emit(BindEvent(self.stmt, self.ctx(), name=target.id, target=target, value=value, prov=prov, alias_of=alias))
             self.bind(target.id, prov)
+            if prov is None and isinstance(value, (ast.Attribute, ast.Name)):
+                qualname = self.imports.qualname(value) or self._function_alias(value.id if isinstance(value, ast.Name) else "")
+                module, _, short = (qualname or "").rpartition(".")
+                if module in api.MATH_MODULES and short[:1].islower():
+                    self.function_aliases[(id(self.scope), target.id)] = qualname  # `loss_fn = F.l1_loss`
         elif isinstance(target, (ast.Tuple, ast.List)):
             elements = self._unpack(value, prov, len(target.elts))
             for element_target, (element_value, element_prov) in zip(target.elts, elements):
@@ -738,6 +782,9 @@ class Walker:
     def _element_of(self, prov: Provenance | None, node: ast.expr) -> Provenance | None:
         if prov is None:
             return None
+        if prov.kind is Kind.TENSOR and prov.origin == "param":
+            # a helper's parameter iterated (`for pred in predictions`): what the call passes decides, as for the parameter
+            return Provenance(Kind.TENSOR, node.lineno, origin="element", param_deps=prov.param_deps, node=node)
         if prov.kind is Kind.PARAMS:
             origin = prov.origin if prov.origin.endswith(".parameters()") else "parameter"
             param = Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=origin, node=node)
@@ -856,6 +903,10 @@ class Walker:
     def ev_BinOp(self, node):
         left = self.ev(node.left, usage="operand")
         right = self.ev(node.right, usage="operand")
+        if isinstance(node.op, ast.Add) and left is not None and right is not None and left.kind is Kind.PARAMS and right.kind is Kind.PARAMS:
+            # `list(G.parameters()) + list(E.parameters())`: one optimizer over both (known only when both are)
+            both = left.params | right.params if left.params and right.params else frozenset()
+            return Provenance(Kind.PARAMS, node.lineno, origin=left.origin, params=both, node=node)
         result = self.combine(node, [(left, node.left), (right, node.right)], binop=node.op)
         if result is not None and result.requires_grad and isinstance(node.op, (ast.Mult, ast.Div, ast.Pow, ast.MatMult)):
             self._mark_saved([node.left, node.right], api.operator_op(node.op), node)
@@ -996,6 +1047,8 @@ class Walker:
     def ev_Call(self, node: ast.Call):
         func = node.func
         qualname = self.imports.qualname(func)
+        if qualname is None and isinstance(func, ast.Name) and self.function_aliases:
+            qualname = self._function_alias(func.id)
         method = func.attr if isinstance(func, ast.Attribute) and qualname is None else None
         callee = qualname or method or (func.id if isinstance(func, ast.Name) else None)
         receiver = func.value if method is not None else None
@@ -1069,6 +1122,13 @@ class Walker:
             return self.construct(definition, node, arg_provs, event)
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
+        if (name == "zip" or name == "enumerate") and arg_provs and not node.keywords:
+            # the loop over `zip(predictions, targets)` of a helper: each element pairs the elements of its parameters
+            items = [self._element_of(prov, arg) for prov, arg in zip(arg_provs[:1] if name == "enumerate" else arg_provs, node.args)]
+            if all(item is None for item in items):
+                return None
+            items = [_INT_NUMBER, *items] if name == "enumerate" else items
+            return Provenance(Kind.SEQUENCE, node.lineno, elements=(Provenance(Kind.SEQUENCE, node.lineno, elements=tuple(items)),))
         if name == "float" or name == "int" or name == "len":
             return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT if name == "float" else api.INT)
         if self.resolver is not None and name in self.imports.names:
@@ -1095,6 +1155,7 @@ class Walker:
         """A call of a function of the workspace: its summary, or its body walked with what this call passes."""
         keywords, self._keywords = self._keywords, None
         if not info.walked:
+            self._note_module_arguments(info, node, arg_provs, keywords, receiver is not None or info.cls is not None)
             self.walk_function(info)
         event.function = info
         self._passes_arguments(info, arg_provs, keywords)
@@ -1102,6 +1163,18 @@ class Walker:
         if walked is not _NOT_WALKED:
             return walked
         return self.instantiate(info, node, arg_provs, node.args)
+
+    def _note_module_arguments(self, info: FunctionInfo, node: ast.Call, arg_provs, keywords, method: bool):
+        """The first call of a function, which walks its body: the parameters it is given a trainable module for
+        (`train_single_scale(Discriminator(), Generator(), ...)`) are modules in its summary, so their calls are forwards."""
+        if info.owner is not self or info.walking or isinstance(info.node, ast.Lambda):
+            return
+        bound = callsite.bind_arguments(info.node, method and not self._is_static(info.node), node, arg_provs, keywords or {})
+        if not bound:
+            return
+        modules = {name for name, prov in bound.items() if prov is not None and prov.kind is Kind.MODULE and _trainable_module(prov)}
+        if modules:
+            info.module_arguments = modules  # type: ignore[attr-defined]
 
     def construct(self, cls: ClassInfo, node: ast.Call, arg_provs, event) -> Provenance | None:
         """`Model(w)`, `Trainer(model, opt)`: an instance of a user class, its __init__ walked with the arguments."""
@@ -1336,7 +1409,8 @@ class Walker:
         result = Provenance(Kind.TENSOR, node.lineno, leaf=not requires_grad if requires_grad is not None else None, requires_grad=requires_grad,
                             dtype=api.FLOAT if requires_grad else None, origin=f"{self.model.text(node.func)}(...)", graph=graph, no_grad=self.no_grad,
                             loop=self.loop, epoch=self.epoch, scalar=_reduction_scalar(reduction) if loss else None, node=node, nondiff=cut,
-                            composed_from=frozenset().union(*(p.composed_from for p in inputs)))
+                            composed_from=frozenset().union(*(p.composed_from for p in inputs)),
+                            param_deps=frozenset().union(*(p.param_deps for p in inputs)))
         width = _layer_width(name, built)
         if width is not None and width > 1:
             result = result.but(scalar=False)  # nn.Linear(10, 5)(x): at least 5 elements
@@ -1394,7 +1468,8 @@ class Walker:
                         not callsite.worth_walking(info, [*arg_provs, *(self._keywords or {}).values()]):
                     return None  # another module's plain class (a config, a container): walked only for calls that pass facts
                 return self.call_function(info, node, arg_provs, event, receiver=recv)
-            submodule = cls.attributes.get(method) if isinstance(cls, ClassInfo) and self._summarised(cls.methods.get("__init__")) else None
+            # `self.fc(x)`: the submodule's forward, whichever method set `self.fc` (a trainer's `train()` builds `self.G`)
+            submodule = self._module_attribute(node.func, recv) if isinstance(cls, ClassInfo) or self.is_bound(label(node.func) or "") else None
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
             return None
@@ -1533,11 +1608,23 @@ class Walker:
             return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers)
         if module.startswith("torch.nn.init"):
             return None
+        if module.startswith("torch.distributions") and short in api.DISTRIBUTIONS:
+            return self._distribution(node, arg_provs)
         if module == "torch" and short in api.TENSOR_FACTORIES:
             return self.factory(node, short, arg_provs)
         if module in ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft") or qualname == "torch.autograd.backward":
             return self.torch_op(node, short, arg_provs)
         return None
+
+    def _distribution(self, node: ast.Call, arg_provs) -> Provenance | None:
+        """`Normal(mean, torch.exp(log_std))`: the distribution keeps its tensors, so it carries the graph of those built
+        from trainable ones (a leaf or a view of one is kept live: only a computed argument can go stale)."""
+        keywords = self._keywords or {}
+        pairs = [*zip(arg_provs, node.args), *((keywords.get(kw.arg), kw.value) for kw in node.keywords if kw.arg)]
+        computed = [(prov, arg) for prov, arg in pairs if prov is not None and prov.has_graph and prov.base is None]
+        if not computed:
+            return None
+        return self.derive(node, computed[0][0], computed, scalar=None).but(origin=self._origin(node))
 
     def _optimizer_params(self, node, arg_provs) -> frozenset:
         if not arg_provs or arg_provs[0] is None:
@@ -1745,6 +1832,17 @@ class Walker:
 _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), "Conv1d": (1, "out_channels"),
                 "Conv2d": (1, "out_channels"), "Conv3d": (1, "out_channels"), "ConvTranspose1d": (1, "out_channels"),
                 "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim")}
+
+
+def _trainable_module(prov: Provenance) -> bool:
+    """A user nn.Module, or a torch.nn layer that has parameters (not a loss, not ReLU)."""
+    cls = prov.module_class
+    if isinstance(cls, ClassInfo):
+        return cls.is_module
+    if isinstance(cls, str):
+        short = cls.rsplit(".", 1)[-1]
+        return not short.endswith("Loss") and api.layer_parameters(short) != ()
+    return False
 
 
 def _layer_width(name: str | None, built: ast.Call | None) -> int | None:
