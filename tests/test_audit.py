@@ -363,3 +363,14 @@ def test_text_output_marks_each_finding(tmp_path):
     assert runtime.startswith(f"{script}:") and "AG005" in runtime and runtime.endswith("(runtime-only: observed at run time)")
     assert any("(not reached by the run)" in line and "AG001" in line for line in lines)
     assert lines[-1].startswith("Found ") and "observed at run time" in lines[-1]
+
+
+def test_the_200_line_training_script_audits_clean(tmp_path):
+    """The benchmark's correct training script (argparse defaults, a 10-step loop, a checkpoint saved to the working
+    directory): nothing to report, and the run ends normally."""
+    script = tmp_path / "train200.py"
+    shutil.copyfile(Path(__file__).resolve().parents[1] / "bench" / "audit_fixtures" / "train200.py", script)
+    doc, rc = audit_json(script)
+    assert doc["run"]["stopped"] is None, doc["run"]
+    assert (doc["findings"], rc) == ([], 0)
+    assert doc["run"]["loops"][f"{script}:{line_of(script, 'for step in range(cfg.steps)')}"] == 3

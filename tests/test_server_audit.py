@@ -74,3 +74,45 @@ async def test_audit_refused_when_running_code_is_disabled(editor: Editor):
     assert await editor.command("autograd-lsp.audit", uri, {}) == {"status": "disabled"}
     unknown = await editor.command("autograd-lsp.audit")
     assert unknown["status"] == "error"
+
+
+async def test_audit_can_be_cancelled(editor: Editor):
+    await editor.start()
+    if not (editor.capabilities.window and editor.capabilities.window.work_done_progress):
+        return  # this client shows no progress, so it cannot cancel one (the other client of this module does)
+    uri = editor.open("slow.py", "import time\ntime.sleep(60)\n")
+    await editor.diagnostics(uri)
+    running = asyncio.ensure_future(editor.client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="autograd-lsp.audit", arguments=[uri, {}])))
+    deadline = asyncio.get_running_loop().time() + WAIT
+    while not any(r and r[0].kind == "begin" for r in editor.client.progress_reports.values()):
+        assert asyncio.get_running_loop().time() < deadline, "no progress began"
+        await asyncio.sleep(0.02)
+    pid = (await editor.command("autograd-lsp.serverInfo"))["pid"]
+    while not _children(pid):  # the sandboxed run has started
+        assert asyncio.get_running_loop().time() < deadline + AUDIT_WAIT, "the run never started"
+        await asyncio.sleep(0.05)
+    token = next(t for t, r in editor.client.progress_reports.items() if r and r[0].kind == "begin" and len(r) == 1)
+    editor.client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    assert await asyncio.wait_for(running, WAIT) == {"status": "cancelled"}
+    deadline = asyncio.get_running_loop().time() + WAIT
+    while _children(pid):
+        assert asyncio.get_running_loop().time() < deadline, "the sandboxed run was not stopped"
+        await asyncio.sleep(0.05)
+
+
+def _children(pid: int) -> list[int]:
+    """The server's child processes that run the audit child (copied as __agl_harness__.py, like confirm's)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            try:
+                if b"__agl_harness__" in Path(f"/proc/{child}/cmdline").read_bytes():
+                    found.append(int(child))
+            except OSError:
+                pass
+    return found

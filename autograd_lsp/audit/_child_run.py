@@ -306,6 +306,7 @@ def main():
     _record_argparse_errors()
     threading.Thread(target=_snapshots, name="agl-audit-snapshots", daemon=True).start()
     started = time.perf_counter()
+    RESULT["timings"] = {"child_start_s": round(time.time() - SPEC.get("launched_at", time.time()), 3)}
     probes = {}
     try:
         if SPEC.get("device") == "cuda":
@@ -318,6 +319,8 @@ def main():
         reason = "torch-missing" if isinstance(error, ImportError) else "probes"
         RESULT["stopped"] = {"reason": reason, "path": None, "line": None, "message": "%s: %s" % (type(error).__name__, error)}
         return
+    RESULT["timings"]["probes_s"] = round(time.perf_counter() - started, 3)
+    started = time.perf_counter()
     module = types.ModuleType("__main__")
     module.__file__ = SCRIPT
     module.__builtins__ = builtins
@@ -343,7 +346,7 @@ def main():
         sys.settrace(None)
         if hasattr(signal, "setitimer"):
             signal.setitimer(signal.ITIMER_REAL, 0)
-    RESULT["run_s"] = round(time.perf_counter() - started, 3)
+    RESULT["timings"]["script_s"] = round(time.perf_counter() - started, 3)
     RESULT["torch_version"] = getattr(sys.modules.get("torch"), "__version__", None)
     if failure is not None:
         frames = _frames_of(failure.__traceback__)

@@ -151,6 +151,7 @@ def _run_json(report) -> dict:
         "stop_reason": STOP_REASONS.get((run.stopped or {}).get("reason")) if run.stopped else None,
         "steps": report.steps,
         "duration_s": round(run.duration_s, 3),
+        "timings": run.timings,
         "reached_lines": sorted(run.reached_lines.get(report.source.path, ())),
         "loops": run.loops,
         "python": run.python,

@@ -5,6 +5,7 @@ Pure stdlib: the parent never imports torch (the child, ``_child_run.py``, and t
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +48,7 @@ class RunResult:
     isolation_note: str = ""
     output: str = ""
     probe_errors: list[str] = field(default_factory=list)
+    timings: dict = field(default_factory=dict)  # seconds the child spent: starting (probes, torch) and in the script
 
     @property
     def started(self) -> bool:
@@ -86,6 +88,7 @@ def run(source: Source, argv: list[str], *, steps: int = DEFAULT_STEPS, device: 
         "timeout_margin": min(TIMEOUT_MARGIN_S, timeout / 4),
         "probes": probes_text() if probes is None else probes,
         "mirror": isolated,
+        "launched_at": time.time(),
     }
     outcome = sandbox.run("", {}, probe=None, user_path=script, device=device, timeout=timeout, python=python,
                           memory_limit=memory_limit, harness=CHILD, spec_extra=spec)
@@ -102,6 +105,7 @@ def run(source: Source, argv: list[str], *, steps: int = DEFAULT_STEPS, device: 
         isolation_note=outcome.isolation_note,
         output=outcome.output,
         probe_errors=list(facts.get("probe_errors") or []),
+        timings=dict(facts.get("timings") or {}),
     )
     if outcome.extra.get("start_error"):
         result.stopped = {"reason": "start", "path": None, "line": None, "message": outcome.output}
