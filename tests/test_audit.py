@@ -194,6 +194,38 @@ def test_loops_are_bounded_and_lines_keep_their_numbers(tmp_path):
     assert any(f["code"] == "AG016" and "boundaries=38" in f["message"] for f in doc["findings"]), doc["findings"]
 
 
+def test_modules_of_the_project_are_bounded_and_watched_too(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "lib").mkdir()
+    trainer = write(tmp_path, """
+        import torch
+
+        def train(model, steps):
+            done = 0
+            for step in range(steps):
+                out = model(torch.randn(2, 4))
+                try:
+                    out.backward()  # non-scalar in trainer
+                except RuntimeError:
+                    pass
+                done += 1
+            return done
+    """, "lib/trainer.py")
+    script = write(tmp_path, """
+        import sys
+        import torch
+        sys.path.insert(0, "lib")
+        import trainer
+        done = trainer.train(torch.nn.Linear(4, 1), 10 ** 9)
+        assert done == 2, done
+    """, "main.py")
+    doc, rc = audit_json(script, "--steps", "2")
+    assert doc["run"]["stopped"] is None, doc["run"]
+    assert [(f["path"], f["line"], f["code"], f["audit"]) for f in doc["findings"]] == \
+        [(str(Path("lib") / "trainer.py"), line_of(trainer, "non-scalar in trainer"), "AG005", "runtime-only")]
+    assert rc == 1
+
+
 # -- notebooks ---------------------------------------------------------------------------------------------------------
 def test_notebook_cells_run_in_order_with_magics_masked(tmp_path):
     cells = [

@@ -48,6 +48,7 @@ def _limit_resources():
 _limit_resources()
 SCRIPT = SPEC["script"]
 USER_FILES = set(SPEC.get("user_files") or [SCRIPT])
+_USER_BY_REAL_PATH = {os.path.realpath(path): path for path in USER_FILES}
 STEPS = max(1, int(SPEC.get("steps", 3)))
 RESULT = {"final": False, "findings": [], "stopped": None, "reached_lines": {}, "loops": {},
           "python": sys.version.split()[0], "executable": sys.executable, "probe_errors": []}
@@ -197,6 +198,42 @@ def bounded(tree, path):
     return ast.fix_missing_locations(_Bounder(path).visit(tree))
 
 
+class _BoundingFinder:
+    """Modules of the user's project (their files are in USER_FILES) import with their loops bounded too: a
+    `train()` in trainer.py called from main.py must not run every epoch."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        import importlib.machinery
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+        if spec is None or not spec.origin or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            return spec
+        # by real path: "lib/x.py" through the working directory's links to the script's folder is the user's file
+        user_path = _USER_BY_REAL_PATH.get(os.path.realpath(spec.origin))
+        if user_path is not None:
+            spec.loader = _BoundingLoader(spec.loader.name, spec.origin, user_path)
+        return spec
+
+
+def _bounding_loader_class():
+    import importlib.machinery
+
+    class BoundingLoader(importlib.machinery.SourceFileLoader):
+        def __init__(self, fullname, path, user_path):
+            super().__init__(fullname, path)
+            self.user_path = user_path  # the name its code carries: the user's file as the report names it
+
+        def get_code(self, fullname):  # never the cached bytecode (it holds the unbounded loops)
+            tree = ast.parse(self.get_data(self.get_filename(fullname)), self.user_path)
+            return compile(bounded(tree, self.user_path), self.user_path, "exec", dont_inherit=True)
+
+    return BoundingLoader
+
+
+_BoundingLoader = None
+
+
 # -- stop reasons ------------------------------------------------------------------------------------------------
 ARGPARSE_ERRORS = []
 _GPU_WORDS = ("not compiled with cuda", "no cuda gpus", "nvidia driver", "cuda driver", "cuda is not available",
@@ -272,7 +309,7 @@ def _load_probes(bound):
         return {}
     namespace = {"__name__": "__agl_audit_probes__", "__builtins__": builtins}
     exec(compile(text, "<autograd-lsp audit probes>", "exec"), namespace)
-    namespace["install"](report, set(USER_FILES))
+    namespace["install"](report, USER_FILES)
     bound.step_boundary = namespace.get("step_boundary")
     return namespace
 
@@ -303,6 +340,9 @@ def main():
     _mirror_script_folder(script_dir)
     bound = Bound(STEPS)
     builtins.__agl_audit__ = bound
+    global _BoundingLoader
+    _BoundingLoader = _bounding_loader_class()
+    sys.meta_path.insert(0, _BoundingFinder)
     _record_argparse_errors()
     threading.Thread(target=_snapshots, name="agl-audit-snapshots", daemon=True).start()
     started = time.perf_counter()

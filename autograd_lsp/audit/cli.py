@@ -80,6 +80,6 @@ def run(args) -> int:
         if args.audit_format != "text":
             print(f"autograd-lsp audit: error: {audit_report.stop_line(result)}", file=sys.stderr)
         return EXIT_ERROR
-    if result.findings and not args.exit_zero:
+    if result.all_findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN

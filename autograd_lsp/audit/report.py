@@ -7,6 +7,7 @@ static finding is *runtime-only*. Text, JSON and SARIF carry the same findings a
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 
 from .. import report as check_report
@@ -89,7 +90,10 @@ def where(report, path: str | None, line: int | None) -> str:
         return "before the script started"
     if path == source.path:
         path = report.display_path
-    if line and source.cells:
+    else:
+        relative = os.path.relpath(path)
+        path = path if relative.startswith("..") else relative
+    if line and source.cells and path == report.display_path:
         cell = source.cell_of(line)
         if cell is not None:
             return f"{path}:cell {cell[0] + 1}, line {cell[1]}"
@@ -114,29 +118,29 @@ def run_summary(report) -> str:
     return "Audit: " + "; ".join(parts)
 
 
-def _entry(report) -> check_report.FileFindings:
-    return check_report.FileFindings(report.display_path, report.source, [a.finding for a in report.findings])
+def _entries(report) -> list[check_report.FileFindings]:
+    return [check_report.FileFindings(f.display_path, f.source, [a.finding for a in f.findings]) for f in report.files]
 
 
 def text(report) -> str:
-    entry = _entry(report)
     lines = []
-    for audited in report.findings:
-        finding = audited.finding
-        message = check_report._message(report.source, finding.message)
-        lines.append(f"{entry.path}:{check_report.position(entry, finding)}: {finding.code} {message} ({LABELS[audited.status]})")
-        if audited.status == CONFIRMED and audited.run_message and audited.run_message != finding.message:
-            lines.append(f"    run: {audited.run_message}")
-        if audited.evidence:
-            lines.append(f"    evidence: {audited.evidence}")
+    for entry, audited_file in zip(_entries(report), report.files):
+        for audited in audited_file.findings:
+            finding = audited.finding
+            message = check_report._message(entry.source, finding.message)
+            lines.append(f"{entry.path}:{check_report.position(entry, finding)}: {finding.code} {message} ({LABELS[audited.status]})")
+            if audited.status == CONFIRMED and audited.run_message and audited.run_message != finding.message:
+                lines.append(f"    run: {audited.run_message}")
+            if audited.evidence:
+                lines.append(f"    evidence: {audited.evidence}")
     stop = stop_line(report)
     if stop:
         lines.append(stop)
     lines.append(run_summary(report))
     for note in report.run.probe_errors[:5]:
         lines.append(f"note: a probe failed: {note}")
-    observed = sum(1 for a in report.findings if a.observed)
-    total = len(report.findings)
+    observed = sum(1 for a in report.all_findings if a.observed)
+    total = len(report.all_findings)
     if total:
         lines.append(f"Found {total} problem{'s' if total != 1 else ''} ({observed} observed at run time).")
     else:
@@ -164,17 +168,18 @@ def _run_json(report) -> dict:
 
 def as_json(report) -> str:
     findings = []
-    for audited in report.findings:
-        item = check_report.finding_json(report.display_path, audited.finding, report.source)
-        item.update(audit=audited.status, observed_at_run_time=audited.observed, evidence=audited.evidence or None)
-        findings.append(item)
+    for audited_file in report.files:
+        for audited in audited_file.findings:
+            item = check_report.finding_json(audited_file.display_path, audited.finding, audited_file.source)
+            item.update(audit=audited.status, observed_at_run_time=audited.observed, evidence=audited.evidence or None)
+            findings.append(item)
     return json.dumps({"findings": findings, "run": _run_json(report)}, indent=2, ensure_ascii=False)
 
 
 def as_sarif(report) -> str:
-    log = json.loads(check_report.as_sarif([_entry(report)]))
+    log = json.loads(check_report.as_sarif(_entries(report)))
     run = log["runs"][0]
-    for result, audited in zip(run["results"], report.findings):
+    for result, audited in zip(run["results"], report.all_findings):
         result.setdefault("properties", {}).update(audit=audited.status, observedAtRunTime=audited.observed)
         if audited.evidence:
             result["properties"]["evidence"] = audited.evidence

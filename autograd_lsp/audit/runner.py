@@ -64,6 +64,31 @@ def probes_text() -> str:
         return ""
 
 
+MAX_PROJECT_FILES = 5000
+_NOT_PROJECT = {"site-packages", "dist-packages", "node_modules", "__pycache__", "build", "dist"}
+
+
+def project_files(script: str) -> list[str]:
+    """The script and the .py files of its project (confirm's workspace: the folder with pyproject.toml, setup.py
+    or .git above it, else its own): modules it imports from there are the user's, bounded and watched too.
+    Virtual environments and hidden folders inside the project are not the user's code."""
+    files = [script]
+    root = sandbox.workspace_of(script)
+    if root is None:
+        return files
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in _NOT_PROJECT
+                         and not os.path.exists(os.path.join(folder, d, "pyvenv.cfg"))]
+        for name in names:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                if path != script:
+                    files.append(path)
+                    if len(files) >= MAX_PROJECT_FILES:
+                        return files
+    return files
+
+
 def child_cells(source: Source) -> list[dict]:
     """What the child runs, in order: the whole script, or each notebook cell (IPython syntax masked) at its
     own lines of the joined program, so that lines match `check`'s."""
@@ -80,7 +105,7 @@ def run(source: Source, argv: list[str], *, steps: int = DEFAULT_STEPS, device: 
     isolated = sandbox.isolation().kind == sandbox.ISOLATED
     spec = {
         "script": script,
-        "user_files": [script],
+        "user_files": project_files(script),
         "cells": child_cells(source),
         "argv": list(argv),
         "steps": steps,
