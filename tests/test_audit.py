@@ -406,3 +406,25 @@ def test_the_200_line_training_script_audits_clean(tmp_path):
     assert doc["run"]["stopped"] is None, doc["run"]
     assert (doc["findings"], rc) == ([], 0)
     assert doc["run"]["loops"][f"{script}:{line_of(script, 'for step in range(cfg.steps)')}"] == 3
+
+
+def test_a_run_killed_from_outside_still_reports_where_it_was_and_what_it_saw(tmp_path):
+    # The script ignores the child's own alarm, so only the parent's hard timeout stops it: the child's last
+    # snapshot must still carry the finding observed before and the line it was stuck on.
+    script = write(tmp_path, """
+        import signal
+        import time
+        import torch
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        w = torch.randn(3, requires_grad=True)
+        try:
+            (w * 2).backward()  # non-scalar
+        except RuntimeError:
+            pass
+        time.sleep(120)  # stuck
+    """)
+    doc, _ = audit_json(script, "--timeout", "8")
+    stopped = doc["run"]["stopped"]
+    assert (stopped["reason"], stopped["line"]) == ("timeout", line_of(script, "# stuck")), stopped
+    assert "killed" in stopped["message"]
+    assert [(f["code"], f["line"]) for f in doc["findings"]] == [("AG005", line_of(script, "# non-scalar"))]

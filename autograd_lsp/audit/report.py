@@ -6,6 +6,7 @@ static finding is *runtime-only*. Text, JSON and SARIF carry the same findings a
 """
 from __future__ import annotations
 
+import ast
 import json
 import os
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ class AuditFinding:
     status: str  # one of LABELS
     evidence: str = ""  # what the run measured (runtime findings)
     run_message: str = ""  # the probe's message, when a static finding was confirmed
+    run_line: int | None = None  # the line the run named, when a static finding was confirmed
 
     @property
     def observed(self) -> bool:
@@ -39,6 +41,20 @@ class AuditFinding:
 
 def _lines_of(finding: Finding) -> set[int]:
     return set(range(finding.span.line, finding.span.end_line + 1))
+
+
+def _loop_ranges(source: Source) -> list[tuple[int, int]]:
+    try:
+        tree = ast.parse(source.text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    return [(node.lineno, node.end_lineno or node.lineno) for node in ast.walk(tree)
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While))]
+
+
+def _innermost(loops: list[tuple[int, int]], line: int) -> tuple[int, int] | None:
+    around = [loop for loop in loops if loop[0] <= line <= loop[1]]
+    return min(around, key=lambda loop: loop[1] - loop[0]) if around else None
 
 
 def _runtime_finding(source: Source, observed: dict) -> Finding:
@@ -59,18 +75,33 @@ def merge(source: Source, static: list[Finding], run: RunResult, selected=lambda
     observed = [o for o in run.findings if o.get("path") == path and selected(o["code"])]
     used: set[int] = set()
     merged: list[AuditFinding] = []
-    for finding in static:
+    loops = _loop_ranges(source)
+    matches: dict[int, int] = {}  # static index -> observed index
+    for exact in (True, False):
+        for index, finding in enumerate(static):
+            if index in matches or finding.code == "AG000":
+                continue
+            # the run may name a related line (the in-place op of a failing backward, say): that confirms it too;
+            # failing that, a line of the same innermost loop (the use and its backward, the step and its forward)
+            if exact:
+                matching = _lines_of(finding) | {r.span.line for r in finding.related}
+            else:
+                loop = _innermost(loops, finding.span.line)
+                matching = set(range(loop[0], loop[1] + 1)) if loop else set()
+            match = next((i for i, o in enumerate(observed) if i not in used and o["code"] == finding.code
+                          and int(o.get("line") or 0) in matching), None)
+            if match is not None:
+                used.add(match)
+                matches[index] = match
+    for index, finding in enumerate(static):
         if finding.code == "AG000":
             merged.append(AuditFinding(finding, NOT_REACHED))
             continue
         lines = _lines_of(finding)
-        # the run may name a related line (the in-place op of a failing backward, say): that confirms it too
-        matching = lines | {r.span.line for r in finding.related}
-        match = next((i for i, o in enumerate(observed) if i not in used and o["code"] == finding.code
-                      and int(o.get("line") or 0) in matching), None)
+        match = matches.get(index)
         if match is not None:
-            used.add(match)
-            merged.append(AuditFinding(finding, CONFIRMED, observed[match].get("evidence", ""), observed[match].get("message", "")))
+            seen = observed[match]
+            merged.append(AuditFinding(finding, CONFIRMED, seen.get("evidence", ""), seen.get("message", ""), int(seen.get("line") or 0) or None))
         elif lines & reached:
             merged.append(AuditFinding(finding, NOT_OBSERVED))
         else:
@@ -130,7 +161,8 @@ def text(report) -> str:
             message = check_report._message(entry.source, finding.message)
             lines.append(f"{entry.path}:{check_report.position(entry, finding)}: {finding.code} {message} ({LABELS[audited.status]})")
             if audited.status == CONFIRMED and audited.run_message and audited.run_message != finding.message:
-                lines.append(f"    run: {audited.run_message}")
+                at = f" (line {audited.run_line})" if audited.run_line and audited.run_line != finding.span.line else ""
+                lines.append(f"    run{at}: {audited.run_message}")
             if audited.evidence:
                 lines.append(f"    evidence: {audited.evidence}")
     stop = stop_line(report)
@@ -171,7 +203,8 @@ def as_json(report) -> str:
     for audited_file in report.files:
         for audited in audited_file.findings:
             item = check_report.finding_json(audited_file.display_path, audited.finding, audited_file.source)
-            item.update(audit=audited.status, observed_at_run_time=audited.observed, evidence=audited.evidence or None)
+            item.update(audit=audited.status, observed_at_run_time=audited.observed, evidence=audited.evidence or None,
+                        run_message=audited.run_message or None, run_line=audited.run_line)
             findings.append(item)
     return json.dumps({"findings": findings, "run": _run_json(report)}, indent=2, ensure_ascii=False)
 
