@@ -119,6 +119,15 @@ def test_missing_sys_argv_argument(tmp_path):
     assert (doc["run"]["stopped"]["reason"], doc["run"]["stopped"]["line"]) == ("argument", line_of(script, "# argv"))
 
 
+def test_reading_standard_input(tmp_path):
+    script = write(tmp_path, """
+        answer = input("continue? ")  # asks
+    """)
+    doc, _ = audit_json(script)
+    assert (doc["run"]["stopped"]["reason"], doc["run"]["stopped"]["line"], doc["run"]["stop_reason"]) == \
+        ("input", line_of(script, "# asks"), "waits for input")
+
+
 def test_arguments_after_double_dash_reach_the_script(tmp_path):
     script = write(tmp_path, """
         import sys
@@ -232,7 +241,7 @@ def test_notebook_cells_run_in_order_with_magics_masked(tmp_path):
         "%matplotlib inline\nimport torch\nw = torch.randn(3, requires_grad=True)",
         "# markdown-like comment only",
         "!ls\nfor step in range(50):\n    out = w * 2\n    out.backward(torch.ones(3))\ny = w * 3",
-        "try:\n    y.backward()  # non-scalar\nexcept RuntimeError:\n    pass\nopen('missing.bin')",
+        "display(w.shape)\ntry:\n    y.backward()  # non-scalar\nexcept RuntimeError:\n    pass\nopen('missing.bin')",
     ]
     notebook = {"cells": [{"cell_type": "code", "source": text, "metadata": {}, "outputs": [], "execution_count": None} for text in cells[:1]]
                 + [{"cell_type": "markdown", "source": "# title", "metadata": {}}]
@@ -245,10 +254,11 @@ def test_notebook_cells_run_in_order_with_magics_masked(tmp_path):
     assert stopped["reason"] == "data", stopped
     # cell 5 of the notebook (the markdown cell counts, as Jupyter shows)
     nonscalar = [f for f in doc["findings"] if f["code"] == "AG005"]
-    assert [(f["cell"], f["cell_line"]) for f in nonscalar] == [(5, 2)], doc["findings"]
+    assert [(f["cell"], f["cell_line"]) for f in nonscalar] == [(5, 3)], doc["findings"]
+    assert "torch.Size([3])" in doc["run"]["output_tail"]  # display() works as in Jupyter
     out = _audit(path)
-    assert "nb.ipynb:cell 5, line 5: missing data file" in out.stdout, out.stdout
-    assert "nb.ipynb:cell 5, line 2:5: AG005" in out.stdout, out.stdout
+    assert "nb.ipynb:cell 5, line 6: missing data file" in out.stdout, out.stdout
+    assert "nb.ipynb:cell 5, line 3:5: AG005" in out.stdout, out.stdout
 
 
 # -- the sandbox holds -------------------------------------------------------------------------------------------------

@@ -63,6 +63,8 @@ class AuditTimeout(BaseException):
 
 def _write(final=False):
     with _LOCK:
+        if RESULT["final"] and not final:  # a snapshot must never overwrite the last word
+            return
         RESULT["final"] = final
         RESULT["reached_lines"] = {path: sorted(lines) for path, lines in list(REACHED.items())}
         try:
@@ -288,6 +290,8 @@ def stop_reason(error, frames):
     if name in ("URLError", "ConnectionError", "gaierror", "HTTPError", "MaxRetryError") or "name or service not known" in lowered \
             or "network is unreachable" in lowered or "temporary failure in name resolution" in lowered:
         return "data", "the script tried to download something (no network in the sandbox): %s" % text
+    if isinstance(error, EOFError) and "input" in _source_line(path, line):
+        return "input", "the script reads standard input, which is empty in an audit: %s" % text
     if isinstance(error, ModuleNotFoundError):
         return "import", text
     if isinstance(error, RuntimeError) and "dataset not found" in lowered:
@@ -364,6 +368,8 @@ def main():
     module = types.ModuleType("__main__")
     module.__file__ = SCRIPT
     module.__builtins__ = builtins
+    if SPEC.get("notebook"):  # what IPython gives every notebook, that plain Python lacks
+        module.__dict__["display"] = _display
     sys.modules["__main__"] = module
     sys.argv = [SCRIPT] + list(SPEC.get("argv") or [])
     failure = None
@@ -404,6 +410,12 @@ def main():
         except BaseException as error:  # noqa: BLE001
             _probe_error("finish", error)
     del failure
+
+
+def _display(*objects, **options):
+    """IPython's display() without a front end: print what a cell would show."""
+    for obj in objects:
+        print(repr(obj))
 
 
 class _NoGPU(Exception):

@@ -26,6 +26,7 @@ STOP_REASONS = {
     "memory": "memory limit",
     "write": "write outside the sandbox",
     "import": "missing module",
+    "input": "waits for input",
     "exit": "the script exited",
     "exception": "exception",
     "torch-missing": "torch missing",
@@ -114,6 +115,7 @@ def run(source: Source, argv: list[str], *, steps: int = DEFAULT_STEPS, device: 
         "probes": probes_text() if probes is None else probes,
         "mirror": isolated,
         "launched_at": time.time(),
+        "notebook": bool(source.cells),
     }
     outcome = sandbox.run("", {}, probe=None, user_path=script, device=device, timeout=timeout, python=python,
                           memory_limit=memory_limit, harness=CHILD, spec_extra=spec)
