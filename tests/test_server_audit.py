@@ -116,3 +116,30 @@ def _children(pid: int) -> list[int]:
             except OSError:
                 pass
     return found
+
+
+async def test_audit_of_a_notebook_puts_the_run_diagnostics_on_its_cells(editor: Editor, tmp_path):
+    import copy
+    import json
+
+    capabilities = copy.deepcopy(pytest_lsp.client_capabilities(editor.name))
+    capabilities.notebook_document = types.NotebookDocumentClientCapabilities(
+        synchronization=types.NotebookDocumentSyncClientCapabilities(dynamic_registration=False))
+    await editor.start(capabilities=capabilities)
+    texts = ["import torch\nw = torch.randn(3, requires_grad=True)\n",
+             "double = eval('lambda t: t * 2')\ntry:\n    double(w).backward()\nexcept RuntimeError:\n    pass\n",
+             "rows = open('data/train.csv').read()\n"]
+    path = tmp_path / "train.ipynb"  # on disk, as a saved notebook is; the audit runs the editor's cells
+    path.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    cell_uris = [f"vscode-notebook-cell:{path}#cell{i}" for i in range(len(texts))]
+    documents = [types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text) for uri, text in zip(cell_uris, texts)]
+    editor.client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(uri=path.as_uri(), notebook_type="jupyter-notebook", version=1,
+                                                 cells=[types.NotebookCell(kind=types.NotebookCellKind.Code, document=uri) for uri in cell_uris]),
+        cell_text_documents=documents))
+    await editor.diagnostics(cell_uris[1])
+    result = await asyncio.wait_for(editor.client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="autograd-lsp.audit", arguments=[path.as_uri(), {"probes": str(TINY_PROBES)}])), AUDIT_WAIT)
+    assert result["status"] == "done", result
+    assert run_diagnostics(await editor.diagnostics(cell_uris[1], lambda ds: run_diagnostics(ds))) == [("AG005", 2)]
+    assert run_diagnostics(await editor.diagnostics(cell_uris[2], lambda ds: run_diagnostics(ds))) == [("audit-stopped", 0)]
