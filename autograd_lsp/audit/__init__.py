@@ -3,6 +3,7 @@ sandbox, and merge what it observed with `check`'s findings of the same file. Th
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..checker import DEFAULT_SETTINGS, check_source
@@ -57,9 +58,12 @@ def audit_source(source: Source, argv: list[str] | tuple = (), *, steps: int = D
     """Audit `source` (its path must exist: the script runs from its own folder's files). `probes`: the probes'
     text (default: the package's ``_child_probes.py``)."""
     source = Source(source.text, os.path.abspath(source.path), source.cells)
-    static = [f for f in check_source(source, settings, resolver=resolver).findings]
-    result = run(source, list(argv), steps=steps, device=device, python=python, timeout=timeout,
-                 memory_limit=memory_limit, probes=probes)
+    # The static check runs here while the child runs the script (another process: they overlap).
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="autograd-lsp-audit-check") as pool:
+        checking = pool.submit(check_source, source, settings, resolver=resolver)
+        result = run(source, list(argv), steps=steps, device=device, python=python, timeout=timeout,
+                     memory_limit=memory_limit, probes=probes)
+        static = checking.result().findings
     selected = lambda code: settings.enabled(code, source.path)  # noqa: E731
     findings = merge(source, static, result, selected=selected)
     return AuditReport(source, findings, result, steps, display_path or source.path,
