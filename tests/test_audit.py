@@ -175,6 +175,17 @@ def test_other_exception_points_at_the_innermost_user_line(tmp_path):
     assert any(f["code"] == "AG016" and "finish ZeroDivisionError" in f["message"] for f in doc["findings"])
 
 
+def test_a_script_that_does_not_parse(tmp_path):
+    script = write(tmp_path, """
+        import torch
+        x = (
+    """)
+    doc, rc = audit_json(script)
+    stopped = doc["run"]["stopped"]
+    assert (stopped["reason"], stopped["path"], stopped["line"]) == ("syntax", str(script), 2), stopped
+    assert [f["code"] for f in doc["findings"]] == ["AG000"] and rc == 1
+
+
 # -- loop bounding -----------------------------------------------------------------------------------------------------
 def test_loops_are_bounded_and_lines_keep_their_numbers(tmp_path):
     script = write(tmp_path, """

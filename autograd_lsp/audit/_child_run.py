@@ -328,8 +328,7 @@ def _run_cells(module):
         try:
             tree = ast.parse(text, SCRIPT)
         except SyntaxError as error:
-            lineno = (error.lineno or 1) + first_line - 1
-            raise SyntaxError("%s (line %d)" % (error.msg, lineno)) from None
+            raise _UnparsedCell(error.msg, (error.lineno or 1) + first_line - 1) from None
         if first_line > 1:
             ast.increment_lineno(tree, first_line - 1)
         code = compile(bounded(tree, SCRIPT), SCRIPT, "exec")
@@ -396,11 +395,11 @@ def main():
     RESULT["torch_version"] = getattr(sys.modules.get("torch"), "__version__", None)
     if failure is not None:
         frames = _frames_of(failure.__traceback__)
-        if isinstance(failure, SyntaxError) and not frames[1:]:
-            path, line = SCRIPT, failure.lineno
+        if isinstance(failure, _UnparsedCell):  # the script (or a cell) does not parse: nothing of it ran
+            (path, line), reason, message = (SCRIPT, failure.line), "syntax", "SyntaxError: %s" % failure.message
         else:
             path, line = _innermost_user_frame(frames)
-        reason, message = stop_reason(failure, frames)
+            reason, message = stop_reason(failure, frames)
         RESULT["stopped"] = {"reason": reason, "path": path, "line": line, "message": message[:4000],
                              "exception": type(failure).__name__}
     finish = probes.get("finish")
@@ -410,6 +409,12 @@ def main():
         except BaseException as error:  # noqa: BLE001
             _probe_error("finish", error)
     del failure
+
+
+class _UnparsedCell(Exception):
+    def __init__(self, message, line):
+        super().__init__(message)
+        self.message, self.line = message, line
 
 
 def _display(*objects, **options):

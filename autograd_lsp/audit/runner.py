@@ -29,6 +29,7 @@ STOP_REASONS = {
     "input": "waits for input",
     "exit": "the script exited",
     "exception": "exception",
+    "syntax": "syntax error",
     "torch-missing": "torch missing",
     "probes": "probes failed to load",
     "killed": "killed",
