@@ -17,7 +17,6 @@ import argparse
 import ast
 import builtins
 import errno
-import itertools
 import json
 import os
 import signal
@@ -50,6 +49,7 @@ SCRIPT = SPEC["script"]
 USER_FILES = set(SPEC.get("user_files") or [SCRIPT])
 _USER_BY_REAL_PATH = {os.path.realpath(path): path for path in USER_FILES}
 STEPS = max(1, int(SPEC.get("steps", 3)))
+LOOP_BUDGET_S = 0.5  # how long a loop without autograd work may run past STEPS iterations
 RESULT = {"final": False, "findings": [], "stopped": None, "reached_lines": {}, "loops": {},
           "python": sys.version.split()[0], "executable": sys.executable, "probe_errors": []}
 REACHED = {}  # path -> set of lines executed
@@ -135,14 +135,59 @@ def _snapshots():
 
 # -- loop bounding -----------------------------------------------------------------------------------------------
 class Bound:
-    """What the rewritten loops call (the builtin ``__agl_audit__``)."""
+    """What the rewritten loops call (the builtin ``__agl_audit__``).
 
-    def __init__(self, steps):
+    A loop that did autograd work since it was entered (a backward, ``autograd.grad`` or an optimizer step: a
+    training loop, or the data stream feeding one) stops after ``steps`` iterations. One that did none (building
+    layers from a list of sizes, reading a vocabulary) runs on past them until it has taken LOOP_BUDGET_S, so the
+    model and data it builds stay the script's own; a slow loop without autograd stops after ``steps``."""
+
+    def __init__(self, steps, budget_s):
         self.steps = steps
+        self.budget_s = budget_s
         self.step_boundary = None
+        self.work = 0  # autograd calls and optimizer steps so far
         self._while = {}
+        self._hooked = False
+
+    def _watch_torch(self):
+        """Count autograd work, once the script has imported torch (this file never imports it itself)."""
+        torch = sys.modules.get("torch")
+        autograd = getattr(torch, "autograd", None)
+        if autograd is None or not hasattr(autograd, "backward"):
+            return
+        self._hooked = True
+        bound = self
+        def counting(real):
+            def counted(*args, **kwargs):
+                bound.work += 1
+                return real(*args, **kwargs)
+
+            counted.__wrapped__ = real
+            return counted
+
+        for name in ("backward", "grad"):
+            setattr(autograd, name, counting(getattr(autograd, name)))
+        try:
+            from torch.optim.optimizer import register_optimizer_step_post_hook
+
+            def stepped(optimizer, args, kwargs):
+                bound.work += 1
+
+            register_optimizer_step_post_hook(stepped)
+        except Exception:  # an older torch: backward alone marks a training loop
+            pass
+
+    def _go_on(self, iteration, started, work_at_entry):
+        if iteration < self.steps:
+            return True
+        if self.work > work_at_entry:
+            return False
+        return time.perf_counter() - started < self.budget_s
 
     def _boundary(self, site, iteration):
+        if not self._hooked:
+            self._watch_torch()
         key = "%s:%d" % site
         RESULT["loops"][key] = max(RESULT["loops"].get(key, 0), iteration + 1)
         if self.step_boundary is not None:
@@ -153,20 +198,27 @@ class Bound:
 
     def loop(self, iterable, path, line):
         site = (path, line)
-        for iteration, item in enumerate(itertools.islice(iterable, self.steps)):
+        iterator = iter(iterable)
+        started, work_at_entry, iteration = time.perf_counter(), self.work, 0
+        while self._go_on(iteration, started, work_at_entry):  # checked before the next item is taken
+            try:
+                item = next(iterator)
+            except StopIteration:
+                return
             self._boundary(site, iteration)
             yield item
+            iteration += 1
 
     def enter(self, path, line):
-        self._while[(path, line)] = 0
+        self._while[(path, line)] = [0, time.perf_counter(), self.work]
 
     def spin(self, path, line):
         site = (path, line)
-        iteration = self._while.get(site, 0)
-        if iteration >= self.steps:
+        state = self._while.setdefault(site, [0, time.perf_counter(), self.work])
+        if not self._go_on(*state):
             return False
-        self._while[site] = iteration + 1
-        self._boundary(site, iteration)
+        self._boundary(site, state[0])
+        state[0] += 1
         return True
 
 
@@ -341,7 +393,7 @@ def main():
     sys.path[0] = script_dir
     SOURCES[SCRIPT] = "\n".join(text for _, text in _cells())
     _mirror_script_folder(script_dir)
-    bound = Bound(STEPS)
+    bound = Bound(STEPS, float(SPEC.get("loop_budget_s", LOOP_BUDGET_S)))
     builtins.__agl_audit__ = bound
     global _BoundingLoader
     _BoundingLoader = _bounding_loader_class()
