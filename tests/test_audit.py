@@ -119,6 +119,15 @@ def test_missing_sys_argv_argument(tmp_path):
     assert (doc["run"]["stopped"]["reason"], doc["run"]["stopped"]["line"]) == ("argument", line_of(script, "# argv"))
 
 
+def test_reading_standard_input(tmp_path):
+    script = write(tmp_path, """
+        answer = input("continue? ")  # asks
+    """)
+    doc, _ = audit_json(script)
+    assert (doc["run"]["stopped"]["reason"], doc["run"]["stopped"]["line"], doc["run"]["stop_reason"]) == \
+        ("input", line_of(script, "# asks"), "waits for input")
+
+
 def test_arguments_after_double_dash_reach_the_script(tmp_path):
     script = write(tmp_path, """
         import sys
@@ -136,7 +145,7 @@ def test_timeout_says_where_the_script_was(tmp_path):
         x = 1
         time.sleep(60)  # slow
     """)
-    doc, _ = audit_json(script, "--timeout", "5")
+    doc, _ = audit_json(script, "--timeout", "15")
     stopped = doc["run"]["stopped"]
     assert (stopped["reason"], stopped["line"]) == ("timeout", line_of(script, "# slow")), stopped
 
@@ -166,18 +175,41 @@ def test_other_exception_points_at_the_innermost_user_line(tmp_path):
     assert any(f["code"] == "AG016" and "finish ZeroDivisionError" in f["message"] for f in doc["findings"])
 
 
+def test_a_script_that_does_not_parse(tmp_path):
+    script = write(tmp_path, """
+        import torch
+        x = (
+    """)
+    doc, rc = audit_json(script)
+    stopped = doc["run"]["stopped"]
+    assert (stopped["reason"], stopped["path"], stopped["line"]) == ("syntax", str(script), 2), stopped
+    assert [f["code"] for f in doc["findings"]] == ["AG000"] and rc == 1
+
+
 # -- loop bounding -----------------------------------------------------------------------------------------------------
 def test_loops_are_bounded_and_lines_keep_their_numbers(tmp_path):
     script = write(tmp_path, """
+        import time
+        import torch
         REPORT_FINISH = True
+        w = torch.randn(2, requires_grad=True)
         count = 0
         for epoch in range(1000):
             for batch in iter(range(1000)):
+                w.grad = None
+                (w * 2).sum().backward()
                 count += 1
             n = 0
             while True:
                 n += 1
+                opt_free = w.detach() * 2
+                time.sleep(0.2)
         assert (count, n) == (16, 4), (count, n)
+        sizes = [8, 7, 6, 5, 4, 3, 2]
+        layers = []
+        for fan_in, fan_out in zip(sizes, sizes[1:]):  # no autograd, quick: runs to its end
+            layers.append(torch.nn.Linear(fan_in, fan_out))
+        assert len(layers) == 6
         i = 0
         while i < 2:
             i += 1
@@ -188,10 +220,42 @@ def test_loops_are_bounded_and_lines_keep_their_numbers(tmp_path):
     assert doc["run"]["stopped"]["line"] == line_of(script, "# line kept"), doc["run"]
     assert doc["run"]["stopped"]["message"] == "ValueError: here"
     loops = {int(key.rsplit(":", 1)[1]): n for key, n in doc["run"]["loops"].items()}
-    assert loops == {line_of(script, "for epoch"): 4, line_of(script, "for batch"): 4,
-                     line_of(script, "while True"): 4, line_of(script, "while i < 2"): 2}
-    # step_boundary ran at each iteration start: 4 + 16 + 16 + 2
-    assert any(f["code"] == "AG016" and "boundaries=38" in f["message"] for f in doc["findings"]), doc["findings"]
+    assert loops == {line_of(script, "for epoch"): 4, line_of(script, "for batch"): 4, line_of(script, "while True"): 4,
+                     line_of(script, "for fan_in"): 6, line_of(script, "while i < 2"): 2}
+    # step_boundary ran at each iteration start: 4 epochs + 16 batches + 16 sleeps + 6 layers + 2
+    assert any(f["code"] == "AG016" and "boundaries=44" in f["message"] for f in doc["findings"]), doc["findings"]
+
+
+def test_modules_of_the_project_are_bounded_and_watched_too(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "lib").mkdir()
+    trainer = write(tmp_path, """
+        import torch
+
+        def train(model, steps):
+            done = 0
+            for step in range(steps):
+                out = model(torch.randn(2, 4))
+                try:
+                    out.backward()  # non-scalar in trainer
+                except RuntimeError:
+                    pass
+                done += 1
+            return done
+    """, "lib/trainer.py")
+    script = write(tmp_path, """
+        import sys
+        import torch
+        sys.path.insert(0, "lib")
+        import trainer
+        done = trainer.train(torch.nn.Linear(4, 1), 10 ** 9)
+        assert done == 2, done
+    """, "main.py")
+    doc, rc = audit_json(script, "--steps", "2")
+    assert doc["run"]["stopped"] is None, doc["run"]
+    assert [(f["path"], f["line"], f["code"], f["audit"]) for f in doc["findings"]] == \
+        [(str(Path("lib") / "trainer.py"), line_of(trainer, "non-scalar in trainer"), "AG005", "runtime-only")]
+    assert rc == 1
 
 
 # -- notebooks ---------------------------------------------------------------------------------------------------------
@@ -200,7 +264,7 @@ def test_notebook_cells_run_in_order_with_magics_masked(tmp_path):
         "%matplotlib inline\nimport torch\nw = torch.randn(3, requires_grad=True)",
         "# markdown-like comment only",
         "!ls\nfor step in range(50):\n    out = w * 2\n    out.backward(torch.ones(3))\ny = w * 3",
-        "try:\n    y.backward()  # non-scalar\nexcept RuntimeError:\n    pass\nopen('missing.bin')",
+        "display(w.shape)\ntry:\n    y.backward()  # non-scalar\nexcept RuntimeError:\n    pass\nopen('missing.bin')",
     ]
     notebook = {"cells": [{"cell_type": "code", "source": text, "metadata": {}, "outputs": [], "execution_count": None} for text in cells[:1]]
                 + [{"cell_type": "markdown", "source": "# title", "metadata": {}}]
@@ -213,10 +277,11 @@ def test_notebook_cells_run_in_order_with_magics_masked(tmp_path):
     assert stopped["reason"] == "data", stopped
     # cell 5 of the notebook (the markdown cell counts, as Jupyter shows)
     nonscalar = [f for f in doc["findings"] if f["code"] == "AG005"]
-    assert [(f["cell"], f["cell_line"]) for f in nonscalar] == [(5, 2)], doc["findings"]
+    assert [(f["cell"], f["cell_line"]) for f in nonscalar] == [(5, 3)], doc["findings"]
+    assert "torch.Size([3])" in doc["run"]["output_tail"]  # display() works as in Jupyter
     out = _audit(path)
-    assert "nb.ipynb:cell 5, line 5: missing data file" in out.stdout, out.stdout
-    assert "nb.ipynb:cell 5, line 2:5: AG005" in out.stdout, out.stdout
+    assert "nb.ipynb:cell 5, line 6: missing data file" in out.stdout, out.stdout
+    assert "nb.ipynb:cell 5, line 3:5: AG005" in out.stdout, out.stdout
 
 
 # -- the sandbox holds -------------------------------------------------------------------------------------------------
@@ -363,3 +428,36 @@ def test_text_output_marks_each_finding(tmp_path):
     assert runtime.startswith(f"{script}:") and "AG005" in runtime and runtime.endswith("(runtime-only: observed at run time)")
     assert any("(not reached by the run)" in line and "AG001" in line for line in lines)
     assert lines[-1].startswith("Found ") and "observed at run time" in lines[-1]
+
+
+def test_the_200_line_training_script_audits_clean(tmp_path):
+    """The benchmark's correct training script (argparse defaults, a 10-step loop, a checkpoint saved to the working
+    directory): nothing to report, and the run ends normally."""
+    script = tmp_path / "train200.py"
+    shutil.copyfile(Path(__file__).resolve().parents[1] / "bench" / "audit_fixtures" / "train200.py", script)
+    doc, rc = audit_json(script)
+    assert doc["run"]["stopped"] is None, doc["run"]
+    assert (doc["findings"], rc) == ([], 0)
+    assert doc["run"]["loops"][f"{script}:{line_of(script, 'for step in range(cfg.steps)')}"] == 3
+
+
+def test_a_run_killed_from_outside_still_reports_where_it_was_and_what_it_saw(tmp_path):
+    # The script ignores the child's own alarm, so only the parent's hard timeout stops it: the child's last
+    # snapshot must still carry the finding observed before and the line it was stuck on.
+    script = write(tmp_path, """
+        import signal
+        import time
+        import torch
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        w = torch.randn(3, requires_grad=True)
+        try:
+            (w * 2).backward()  # non-scalar
+        except RuntimeError:
+            pass
+        time.sleep(300)  # stuck
+    """)
+    doc, _ = audit_json(script, "--timeout", "40")  # room for importing torch on a loaded machine
+    stopped = doc["run"]["stopped"]
+    assert (stopped["reason"], stopped["line"]) == ("timeout", line_of(script, "# stuck")), stopped
+    assert "killed" in stopped["message"]
+    assert [(f["code"], f["line"]) for f in doc["findings"]] == [("AG005", line_of(script, "# non-scalar"))]

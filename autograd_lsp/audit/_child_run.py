@@ -17,7 +17,6 @@ import argparse
 import ast
 import builtins
 import errno
-import itertools
 import json
 import os
 import signal
@@ -48,7 +47,9 @@ def _limit_resources():
 _limit_resources()
 SCRIPT = SPEC["script"]
 USER_FILES = set(SPEC.get("user_files") or [SCRIPT])
+_USER_BY_REAL_PATH = {os.path.realpath(path): path for path in USER_FILES}
 STEPS = max(1, int(SPEC.get("steps", 3)))
+LOOP_BUDGET_S = 0.5  # how long a loop without autograd work may run past STEPS iterations
 RESULT = {"final": False, "findings": [], "stopped": None, "reached_lines": {}, "loops": {},
           "python": sys.version.split()[0], "executable": sys.executable, "probe_errors": []}
 REACHED = {}  # path -> set of lines executed
@@ -62,6 +63,8 @@ class AuditTimeout(BaseException):
 
 def _write(final=False):
     with _LOCK:
+        if RESULT["final"] and not final:  # a snapshot must never overwrite the last word
+            return
         RESULT["final"] = final
         RESULT["reached_lines"] = {path: sorted(lines) for path, lines in list(REACHED.items())}
         try:
@@ -132,14 +135,59 @@ def _snapshots():
 
 # -- loop bounding -----------------------------------------------------------------------------------------------
 class Bound:
-    """What the rewritten loops call (the builtin ``__agl_audit__``)."""
+    """What the rewritten loops call (the builtin ``__agl_audit__``).
 
-    def __init__(self, steps):
+    A loop that did autograd work since it was entered (a backward, ``autograd.grad`` or an optimizer step: a
+    training loop, or the data stream feeding one) stops after ``steps`` iterations. One that did none (building
+    layers from a list of sizes, reading a vocabulary) runs on past them until it has taken LOOP_BUDGET_S, so the
+    model and data it builds stay the script's own; a slow loop without autograd stops after ``steps``."""
+
+    def __init__(self, steps, budget_s):
         self.steps = steps
+        self.budget_s = budget_s
         self.step_boundary = None
+        self.work = 0  # autograd calls and optimizer steps so far
         self._while = {}
+        self._hooked = False
+
+    def _watch_torch(self):
+        """Count autograd work, once the script has imported torch (this file never imports it itself)."""
+        torch = sys.modules.get("torch")
+        autograd = getattr(torch, "autograd", None)
+        if autograd is None or not hasattr(autograd, "backward"):
+            return
+        self._hooked = True
+        bound = self
+        def counting(real):
+            def counted(*args, **kwargs):
+                bound.work += 1
+                return real(*args, **kwargs)
+
+            counted.__wrapped__ = real
+            return counted
+
+        for name in ("backward", "grad"):
+            setattr(autograd, name, counting(getattr(autograd, name)))
+        try:
+            from torch.optim.optimizer import register_optimizer_step_post_hook
+
+            def stepped(optimizer, args, kwargs):
+                bound.work += 1
+
+            register_optimizer_step_post_hook(stepped)
+        except Exception:  # an older torch: backward alone marks a training loop
+            pass
+
+    def _go_on(self, iteration, started, work_at_entry):
+        if iteration < self.steps:
+            return True
+        if self.work > work_at_entry:
+            return False
+        return time.perf_counter() - started < self.budget_s
 
     def _boundary(self, site, iteration):
+        if not self._hooked:
+            self._watch_torch()
         key = "%s:%d" % site
         RESULT["loops"][key] = max(RESULT["loops"].get(key, 0), iteration + 1)
         if self.step_boundary is not None:
@@ -150,20 +198,27 @@ class Bound:
 
     def loop(self, iterable, path, line):
         site = (path, line)
-        for iteration, item in enumerate(itertools.islice(iterable, self.steps)):
+        iterator = iter(iterable)
+        started, work_at_entry, iteration = time.perf_counter(), self.work, 0
+        while self._go_on(iteration, started, work_at_entry):  # checked before the next item is taken
+            try:
+                item = next(iterator)
+            except StopIteration:
+                return
             self._boundary(site, iteration)
             yield item
+            iteration += 1
 
     def enter(self, path, line):
-        self._while[(path, line)] = 0
+        self._while[(path, line)] = [0, time.perf_counter(), self.work]
 
     def spin(self, path, line):
         site = (path, line)
-        iteration = self._while.get(site, 0)
-        if iteration >= self.steps:
+        state = self._while.setdefault(site, [0, time.perf_counter(), self.work])
+        if not self._go_on(*state):
             return False
-        self._while[site] = iteration + 1
-        self._boundary(site, iteration)
+        self._boundary(site, state[0])
+        state[0] += 1
         return True
 
 
@@ -195,6 +250,42 @@ class _Bounder(ast.NodeTransformer):
 
 def bounded(tree, path):
     return ast.fix_missing_locations(_Bounder(path).visit(tree))
+
+
+class _BoundingFinder:
+    """Modules of the user's project (their files are in USER_FILES) import with their loops bounded too: a
+    `train()` in trainer.py called from main.py must not run every epoch."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        import importlib.machinery
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+        if spec is None or not spec.origin or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            return spec
+        # by real path: "lib/x.py" through the working directory's links to the script's folder is the user's file
+        user_path = _USER_BY_REAL_PATH.get(os.path.realpath(spec.origin))
+        if user_path is not None:
+            spec.loader = _BoundingLoader(spec.loader.name, spec.origin, user_path)
+        return spec
+
+
+def _bounding_loader_class():
+    import importlib.machinery
+
+    class BoundingLoader(importlib.machinery.SourceFileLoader):
+        def __init__(self, fullname, path, user_path):
+            super().__init__(fullname, path)
+            self.user_path = user_path  # the name its code carries: the user's file as the report names it
+
+        def get_code(self, fullname):  # never the cached bytecode (it holds the unbounded loops)
+            tree = ast.parse(self.get_data(self.get_filename(fullname)), self.user_path)
+            return compile(bounded(tree, self.user_path), self.user_path, "exec", dont_inherit=True)
+
+    return BoundingLoader
+
+
+_BoundingLoader = None
 
 
 # -- stop reasons ------------------------------------------------------------------------------------------------
@@ -251,6 +342,8 @@ def stop_reason(error, frames):
     if name in ("URLError", "ConnectionError", "gaierror", "HTTPError", "MaxRetryError") or "name or service not known" in lowered \
             or "network is unreachable" in lowered or "temporary failure in name resolution" in lowered:
         return "data", "the script tried to download something (no network in the sandbox): %s" % text
+    if isinstance(error, EOFError) and "input" in _source_line(path, line):
+        return "input", "the script reads standard input, which is empty in an audit: %s" % text
     if isinstance(error, ModuleNotFoundError):
         return "import", text
     if isinstance(error, RuntimeError) and "dataset not found" in lowered:
@@ -272,7 +365,7 @@ def _load_probes(bound):
         return {}
     namespace = {"__name__": "__agl_audit_probes__", "__builtins__": builtins}
     exec(compile(text, "<autograd-lsp audit probes>", "exec"), namespace)
-    namespace["install"](report, set(USER_FILES))
+    namespace["install"](report, USER_FILES)
     bound.step_boundary = namespace.get("step_boundary")
     return namespace
 
@@ -287,8 +380,7 @@ def _run_cells(module):
         try:
             tree = ast.parse(text, SCRIPT)
         except SyntaxError as error:
-            lineno = (error.lineno or 1) + first_line - 1
-            raise SyntaxError("%s (line %d)" % (error.msg, lineno)) from None
+            raise _UnparsedCell(error.msg, (error.lineno or 1) + first_line - 1) from None
         if first_line > 1:
             ast.increment_lineno(tree, first_line - 1)
         code = compile(bounded(tree, SCRIPT), SCRIPT, "exec")
@@ -301,11 +393,15 @@ def main():
     sys.path[0] = script_dir
     SOURCES[SCRIPT] = "\n".join(text for _, text in _cells())
     _mirror_script_folder(script_dir)
-    bound = Bound(STEPS)
+    bound = Bound(STEPS, float(SPEC.get("loop_budget_s", LOOP_BUDGET_S)))
     builtins.__agl_audit__ = bound
+    global _BoundingLoader
+    _BoundingLoader = _bounding_loader_class()
+    sys.meta_path.insert(0, _BoundingFinder)
     _record_argparse_errors()
     threading.Thread(target=_snapshots, name="agl-audit-snapshots", daemon=True).start()
     started = time.perf_counter()
+    RESULT["timings"] = {"child_start_s": round(time.time() - SPEC.get("launched_at", time.time()), 3)}
     probes = {}
     try:
         if SPEC.get("device") == "cuda":
@@ -318,9 +414,13 @@ def main():
         reason = "torch-missing" if isinstance(error, ImportError) else "probes"
         RESULT["stopped"] = {"reason": reason, "path": None, "line": None, "message": "%s: %s" % (type(error).__name__, error)}
         return
+    RESULT["timings"]["probes_s"] = round(time.perf_counter() - started, 3)
+    started = time.perf_counter()
     module = types.ModuleType("__main__")
     module.__file__ = SCRIPT
     module.__builtins__ = builtins
+    if SPEC.get("notebook"):  # what IPython gives every notebook, that plain Python lacks
+        module.__dict__["display"] = _display
     sys.modules["__main__"] = module
     sys.argv = [SCRIPT] + list(SPEC.get("argv") or [])
     failure = None
@@ -343,15 +443,15 @@ def main():
         sys.settrace(None)
         if hasattr(signal, "setitimer"):
             signal.setitimer(signal.ITIMER_REAL, 0)
-    RESULT["run_s"] = round(time.perf_counter() - started, 3)
+    RESULT["timings"]["script_s"] = round(time.perf_counter() - started, 3)
     RESULT["torch_version"] = getattr(sys.modules.get("torch"), "__version__", None)
     if failure is not None:
         frames = _frames_of(failure.__traceback__)
-        if isinstance(failure, SyntaxError) and not frames[1:]:
-            path, line = SCRIPT, failure.lineno
+        if isinstance(failure, _UnparsedCell):  # the script (or a cell) does not parse: nothing of it ran
+            (path, line), reason, message = (SCRIPT, failure.line), "syntax", "SyntaxError: %s" % failure.message
         else:
             path, line = _innermost_user_frame(frames)
-        reason, message = stop_reason(failure, frames)
+            reason, message = stop_reason(failure, frames)
         RESULT["stopped"] = {"reason": reason, "path": path, "line": line, "message": message[:4000],
                              "exception": type(failure).__name__}
     finish = probes.get("finish")
@@ -361,6 +461,18 @@ def main():
         except BaseException as error:  # noqa: BLE001
             _probe_error("finish", error)
     del failure
+
+
+class _UnparsedCell(Exception):
+    def __init__(self, message, line):
+        super().__init__(message)
+        self.message, self.line = message, line
+
+
+def _display(*objects, **options):
+    """IPython's display() without a front end: print what a cell would show."""
+    for obj in objects:
+        print(repr(obj))
 
 
 class _NoGPU(Exception):

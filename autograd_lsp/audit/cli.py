@@ -41,6 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--select", type=_csv, help="only these rules (codes, names or prefixes, comma-separated)")
     parser.add_argument("--ignore", type=_csv, default=[], help="skip these rules")
     parser.add_argument("--extend-select", type=_csv, default=[], help="add rules to the selection")
+    parser.add_argument("--no-cross-module", action="store_true", help="the static check does not resolve helpers from other modules with jedi")
     parser.add_argument("--config", type=Path, help="pyproject.toml to read [tool.autograd-lsp] from")
     # Probes under development (and the tests' small ones) instead of the package's _child_probes.py.
     parser.add_argument("--probes", type=Path, help=argparse.SUPPRESS)
@@ -48,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    from ..cli import _resolver
     from ..config import load_settings
     from . import AuditError, audit
     from . import report as audit_report
@@ -62,8 +64,10 @@ def run(args) -> int:
         return EXIT_ERROR
     try:
         probes = args.probes.read_text(encoding="utf-8") if args.probes else None
+        resolver = None if args.no_cross_module else _resolver(Path(args.script))
         result = audit(args.script, script_args, steps=args.steps, device=args.device, python=args.python,
-                       timeout=args.timeout, memory_limit=args.memory_limit, settings=settings, probes=probes)
+                       timeout=args.timeout, memory_limit=args.memory_limit, settings=settings, probes=probes,
+                       resolver=resolver)
     except OSError as error:
         print(f"autograd-lsp audit: error: {args.probes}: {error.strerror or error}", file=sys.stderr)
         return EXIT_ERROR
@@ -80,6 +84,6 @@ def run(args) -> int:
         if args.audit_format != "text":
             print(f"autograd-lsp audit: error: {audit_report.stop_line(result)}", file=sys.stderr)
         return EXIT_ERROR
-    if result.findings and not args.exit_zero:
+    if result.all_findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN

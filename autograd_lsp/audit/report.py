@@ -6,7 +6,9 @@ static finding is *runtime-only*. Text, JSON and SARIF carry the same findings a
 """
 from __future__ import annotations
 
+import ast
 import json
+import os
 from dataclasses import dataclass
 
 from .. import report as check_report
@@ -30,6 +32,7 @@ class AuditFinding:
     status: str  # one of LABELS
     evidence: str = ""  # what the run measured (runtime findings)
     run_message: str = ""  # the probe's message, when a static finding was confirmed
+    run_line: int | None = None  # the line the run named, when a static finding was confirmed
 
     @property
     def observed(self) -> bool:
@@ -38,6 +41,20 @@ class AuditFinding:
 
 def _lines_of(finding: Finding) -> set[int]:
     return set(range(finding.span.line, finding.span.end_line + 1))
+
+
+def _loop_ranges(source: Source) -> list[tuple[int, int]]:
+    try:
+        tree = ast.parse(source.text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    return [(node.lineno, node.end_lineno or node.lineno) for node in ast.walk(tree)
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While))]
+
+
+def _innermost(loops: list[tuple[int, int]], line: int) -> tuple[int, int] | None:
+    around = [loop for loop in loops if loop[0] <= line <= loop[1]]
+    return min(around, key=lambda loop: loop[1] - loop[0]) if around else None
 
 
 def _runtime_finding(source: Source, observed: dict) -> Finding:
@@ -58,18 +75,33 @@ def merge(source: Source, static: list[Finding], run: RunResult, selected=lambda
     observed = [o for o in run.findings if o.get("path") == path and selected(o["code"])]
     used: set[int] = set()
     merged: list[AuditFinding] = []
-    for finding in static:
+    loops = _loop_ranges(source)
+    matches: dict[int, int] = {}  # static index -> observed index
+    for exact in (True, False):
+        for index, finding in enumerate(static):
+            if index in matches or finding.code == "AG000":
+                continue
+            # the run may name a related line (the in-place op of a failing backward, say): that confirms it too;
+            # failing that, a line of the same innermost loop (the use and its backward, the step and its forward)
+            if exact:
+                matching = _lines_of(finding) | {r.span.line for r in finding.related}
+            else:
+                loop = _innermost(loops, finding.span.line)
+                matching = set(range(loop[0], loop[1] + 1)) if loop else set()
+            match = next((i for i, o in enumerate(observed) if i not in used and o["code"] == finding.code
+                          and int(o.get("line") or 0) in matching), None)
+            if match is not None:
+                used.add(match)
+                matches[index] = match
+    for index, finding in enumerate(static):
         if finding.code == "AG000":
             merged.append(AuditFinding(finding, NOT_REACHED))
             continue
         lines = _lines_of(finding)
-        # the run may name a related line (the in-place op of a failing backward, say): that confirms it too
-        matching = lines | {r.span.line for r in finding.related}
-        match = next((i for i, o in enumerate(observed) if i not in used and o["code"] == finding.code
-                      and int(o.get("line") or 0) in matching), None)
+        match = matches.get(index)
         if match is not None:
-            used.add(match)
-            merged.append(AuditFinding(finding, CONFIRMED, observed[match].get("evidence", ""), observed[match].get("message", "")))
+            seen = observed[match]
+            merged.append(AuditFinding(finding, CONFIRMED, seen.get("evidence", ""), seen.get("message", ""), int(seen.get("line") or 0) or None))
         elif lines & reached:
             merged.append(AuditFinding(finding, NOT_OBSERVED))
         else:
@@ -89,7 +121,10 @@ def where(report, path: str | None, line: int | None) -> str:
         return "before the script started"
     if path == source.path:
         path = report.display_path
-    if line and source.cells:
+    else:
+        relative = os.path.relpath(path)
+        path = path if relative.startswith("..") else relative
+    if line and source.cells and path == report.display_path:
         cell = source.cell_of(line)
         if cell is not None:
             return f"{path}:cell {cell[0] + 1}, line {cell[1]}"
@@ -114,29 +149,30 @@ def run_summary(report) -> str:
     return "Audit: " + "; ".join(parts)
 
 
-def _entry(report) -> check_report.FileFindings:
-    return check_report.FileFindings(report.display_path, report.source, [a.finding for a in report.findings])
+def _entries(report) -> list[check_report.FileFindings]:
+    return [check_report.FileFindings(f.display_path, f.source, [a.finding for a in f.findings]) for f in report.files]
 
 
 def text(report) -> str:
-    entry = _entry(report)
     lines = []
-    for audited in report.findings:
-        finding = audited.finding
-        message = check_report._message(report.source, finding.message)
-        lines.append(f"{entry.path}:{check_report.position(entry, finding)}: {finding.code} {message} ({LABELS[audited.status]})")
-        if audited.status == CONFIRMED and audited.run_message and audited.run_message != finding.message:
-            lines.append(f"    run: {audited.run_message}")
-        if audited.evidence:
-            lines.append(f"    evidence: {audited.evidence}")
+    for entry, audited_file in zip(_entries(report), report.files):
+        for audited in audited_file.findings:
+            finding = audited.finding
+            message = check_report._message(entry.source, finding.message)
+            lines.append(f"{entry.path}:{check_report.position(entry, finding)}: {finding.code} {message} ({LABELS[audited.status]})")
+            if audited.status == CONFIRMED and audited.run_message and audited.run_message != finding.message:
+                at = f" (line {audited.run_line})" if audited.run_line and audited.run_line != finding.span.line else ""
+                lines.append(f"    run{at}: {audited.run_message}")
+            if audited.evidence:
+                lines.append(f"    evidence: {audited.evidence}")
     stop = stop_line(report)
     if stop:
         lines.append(stop)
     lines.append(run_summary(report))
     for note in report.run.probe_errors[:5]:
         lines.append(f"note: a probe failed: {note}")
-    observed = sum(1 for a in report.findings if a.observed)
-    total = len(report.findings)
+    observed = sum(1 for a in report.all_findings if a.observed)
+    total = len(report.all_findings)
     if total:
         lines.append(f"Found {total} problem{'s' if total != 1 else ''} ({observed} observed at run time).")
     else:
@@ -151,6 +187,7 @@ def _run_json(report) -> dict:
         "stop_reason": STOP_REASONS.get((run.stopped or {}).get("reason")) if run.stopped else None,
         "steps": report.steps,
         "duration_s": round(run.duration_s, 3),
+        "timings": run.timings,
         "reached_lines": sorted(run.reached_lines.get(report.source.path, ())),
         "loops": run.loops,
         "python": run.python,
@@ -163,17 +200,19 @@ def _run_json(report) -> dict:
 
 def as_json(report) -> str:
     findings = []
-    for audited in report.findings:
-        item = check_report.finding_json(report.display_path, audited.finding, report.source)
-        item.update(audit=audited.status, observed_at_run_time=audited.observed, evidence=audited.evidence or None)
-        findings.append(item)
+    for audited_file in report.files:
+        for audited in audited_file.findings:
+            item = check_report.finding_json(audited_file.display_path, audited.finding, audited_file.source)
+            item.update(audit=audited.status, observed_at_run_time=audited.observed, evidence=audited.evidence or None,
+                        run_message=audited.run_message or None, run_line=audited.run_line)
+            findings.append(item)
     return json.dumps({"findings": findings, "run": _run_json(report)}, indent=2, ensure_ascii=False)
 
 
 def as_sarif(report) -> str:
-    log = json.loads(check_report.as_sarif([_entry(report)]))
+    log = json.loads(check_report.as_sarif(_entries(report)))
     run = log["runs"][0]
-    for result, audited in zip(run["results"], report.findings):
+    for result, audited in zip(run["results"], report.all_findings):
         result.setdefault("properties", {}).update(audit=audited.status, observedAtRunTime=audited.observed)
         if audited.evidence:
             result["properties"]["evidence"] = audited.evidence

@@ -5,6 +5,7 @@ Pure stdlib: the parent never imports torch (the child, ``_child_run.py``, and t
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,8 +26,10 @@ STOP_REASONS = {
     "memory": "memory limit",
     "write": "write outside the sandbox",
     "import": "missing module",
+    "input": "waits for input",
     "exit": "the script exited",
     "exception": "exception",
+    "syntax": "syntax error",
     "torch-missing": "torch missing",
     "probes": "probes failed to load",
     "killed": "killed",
@@ -47,6 +50,7 @@ class RunResult:
     isolation_note: str = ""
     output: str = ""
     probe_errors: list[str] = field(default_factory=list)
+    timings: dict = field(default_factory=dict)  # seconds the child spent: starting (probes, torch) and in the script
 
     @property
     def started(self) -> bool:
@@ -60,6 +64,31 @@ def probes_text() -> str:
         return PROBES.read_text(encoding="utf-8")
     except OSError:
         return ""
+
+
+MAX_PROJECT_FILES = 5000
+_NOT_PROJECT = {"site-packages", "dist-packages", "node_modules", "__pycache__", "build", "dist"}
+
+
+def project_files(script: str) -> list[str]:
+    """The script and the .py files of its project (confirm's workspace: the folder with pyproject.toml, setup.py
+    or .git above it, else its own): modules it imports from there are the user's, bounded and watched too.
+    Virtual environments and hidden folders inside the project are not the user's code."""
+    files = [script]
+    root = sandbox.workspace_of(script)
+    if root is None:
+        return files
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in _NOT_PROJECT
+                         and not os.path.exists(os.path.join(folder, d, "pyvenv.cfg"))]
+        for name in names:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                if path != script:
+                    files.append(path)
+                    if len(files) >= MAX_PROJECT_FILES:
+                        return files
+    return files
 
 
 def child_cells(source: Source) -> list[dict]:
@@ -78,7 +107,7 @@ def run(source: Source, argv: list[str], *, steps: int = DEFAULT_STEPS, device: 
     isolated = sandbox.isolation().kind == sandbox.ISOLATED
     spec = {
         "script": script,
-        "user_files": [script],
+        "user_files": project_files(script),
         "cells": child_cells(source),
         "argv": list(argv),
         "steps": steps,
@@ -86,6 +115,8 @@ def run(source: Source, argv: list[str], *, steps: int = DEFAULT_STEPS, device: 
         "timeout_margin": min(TIMEOUT_MARGIN_S, timeout / 4),
         "probes": probes_text() if probes is None else probes,
         "mirror": isolated,
+        "launched_at": time.time(),
+        "notebook": bool(source.cells),
     }
     outcome = sandbox.run("", {}, probe=None, user_path=script, device=device, timeout=timeout, python=python,
                           memory_limit=memory_limit, harness=CHILD, spec_extra=spec)
@@ -102,6 +133,7 @@ def run(source: Source, argv: list[str], *, steps: int = DEFAULT_STEPS, device: 
         isolation_note=outcome.isolation_note,
         output=outcome.output,
         probe_errors=list(facts.get("probe_errors") or []),
+        timings=dict(facts.get("timings") or {}),
     )
     if outcome.extra.get("start_error"):
         result.stopped = {"reason": "start", "path": None, "line": None, "message": outcome.output}

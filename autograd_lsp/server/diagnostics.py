@@ -10,6 +10,7 @@ from pygls.uris import to_fs_path
 
 from ..checker import check_source
 from ..lsp_convert import Place, finding_key, to_diagnostic
+from .auditing import run_diagnostics
 from .documents import Analysis, Unit
 
 
@@ -23,6 +24,8 @@ class Publishing:
             converted = to_diagnostic(finding, snap.locate, encoding, support, extra)
             if converted is not None:
                 out.setdefault(converted[0], []).append(converted[1])
+        for uri, items in run_diagnostics(self, unit, analysis).items():  # the last audit's, until the text changes
+            out.setdefault(uri, []).extend(items)
         return out
 
     def publish(self, unit: Unit, force: bool = False):

@@ -33,5 +33,5 @@ def step_boundary(loop_site, iteration):
 def finish(exc):
     if not getattr(sys.modules.get("__main__"), "REPORT_FINISH", False):  # only scripts that ask for it
         return
-    path = next(iter(_STATE["files"]))
+    path = sys.modules["__main__"].__file__
     _STATE["report"]("AG016", path, 1, "finish %s boundaries=%d" % (type(exc).__name__ if exc else None, _STATE["boundaries"]), "")

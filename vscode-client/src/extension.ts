@@ -1,5 +1,6 @@
 /** Entry point: the output channel, the server, its commands, and the events that restart or reconfigure it. */
 import * as vscode from 'vscode';
+import { registerAudit } from './audit';
 import { isolationWarning } from './confirmReply';
 import { findingAt, ruleCode } from './cursorFinding';
 import { registerExplain } from './explain';
@@ -33,6 +34,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         vscode.commands.registerCommand('autogradLsp.showLog', () => log.show()),
         vscode.commands.registerCommand('autogradLsp.confirmCpu', () => confirmFinding(running, 'cpu')),
         vscode.commands.registerCommand('autogradLsp.confirmCuda', () => confirmFinding(running, 'cuda')),
+        registerAudit(context, running),
         vscode.workspace.registerTextDocumentContentProvider(RULE_DOC_SCHEME, ruleDocs),
         vscode.commands.registerCommand('autogradLsp.showRuleDoc', () => showRuleDoc(running)),
         vscode.commands.registerCommand('autogradLsp.fixAll', () =>
