@@ -278,17 +278,20 @@ def _after_call(name, inputs, before, snapshots, out):
         if t._version != version:
             stack = stack if stack is not None else _stack()
             _record_inplace(t, seq, stack, snapshots)
-        if t.is_leaf:
-            try:
+        try:  # (grad_fn of a no_grad view whose base changed raises: such a tensor is no leaf to watch)
+            if t.is_leaf:
                 t._agl_used = seq
-            except Exception:
-                pass
+        except Exception:
+            pass
     outs = out if isinstance(out, (list, tuple)) else [out]
     grad_mode = torch.is_grad_enabled()
     for t in outs[:64]:
         if not isinstance(t, torch.Tensor):
             continue
-        fn = t.grad_fn
+        try:
+            fn = t.grad_fn
+        except Exception:
+            continue
         if fn is not None:
             try:
                 tagged = "agl" in fn.metadata
@@ -779,31 +782,34 @@ def _wrap_apply():
             return real(self, *args, **kwargs)
         S.apply_depth += 1
         try:
-            before = [(p, p.device, p.dtype) for p in list(self.parameters()) + list(self.buffers())]
             plain = [(sub, name, value, value.device, value.dtype) for sub, name, value in _plain_tensors(self)]
             out = real(self, *args, **kwargs)
         finally:
             S.apply_depth -= 1
         if not plain:
             return out
+        fn = args[0] if args else kwargs.get("fn")
+        if fn is None:
+            return out
         S.busy = True
         try:
-            moved = [(p, d, t) for p, d, t in before if p.device != d or p.dtype != t]
-            if moved:
-                p, old_device, old_dtype = moved[0]
-                for sub, name, value, device, dtype in plain:
-                    now = getattr(sub, name, None)
-                    if now is not value:
-                        continue
-                    left = (p.device != old_device and value.device == device and value.device != p.device) or (
-                        p.dtype != old_dtype and value.is_floating_point() and value.dtype == dtype and dtype == old_dtype)
-                    at = S.attr_lines.get((id(sub), name))
-                    if left and at:
-                        _say("AG009", at, "a plain tensor attribute of a module (not a buffer): moving or casting the "
-                                          "module left it behind",
-                             "after the module was moved at %s, its parameters are %s/%s but %s is still %s/%s"
-                             % (_fmt(_at(_stack())), p.device, str(p.dtype).replace("torch.", ""), name, value.device,
-                                str(value.dtype).replace("torch.", "")))
+            where = _at(_stack())
+            for sub, name, value, device, dtype in plain:
+                if getattr(sub, name, None) is not value or value.device != device or value.dtype != dtype:
+                    continue  # the module's own _apply moved it, or it was replaced
+                try:  # what the move does to a tensor like this one
+                    probe = fn(torch.empty(0, dtype=dtype, device=device))
+                except Exception:
+                    continue
+                if not isinstance(probe, torch.Tensor) or (probe.device == device and probe.dtype == dtype):
+                    continue
+                at = S.attr_lines.get((id(sub), name))
+                if at:
+                    _say("AG009", at, "a plain tensor attribute of a module (not a buffer): moving or casting the "
+                                      "module left it behind",
+                         "the module was moved to %s/%s at %s, but %s stayed %s/%s"
+                         % (probe.device, str(probe.dtype).replace("torch.", ""), _fmt(where), name, device,
+                            str(dtype).replace("torch.", "")))
         finally:
             S.busy = False
         return out
@@ -906,14 +912,23 @@ def _graph_nodes(roots, cap=5000):
     return seen
 
 
+def _fn(t):
+    try:
+        return t.grad_fn if isinstance(t, torch.Tensor) else None
+    except Exception:
+        return None
+
+
 def _graph_roots(value):
     if isinstance(value, torch.Tensor):
-        return [value.grad_fn] if value.grad_fn is not None else []
-    if isinstance(value, (list, tuple)):
-        return [v.grad_fn for v in value[-500:] if isinstance(v, torch.Tensor) and v.grad_fn is not None]
-    if isinstance(value, dict):
-        return [v.grad_fn for v in list(value.values())[:200] if isinstance(v, torch.Tensor) and v.grad_fn is not None]
-    return []
+        items = [value]
+    elif isinstance(value, (list, tuple)):
+        items = value[-500:]
+    elif isinstance(value, dict):
+        items = list(value.values())[:200]
+    else:
+        return []
+    return [fn for fn in map(_fn, items) if fn is not None]
 
 
 def _holders(frame):
