@@ -110,6 +110,21 @@ def _stack():
     return out
 
 
+_SELF = sys._getframe().f_code.co_filename
+_DISPATCH = ("/torch/overrides.py", "/torch/utils/_device.py", "/torch/_tensor.py")
+
+
+def _called_by_user():
+    """True when the torch call being handled was made by the user's code itself (not by torch on its behalf)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if path != _SELF and not path.endswith(_DISPATCH):
+            return path in S.user
+        frame = frame.f_back
+    return False
+
+
 def _at(stack):
     return (stack[0][0], stack[0][1]) if stack else None
 
@@ -300,7 +315,7 @@ def _after_call(name, inputs, before, snapshots, out):
             if not tagged:
                 stack = stack if stack is not None else _stack()
                 _tag(fn, seq, stack)
-        elif not grad_mode and t.requires_grad and inputs:
+        elif not grad_mode and t.requires_grad and inputs and not any(t is i for i in inputs) and _called_by_user():
             ptr = _ptr(t)
             if any(i.requires_grad and _ptr(i) == ptr for i in inputs):
                 stack = stack if stack is not None else _stack()
