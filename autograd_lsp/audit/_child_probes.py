@@ -943,7 +943,15 @@ def _graph_roots(value):
         items = list(value.values())[:200]
     else:
         return []
-    return [fn for fn in map(_fn, items) if fn is not None]
+    flat = []
+    for item in items:  # one level of containers inside (a list of per-step dicts of losses)
+        if isinstance(item, dict):
+            flat.extend(list(item.values())[:50])
+        elif isinstance(item, (list, tuple)):
+            flat.extend(item[:50])
+        else:
+            flat.append(item)
+    return [fn for fn in map(_fn, flat) if fn is not None]
 
 
 def _holders(frame):
@@ -977,7 +985,7 @@ def _object_holders(prefix, obj, out, depth):
     except Exception:
         return
     for attr, value in attrs:
-        if attr.startswith("_"):
+        if attr.startswith("__"):
             continue
         dotted = prefix + "." + attr
         roots = _graph_roots(value)
