@@ -766,6 +766,7 @@ def _step_post(optimizer, args, kwargs):
         seq = _tick()
         S.step_seqs.append(seq)
         at = _at(_stack())
+        _observe_steps()
         for group in optimizer.param_groups:
             for p in group["params"]:
                 g = p.grad
@@ -996,34 +997,41 @@ def _object_holders(prefix, obj, out, depth):
 
 
 def _accumulation_line(site, dotted):
-    path, first = site
-    for start, last, loop in S.loops.get(path, ()):
-        if loop == site:
-            break
+    path, first = site[0], site[1]
+    if len(site) > 2:
+        span = S.funcs.get(path, {}).get(first)
+        if not span:
+            return None
+        start, last = span
     else:
-        return None
+        for start, last, loop in S.loops.get(path, ()):
+            if loop == site:
+                break
+        else:
+            return None
     tree = S.trees.get(path)
     if tree is None:
         return None
     parts = dotted.split(".")
+    found = []
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         if not (start < line <= last):
             continue
-        target = None
+        target, rank = None, 0
         if isinstance(node, ast.AugAssign):
             target = node.target
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            target = node.func.value
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0] if any(_dotted(n) == dotted for n in ast.walk(node.value)) else None
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
+            target, rank = node.value.func.value, 1  # a statement calling a method of it: `outputs.append(loss)`
         if target is not None:
             while isinstance(target, ast.Subscript):
                 target = target.value
             name = _dotted(target) or ""
             if name == dotted or (dotted.startswith(name + ".") and len(name.split(".")) >= min(2, len(parts))):
-                return (path, line)
-    return None
+                found.append((rank, line))
+    return (path, min(found)[1]) if found else None
 
 
 def _dotted(node):
@@ -1041,8 +1049,25 @@ def _observe_accumulators(site):
     frame = sys._getframe(2)
     while frame is not None and not (frame.f_code.co_filename == site[0] and frame.f_code.co_filename in S.user):
         frame = frame.f_back
-    if frame is None:
-        return
+    if frame is not None:
+        _observe_frame(frame, site)
+
+
+def _observe_steps():
+    """At each optimizer.step(): what the user's functions on the stack hold (a training step written as a method
+    called by a loop outside the user's files, as trainer libraries do)."""
+    frame, looked = sys._getframe(2), 0
+    while frame is not None and looked < 3:
+        path = frame.f_code.co_filename
+        if path in S.user and frame.f_code.co_name != "<module>":
+            looked += 1
+            span = S.funcs.get(path, {}).get(frame.f_code.co_firstlineno)
+            if span:
+                _observe_frame(frame, (path, frame.f_code.co_firstlineno, "def"))
+        frame = frame.f_back
+
+
+def _observe_frame(frame, site):
     for dotted, roots in _holders(frame):
         key = (site, dotted)
         entry = S.accum.setdefault(key, {"sizes": [], "roots": None, "grew": 0, "backwards": len(S.backwards)})
@@ -1126,7 +1151,12 @@ def _index_loops(path):
         return
     S.trees[path] = tree
     loops = []
+    funcs = S.funcs.setdefault(path, {})
     for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            span = (node.lineno, getattr(node, "end_lineno", node.lineno) or node.lineno)
+            funcs[first] = funcs[node.lineno] = span
         if isinstance(node, (ast.For, ast.While, ast.AsyncFor)):
             loops.append((node.lineno, getattr(node, "end_lineno", node.lineno) or node.lineno, (path, node.lineno)))
     S.loops[path] = loops
@@ -1136,6 +1166,7 @@ def install(report, user_files):
     S.report = report
     S.user = set(user_files)
     S.trees = {}
+    S.funcs = {}
     for path in S.user:
         _index_loops(path)
     torch.autograd.backward = _watched(REAL_BACKWARD, "backward")
