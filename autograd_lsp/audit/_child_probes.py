@@ -819,7 +819,7 @@ def _wrap_apply():
                     continue
                 if not isinstance(probe, torch.Tensor) or (probe.device == device and probe.dtype == dtype):
                     continue
-                at = S.attr_lines.get((id(sub), name))
+                at = (S.attr_lines.get((id(sub), name)) or [None])[0]
                 if at:
                     _say("AG009", at, "a plain tensor attribute of a module (not a buffer): moving or casting the "
                                       "module left it behind",
@@ -832,6 +832,32 @@ def _wrap_apply():
 
     _apply.__wrapped__ = real
     torch.nn.Module._apply = _apply
+    real_state_dict = torch.nn.Module.state_dict
+
+    def state_dict(self, *args, **kwargs):
+        out = real_state_dict(self, *args, **kwargs)
+        if S.apply_depth or S.busy or args or kwargs.get("destination") is not None or kwargs.get("prefix"):
+            return out  # (a submodule's part of an outer call)
+        S.busy = True
+        try:
+            where = _at(_stack())
+            for sub, name, value in _plain_tensors(self):
+                entry = S.attr_lines.get((id(sub), name))
+                if not entry or not where:
+                    continue
+                at, sets, first, version = entry
+                changed = sets > 0 or value is not first or value._version != version
+                if changed:
+                    _say("AG009", at, "a plain tensor attribute of a module (not a buffer): state_dict() leaves it "
+                                      "out, so a checkpoint loses the values the module gave it",
+                         "%s changed since it was made (set %d more time(s)); the state_dict() at %s has no entry "
+                         "for it" % (name, sets, _fmt(where)))
+        finally:
+            S.busy = False
+        return out
+
+    state_dict.__wrapped__ = real_state_dict
+    torch.nn.Module.state_dict = state_dict
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -849,9 +875,13 @@ def _wrap_setattr():
         if S.busy:
             return
         if isinstance(value, torch.Tensor) and not isinstance(value, torch.nn.Parameter):
-            stack = _stack()
-            if stack:
-                S.attr_lines[(id(self), name)] = _at(stack)
+            key = (id(self), name)
+            if key in S.attr_lines:  # set again: the module's state moves on (a checkpoint must keep it)
+                S.attr_lines[key][1] += 1
+            else:
+                stack = _stack()
+                if stack:  # where it was made
+                    S.attr_lines[key] = [_at(stack), 0, value, value._version]
         elif isinstance(value, bool) and _near_miss(name):
             flags = {p.requires_grad for p in self.parameters()}
             if flags and flags != {value}:
