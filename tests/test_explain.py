@@ -219,6 +219,8 @@ def test_text_svg_dot_markdown_formats():
     assert {"20", "34"} <= lines  # nodes carry their source lines for click-to-source
     dot = _cli(target, "--format", "dot")
     assert dot.stdout.startswith("digraph autograd {") and 'URL="#L20"' in dot.stdout
+    assert 'label="y1_pred\\nMul  L20\\nsaved other v0→v1"' in dot.stdout  # rows break with dot's \n, not a literal backslash
+    assert "\\\\n" not in dot.stdout
     markdown = _cli(target, "--format", "markdown")
     assert "**Culprit:** line 40 `optim.step()`" in markdown.stdout and "| after | line |" in markdown.stdout
 

@@ -96,6 +96,21 @@ async def test_pyproject_settings_and_watched_file_reload(editor: Editor, tmp_pa
     await editor.diagnostics(uri, lambda ds: ag(ds, "AG001") and ag(ds, "AG004"))  # broken config: defaults
 
 
+async def test_misspelt_pyproject_table_is_shown(editor: Editor, tmp_path):
+    """`[tool.autograd_lsp]` is not read: the server says so (once) rather than silently using the defaults."""
+    (tmp_path / "pyproject.toml").write_text('[tool.autograd_lsp]\nignore = ["AG001"]\n', encoding="utf-8")
+    await editor.start()
+    uri = editor.open("leaf.py", AG001_TEXT)
+    await editor.diagnostics(uri, lambda ds: ag(ds, "AG001"))  # the misspelt table's ignore is not applied
+    await wait_until(lambda: any("[tool.autograd_lsp] is not read" in m.message for m in editor.client.messages),
+                     what="the misspelt-table warning")
+    shown = [m for m in editor.client.messages if "[tool.autograd_lsp]" in m.message]
+    assert shown[0].type == types.MessageType.Warning and "[tool.autograd-lsp]" in shown[0].message
+    other = editor.open("other.py", AG001_TEXT)
+    await editor.diagnostics(other, lambda ds: ag(ds, "AG001"))
+    assert len([m for m in editor.client.messages if "[tool.autograd_lsp]" in m.message]) == 1  # cached: not repeated
+
+
 # -- notebooks -----------------------------------------------------------------------------------------
 NOTEBOOK_CELLS = [
     "import torch\nimport torch.nn.functional as F\n",

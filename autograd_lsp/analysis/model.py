@@ -291,6 +291,7 @@ class ModuleModel:
                 shadow.__dict__.pop("instance", None)
             walker.shadows.clear()
             walker.memo.clear()
+            walker.function_aliases.clear()
             walker.via = walker.overlay = walker.escaped = None
             walker.module_scope.bindings.clear()
             walker.module_scope.defs.clear()

@@ -67,6 +67,21 @@ NOT_OPTIMIZERS_PREFIXES = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils."
 FUNCTIONAL_LOSSES = ops.LOSSES
 
 
+def integer_outputs(op: str | None, count: int | None, with_dim: bool) -> frozenset:
+    """Positions of the integer outputs (indices) of an op returning `count` tensors (None: any number), called with a
+    dim or not: `_, i = torch.max(x, 1)` -> {1}; `torch.max(a, b)` is one tensor."""
+    entry = ops.TUPLE_RESULTS.get(op or "")
+    if entry is None or entry["dim"] and not with_dim or count is not None and len(entry["outputs"]) != count:
+        return frozenset()
+    return frozenset(i for i, kind in enumerate(entry["outputs"]) if kind == INT)
+
+
+def output_position(op: str | None, field: str) -> int | None:
+    """Position of a named output of a tuple-returning op (`x.max(1).indices` -> 1), None when it has no such field."""
+    names = ops.TUPLE_RESULTS.get(op or "", {}).get("names", ())
+    return names.index(field) if field in names else None
+
+
 def is_inplace_method(name: str) -> bool:
     return name in ops.INPLACE
 
@@ -112,6 +127,11 @@ def layer(name: str | None) -> dict:
     return ops.MODULES.get(name or "", {})
 
 
+def is_layer(name: str) -> bool:
+    """A class of torch.nn (Conv2d, ReLU, Sequential...)."""
+    return name in ops.MODULES
+
+
 def layer_op(name: str | None) -> str | None:
     return layer(name).get("op") if name and name[:1].isupper() else None
 
@@ -124,6 +144,7 @@ def layer_parameters(name: str | None) -> tuple | None:
 
 PARAMETER_NAMES = frozenset(n for entry in ops.MODULES.values() for n in entry.get("parameters") or () if "." not in n)  # weight, bias, in_proj_weight...
 MODULE_ITERATORS = ops.MODULE_ITERATORS  # model.parameters(), named_buffers(), modules()...
+DISTRIBUTIONS = ops.DISTRIBUTIONS  # torch.distributions.Normal & co.: they keep the tensors they are built from
 
 
 def dtype_class(qualname: str | None) -> str | None:

@@ -178,7 +178,7 @@ def training_units(model: ModuleModel) -> list[TrainingUnit]:
         found = [Part(kind, event) for kind in direct]
         if isinstance(event, CallEvent) and event.function is not None:
             for kind, inner in summaries.get(id(event.function), {}).items():
-                if kind not in direct:
+                if kind not in direct and not _switched_off(model, event, kind, kinds):
                     found.append(Part(kind, event, inner))
         if not found:
             continue
@@ -189,6 +189,41 @@ def training_units(model: ModuleModel) -> list[TrainingUnit]:
             hook.parts.extend(found)
     model.__dict__["_training_units"] = units
     return units
+
+
+def _switched_off(model: ModuleModel, call: CallEvent, kind: str, kinds: dict) -> bool:
+    """Every `kind` part the helper performs itself sits under `if <flag>:` for a parameter defaulting to a false
+    constant that this call does not pass (`def optimizer_step(self, zero_grad=False)` called as `optimizer_step()`)."""
+    function = call.function
+    node = function.node if function is not None else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(k.arg is None for k in call.node.keywords) \
+            or any(isinstance(a, ast.Starred) for a in call.node.args):
+        return False
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    bound_first = 1 if function.cls is not None and call.receiver is not None and positional else 0
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    passed = {a.arg for a in positional[bound_first:bound_first + len(call.node.args)]} | {k.arg for k in call.node.keywords}
+    flags = {name for name, default in defaults.items() if isinstance(default, ast.Constant) and not default.value and name not in passed}
+    if not flags:
+        return False
+    memo = model.__dict__.setdefault("_switched_off", {})  # (one answer per helper, kind and set of flags left out)
+    key = (id(function), kind, frozenset(flags))
+    if key not in memo:
+        memo[key] = _guarded_by(model, function, node, kind, flags, kinds)
+    return memo[key]
+
+
+def _guarded_by(model: ModuleModel, function, node, kind: str, flags: set, kinds: dict) -> bool:
+    guarded = []  # line ranges of `if flag:` bodies
+    for stmt in ast.walk(node):
+        if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Name) and stmt.test.id in flags and stmt.body:
+            guarded.append((stmt.body[0].lineno, stmt.body[-1].end_lineno or stmt.body[-1].lineno))
+    if not guarded:
+        return False
+    own = [e for e in model.events if e.ctx.scope.function is function and kind in kinds.get(id(e), ())]
+    return bool(own) and all(any(start <= e.node.lineno <= end for start, end in guarded) for e in own)
 
 
 def _direct_kinds(model: ModuleModel, event: Event) -> list[str]:
@@ -312,3 +347,54 @@ def _loaded(node: ast.AST) -> set[str]:
 
 def _stored(node: ast.AST) -> set[str]:
     return _names(node, ast.Store)
+
+
+# -- frozen modules -------------------------------------------------------------------------------------
+def frozen_modules(model: ModuleModel) -> set[str]:
+    """Modules (as written: `backbone`, `self.encoder`) whose parameters the file sets to `requires_grad=False` anywhere:
+    `backbone.requires_grad_(False)`, or `p.requires_grad = False` in a loop over `backbone.parameters()`. Their forward
+    may record nothing to backpropagate (a frozen feature extractor), so a graph through them proves no error."""
+    cached = model.__dict__.get("_frozen_modules")
+    if cached is not None:
+        return cached
+    from . import torch_api as api
+    from .syntax import dotted
+
+    found: set[str] = set()
+    for event in model.events:
+        if isinstance(event, CallEvent) and event.role == "requires_grad_" and event.receiver is not None:
+            value = event.node.args[0] if event.node.args else next((kw.value for kw in event.node.keywords if kw.arg == "requires_grad"), None)
+            if isinstance(value, ast.Constant) and value.value is False:
+                receiver = event.receiver
+                name = dotted(receiver)
+                if isinstance(receiver, ast.Name):
+                    name = _iterated_module(event, receiver.id, api.MODULE_ITERATORS, dotted) or name
+                if name:
+                    found.add(name)
+        elif isinstance(event, AttrStoreEvent) and event.target.attr == "requires_grad":
+            value = event.value
+            if isinstance(value, ast.Constant) and value.value is False and isinstance(event.target.value, ast.Name):
+                name = _iterated_module(event, event.target.value.id, api.MODULE_ITERATORS, dotted)
+                if name:
+                    found.add(name)
+    model.__dict__["_frozen_modules"] = found
+    return found
+
+
+def _iterated_module(event: Event, variable: str, iterators, dotted) -> str | None:
+    """The module whose parameters a loop variable runs over (`for p in backbone.parameters()` -> "backbone")."""
+    for loop in event.ctx.loops():
+        node = loop.node
+        if not isinstance(node, (ast.For, ast.AsyncFor)):
+            continue
+        names = [node.target] if isinstance(node.target, ast.Name) else list(getattr(node.target, "elts", []))
+        if not any(isinstance(n, ast.Name) and n.id == variable for n in names):
+            continue
+        for sub in ast.walk(node.iter):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in iterators:
+                return dotted(sub.func.value)
+    return None
+
+
+def is_frozen(model: ModuleModel, name: str | None) -> bool:
+    return name is not None and any(name == frozen or name.startswith(frozen + ".") for frozen in frozen_modules(model))

@@ -57,6 +57,12 @@ def _literal_dtype(node: ast.AST) -> str | None:
     return api.INT if kinds else None
 
 
+def _numbers_dtype(provs) -> str | None:
+    """dtype class of Python numbers known by their provenance (`n = len(xs)`, a list of int literals); None otherwise."""
+    kinds = {p.dtype if p is not None and p.kind is Kind.NUMBER else None for p in provs}
+    return kinds.pop() if len(kinds) == 1 and None not in kinds else (api.FLOAT if kinds == {api.FLOAT, api.INT} else None)
+
+
 def _literal_numel(node: ast.AST) -> int | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool)):
         return 1
@@ -171,6 +177,7 @@ class Walker:
         self.escaped: list | None = None  # events of another module's body that concern the caller's arguments
         self._keywords: dict | None = None
         self.shadows: list[FunctionInfo] = []  # (for release())
+        self.function_aliases: dict = {}  # (id of a scope, name) -> the torch function the name was bound to there
 
     # -- driving -------------------------------------------------------------------------------------
     def run(self) -> ModuleModel:
@@ -208,6 +215,20 @@ class Walker:
         if _changes(event):
             prov = event.receiver_prov if type(event) is CallEvent else event.prov
             if prov is not None and prov.param_deps and prov.origin == "param":  # a parameter itself, not a value made from it
+                function.uses_arguments = True
+
+    def _note_unknown_write(self, target: ast.expr):
+        """An in-place write into something reached from a parameter (`model.blocks[i].weight[0] = 0`, `net.fc.bias.zero_()`)
+        that the symbolic walk cannot know: the body is worth walking again with what each caller passes."""
+        function = self.function
+        if function is None or function.uses_arguments or self.via is not None or function.cls is not None:
+            return
+        while isinstance(target, (ast.Attribute, ast.Subscript)):
+            target = target.value
+        if isinstance(target, ast.Name) and target is not None:
+            args = function.node.args
+            if any(arg.arg == target.id for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]) and self.scope.bindings.get(target.id) is not None \
+                    and self.scope.bindings[target.id].origin == "param":
                 function.uses_arguments = True
 
     def prov_of(self, node: ast.AST) -> Provenance | None:
@@ -265,6 +286,17 @@ class Walker:
             scope = scope.parent
         return None
 
+    def _function_alias(self, name: str) -> str | None:
+        """The torch function a name holds (`criterion = F.cross_entropy`), in the scope that binds the name."""
+        if not self.function_aliases or not name:
+            return None
+        scope = self.scope
+        while scope is not None:
+            if name in scope.bindings:
+                return self.function_aliases.get((id(scope), name))
+            scope = scope.parent
+        return None
+
     def lookup(self, name: str) -> Provenance | None:
         scope = self.scope
         while scope is not None:
@@ -275,6 +307,8 @@ class Walker:
 
     def bind(self, name: str, prov: Provenance | None):
         self.scope.bindings[name] = prov
+        if self.function_aliases:
+            self.function_aliases.pop((id(self.scope), name), None)
         loop = self.loop
         while loop is not None:  # "rebound anywhere in the loop": known once the loop's walk ends
             loop.assigned.add(name)
@@ -324,6 +358,10 @@ class Walker:
         for arg in (args.vararg, args.kwarg):
             if arg is not None:
                 self.bind(arg.arg, None)
+        for index, arg in self._module_parameters(node, positional, args.kwonlyargs, info.cls is not None and not self._is_static(node),
+                                                  info.__dict__.get("module_arguments", ())):
+            # `def train(netD, netG, ...)` that iterates `netD.parameters()`: a module, whose call is a forward
+            self.scope.bindings[arg.arg] = Provenance(Kind.MODULE, arg.lineno, origin="param", param_deps=frozenset({index}), node=arg)
         self._register_defs(node.body)
         try:
             self.walk_body(node.body)
@@ -331,6 +369,23 @@ class Walker:
             self._restore(saved)
             info.walking = False
             info.walked = True
+
+    def _module_parameters(self, node, positional, kwonly, method: bool, given=()):
+        """Parameters that are an nn.Module: those the first call passed a module for (`given`), and those the body
+        treats as one: receivers of `.parameters()`, `.named_modules()`... (torch's module iterators, which no tensor
+        or optimizer has). The body's text is searched first: most functions never name one."""
+        arguments = [*positional, *kwonly]
+        index_of = {arg.arg: index for index, arg in enumerate(arguments) if not (method and index == 0)}
+        found = {name: (index_of[name], arguments[index_of[name]]) for name in given if name in index_of}
+        text = self.model.text(node)
+        if "(" not in text or not any(f".{name}(" in text for name in api.MODULE_ITERATORS):
+            return list(found.values())
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS \
+                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id in index_of:
+                name = sub.func.value.id
+                found[name] = (index_of[name], arguments[index_of[name]])
+        return list(found.values())
 
     def walk_for_caller(self, info: FunctionInfo):
         """Walk one of this (summary-only) module's functions because another module's analysis needs it."""
@@ -373,6 +428,8 @@ class Walker:
             position = index - offset
             if 0 <= position < len(arg_provs):
                 deps.append((arg_provs[position], arg_nodes[position]))
+            elif ret.nondiff is not None and ret.requires_grad is False and ret.dtype == api.INT:
+                deps.append((None, None))  # an integer cut (`.long()`, argmax) whatever that argument is: still integer
             else:
                 return None  # depends on something the call did not pass positionally: unknown
         if ret.origin == "param" and len(deps) == 1:
@@ -383,14 +440,17 @@ class Walker:
                            graph=frozenset({id(call)}) if ret.graph else frozenset())
         if ret.kind is not Kind.TENSOR:
             return None
+        grads = any(p is not None and p.kind is Kind.TENSOR and p.requires_grad for p in flatten([prov for prov, _ in deps]))
         if any(prov is None for prov, _ in deps):
-            if not (ret.nondiff is not None and ret.requires_grad is False):
+            # an integer cut has no grad whatever the rest is; a tensor built from one that requires grad has it
+            # (`summed_loss(predictions, targets)` with unknown targets)
+            if not (ret.nondiff is not None and ret.requires_grad is False) and not (grads and ret.requires_grad is None):
                 return None
-            deps = [(prov, node) for prov, node in deps if prov is not None]  # an integer cut has no grad whatever the rest is
+            deps = [(prov, node) for prov, node in deps if prov is not None]
         requires_grad = ret.requires_grad
         if ret.nondiff is not None and ret.requires_grad is False:
             pass  # every path through the helper went through an integer cut (argmax, comparison): no grad whatever it is given
-        elif any(prov.requires_grad for prov, _ in deps):
+        elif grads and ret.requires_grad is not False:  # (False: the helper detaches or runs under no_grad)
             requires_grad = True
         elif requires_grad is None and all(prov.requires_grad is False for prov, _ in deps):
             requires_grad = False
@@ -402,7 +462,8 @@ class Walker:
             leaf=(False if requires_grad and not self.no_grad else (True if requires_grad is False or self.no_grad else None)),
             dtype=ret.dtype or self._common_dtype([prov for prov, _ in deps]),
             composed_from=ret.composed_from | self._composed([(prov, node) for prov, node in deps]),
-            graph=ret.graph | frozenset().union(*(prov.graph for prov, _ in deps)) | {id(call)},
+            graph=frozenset() if requires_grad is False else
+            ret.graph | frozenset().union(*(p.graph for p in flatten([prov for prov, _ in deps]) if p is not None)) | {id(call)},
             # a helper called inside another helper with that one's parameters: the result still depends on them
             param_deps=frozenset().union(*(prov.param_deps for prov, _ in deps)),
             no_grad=self.no_grad,
@@ -469,6 +530,8 @@ class Walker:
                                    form="augassign"))
             after = self._after_inplace(before, [value])
         else:
+            if isinstance(target, ast.Subscript):
+                self._note_unknown_write(base)
             after = self.combine(node, [(before, base), (value, node.value)], binop=node.op)
         name = label(base)
         if name is not None:
@@ -510,6 +573,9 @@ class Walker:
     def stmt_If(self, node):
         self.ev(node.test)
         before = dict(self.scope.bindings)
+        narrowed = self._narrowed(node.test)
+        if narrowed is not None:
+            self.bind(*narrowed)  # `if isinstance(m, nn.Conv2d):` m is a Conv2d in the body
         self.walk_body(node.body)
         after_body = self.scope.bindings
         self.scope.bindings = dict(before)
@@ -528,6 +594,31 @@ class Walker:
             if name not in after_body:
                 merged[name] = merge(before[name], prov) if name in before else prov
         self.scope.bindings = merged
+
+    def _narrowed(self, test) -> tuple | None:
+        """`isinstance(name, <module class>)` on a name of unknown value: (name, that module) for the if's body."""
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" and len(test.args) == 2
+                and isinstance(test.args[0], ast.Name)):
+            return None
+        known = self.lookup(test.args[0].id)
+        if known is not None and not (known.origin == "param" and (known.kind is Kind.TENSOR or known.kind is Kind.MODULE and known.module_class is None)):
+            return None  # (a parameter's symbolic value says nothing about its type)
+        kind = test.args[1]
+        kinds = kind.elts if isinstance(kind, ast.Tuple) and kind.elts else [kind]
+        qualnames = [self.imports.qualname(k) for k in kinds]
+        if all(q is not None and q.startswith("torch.nn.") for q in qualnames):
+            # torch layers with the same parameters (`(nn.Conv2d, nn.Linear)`: weight and bias): any of them will do
+            owned = {api.layer_parameters(q.rsplit(".", 1)[-1]) for q in qualnames}
+            if len(owned) != 1 or not next(iter(owned)):
+                return None
+            cls = qualnames[0]
+        elif len(kinds) > 1:
+            return None
+        else:
+            cls = self.lookup_def(kind.id) if isinstance(kind, ast.Name) else None
+            if not isinstance(cls, ClassInfo) or not cls.is_module:
+                return None
+        return test.args[0].id, Provenance(Kind.MODULE, test.lineno, module_class=cls, origin=self.model.text(kind), node=kind)
 
     def stmt_With(self, node):
         saved = self.no_grad, self.mode
@@ -587,6 +678,11 @@ class Walker:
             alias = value.id if isinstance(value, ast.Name) else None
             self.emit(BindEvent(self.stmt, self.ctx(), name=target.id, target=target, value=value, prov=prov, alias_of=alias))
             self.bind(target.id, prov)
+            if prov is None and isinstance(value, (ast.Attribute, ast.Name)):
+                qualname = self.imports.qualname(value) or self._function_alias(value.id if isinstance(value, ast.Name) else "")
+                module, _, short = (qualname or "").rpartition(".")
+                if module in api.MATH_MODULES and short[:1].islower():
+                    self.function_aliases[(id(self.scope), target.id)] = qualname  # `loss_fn = F.l1_loss`
         elif isinstance(target, (ast.Tuple, ast.List)):
             elements = self._unpack(value, prov, len(target.elts))
             for element_target, (element_value, element_prov) in zip(target.elts, elements):
@@ -618,6 +714,8 @@ class Walker:
                 after = self._after_inplace(base_prov, [prov])
                 if after is not base_prov:
                     self.rebind(target.value, after)
+            elif base_prov is None:
+                self._note_unknown_write(target.value)
 
     def _store_self_attribute(self, attr: str, prov, stmt):
         info = self.function
@@ -648,21 +746,52 @@ class Walker:
             return [(element, self.prov_of(element)) for element in value.elts]
         if prov is not None and prov.kind is Kind.SEQUENCE and len(prov.elements) == count:
             return [(None, element) for element in prov.elements]
+        indices = self._integer_outputs(value, prov, count)
+        if indices:  # `values, indices = x.max(1)`: the indices are an integer tensor without a graph
+            return [(None, self._indices(value) if i in indices else prov and prov.but(scalar=None)) for i in range(count)]
         if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph:
             # `y1, y2 = model(x)`: every output shares the forward's graph
             return [(None, prov.but(scalar=None)) for _ in range(count)]
         return [(None, None)] * count
 
+    def _integer_outputs(self, value, prov, count) -> frozenset:
+        """Which of the `count` tensors a torch op's call returns are integer (its indices), by the op table."""
+        if not isinstance(value, ast.Call):
+            return frozenset()
+        qualname = self.imports.qualname(value.func)
+        if qualname is None and (prov is None or prov.kind is not Kind.TENSOR):
+            return frozenset()  # x.max(1) on a known tensor; torch.max(x, 1) with x a tensor, known or not
+        op = self._tuple_op(value)
+        # the overload with a dim: `x.max(1)`, `torch.max(x, 1)`, `dim=` (an int; `torch.max(a, b)` is elementwise)
+        position = 1 if qualname is not None else 0
+        dim = value.args[position] if len(value.args) > position else next((k.value for k in value.keywords if k.arg == "dim"), None)
+        dim_prov = self.prov_of(dim) if dim is not None else None
+        with_dim = dim is not None and (isinstance(_const(dim), int) or dim_prov is not None and dim_prov.kind is Kind.NUMBER)
+        return api.integer_outputs(op, count, with_dim)
+
+    def _tuple_op(self, call: ast.Call) -> str | None:
+        qualname = self.imports.qualname(call.func)
+        if qualname is not None:
+            return qualname.rsplit(".", 1)[-1] if self.imports.is_torch(qualname) and qualname.count(".") == 1 else None
+        return call.func.attr if isinstance(call.func, ast.Attribute) else None
+
+    def _indices(self, node) -> Provenance:
+        return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=api.INT, no_grad=self.no_grad, loop=self.loop,
+                          epoch=self.epoch, origin=self._origin(node), nondiff=self._origin(node).rsplit(".", 1)[-1].strip("()"), node=node)
+
     def _element_of(self, prov: Provenance | None, node: ast.expr) -> Provenance | None:
         if prov is None:
             return None
+        if prov.kind is Kind.TENSOR and prov.origin == "param":
+            # a helper's parameter iterated (`for pred in predictions`): what the call passes decides, as for the parameter
+            return Provenance(Kind.TENSOR, node.lineno, origin="element", param_deps=prov.param_deps, node=node)
         if prov.kind is Kind.PARAMS:
             origin = prov.origin if prov.origin.endswith(".parameters()") else "parameter"
             param = Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=origin, node=node)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "named_parameters":
                 return Provenance(Kind.SEQUENCE, node.lineno, elements=(None, param))  # (name, parameter) pairs
             return param
-        if prov.kind is Kind.SEQUENCE and prov.elements:
+        if prov.kind in (Kind.SEQUENCE, Kind.MODULE) and prov.elements:  # (a module: a container's layers)
             first = prov.elements[0]
             return first if all(element == first for element in prov.elements) else None
         return None
@@ -774,6 +903,10 @@ class Walker:
     def ev_BinOp(self, node):
         left = self.ev(node.left, usage="operand")
         right = self.ev(node.right, usage="operand")
+        if isinstance(node.op, ast.Add) and left is not None and right is not None and left.kind is Kind.PARAMS and right.kind is Kind.PARAMS:
+            # `list(G.parameters()) + list(E.parameters())`: one optimizer over both (known only when both are)
+            both = left.params | right.params if left.params and right.params else frozenset()
+            return Provenance(Kind.PARAMS, node.lineno, origin=left.origin, params=both, node=node)
         result = self.combine(node, [(left, node.left), (right, node.right)], binop=node.op)
         if result is not None and result.requires_grad and isinstance(node.op, (ast.Mult, ast.Div, ast.Pow, ast.MatMult)):
             self._mark_saved([node.left, node.right], api.operator_op(node.op), node)
@@ -805,6 +938,11 @@ class Walker:
             if qualname and qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES:
                 self.model.torch_subscripts.append((node, qualname))
             return None
+        if base.kind is Kind.MODULE:  # model.layers[i]: a layer of a container, when known
+            index = _const(node.slice)
+            if isinstance(index, int) and not isinstance(index, bool) and -len(base.elements) <= index < len(base.elements):
+                return base.elements[index]
+            return self._element_of(base, node) if isinstance(node.slice, ast.Name) else None
         if base.kind is Kind.SEQUENCE:
             index = _const(node.slice)
             if isinstance(index, int) and -len(base.elements) <= index < len(base.elements):
@@ -812,6 +950,11 @@ class Walker:
             return None
         if base.kind is not Kind.TENSOR:
             return None
+        index = _const(node.slice)
+        if isinstance(index, int) and isinstance(node.value, ast.Call):
+            indices = self._integer_outputs(node.value, base, None)
+            if indices and index in indices:  # `x.max(1)[1]`
+                return self._indices(node)
         result = self.derive(node, base, [(base, node.value)], scalar=None)
         return self._view(result, base) if _basic_index(node.slice) else result  # w[0], w[:, 1]; not w[mask]
 
@@ -832,6 +975,12 @@ class Walker:
                              composed_from=frozenset(), graph=frozenset(), node=node, line=node.lineno)
         if attr == "grad":
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=owner.dtype, origin="grad", node=node)
+        if isinstance(node.value, ast.Call):  # `x.max(1).indices`: a field of an op's named tuple
+            indices = self._integer_outputs(node.value, owner, None)
+            if indices:
+                position = api.output_position(self._tuple_op(node.value), attr)
+                if position is not None:
+                    return self._indices(node) if position in indices else owner.but(scalar=None, node=node, line=node.lineno)
         if uses.attribute(attr) == uses.VIEW:  # .T, .mT, .real
             return self._view(self.derive(node, owner, [(owner, node.value)]), owner)
         return None
@@ -898,6 +1047,8 @@ class Walker:
     def ev_Call(self, node: ast.Call):
         func = node.func
         qualname = self.imports.qualname(func)
+        if qualname is None and isinstance(func, ast.Name) and self.function_aliases:
+            qualname = self._function_alias(func.id)
         method = func.attr if isinstance(func, ast.Attribute) and qualname is None else None
         callee = qualname or method or (func.id if isinstance(func, ast.Name) else None)
         receiver = func.value if method is not None else None
@@ -971,6 +1122,13 @@ class Walker:
             return self.construct(definition, node, arg_provs, event)
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
+        if (name == "zip" or name == "enumerate") and arg_provs and not node.keywords:
+            # the loop over `zip(predictions, targets)` of a helper: each element pairs the elements of its parameters
+            items = [self._element_of(prov, arg) for prov, arg in zip(arg_provs[:1] if name == "enumerate" else arg_provs, node.args)]
+            if all(item is None for item in items):
+                return None
+            items = [_INT_NUMBER, *items] if name == "enumerate" else items
+            return Provenance(Kind.SEQUENCE, node.lineno, elements=(Provenance(Kind.SEQUENCE, node.lineno, elements=tuple(items)),))
         if name == "float" or name == "int" or name == "len":
             return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT if name == "float" else api.INT)
         if self.resolver is not None and name in self.imports.names:
@@ -997,6 +1155,7 @@ class Walker:
         """A call of a function of the workspace: its summary, or its body walked with what this call passes."""
         keywords, self._keywords = self._keywords, None
         if not info.walked:
+            self._note_module_arguments(info, node, arg_provs, keywords, receiver is not None or info.cls is not None)
             self.walk_function(info)
         event.function = info
         self._passes_arguments(info, arg_provs, keywords)
@@ -1004,6 +1163,18 @@ class Walker:
         if walked is not _NOT_WALKED:
             return walked
         return self.instantiate(info, node, arg_provs, node.args)
+
+    def _note_module_arguments(self, info: FunctionInfo, node: ast.Call, arg_provs, keywords, method: bool):
+        """The first call of a function, which walks its body: the parameters it is given a trainable module for
+        (`train_single_scale(Discriminator(), Generator(), ...)`) are modules in its summary, so their calls are forwards."""
+        if info.owner is not self or info.walking or isinstance(info.node, ast.Lambda):
+            return
+        bound = callsite.bind_arguments(info.node, method and not self._is_static(info.node), node, arg_provs, keywords or {})
+        if not bound:
+            return
+        modules = {name for name, prov in bound.items() if prov is not None and prov.kind is Kind.MODULE and _trainable_module(prov)}
+        if modules:
+            info.module_arguments = modules  # type: ignore[attr-defined]
 
     def construct(self, cls: ClassInfo, node: ast.Call, arg_provs, event) -> Provenance | None:
         """`Model(w)`, `Trainer(model, opt)`: an instance of a user class, its __init__ walked with the arguments."""
@@ -1238,7 +1409,8 @@ class Walker:
         result = Provenance(Kind.TENSOR, node.lineno, leaf=not requires_grad if requires_grad is not None else None, requires_grad=requires_grad,
                             dtype=api.FLOAT if requires_grad else None, origin=f"{self.model.text(node.func)}(...)", graph=graph, no_grad=self.no_grad,
                             loop=self.loop, epoch=self.epoch, scalar=_reduction_scalar(reduction) if loss else None, node=node, nondiff=cut,
-                            composed_from=frozenset().union(*(p.composed_from for p in inputs)))
+                            composed_from=frozenset().union(*(p.composed_from for p in inputs)),
+                            param_deps=frozenset().union(*(p.param_deps for p in inputs)))
         width = _layer_width(name, built)
         if width is not None and width > 1:
             result = result.but(scalar=False)  # nn.Linear(10, 5)(x): at least 5 elements
@@ -1268,6 +1440,8 @@ class Walker:
                 return after
             return None
         if recv is None:
+            if api.is_inplace_method(method):
+                self._note_unknown_write(receiver)
             if method == "optimizers" and isinstance(receiver, ast.Name) and receiver.id == "self":
                 return Provenance(Kind.OPTIMIZER, node.lineno, origin="self.optimizers()", node=node)
             return None
@@ -1275,10 +1449,18 @@ class Walker:
             if method in ("parameters", "named_parameters"):
                 return Provenance(Kind.PARAMS, node.lineno, origin=f"{label(receiver) or 'module'}.parameters()",
                                   params=frozenset({f"{label(receiver)}.*"}) if label(receiver) else frozenset(), node=node)
+            if method == "apply" and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+                function = self.lookup_def(node.args[0].id)  # `model.apply(init_weights)` runs it here, in this grad mode
+                if isinstance(function, FunctionInfo):
+                    event.runs = function
+                return recv
             if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
                 return recv
             if method == "forward":
                 return self.forward(node, recv, arg_provs, event)
+            if method in ("add_module", "register_module") and recv.origin == "self" and len(node.args) == 2 and isinstance(_const(node.args[0]), str):
+                self._store_self_attribute(_const(node.args[0]), arg_provs[1], self.stmt)  # self.add_module("conv", nn.Conv2d(...))
+                return None
             cls = recv.module_class
             if isinstance(cls, ClassInfo) and method in cls.methods:
                 info = cls.methods[method]
@@ -1286,7 +1468,8 @@ class Walker:
                         not callsite.worth_walking(info, [*arg_provs, *(self._keywords or {}).values()]):
                     return None  # another module's plain class (a config, a container): walked only for calls that pass facts
                 return self.call_function(info, node, arg_provs, event, receiver=recv)
-            submodule = cls.attributes.get(method) if isinstance(cls, ClassInfo) and self._summarised(cls.methods.get("__init__")) else None
+            # `self.fc(x)`: the submodule's forward, whichever method set `self.fc` (a trainer's `train()` builds `self.G`)
+            submodule = self._module_attribute(node.func, recv) if isinstance(cls, ClassInfo) or self.is_bound(label(node.func) or "") else None
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
             return None
@@ -1419,14 +1602,29 @@ class Walker:
                 return None
             return Provenance(Kind.OPTIMIZER, node.lineno, origin=qualname, params=self._optimizer_params(node, arg_provs), node=node)
         if module.startswith("torch.nn") and short[:1].isupper() and module != "torch.nn.functional":
-            return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node)
+            # nn.ModuleList([Block() for _ in ...]), nn.Sequential(a, b): a container of the layers it was given
+            layers = tuple(flatten(arg_provs)) if api.layer_parameters(short) is None and arg_provs else ()
+            layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
+            return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers)
         if module.startswith("torch.nn.init"):
             return None
+        if module.startswith("torch.distributions") and short in api.DISTRIBUTIONS:
+            return self._distribution(node, arg_provs)
         if module == "torch" and short in api.TENSOR_FACTORIES:
             return self.factory(node, short, arg_provs)
         if module in ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft") or qualname == "torch.autograd.backward":
             return self.torch_op(node, short, arg_provs)
         return None
+
+    def _distribution(self, node: ast.Call, arg_provs) -> Provenance | None:
+        """`Normal(mean, torch.exp(log_std))`: the distribution keeps its tensors, so it carries the graph of those built
+        from trainable ones (a leaf or a view of one is kept live: only a computed argument can go stale)."""
+        keywords = self._keywords or {}
+        pairs = [*zip(arg_provs, node.args), *((keywords.get(kw.arg), kw.value) for kw in node.keywords if kw.arg)]
+        computed = [(prov, arg) for prov, arg in pairs if prov is not None and prov.has_graph and prov.base is None]
+        if not computed:
+            return None
+        return self.derive(node, computed[0][0], computed, scalar=None).but(origin=self._origin(node))
 
     def _optimizer_params(self, node, arg_provs) -> frozenset:
         if not arg_provs or arg_provs[0] is None:
@@ -1452,8 +1650,11 @@ class Walker:
                 dtype = _literal_dtype(data)
                 if dtype is None and arg_provs and arg_provs[0] is not None and arg_provs[0].kind in (Kind.TENSOR, Kind.NUMBER):
                     dtype = arg_provs[0].dtype
+                elif dtype is None and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.SEQUENCE:
+                    dtype = _numbers_dtype(arg_provs[0].elements)  # `values = [1, 2, 3]; torch.tensor(values)`
             elif short == "arange":
-                kinds = [_literal_dtype(arg) for arg in node.args] + [_literal_dtype(v) for k, v in keywords.items() if k in ("start", "end", "step")]
+                kinds = [_literal_dtype(arg) or _numbers_dtype([p]) for arg, p in zip(node.args, arg_provs)] + \
+                    [_literal_dtype(v) for k, v in keywords.items() if k in ("start", "end", "step")]
                 dtype = api.FLOAT if api.FLOAT in kinds else (api.INT if kinds and all(k == api.INT for k in kinds) else None)
             elif short == "full" and len(node.args) > 1:
                 dtype = _literal_dtype(node.args[1])
@@ -1631,6 +1832,17 @@ class Walker:
 _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), "Conv1d": (1, "out_channels"),
                 "Conv2d": (1, "out_channels"), "Conv3d": (1, "out_channels"), "ConvTranspose1d": (1, "out_channels"),
                 "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim")}
+
+
+def _trainable_module(prov: Provenance) -> bool:
+    """A user nn.Module, or a torch.nn layer that has parameters (not a loss, not ReLU)."""
+    cls = prov.module_class
+    if isinstance(cls, ClassInfo):
+        return cls.is_module
+    if isinstance(cls, str):
+        short = cls.rsplit(".", 1)[-1]
+        return not short.endswith("Loss") and api.layer_parameters(short) != ()
+    return False
 
 
 def _layer_width(name: str | None, built: ast.Call | None) -> int | None:

@@ -304,11 +304,12 @@ def to_dot(doc: dict) -> str:
            '  edge [color="#888888", arrowsize=0.6];']
     for node in doc["graph"]["nodes"]:
         fill, stroke = _style(node)
-        label = _short_title(node) + "\\n" + _sub_title(node)
+        rows = [_short_title(node), _sub_title(node)]
         for s in node.get("saved") or ():
             if s["state"] in ("modified", "freed"):
-                label += "\\n" + ("saved %s v%s→v%s" % (s["attr"], s["saved_version"], s["version"]) if s["state"] == "modified" else "saved %s freed" % s["attr"])
-        attrs = [f'label="{_dot_escape(label)}"', f'fillcolor="{fill}"', f'color="{stroke}"', f'tooltip="{_dot_escape(node_title(node))}"']
+                rows.append("saved %s v%s→v%s" % (s["attr"], s["saved_version"], s["version"]) if s["state"] == "modified" else "saved %s freed" % s["attr"])
+        label = "\\n".join(_dot_escape(row) for row in rows)  # escape each row, not dot's own line breaks
+        attrs = [f'label="{label}"', f'fillcolor="{fill}"', f'color="{stroke}"', f'tooltip="{_dot_escape(node_title(node))}"']
         if node.get("line"):
             attrs.append(f'URL="#L{node["line"]}"')
         if node["kind"] == "leaf":

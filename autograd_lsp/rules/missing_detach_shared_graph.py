@@ -3,6 +3,8 @@ Flags a forward output consumed by two losses that are backpropagated by separat
 an `optimizer.step()` between them, where the first loss reaches the shared output without `.detach()`:
 the GAN pattern, where the discriminator loss uses the generator's `fake` and the generator loss uses it
 again (the DCGAN training loop). Helpers of the same workspace count: `d_step(fake)` then `g_step(fake)`.
+The two backward calls may be one call in a loop: a loss rebuilt every iteration on a forward output computed
+once before the loop (SinGAN's generator steps on the `fake` of the discriminator's loop), with a step in the loop.
 
 ## Why is this bad?
 The first `backward()` frees the saved tensors of every node it passes through, including the generator's
@@ -48,10 +50,11 @@ import sys
 from dataclasses import dataclass, field
 
 from ..analysis.model import BindEvent, CallEvent, ModuleModel, UseEvent
+from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
 from ..analysis.syntax import parents
-from ..analysis.training import backward_target, is_backward, is_step, optimizer_of
+from ..analysis.training import backward_target, is_backward, is_frozen, is_step, optimizer_of
 from ..findings import Edit, Fix, Safety, Severity
 
 CODE = "AG017"
@@ -79,7 +82,7 @@ class Site:
 
 def check(model: ModuleModel):
     sites = _sites(model)
-    if len(sites) < 2:
+    if not sites:
         return
     steps = [event for event in model.of_type(CallEvent) if is_step(model, event) or
              (event.function is not None and event.function.calls_step)]
@@ -98,11 +101,101 @@ def check(model: ModuleModel):
                 stale = next(((s, module) for s in between if s is not first.event for module in _saved_modules(model, s, shared)), None)
                 between = [stale[0]] if stale is not None else []
             step = between[0] if between else None
-            if step is None or _exclusive(model, first.event, second.event):
+            if step is None or _exclusive(model, first.event, second.event) or _recomputed_between(model, first, second, shared):
                 continue
             reported.add(id(second))
             yield _finding(model, first, second, step, shared, stale[1] if stale is not None else None)
             break
+    for site in sites:
+        if id(site) not in reported and site.event.function is None:
+            found = _next_iteration(model, site, steps)
+            if found is not None:
+                yield _iteration_finding(model, site, *found)
+
+
+def _next_iteration(model: ModuleModel, site: Site, steps: list):
+    """(loop, forward, step): the loss is rebuilt every iteration of a training loop, but on a forward output computed once
+    before the loop (`fake` of the discriminator's loop, reused by every generator step); the optimizer steps in the loop,
+    so the next iteration backpropagates through that forward again: freed, or (retained) saved before the step."""
+    calls = _calls(model)
+    _, loss = backward_target(model, site.event)
+    for loop in site.event.ctx.loops():
+        if loss is None or not loop.contains(loss.loop):
+            break  # the whole loss comes from before the loop: a stale loss (AG002/AG003), not a shared forward
+        if loop.scope is not site.event.ctx.scope:
+            break
+        start, end = loop.node.lineno, loop.node.end_lineno or loop.node.lineno
+        stepping = [s for s in steps if s.ctx.scope is loop.scope and loop.contains(s.ctx.loop)]
+        if not stepping:
+            continue
+        before = sorted((event for ident in site.graph for event in [calls.get(ident)]
+                         if event is not None and event.role == "forward" and event.ctx.scope is loop.scope and event.ctx.via is None
+                         and event.node.lineno < start), key=lambda event: event.seq)
+        for forward in before:
+            if start <= forward.node.lineno <= end or not _trainable_forward(model, forward):
+                continue
+            if not site.retains:
+                return loop, forward, stepping[0]
+            step = next((s for s in stepping if _updates(model, s, forward)), None)
+            if step is not None:
+                return loop, forward, step
+    return None
+
+
+def _calls(model: ModuleModel) -> dict:
+    calls = model.__dict__.get("_ag017_calls")
+    if calls is None:
+        calls = model.__dict__["_ag017_calls"] = {id(event.node): event for event in model.of_type(CallEvent)}
+    return calls
+
+
+def _forward_name(model: ModuleModel, event: CallEvent) -> str | None:
+    target = event.receiver if event.method == "forward" else event.node.func
+    return model.text(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+
+
+def _trainable_forward(model: ModuleModel, event: CallEvent) -> bool:
+    """A forward that saved something for its backward: a module with parameters (a torch layer only when its input
+    requires grad: a first layer fed data keeps no weight), not a loss."""
+    if is_frozen(model, _forward_name(model, event)):
+        return False
+    module = model.prov(event.node.func) if event.method != "forward" else model.prov(event.receiver)
+    cls = module.module_class if module is not None and module.kind is Kind.MODULE else None
+    if isinstance(cls, str):
+        if cls.endswith("Loss") or not api.layer_parameters(cls.rsplit(".", 1)[-1]):
+            return False
+        return any(p is not None and p.is_tensor and p.requires_grad for p in map(model.prov, event.node.args))
+    return event.result is not None and event.result.requires_grad is True
+
+
+def _updates(model: ModuleModel, step: CallEvent, forward: CallEvent) -> bool:
+    """The stepped optimizer is known to update the module of `forward`."""
+    prov = step.receiver_prov
+    name = _forward_name(model, forward)
+    if prov is None or prov.kind is not Kind.OPTIMIZER or not prov.params or name is None:
+        return False
+    owners = [param[:-2] if param.endswith(".*") else param for param in prov.params]
+    owners = [owner[: -len(".parameters()")] if owner.endswith(".parameters()") else owner for owner in owners]
+    return any(name == owner or name.startswith(owner + ".") for owner in owners)
+
+
+def _iteration_finding(model: ModuleModel, site: Site, loop, forward: CallEvent, step: CallEvent):
+    call = " ".join(model.text(site.event.node).split())
+    forward_text = " ".join(model.text(forward.node).split())
+    step_text = " ".join(model.text(step.node).split())
+    bind = next((event for event in model.of_type(BindEvent) if event.prov is not None and event.prov.node is forward.node), None)
+    what = f"`{bind.name}` (`{forward_text}`, line {forward.node.lineno})" if bind is not None else f"`{forward_text}` (line {forward.node.lineno})"
+    if site.retains:
+        error = (f"retain_graph=True keeps it, but `{step_text}` (line {step.node.lineno}) changes the weights it saved: "
+                 f"RuntimeError \"modified by an inplace operation\"")
+    else:
+        error = f"the first `backward()` freed it: RuntimeError \"Trying to backward through the graph a second time\""
+    message = (f"`{call}` runs every iteration of the training loop at line {loop.node.lineno}, but its loss is built on {what}, "
+               f"computed once before the loop: from the second iteration on it backpropagates through that forward again, and "
+               f"{error}. Recompute it inside the loop (detached where another model's update must not reach it)")
+    related = [(forward.node, "computed once, before the loop"), (step.node, "the optimizer steps inside the loop")]
+    return model.finding(RULE, site.event.node, message, related=related, shared=bind.name if bind is not None else forward_text,
+                         first_backward_line=site.event.node.lineno, optimizer=optimizer_of(model, step), loop_line=loop.node.lineno)
 
 
 def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset) -> list[str]:
@@ -142,11 +235,54 @@ def _sites(model: ModuleModel) -> list[Site]:
             sites.append(Site(event, prov.graph, retains, model.text(target) if target is not None else "the loss"))
         elif event.function is not None and event.function.calls_backward and event.function.node is not None:
             arguments = _graph_arguments(model, event)
-            if arguments:
-                graph = frozenset().union(*(graph for _, graph in arguments))
+            state = _state_graph(model, event)
+            if arguments or state:
+                graph = frozenset().union(*(graph for _, graph in arguments)) | state
                 sites.append(Site(event, graph, _helper_retains(model, event.function), model.text(event.node), arguments))
     sites.sort(key=lambda site: site.seq)
     return sites
+
+
+def _state_graph(model: ModuleModel, call: CallEvent) -> frozenset:
+    """`self.backward_D()`: the forwards of another method of the class (`self.fake_B = self.netG(self.real_A)` in
+    `forward()`) that the helper's own backward goes through, reached by reading `self`: state shared by the calls."""
+    function = call.function
+    if function.cls is None or not (isinstance(call.receiver, ast.Name) and call.receiver.id == "self"):
+        return frozenset()
+    cache = model.__dict__.setdefault("_ag017_state", {})
+    if id(function) not in cache:
+        calls = _calls(model)
+        # what other methods of the class keep on `self` (a forward computed inside a helper it calls is fresh per call)
+        kept = frozenset().union(*(event.prov.graph for event in model.of_type(BindEvent) if event.name.startswith("self.")
+                                   and event.prov is not None and event.prov.kind is Kind.TENSOR and event.ctx.via is None
+                                   and event.ctx.scope.function is not None and event.ctx.scope.function is not function
+                                   and event.ctx.scope.function.cls is function.cls))
+        shared = set()
+        for event in model.of_type(CallEvent):
+            if event.ctx.scope.function is not function or event.ctx.via is not None or not is_backward(event):
+                continue
+            _, prov = backward_target(model, event)
+            if prov is None or prov.kind is not Kind.TENSOR:
+                continue
+            for ident in prov.graph:
+                made = calls.get(ident)
+                owner = made.ctx.scope.function if made is not None else None
+                if made is not None and made.role == "forward" and made.ctx.via is None and owner is not None \
+                        and owner is not function and owner.cls is function.cls and ident in kept:
+                    shared.add(ident)
+        cache[id(function)] = frozenset(shared)
+    return cache[id(function)]
+
+
+def _recomputed_between(model: ModuleModel, first: Site, second: Site, shared: frozenset) -> bool:
+    """A call between the two backward sites runs again the method that made a shared forward (`self.forward()`)."""
+    calls = _calls(model)
+    makers = {id(event.ctx.scope.function) for ident in shared for event in [calls.get(ident)]
+              if event is not None and event.ctx.scope.function is not None and event.ctx.scope.function is not first.event.ctx.scope.function}
+    if not makers:
+        return False
+    return any(event.function is not None and id(event.function) in makers and first.seq < event.seq < second.seq
+               and event.ctx.scope is first.event.ctx.scope for event in model.of_type(CallEvent))
 
 
 def _graph_arguments(model: ModuleModel, call: CallEvent) -> list:
@@ -271,7 +407,10 @@ def _shared_value(model: ModuleModel, first: Site, second: Site, shared: frozens
             if best is None or len(prov.graph) >= len(best.prov.graph):
                 best = event
     if best is None:
-        return None, None, None
+        # state of the class (`self.fake_B`, set by `forward()` and read by both helpers): its binding in that method
+        best = next((event for event in model.of_type(BindEvent) if event.name.startswith("self.") and event.prov is not None
+                     and event.prov.node is not None and id(event.prov.node) in shared), None)
+        return (best.name, best, None) if best is not None else (None, None, None)
     if len(holders[id(best.prov.node)]) > 1:
         text = " ".join(model.text(best.prov.node).split()) if hasattr(best.prov.node, "lineno") else best.name
         return (text if len(text) <= 40 else text[:37] + "..."), best, None
@@ -303,9 +442,7 @@ def _detach_fix(model: ModuleModel, first: Site, second: Site, name: str | None,
 def _feeds_another_model(model: ModuleModel, use: UseEvent, bind: BindEvent) -> bool:
     """`D(fake)`: the shared value goes straight into another model's forward (not a loss function), so the first loss
     keeps its own graph through that model once the value is detached."""
-    calls = model.__dict__.get("_ag017_calls")
-    if calls is None:
-        calls = model.__dict__["_ag017_calls"] = {id(event.node): event for event in model.of_type(CallEvent)}
+    calls = _calls(model)
     parent = parents(model, use.ctx.statement).get(id(use.node))
     event = calls.get(id(parent)) if isinstance(parent, ast.Call) and use.node in parent.args else None
     if event is None or event.role != "forward" or event.result is None or event.result.scalar is not None:

@@ -1,6 +1,7 @@
 """## What it does
 Flags `backward(retain_graph=True)` where the retained graph is reused after an `optimizer.step()` (an
-error), and where nothing reuses the retained graph at all (a warning: pure memory cost).
+error) — including a loss rebuilt every iteration on a forward computed once before the loop — and where
+nothing reuses the retained graph at all (a warning: pure memory cost).
 
 ## Why is this bad?
 `retain_graph=True` is usually added to silence "Trying to backward through the graph a second time".
@@ -49,6 +50,7 @@ from ..analysis.model import BindEvent, CallEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
 from ..analysis import torch_api as api
 from ..analysis import uses
+from ..analysis.training import is_frozen
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG003"
@@ -87,6 +89,19 @@ class _Graph:
             if event.prov is not None and event.prov.kind is Kind.MODULE:
                 self.modules[event.name] = event.prov.module_class
 
+    def before_loop(self, loop, graph, frozen: bool = False) -> frozenset:
+        """The forwards of `graph` computed in the loop's function before the loop runs (not in its body, not in a helper);
+        those of modules the file freezes only with `frozen` (they may have recorded nothing)."""
+        scope = loop.scope
+        start, end = loop.node.lineno, loop.node.end_lineno or loop.node.lineno
+        return frozenset(ident for ident in graph for event in [self.calls.get(ident)]
+                         if event is not None and event.role == "forward" and event.ctx.scope is scope and event.ctx.via is None
+                         and event.node.lineno < start and not (start <= event.node.lineno <= end)
+                         and (frozen or not is_frozen(self.model, self.model.text(event.node.func) if event.method != "forward" else None)))
+
+    def first_forward(self, part):
+        return min((self.calls[ident] for ident in part), key=lambda event: event.seq)
+
     def touched(self, steps, graph) -> bool:
         for step in steps or [None]:
             prov = step.receiver_prov if step is not None else None
@@ -96,7 +111,8 @@ class _Graph:
         return False
 
     @staticmethod
-    def _covers(params, name: str | None) -> bool:
+    def _covers(params, name: str | None, whole: bool = False) -> bool:
+        """The optimizer's parameters include `name`'s (`whole`: all of them, not only a submodule's)."""
         if params is None:
             return True
         if name is None:
@@ -104,7 +120,7 @@ class _Graph:
         name = name[: -len(".parameters()")] if name.endswith(".parameters()") else name
         for param in params:
             owner = param[:-2] if param.endswith(".*") else param
-            if name == owner or name.startswith(owner + ".") or owner.startswith(name + "."):
+            if name == owner or name.startswith(owner + ".") or not whole and owner.startswith(name + "."):
                 return True
         return False
 
@@ -119,7 +135,12 @@ class _Graph:
             cls = self.modules.get(name)
             if isinstance(cls, str) and (api.layer_parameters(cls.rsplit(".", 1)[-1]) == () or cls.endswith("Loss")):
                 return False
-            return self._covers(params, name)
+            if self._covers(params, name, whole=True):
+                return True
+            # the optimizer updates only a part of the module (`model.trunk`): that part's weights are saved for sure
+            # only when the forward's input requires grad (a first layer fed data keeps its input, not its weight)
+            return self._covers(params, name) and any(p is not None and p.is_tensor and p.requires_grad
+                                                      for p in map(model.prov, node.args))
         if isinstance(node, ast.BinOp) and api.operator_op(node.op):
             return self._saves_operand(api.operator_op(node.op), [node.left, node.right], params)
         if isinstance(node, ast.Call) and event is not None and event.role is None:
@@ -176,6 +197,16 @@ def check(model: ModuleModel):
                     step = loop.steps[0] if loop.steps else None
                     yield _reused_next_iteration(model, event, loop, step)
                 continue  # reused every iteration, but nothing it saved is modified: no error to report
+            # 2a. the loss is rebuilt each iteration, but on a forward computed before the loop (`fake` of the previous loop)
+            graphs = graphs or _Graph(model)
+            loops = [l for l in event.ctx.loops() if l.scope is scope]
+            touched = next(((l, part) for l in loops if l.has_step for part in [graphs.before_loop(l, prov.graph)]
+                            if part and graphs.touched(l.steps, part)), None)
+            if touched is not None:
+                loop, part = touched
+                yield _reused_from_before_loop(model, event, loop, graphs.first_forward(part))
+            if any(graphs.before_loop(l, prov.graph, frozen=True) for l in loops):
+                continue  # the next iteration may backpropagate through that part again: retaining it may be needed
             # 2b. a value of this graph is carried into the next iteration (an RNN's hidden state never detached)
             carried = _loop_carried(model, event, prov)
             if carried is not None:
@@ -236,6 +267,8 @@ def _carried_next_iteration(model, event, loop, name):
 def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
     if event.ctx.scope.function is not None and _returned(event):
         return False
+    if event.ctx.loop is not None and _fed_from_before_loop(model, event.ctx.loop, prov.graph):
+        return False
     for other in same_scope:
         if other is event or other.seq < event.seq and not event.ctx.loop:
             continue
@@ -255,6 +288,18 @@ def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
                 continue
             return False  # the graph is built upon further: a later backward may go through it
     return True
+
+
+def _fed_from_before_loop(model, loop, graph) -> bool:
+    """A computation of the graph reads a name set before the loop whose value is unknown: it may hold a graph that
+    the next iteration backpropagates through again (`features = encoder(images)` of an unknown encoder)."""
+    for event in model.calls():
+        if id(event.node) not in graph or event.ctx.scope is not loop.scope:
+            continue
+        for argument in [*event.node.args, *(kw.value for kw in event.node.keywords)]:
+            if isinstance(argument, ast.Name) and argument.id not in loop.assigned and model.prov(argument) is None:
+                return True
+    return False
 
 
 def _returned(event) -> bool:
@@ -281,6 +326,17 @@ def _reused_after_step(model, event, later, step):
     return model.finding(RULE, event.node, message, related=[(step.node, "parameters modified in place here"),
                                                              (later.node, "the retained graph is reused here")],
                          kind="reused-after-step", optimizer=model.text(step.receiver) if step.receiver is not None else None)
+
+
+def _reused_from_before_loop(model, event, loop, forward):
+    steps = loop.steps
+    step_text = f"`{model.text(steps[0].node)}` (line {steps[0].node.lineno})" if steps else "the optimizer step"
+    forward_text = " ".join(model.text(forward.node).split())
+    message = (f"this loss is rebuilt every iteration, but on `{forward_text}` (line {forward.node.lineno}), computed once before "
+               f"this training loop: the next iteration backpropagates through that retained part of the graph after {step_text} "
+               f"modified the parameters it saved: version-counter error. Recompute `{forward_text}` inside the loop")
+    related = [(forward.node, "computed once, before the loop")] + ([(steps[0].node, "parameters modified in place here")] if steps else [])
+    return model.finding(RULE, event.node, message, related=related, kind="reused-from-before-loop", loop_line=loop.node.lineno)
 
 
 def _reused_next_iteration(model, event, loop, step):

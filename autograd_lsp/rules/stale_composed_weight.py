@@ -2,6 +2,9 @@
 Flags a tensor composed from trainable leaves or parameters (`torch.stack`, `cat`, arithmetic, `view`,
 indexing, a helper function…) that is built once, outside a training loop, and used inside the loop
 across `optimizer.step()` — or, in straight-line code, used again after a `step()` without being rebuilt.
+A manual update of the sources in the loop (`w -= lr * w.grad` under `no_grad`, `w.data.sub_(…)`) counts as
+a step; a `torch.distributions` object built from such a tensor (`Normal(mu, log_std.exp())`) is composed too,
+and so is a trainer's attribute composed in a `setup()`-like method that the training loop never calls again.
 
 ## Why is this bad?
 The composition ran once. `optimizer.step()` updates the leaves in place, but the composed tensor still
@@ -49,8 +52,8 @@ import ast
 import re
 
 from ..analysis import uses
-from ..analysis.model import BindEvent, ModuleModel, UseEvent
-from ..analysis.syntax import statements
+from ..analysis.model import BindEvent, InplaceEvent, ModuleModel, UseEvent
+from ..analysis.syntax import dotted, statements
 from ..findings import Fix, Safety, Severity
 from . import edits
 
@@ -153,15 +156,16 @@ def check(model: ModuleModel):
         if use.name in rebound:
             continue
         for loop in use.ctx.loops():
-            if not loop.has_step or loop.contains(prov.loop) or use.name in loop.assigned:
+            if loop.contains(prov.loop) or use.name in loop.assigned:
                 continue
-            if not _optimizer_may_update(loop.steps, prov.composed_from):
+            manual = None if loop.has_step else _manual_update(model, loop, prov.composed_from)
+            if manual is None and not (loop.has_step and _optimizer_may_update(loop.steps, prov.composed_from)):
                 continue
             key = (id(prov.node), id(loop))
             if key in reported:
                 break
             reported.add(key)
-            step = loop.steps[0] if loop.steps else None
+            step = manual or (loop.steps[0] if loop.steps else None)
             yield _finding(model, use, prov, bind_of.get(id(prov.node)), step, loop=loop)
             break
         else:
@@ -192,6 +196,29 @@ def check(model: ModuleModel):
                     yield _finding(model, use, prov, bind_of.get(id(prov.node)), step, loop=loop)
                 break
     yield from _module_attributes(model)
+    yield from _late_attributes(model)
+
+
+def _manual_update(model: ModuleModel, loop, composed_from):
+    """An in-place update of one of the sources in the loop, without an optimizer (`W.data += -lr * W.grad`,
+    `w -= lr * w.grad` under no_grad): the loop's own "step"."""
+    for event in _inplace_events(model):
+        if event.ctx.scope is not loop.scope or not loop.contains(event.ctx.loop) or event.form not in ("augassign", "method"):
+            continue
+        prov = event.prov
+        name = dotted(event.target)
+        if prov is None or name is None:
+            continue
+        if prov.is_trainable_leaf and name in composed_from or prov.data_of is not None and prov.data_of in composed_from:
+            return event
+    return None
+
+
+def _inplace_events(model: ModuleModel) -> list:
+    found = model.__dict__.get("_ag002_inplace")
+    if found is None:
+        found = model.__dict__["_ag002_inplace"] = list(model.of_type(InplaceEvent))
+    return found
 
 
 def _calling_loops(model: ModuleModel, function, depth: int = 0):
@@ -277,6 +304,37 @@ def _module_attributes(model: ModuleModel):
                 break
 
 
+def _late_attributes(model: ModuleModel):
+    """`self.w = torch.cat([self.a, self.b])` in a `setup()` method, read in another method's training loop that never
+    calls `setup()` again: composed once, stale after the first `optimizer.step()` (as in `__init__`, but set later)."""
+    for cls in model.classes.values():
+        if cls.is_module:
+            continue  # a module's forward() is called by others: which call comes first is beyond the file
+        for attr, prov in list(cls.late.items()):
+            if prov is None or not prov.has_graph or not prov.composed_from or prov.no_grad or prov.node is None or attr in cls.attributes:
+                continue
+            if _is_view_of_leaf(model, prov):
+                continue
+            setters = [method for method in cls.methods.values() if method.name != "__init__" and _self_stores(method, attr)]
+            if len(setters) != 1:
+                continue
+            setter = setters[0]
+            for method in cls.methods.values():
+                if method is setter or method.name == "__init__":
+                    continue
+                placed = [(node, _training_loop(model, method, node, prov)) for node in _self_loads(method, attr)]
+                node, loop = next(((node, loop) for node, loop in placed if loop is not None), (None, None))
+                if loop is None or any(calling is loop or loop.contains(calling) for calling in _calling_loops(model, setter)):
+                    continue  # not in a training loop, or the loop calls the setter again: rebuilt every iteration
+                sources = ", ".join(f"`{s}`" for s in sorted(prov.composed_from))
+                message = (f"`self.{attr}` is composed from trainable {sources} once, in `{setter.name}()` (line {prov.line}), and read "
+                           f"in the training loop of `{method.name}()` (line {loop.node.lineno}), which never calls `{setter.name}()` "
+                           f"again: after the first `optimizer.step()` it keeps its old values and its freed graph. Recompute it inside the loop")
+                yield model.finding(RULE, node, message, related=[(prov.node, f"`self.{attr}` composed here, once")],
+                                    composed=f"self.{attr}", sources=sorted(prov.composed_from), optimizer=None, loop_line=loop.node.lineno)
+                break
+
+
 def _steps_and_is_called_in_a_loop(model: ModuleModel, method, prov) -> bool:
     """A training-step method (`train_step()` reads, backpropagates and steps) that a loop calls: each call after the
     first reuses what the previous one stepped."""
@@ -297,10 +355,24 @@ def _training_loop(model: ModuleModel, method, node, prov):
     return found
 
 
+def _reads_composed(model, bind) -> bool:
+    """The composing statement reads another composed tensor (`dist = Normal(mean, std)` with `std = exp(log_std)`):
+    recomputing that statement alone would still use the stale one."""
+    value = bind.value
+    if value is None:
+        return False
+    for node in ast.walk(value):
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+            prov = model.prov(node)
+            if prov is not None and prov.has_graph:
+                return True
+    return False
+
+
 def _finding(model, use, prov, bind, step, loop):
     sources = ", ".join(f"`{s}`" for s in sorted(prov.composed_from))
     where = f"line {bind.node.lineno}" if bind is not None else f"line {prov.line}"
-    step_text = f"`{model.text(step.node)}` (line {step.node.lineno})" if step is not None else "`optimizer.step()`"
+    step_text = f"`{' '.join(model.text(step.node).split())}` (line {step.node.lineno})" if step is not None else "`optimizer.step()`"
     if loop is not None:
         message = (f"`{use.name}` was composed from trainable {sources} once, at {where}, outside this training loop; "
                    f"after {step_text} updates them, `{use.name}` keeps its old values and its freed graph. "
@@ -309,7 +381,8 @@ def _finding(model, use, prov, bind, step, loop):
         message = (f"`{use.name}` was composed from trainable {sources} at {where} and is used again after {step_text}; "
                    f"it still holds the values from before the step. Recompute `{use.name}` first")
     fixes = []
-    if bind is not None and edits.own_line(model, bind.node) and (loop is None or bind.ctx.scope is loop.scope):
+    if bind is not None and edits.own_line(model, bind.node) and (loop is None or bind.ctx.scope is loop.scope) \
+            and not _reads_composed(model, bind):
         anchor = loop.node.body[0] if loop is not None else use.ctx.statement
         if anchor.lineno > bind.node.lineno:
             text = edits.statement_text(model, bind.node)
@@ -321,5 +394,5 @@ def _finding(model, use, prov, bind, step, loop):
     if step is not None:
         related.append((step.node, "the optimizer updates the sources here"))
     return model.finding(RULE, use.node, message, fixes=fixes, related=related, composed=use.name, sources=sorted(prov.composed_from),
-                         optimizer=model.text(step.receiver) if step is not None and step.receiver is not None else None,
+                         optimizer=model.text(step.receiver) if getattr(step, "receiver", None) is not None else None,
                          loop_line=loop.node.lineno if loop is not None else None)

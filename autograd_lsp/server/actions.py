@@ -1,5 +1,6 @@
-"""Code actions: a finding's fixes, "ignore on this line" (noqa), "confirm by running", fix-all (as a source
-action and as a command), and resolving an action's edit lazily for clients that support it."""
+"""Code actions: a finding's fixes, "ignore on this line" (noqa), "confirm by running", "explain the autograd
+graph" (beside confirm, and as a plain action at a line), fix-all (as a source action and as a command), and
+resolving an action's edit lazily for clients that support it."""
 from __future__ import annotations
 
 import asyncio
@@ -10,13 +11,14 @@ from ..findings import Finding, Safety
 from ..fixes import choose_fixes
 from ..lsp_convert import finding_key, from_position, spans_overlap, text_edits, to_diagnostic, workspace_edit
 from ..noqa import add_noqa_edit
-from ..rules import SYNTAX_ERROR_CODE
+from ..rules import SYNTAX_ERROR_CODE, find_rule
+from . import explaining
 from .confirming import CMD_CONFIRM
 from .documents import Analysis
 
 FIX_ALL_KIND = "source.fixAll.autograd-lsp"
 CMD_FIX_ALL = "autograd-lsp.fixAll"
-KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL_KIND]
+KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL_KIND, explaining.EXPLAIN_KIND]
 
 
 def edit_for(ls, analysis: Analysis, edits) -> types.WorkspaceEdit | None:
@@ -69,6 +71,7 @@ async def code_actions(ls, params: types.CodeActionParams) -> list[types.CodeAct
     only = params.context.only
     lazy = ls.resolve_edits
     actions: list[types.CodeAction] = []
+    explained: set[int] = set()  # lines whose finding already offers "Explain"
 
     def action(title, kind, data, diagnostic=None, preferred=None):
         item = types.CodeAction(title=title, kind=kind, diagnostics=[diagnostic] if diagnostic else None,
@@ -105,6 +108,19 @@ async def code_actions(ls, params: types.CodeActionParams) -> list[types.CodeAct
                                 diagnostics=[diagnostic] if diagnostic else None,
                                 command=types.Command(title=f"Confirm {finding.code} on {label}", command=CMD_CONFIRM,
                                                       arguments=[place.uri, place.line, finding.code, device])))
+                        rule = find_rule(finding.code)
+                        if rule is not None and explaining.explains(rule.signature):  # its failure is one explain traces
+                            explained.add(place.line)
+                            actions.append(types.CodeAction(title=f"{explaining.TITLE} ({finding.code})", kind=types.CodeActionKind.QuickFix,
+                                                            diagnostics=[diagnostic] if diagnostic else None,
+                                                            command=explaining.command(place.uri, place.line, ls.options.confirm_device)))
+    # the plain action: at the (one-line) cursor, on a line that backpropagates or computes a tensor
+    line0 = params.range.start.line
+    if ls.options.confirm_enabled and _wanted(explaining.EXPLAIN_KIND, only):
+        line = snap.joined_line(uri, line0)
+        if line0 == params.range.end.line and line0 not in explained and line is not None and explaining.explainable_line(snap.source, line):
+            actions.append(types.CodeAction(title=explaining.TITLE, kind=explaining.EXPLAIN_KIND,
+                                            command=explaining.command(uri, line0, ls.options.confirm_device)))
     if _wanted(FIX_ALL_KIND, only):
         if any(f.safe_fix for f in analysis.findings if f.code != SYNTAX_ERROR_CODE):
             action("Fix all safe autograd-lsp problems", FIX_ALL_KIND, {"action": "fixAll"})

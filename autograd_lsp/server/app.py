@@ -13,7 +13,7 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from ..lsp_convert import DiagnosticSupport
-from . import actions, commands, confirming, diagnostics, hover as hovering
+from . import actions, commands, confirming, diagnostics, explaining, hover as hovering
 from .diagnostics import Publishing
 from .documents import Documents, Unit
 from .jedi_pass import JediPass
@@ -51,6 +51,7 @@ class AutogradLanguageServer(LanguageServer, Documents, Scheduling, JediPass, Re
         self.workspace_executor = DaemonExecutor("autograd-lsp-workspace")
         self.confirmations: dict = {}  # (content hash, finding key, device, python) -> ConfirmResult
         self.confirmed_text: dict = {}  # (content hash, finding key) -> summary shown in the message
+        self.explanations: dict = {}  # (content hash, line, device, python) -> Explanation, newest last
         self.resolvers: dict = {}
         self.with_model: collections.OrderedDict = collections.OrderedDict()  # unit key -> unit whose model is kept, newest last
         self.logged_errors: set = set()
@@ -256,6 +257,11 @@ def server_info(ls: AutogradLanguageServer, *args):
 @server.command(confirming.CMD_CONFIRM)
 async def confirm(ls: AutogradLanguageServer, *args):
     return await confirming.confirm(ls, args)
+
+
+@server.command(explaining.CMD_EXPLAIN)
+async def explain(ls: AutogradLanguageServer, *args):
+    return await explaining.explain(ls, args)
 
 
 # -- entry point -----------------------------------------------------------------------------------------

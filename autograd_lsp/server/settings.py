@@ -178,6 +178,8 @@ class ProjectSettings:
             message = str(error) if where is None or str(where) in str(error) else f"{where}: {error}"
             self.problems.append(f"{message} — using the default settings")
             settings = Settings()
+        # not errors, but configuration that is not read (a misspelt table): say so once, like an error
+        self.problems.extend(settings.warnings)
         self._cache[start] = settings
         return settings
 

@@ -1,6 +1,7 @@
 // Drives code-server in Chromium: open the sample, wait for the AG002 squiggle and Problems entry, confirm it
 // on CPU and show its documentation from the command palette, apply the quick fix with Ctrl+., wait for the
-// squiggle to go, save.
+// squiggle to go, save. Then explain seed 001's program: the panel draws the graph (Graphviz, WebAssembly) with
+// the user's names, a click on a node jumps to its line, and the code action opens the panel too.
 // One screenshot per step in $E2E_ARTIFACTS.
 // Environment: E2E_URL, E2E_WORKSPACE, E2E_FILE (name inside the workspace), E2E_TOOLS, E2E_ARTIFACTS, E2E_PROFILE.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ const env = (name) => {
 const url = env('E2E_URL');
 const workspace = env('E2E_WORKSPACE');
 const fileName = env('E2E_FILE');
+const explainFile = env('E2E_EXPLAIN_FILE');
 const artifacts = env('E2E_ARTIFACTS');
 const original = readFileSync(path.join(workspace, fileName), 'utf8');
 const { chromium } = createRequire(path.join(env('E2E_TOOLS'), 'package.json'))('playwright-core');
@@ -173,6 +175,88 @@ try {
             throw new Error('the file on disk still has the original text');
         }
         writeFileSync(path.join(artifacts, 'fixed.py'), fixed);
+    });
+    await step('explain-open', async () => {
+        // a clean window for the picture: no other editors, no panel
+        await runCommand('View: Close All Editor Groups');
+        const row = page.locator(`.explorer-folders-view .monaco-list-row[aria-label*="${explainFile}"]`);
+        await row.waitFor({ timeout: 30_000 });
+        await row.click();
+        await page.locator(`.tabs-container .tab[aria-label*="${explainFile}"]`).waitFor({ timeout: 30_000 });
+        // its AG003 findings (lines 39 and 42, below the fold): the server has analysed it
+        await page.locator(PROBLEM_ROWS, { hasText: /AG003/, visible: true }).first().waitFor({ timeout: 60_000 });
+        await runCommand('View: Toggle Panel Visibility');
+        await page.locator('.part.panel').waitFor({ state: 'hidden', timeout: 10_000 });
+    });
+
+    let graphFrame;
+    await step('explain-panel', async () => {
+        // line 39: `loss1.backward(retain_graph=True)`, the backward that fails in the second iteration
+        await goTo('39:5');
+        await runCommand('autograd-lsp: Explain autograd graph here');
+        const deadline = Date.now() + 180_000;
+        while (!graphFrame && Date.now() < deadline) {
+            for (const frame of page.frames()) {
+                if (await frame.locator('#graph svg g.node').count().catch(() => 0)) {
+                    graphFrame = frame;
+                    break;
+                }
+            }
+            if (!graphFrame) {
+                await page.waitForTimeout(500);
+            }
+        }
+        if (!graphFrame) {
+            throw new Error('no explain panel with a drawn graph');
+        }
+        const renderer = await graphFrame.locator('#graph').getAttribute('data-renderer');
+        const labels = (await graphFrame.locator('#graph svg g.node text').allTextContents()).join(' ');
+        const details = await graphFrame.locator('#details').innerText();
+        writeFileSync(path.join(artifacts, 'explain.txt'), `renderer: ${renderer}\nnode labels: ${labels}\n\n${details}\n`);
+        if (!renderer?.startsWith('graphviz')) {
+            throw new Error(`the graph was not drawn by Graphviz (WebAssembly): ${renderer}`);
+        }
+        for (const name of ['model.w1', 'model.w2']) {
+            if (!labels.includes(name)) {
+                throw new Error(`no node named ${name} in the graph: ${labels}`);
+            }
+        }
+        if (!/line 40/.test(details) || !/model\.w3/.test(details)) {
+            throw new Error(`the explanation beside the graph lacks the culprit or the versions table: ${details.slice(0, 400)}`);
+        }
+        // The picture for the README: the source beside the panel, without the side bar and notifications.
+        await runCommand('View: Toggle Primary Side Bar Visibility');
+        await runCommand('Notifications: Clear All Notifications');
+        await page.mouse.move(0, 0);
+        await page.waitForTimeout(500);
+        const box = await page.locator('.part.editor').boundingBox();
+        await page.screenshot({ path: path.join(artifacts, 'screenshot-explain.png'), clip: box });
+    });
+
+    await step('explain-click', async () => {
+        // a node saved at line 20 (`c = s * self.w2`): clicking it reveals that line in the editor
+        const node = graphFrame.locator('#graph svg [data-source-line="20"]').first();
+        await node.click();
+        await page.locator('.statusbar-item', { hasText: /Ln 20,/ }).first().waitFor({ timeout: 20_000 });
+    });
+    await step('explain-action', async () => {
+        // the code action beside Confirm opens the panel too (the client points the server's command at it)
+        await goTo('42:5');
+        for (let attempt = 1; ; attempt++) {
+            await page.keyboard.press('Control+.');
+            try {
+                await page.locator(MENU_ROWS).first().waitFor({ timeout: 5_000 });
+                break;
+            } catch (error) {
+                if (attempt === 3) {
+                    throw error;
+                }
+            }
+        }
+        const titles = (await rowsText(MENU_ROWS)).map((text) => text.trim());
+        writeFileSync(path.join(artifacts, 'explain-menu.txt'), titles.join('\n') + '\n');
+        await page.locator(MENU_ROWS, { hasText: 'Explain autograd graph here (AG003)' }).first().click();
+        await page.locator('.tabs-container .tab', { hasText: `${explainFile}:42` }).waitFor({ timeout: 180_000 });
     });
     console.log(`e2e: passed in ${seconds()} s`);
 } finally {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end test of the packaged extension in real VS Code: code-server, driven by Chromium (playwright-core).
 # Installs its tools into e2e/.tools, builds the .vsix, installs it into a fresh code-server, opens a copy of
-# samples/ag002_stale_composed_weight.py, and checks diagnostic → Problems → quick fix → squiggle gone.
+# samples/ag002_stale_composed_weight.py, and checks diagnostic → Problems → quick fix → squiggle gone; then
+# explains seed 001's program and checks the panel's Graphviz picture.
 # Screenshots and logs: e2e/artifacts/. The server runs with $AUTOGRAD_LSP_PYTHON (default: the repo's .venv).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -9,6 +10,7 @@ client=$(dirname "$here")
 repo=$(dirname "$client")
 python=${AUTOGRAD_LSP_PYTHON:-$repo/.venv/bin/python}
 sample=$repo/samples/ag002_stale_composed_weight.py
+explain_sample=$repo/tests/explain_fixtures/seed001_three_weights.py  # seed 001's program, for the explain panel
 tools=$here/.tools
 run=$here/.run
 artifacts=$here/artifacts
@@ -17,6 +19,7 @@ elapsed() { echo "$((SECONDS - started)) s"; }
 
 [ -x "$python" ] || { echo "e2e: $python is not an executable Python (set AUTOGRAD_LSP_PYTHON)" >&2; exit 2; }
 [ -f "$sample" ] || { echo "e2e: $sample is missing" >&2; exit 2; }
+[ -f "$explain_sample" ] || { echo "e2e: $explain_sample is missing" >&2; exit 2; }
 
 rm -rf "$run" "$artifacts"
 mkdir -p "$run/workspace/.vscode" "$run/user-data/User" "$run/extensions" "$artifacts"
@@ -37,7 +40,7 @@ export PATH="$node_home/bin:$tools/node_modules/.bin:$PATH"
 export npm_config_nodedir="$node_home"
 echo "e2e: tools ready ($(elapsed))"
 
-cp "$sample" "$run/workspace/"
+cp "$sample" "$explain_sample" "$run/workspace/"
 # JSON written by node so that any interpreter path is quoted correctly.
 PYTHON_PATH="$python" node -e '
   const fs = require("fs");
@@ -81,6 +84,7 @@ curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null || { echo "e2e: code-serve
 echo "e2e: code-server on port $port ($(elapsed))"
 
 E2E_URL="http://127.0.0.1:$port" E2E_WORKSPACE="$run/workspace" E2E_FILE="$(basename "$sample")" \
+  E2E_EXPLAIN_FILE="$(basename "$explain_sample")" \
   E2E_TOOLS="$tools" E2E_ARTIFACTS="$artifacts" E2E_PROFILE="$run/chromium" \
   node "$here/driver.mjs"
 echo "e2e: passed in $(elapsed) in all"

@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { isolationWarning } from './confirmReply';
 import { findingAt, ruleCode } from './cursorFinding';
+import { registerExplain } from './explain';
 import { onActiveInterpreterChange } from './pythonExtension';
 import { Server } from './server';
 import { Device, reactionToChange, SECTION } from './settings';
@@ -24,6 +25,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const log = vscode.window.createOutputChannel('autograd-lsp', { log: true });
     server = new Server(context, log);
     const running = server;
+    registerExplain(context, running, log);
     context.subscriptions.push(
         log,
         running,

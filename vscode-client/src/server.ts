@@ -16,6 +16,7 @@ import {
 import { findOnPath, resolveInterpreter, ResolvedInterpreter } from './interpreter';
 import { isLaunchFailure, LaunchPlan, parseProbeOutput, planLaunch, PROBE_SCRIPT, ProbeResult } from './launch';
 import { activeInterpreter } from './pythonExtension';
+import { explainCapability, explainCodeActions } from './explain';
 import { readSettings, SECTION, ServerSettings, toServerSettings } from './settings';
 import { ServerState, statusView } from './status';
 
@@ -178,6 +179,7 @@ export class Server implements vscode.Disposable {
             revealOutputChannelOn: RevealOutputChannelOn.Never,
             initializationOptions: this.serverSettings(this.firstFolder()),
             middleware: {
+                provideCodeActions: explainCodeActions,
                 workspace: {
                     // The client would send the raw section (interpreter, trace: keys the server rejects, and no
                     // trust). The extension's own configuration listener sends the mapped settings instead.
@@ -195,6 +197,7 @@ export class Server implements vscode.Disposable {
             },
         };
         const client = new LanguageClient('autogradLsp', 'autograd-lsp', serverOptions, clientOptions);
+        client.registerFeature(explainCapability);
         client.onDidChangeState(({ newState }) => {
             if (newState === State.Running) {
                 this.setState('running', detail);
