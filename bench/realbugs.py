@@ -11,6 +11,7 @@ and the line(s) the bug is on carry a trailing `# expect: AGnnn` marker (as in s
     python -m bench.realbugs               # recall per rule (file level and right line) + extra findings
     python -m bench.realbugs --reproduce   # also run every program with torch and check its symptom
     python -m bench.realbugs --markdown    # the table for bench/RESULTS.md
+    python -m bench.realbugs --audit       # score `autograd-lsp audit` instead: only what the run observed counts
 """
 from __future__ import annotations
 
@@ -62,6 +63,24 @@ def findings(paths: list[Path]) -> dict[str, list[dict]]:
     return by_file
 
 
+def audit_findings(paths: list[Path], steps: int = 3, timeout: float = 120) -> dict[str, list[dict]]:
+    """`autograd-lsp audit --format json` on each program, as a subprocess; only findings observed at run time count
+    (a static finding the run did not confirm is `check`'s, scored without --audit)."""
+    by_file: dict[str, list[dict]] = defaultdict(list)
+    for path in paths:
+        command = [sys.executable, "-m", "autograd_lsp", "audit", "--format", "json", "--exit-zero", "--steps", str(steps),
+                   "--timeout", str(timeout), str(path)]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+        try:
+            document = json.loads(done.stdout or "{}")
+        except json.JSONDecodeError:
+            raise SystemExit(f"audit of {path.name} failed ({done.returncode}): {done.stderr[-2000:]}") from None
+        for item in document.get("findings", []):
+            if item.get("observed_at_run_time"):
+                by_file[str((ROOT / item["path"]).resolve())].append(item)
+    return by_file
+
+
 def reproduce(path: Path, timeout: float = 120) -> tuple[bool, str]:
     """Run the program with torch; its symptom regex must match what it printed."""
     symptom = header(path, "symptom")
@@ -76,9 +95,9 @@ def reproduce(path: Path, timeout: float = 120) -> tuple[bool, str]:
     return bool(re.search(symptom, output, re.S)), output.strip().splitlines()[-1][:160] if output.strip() else "(no output)"
 
 
-def score(run_programs: bool = False) -> dict:
+def score(run_programs: bool = False, audit: bool = False) -> dict:
     paths = programs()
-    by_file = findings(paths)
+    by_file = audit_findings(paths) if audit else findings(paths)
     rules: dict[str, dict[str, int]] = defaultdict(lambda: {"bugs": 0, "file": 0, "line": 0})
     rows = []
     for path in paths:
@@ -128,8 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reproduce", action="store_true", help="run every program with torch and check its symptom")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--audit", action="store_true", help="score `autograd-lsp audit` (what the run observed) instead of `check`")
     args = parser.parse_args(argv)
-    result = score(args.reproduce)
+    result = score(args.reproduce, audit=args.audit)
     print(json.dumps(result, indent=1) if args.json else render(result, args.markdown))
     return 0
 

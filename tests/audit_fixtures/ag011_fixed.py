@@ -1,0 +1,4 @@
+import torch
+
+positions = torch.arange(0, 5)
+print(positions)

@@ -1,0 +1,4 @@
+import torch
+
+pair = torch.tensor([[1.0, 2.0]])
+print(pair)

@@ -1,0 +1,14 @@
+import torch
+import torch.nn.functional as F
+
+net = torch.nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.05)
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+running = 0.0
+for step in range(4):
+    opt.zero_grad()
+    loss = F.mse_loss(net(x), y)
+    loss.backward()
+    opt.step()
+    running = running + loss.item()
+print("mean loss", running / 4)

@@ -1,0 +1,10 @@
+import torch
+
+net = torch.nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.05)
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+for step in range(3):
+    opt.zero_grad()
+    loss = ((net(x) - y) ** 2).mean()
+    loss.backward()
+    opt.step()
