@@ -856,6 +856,8 @@ class Walker:
             found = cls.attribute(node.attr, owner if owner.origin != "self" else None)
             if found is None:
                 found = self._late_attribute(cls, node.attr)
+            if found is None and not any(node.attr in table for table in (cls.attributes, cls.constructed, cls.late)):
+                found = _class_constant(cls, node.attr, node.lineno)  # `cfg.network.bins`: a plain config class's number
             return found
         if isinstance(cls, str) and node.attr in (api.layer_parameters(cls.rsplit(".", 1)[-1]) or api.PARAMETER_NAMES):
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=f"{cls}.{node.attr}", node=node)
@@ -1640,6 +1642,31 @@ def _layer_width(name: str | None, built: ast.Call | None) -> int | None:
     node = built.args[index] if len(built.args) > index else next((kw.value for kw in built.keywords if kw.arg == keyword), None)
     value = _const(node)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+def _class_constant(cls: ClassInfo, attr: str, line: int) -> Provenance | None:
+    """A plain class-body number (`class Cfg: bins = 8`) or nested class (`class network: ...`) read as an attribute,
+    when no method of the class stores that attribute; None otherwise. Computed once per class."""
+    table = cls.__dict__.get("_body_constants")
+    if table is None:
+        stored = {node.attr for node in ast.walk(cls.node) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)}
+        table, seen = {}, set()
+        for stmt in cls.node.body:
+            names = [stmt.name] if isinstance(stmt, ast.ClassDef) else [t.id for t in getattr(stmt, "targets", ()) if isinstance(t, ast.Name)]
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                names = [stmt.target.id]
+            for name in names:
+                if name in seen or name in stored:
+                    table[name] = None  # bound twice, or also stored on an instance: not one known value
+                    continue
+                seen.add(name)
+                if isinstance(stmt, ast.ClassDef):
+                    table[name] = Provenance(Kind.MODULE, stmt.lineno, module_class=ClassInfo(stmt, stmt.name, False), origin=stmt.name)
+                else:
+                    value = _number(stmt.value)
+                    table[name] = None if value is None or isinstance(value, bool) else (_INT_NUMBER if isinstance(value, int) else _FLOAT_NUMBER)
+        cls._body_constants = table  # type: ignore[attr-defined]
+    return table.get(attr)
+
+
 def _basic_index(index: ast.expr) -> bool:
     """`0`, `:`, `1:3`, `..., None`, `(0, -1)`: basic indexing, which returns a view; a tensor or a name may be a copy."""
     if isinstance(index, ast.Tuple):
