@@ -973,6 +973,11 @@ class Walker:
             return self.construct(definition, node, arg_provs, event)
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
+        if name == "zip" and node.args and len(arg_provs) == len(node.args) and not node.keywords:
+            rows = tuple(self._element_of(prov, arg) for prov, arg in zip(arg_provs, node.args))
+            if any(row is not None for row in rows):  # `for p, g in zip(params, grads)`: each row pairs the elements
+                return Provenance(Kind.SEQUENCE, node.lineno, elements=(Provenance(Kind.SEQUENCE, node.lineno, elements=rows),), node=node)
+            return None
         if name == "float" or name == "int" or name == "len":
             return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT if name == "float" else api.INT)
         if self.resolver is not None and name in self.imports.names:
@@ -1406,6 +1411,8 @@ class Walker:
     def torch_call(self, node: ast.Call, qualname: str, arg_provs) -> Provenance | None:
         short = qualname.rsplit(".", 1)[-1]
         module = qualname[: -len(short) - 1]
+        if qualname == "torch.autograd.grad":
+            return self._graph_grads(node, arg_provs)
         if qualname in api.TENSOR_WRAPPERS:
             data = arg_provs[0] if arg_provs else None
             kw = next((k for k in node.keywords if k.arg == "requires_grad"), None)
@@ -1429,6 +1436,19 @@ class Walker:
         if module in ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft") or qualname == "torch.autograd.backward":
             return self.torch_op(node, short, arg_provs)
         return None
+
+    def _graph_grads(self, node: ast.Call, arg_provs) -> Provenance | None:
+        """`torch.autograd.grad(loss, inputs, create_graph=True)`: gradients that carry a graph of their own (this call's
+        id in it), one per input: a sequence of that many, or of one representative when the inputs are not a literal."""
+        if self.no_grad or _const(_argument(node, "create_graph", 4)) is not True:
+            return None  # (plain gradients: nothing a rule needs)
+        loss = arg_provs[0] if arg_provs else None
+        grad = Provenance(Kind.TENSOR, node.lineno, leaf=False, requires_grad=True, dtype=api.FLOAT, origin="torch.autograd.grad",
+                          graph=(loss.graph if loss is not None and loss.kind is Kind.TENSOR else frozenset()) | {id(node)},
+                          loop=self.loop, epoch=self.epoch, node=node)
+        inputs = _argument(node, "inputs", 1)
+        count = len(inputs.elts) if isinstance(inputs, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in inputs.elts) else 1
+        return Provenance(Kind.SEQUENCE, node.lineno, elements=(grad,) * count, node=node)
 
     def _optimizer_params(self, node, arg_provs) -> frozenset:
         if not arg_provs or arg_provs[0] is None:

@@ -8,7 +8,9 @@ Flags `.data` where it bypasses autograd in a way that matters, outside `torch.n
   `derivatives.yaml`: `w ** 2` and `w * h` (h requiring grad) keep `w`, `x @ w` with a constant `x` does not,
   `nn.Linear` keeps its weight when its input requires grad. An *info* smell otherwise: a pending graph
   that did not save `w`, or a training loop with nothing pending (manual SGD steps, weight clipping after
-  `step()`), where `.data` only hides the change from autograd's checks;
+  `step()`), where `.data` only hides the change from autograd's checks. Also a *warning*: a write through
+  `.data` of gradients that `torch.autograd.grad(..., create_graph=True)` made (`p.data -= lr * g` in a MAML
+  inner step): the graph asked for so that the update could be differentiated is thrown away;
 - **reads** of `x.data` (for an `x` that requires grad) that feed a value which is then backpropagated:
   a *warning* when nothing else in that value requires grad (`backward()` raises), or when the cut path
   was the only one to parameters an optimizer then steps (they silently get no gradient: an encoder read
@@ -83,7 +85,12 @@ HELPER_DEPTH = 2  # helper bodies entered to find what the loss's graph saved
 def check(model: ModuleModel):
     sites = [site for site in loss_sites(model) if site.is_tensor]
     binds = _binds_by_name(model) if sites else {}  # only a backward makes a write "pending" or a read matter
-    yield from _writes(model, [site for site in sites if site.event is not None], binds)
+    discarded = set()
+    for finding, statement in _graph_discards(model):
+        discarded.add(statement)
+        yield finding
+    yield from (finding for finding in _writes(model, [site for site in sites if site.event is not None], binds)
+                if finding.span.line not in discarded)
     if sites:
         yield from _reads(model, sites, binds)
 
@@ -138,6 +145,64 @@ def _writes(model: ModuleModel, sites, binds):
             finding = model.finding(RULE, _write_node(event), message, fixes=_write_fixes(model, event, owner), target=name,
                                     kind="training-update")
             yield finding.with_severity(Severity.INFO)
+
+
+def _graph_discards(model: ModuleModel):
+    """`p.data -= lr * g` with `g` from `torch.autograd.grad(..., create_graph=True)`: the graph built so that the update
+    could be differentiated (MAML's inner step, a learned optimiser) is thrown away by the `.data` write."""
+    graphs = {id(call.node): call for call in model.calls() if call.qualname == "torch.autograd.grad" and call.result is not None}
+    if not graphs:
+        return
+    writes = []
+    for event in model.of_type(BindEvent):
+        if isinstance(event.target, ast.Attribute) and event.target.attr == "data" and isinstance(event.ctx.statement, ast.AugAssign):
+            writes.append((event, event.target.value, [event.value]))
+    for event in model.of_type(InplaceEvent):
+        owner = _data_owner(event.target)
+        if owner is not None and event.form == "augassign":
+            writes.append((event, owner, [event.ctx.statement.value]))
+    for event in model.of_type(AttrStoreEvent):
+        if event.target.attr == "data":
+            writes.append((event, event.target.value, [event.value]))
+    for event in model.calls():
+        owner = _data_owner(event.receiver) if event.receiver is not None else None
+        if owner is not None and api.is_inplace_method(event.method or ""):
+            writes.append((event, owner, [*event.node.args, *(kw.value for kw in event.node.keywords)]))
+    reported = set()
+    for event, owner, values in writes:
+        statement = event.ctx.statement
+        if event.ctx.no_grad or statement.lineno in reported:
+            continue
+        made = next((found for found in (_graph_in(model, value, graphs) for value in values) if found is not None), None)
+        if made is None:
+            continue
+        reported.add(statement.lineno)
+        name = model.text(owner)
+        message = (f"`{name}.data` is updated from gradients that `torch.autograd.grad(..., create_graph=True)` (line {made.node.lineno}) "
+                   f"built a graph for, but a write through `.data` is invisible to autograd: that graph is discarded and nothing "
+                   f"computed from the updated `{name}` reaches what the gradients came from (a meta-gradient stays `None`). "
+                   f"Compute the updated weights out of place (`{name} - lr * g`) and run the model with them "
+                   f"(`torch.func.functional_call`)")
+        yield model.finding(RULE, statement, message, related=[(made.node, "the graph that is discarded")], target=name,
+                            kind="discarded-graph").with_severity(Severity.WARNING), statement.lineno
+
+
+def _graph_in(model: ModuleModel, value: ast.expr | None, graphs: dict):
+    """The create_graph call whose graph `value` carries: its own provenance, or an arithmetic operand's (`w.data - lr * g`
+    where `w.data` is unknown); never inside a call (`g.detach()`, `g.item()` keep no graph)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        prov = model.prov(node) if node is not None else None
+        if prov is not None and prov.is_tensor:
+            found = next((graphs[key] for key in prov.graph if key in graphs), None)
+            if found is not None or prov.detached:
+                return found
+        elif isinstance(node, ast.BinOp):
+            stack.extend((node.left, node.right))
+        elif isinstance(node, ast.UnaryOp):
+            stack.append(node.operand)
+    return None
 
 
 def _data_alias_owner(event) -> ast.expr | None:
