@@ -296,7 +296,7 @@ class Walker:
         if init is not None and not init.walked and not init.walking:
             self.walk_function(init)
 
-    def walk_function(self, info: FunctionInfo):
+    def walk_function(self, info: FunctionInfo, passed: dict | None = None):
         if info.walked or info.walking:
             return
         if info.owner is not self:
@@ -320,7 +320,7 @@ class Walker:
             if index == 0 and info.cls is not None and not self._is_static(node):
                 self.bind(arg.arg, Provenance(Kind.MODULE, node.lineno, module_class=info.cls, origin="self"))
                 continue
-            self.bind(arg.arg, self._param_prov(arg, index))
+            self.bind(arg.arg, (passed or {}).get(arg.arg) or self._param_prov(arg, index))
         for arg in (args.vararg, args.kwarg):
             if arg is not None:
                 self.bind(arg.arg, None)
@@ -1004,13 +1004,31 @@ class Walker:
         """A call of a function of the workspace: its summary, or its body walked with what this call passes."""
         keywords, self._keywords = self._keywords, None
         if not info.walked:
-            self.walk_function(info)
+            self.walk_function(info, self._passed_modules(info, node, arg_provs, keywords))
         event.function = info
         self._passes_arguments(info, arg_provs, keywords)
         walked = self.call_in_context(info, node, arg_provs, keywords, receiver)
         if walked is not _NOT_WALKED:
             return walked
         return self.instantiate(info, node, arg_provs, node.args)
+
+    def _passed_modules(self, info: FunctionInfo, node: ast.Call, arg_provs, keywords) -> dict | None:
+        """The modules (a criterion, a model) handed to a plain function of this module named nowhere else: its only call,
+        so its body is walked with them (`train(net, loader, nn.CrossEntropyLoss(reduction="none"))`)."""
+        if self.summary_only or info.owner is not self or info.cls is not None or isinstance(info.node, ast.Lambda):
+            return None
+        if not any(p is not None and p.kind is Kind.MODULE and p.module_class is not None for p in [*arg_provs, *(keywords or {}).values()]):
+            return None
+        references = self.__dict__.get("_name_references")
+        if references is None:  # counted once per module, and only when a module is passed to a local function
+            references = self._name_references = {}
+            for sub in ast.walk(self.model.tree):
+                if type(sub) is ast.Name:
+                    references[sub.id] = references.get(sub.id, 0) + 1
+        if references.get(info.name, 0) != 1:
+            return None
+        bound = callsite.bind_arguments(info.node, False, node, arg_provs, keywords or {})
+        return {name: prov for name, prov in (bound or {}).items() if prov is not None and prov.kind is Kind.MODULE and prov.module_class is not None}
 
     def construct(self, cls: ClassInfo, node: ast.Call, arg_provs, event) -> Provenance | None:
         """`Model(w)`, `Trainer(model, opt)`: an instance of a user class, its __init__ walked with the arguments."""
