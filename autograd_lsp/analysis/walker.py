@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 
 from ..source import Source
 from . import callsite
@@ -1019,13 +1020,9 @@ class Walker:
             return None
         if not any(p is not None and p.kind is Kind.MODULE and p.module_class is not None for p in [*arg_provs, *(keywords or {}).values()]):
             return None
-        references = self.__dict__.get("_name_references")
-        if references is None:  # counted once per module, and only when a module is passed to a local function
-            references = self._name_references = {}
-            for sub in ast.walk(self.model.tree):
-                if type(sub) is ast.Name:
-                    references[sub.id] = references.get(sub.id, 0) + 1
-        if references.get(info.name, 0) != 1:
+        # named exactly twice in the text (its `def` and this call; a mention in a comment or string only makes us
+        # give up): no other call, no use as a callback
+        if len(re.findall(rf"(?<![\w.]){re.escape(info.name)}\b", self.model.source.text)) != 2:
             return None
         bound = callsite.bind_arguments(info.node, False, node, arg_provs, keywords or {})
         return {name: prov for name, prov in (bound or {}).items() if prov is not None and prov.kind is Kind.MODULE and prov.module_class is not None}
