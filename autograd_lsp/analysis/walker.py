@@ -974,11 +974,13 @@ class Walker:
             return self.construct(definition, node, arg_provs, event)
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
-        if name == "zip" and node.args and len(arg_provs) == len(node.args) and not node.keywords:
-            rows = tuple(self._element_of(prov, arg) for prov, arg in zip(arg_provs, node.args))
-            if any(row is not None for row in rows):  # `for p, g in zip(params, grads)`: each row pairs the elements
-                return Provenance(Kind.SEQUENCE, node.lineno, elements=(Provenance(Kind.SEQUENCE, node.lineno, elements=rows),), node=node)
-            return None
+        if (name == "zip" or name == "enumerate") and arg_provs and not node.keywords:
+            # the loop over `zip(predictions, targets)` of a helper: each element pairs the elements of its parameters
+            items = [self._element_of(prov, arg) for prov, arg in zip(arg_provs[:1] if name == "enumerate" else arg_provs, node.args)]
+            if all(item is None for item in items):
+                return None
+            items = [_INT_NUMBER, *items] if name == "enumerate" else items
+            return Provenance(Kind.SEQUENCE, node.lineno, elements=(Provenance(Kind.SEQUENCE, node.lineno, elements=tuple(items)),))
         if name == "float" or name == "int" or name == "len":
             return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT if name == "float" else api.INT)
         if self.resolver is not None and name in self.imports.names:
