@@ -241,7 +241,7 @@ def _binding(binds, name: str, prov, before_seq: int) -> BindEvent | None:
 def _pending_backward(model, event, owner, prov, sites, binds):
     """(site, the statement that computed its loss, the op that saved `owner` or None) for a later backward whose loss was
     computed from `owner` before the write (a forward, or a backward that retained its graph, in between)."""
-    label = model.text(owner)
+    label = _parameter_label(model, owner, prov)
     found = None
     if prov.saved_by is not None and prov.saved_node is not None:
         # a non-leaf some op already kept (sigmoid's output, a product's factor): pending while a later backward's graph
@@ -258,7 +258,7 @@ def _pending_backward(model, event, owner, prov, sites, binds):
             continue
         bound = _binding(binds, site.value.id, loss, site.event.seq)
         if bound is not None and bound.seq < event.seq:
-            saver = _saver(model, owner, prov, bound, binds)
+            saver = _saver(model, owner, prov, bound, binds, label)
             if saver is not None:
                 return site, bound.node, saver
             found = found or (site, bound.node, None)
@@ -281,11 +281,19 @@ def _forwarded_modules(model, site) -> set[str]:
     return modules
 
 
-def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds) -> str | None:
+def _parameter_label(model, owner: ast.expr, prov) -> str:
+    """`p` of `for p in critic.parameters()` stands for every parameter of `critic` ("critic.*"); other owners, their text."""
+    origin = prov.origin or ""
+    if isinstance(owner, ast.Name) and origin.endswith(".parameters()") and prov.leaf and not prov.graph:
+        return origin[: -len(".parameters()")] + ".*"
+    return model.text(owner)
+
+
+def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds, label: str | None = None) -> str | None:
     """The op of the pending forward that saved `owner` for its backward (torch's derivatives.yaml), or None."""
     if prov.saved_by is not None:
         return prov.saved_by  # a non-leaf kept as some op's output or input
-    label = model.text(owner)
+    label = label or model.text(owner)
     value = bound.value  # the BindEvent's expression: what the loss was computed from
     if value is None:
         return None
@@ -372,6 +380,14 @@ def _saver_in_forward(model, event, label: str, requires_grad, binds) -> str | N
     cls = cls or (prov.module_class if prov is not None and prov.kind is Kind.MODULE else None)
     if isinstance(cls, ClassInfo):
         return f"{module}(...)"
+    if isinstance(cls, str) and label.endswith(".*") and cls.rsplit(".", 1)[-1] == "Sequential":
+        # every parameter of an nn.Sequential: a layer with parameters after another one gets an input that requires grad,
+        # and keeps its weight for that input's gradient
+        built = prov.node if prov is not None and isinstance(prov.node, ast.Call) else None
+        layers = [arg for arg in (built.args if built is not None else []) if isinstance(arg, ast.Call)]
+        names = [layer.func.attr if isinstance(layer.func, ast.Attribute) else getattr(layer.func, "id", None) for layer in layers]
+        weighted = [name for name in names if name and api.layer_parameters(name)]
+        return f"{module}(...)" if len(weighted) >= 2 and len(names) == len(built.args) else None
     if isinstance(cls, str):
         op = api.layer_op(cls.rsplit(".", 1)[-1])
         inputs = list(event.node.args)
