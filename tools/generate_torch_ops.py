@@ -359,7 +359,6 @@ def collect() -> dict:
         if kind == "data" and match and match.group(1) in ("data", "obj"):
             factories[name] = "values"
     overwrites, partial_writes = _writes(derivatives, inplace)
-    tuple_results = _tuple_results(torch, by_name, derivatives, python_names)
     same_values = {n for n in methods if not n.startswith("_") and not n.endswith("_") and n not in GRAPH_CUTS and _same_values(torch, n)}
     legacy = {}
     for name in dir(torch):
@@ -400,54 +399,7 @@ def collect() -> dict:
         "MODULE_ITERATORS": {n for n in dir(nn.Module) if not n.startswith("_") and inspect.isgeneratorfunction(getattr(nn.Module, n))},
         "FUNCTIONAL": functional,
         "MODULES": _modules(torch, nn, F),
-        "TUPLE_RESULTS": tuple_results,
     }
-
-
-def _tuple_results(torch, by_name: dict, derivatives: dict, python_names: set) -> dict:
-    """Ops returning a named tuple of tensors (`max(dim)`, `topk`, `sort`): its field names, the positions of the outputs
-    no gradient flows through (output_differentiability False, or no grad_fn when called on a tensor that requires
-    grad: the indices), and the arguments without default that select the tuple overload (`dim` for `max`, whose
-    other overloads return one tensor)."""
-    out = {}
-    for name, overloads in sorted(by_name.items()):
-        if name.startswith("_") or name not in python_names:
-            continue
-        public = [s for s in overloads if not _is_out(s)]
-        tuples = [s for s in public if re.fullmatch(r"\((Tensor \w+)(, Tensor \w+)+\)", s["returns"])]
-        if not tuples:
-            continue
-        fields = tuple(part.split()[1] for part in tuples[0]["returns"][1:-1].split(", "))
-        nondiff = set()
-        for schema in tuples:
-            info = derivatives.get(schema["full"])
-            if info is not None and info.output_differentiability:
-                nondiff |= {i for i, differentiable in enumerate(info.output_differentiability) if not differentiable}
-        nondiff |= _probe_tuple(torch, name, len(fields))
-        if not nondiff:
-            continue
-        singles = [s for s in public if not s["returns"].startswith("(")]
-        needs = ()
-        if singles:  # other overloads return one tensor: the tuple one is chosen by the arguments it requires
-            needs = tuple(arg for arg, kind, default in tuples[0]["args"][1:] if default is None and not kind.startswith("Tensor"))
-        out[name] = {"fields": fields, "nondiff": tuple(sorted(nondiff)), "needs": needs}
-    return out
-
-
-def _probe_tuple(torch, name: str, count: int) -> set:
-    function = getattr(torch, name, None) or getattr(torch.Tensor, name, None)
-    for extra in ((), (1,), (0,)):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                x = (torch.arange(6.0).reshape(2, 3) + 0.5).requires_grad_() * 1
-                result = function(x, *extra)
-        except Exception:
-            continue
-        if isinstance(result, tuple) and len(result) == count and all(isinstance(r, torch.Tensor) for r in result):
-            if any(r.grad_fn is not None for r in result):
-                return {i for i, r in enumerate(result) if r.grad_fn is None}
-    return set()
 
 
 def _losses(F) -> dict:
@@ -611,9 +563,6 @@ def render(facts: dict) -> str:
         "FUNCTIONAL": "Functions of torch.nn.functional.",
         "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction: __init__ position (-1 keyword only); "
                    "parameters: names of its own parameters when built (None: could not build one).",
-        "TUPLE_RESULTS": "Ops returning a named tuple of tensors -> fields: its field names; nondiff: positions of the outputs no "
-                         "gradient flows through (the indices); needs: arguments without default that select that overload "
-                         "(empty: every overload returns the tuple).",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")

@@ -67,12 +67,6 @@ NOT_OPTIMIZERS_PREFIXES = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils."
 FUNCTIONAL_LOSSES = ops.LOSSES
 
 
-def tuple_result(name: str) -> dict | None:
-    """`max(dim)`, `topk`, `sort`...: {"fields", "nondiff" (positions without gradient: the indices), "needs" (arguments
-    that select the tuple overload)}; None for ops that return one tensor."""
-    return ops.TUPLE_RESULTS.get(name)
-
-
 def is_inplace_method(name: str) -> bool:
     return name in ops.INPLACE
 

@@ -3037,19 +3037,3 @@ MODULES = {
     'ZeroPad2d': {'op': 'pad', 'parameters': ()},
     'ZeroPad3d': {'op': 'pad', 'parameters': ()},
 }
-
-# Ops returning a named tuple of tensors -> fields: its field names; nondiff: positions of the outputs no gradient flows through (the indices); needs: arguments without default that select that overload (empty: every overload returns the tuple).
-TUPLE_RESULTS = {
-    'cummax': {'fields': ('values', 'indices'), 'needs': (), 'nondiff': (1,)},
-    'cummin': {'fields': ('values', 'indices'), 'needs': (), 'nondiff': (1,)},
-    'frexp': {'fields': ('mantissa', 'exponent'), 'needs': (), 'nondiff': (1,)},
-    'kthvalue': {'fields': ('values', 'indices'), 'needs': (), 'nondiff': (1,)},
-    'lu_unpack': {'fields': ('P', 'L', 'U'), 'needs': (), 'nondiff': (0,)},
-    'max': {'fields': ('values', 'indices'), 'needs': ('dim',), 'nondiff': (1,)},
-    'median': {'fields': ('values', 'indices'), 'needs': ('dim',), 'nondiff': (1,)},
-    'min': {'fields': ('values', 'indices'), 'needs': ('dim',), 'nondiff': (1,)},
-    'mode': {'fields': ('values', 'indices'), 'needs': (), 'nondiff': (1,)},
-    'nanmedian': {'fields': ('values', 'indices'), 'needs': ('dim',), 'nondiff': (1,)},
-    'sort': {'fields': ('values', 'indices'), 'needs': (), 'nondiff': (1,)},
-    'topk': {'fields': ('values', 'indices'), 'needs': (), 'nondiff': (1,)},
-}

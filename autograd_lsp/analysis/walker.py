@@ -821,9 +821,6 @@ class Walker:
         attr = node.attr
         if owner is not None and owner.kind is Kind.MODULE:
             return self._module_attribute(node, owner)
-        if owner is not None and owner.kind is Kind.SEQUENCE and owner.origin and api.tuple_result(owner.origin) is not None:
-            fields = api.tuple_result(owner.origin)["fields"]  # `x.topk(k).indices`
-            return owner.elements[fields.index(attr)] if attr in fields and len(owner.elements) == len(fields) else None
         name = label(node)
         if name is not None and self.is_bound(name):
             return self.lookup(name)
@@ -1362,29 +1359,8 @@ class Walker:
                 result = self._view(result, recv)
             if result is not None and result.requires_grad:
                 result = self._note_saved(node, result, method, [receiver, *node.args])
-            return self._tuple_result(node, method, node.args, arg_provs, result)
-        return None
-
-    def _tuple_result(self, node: ast.Call, op: str, extra: list, extra_provs: list, result: Provenance | None) -> Provenance | None:
-        """`x.max(1)`, `torch.topk(x, k)`: a named tuple (values, indices), the indices cut from the graph (torch's
-        metadata says which outputs have no gradient); `result` (what one output would be) stands for the others."""
-        entry = api.tuple_result(op)
-        if entry is None or result is None or result.kind is not Kind.TENSOR:
             return result
-        given = {kw.arg for kw in node.keywords}
-        for index, need in enumerate(entry["needs"]):  # `torch.max(a, b)` is elementwise: only an int `dim` picks the tuple
-            if need in given:
-                continue
-            prov = extra_provs[index] if index < len(extra_provs) else None
-            if index >= len(extra) or isinstance(extra[index], ast.Starred) or prov is None or prov.kind is not Kind.NUMBER:
-                return result
-        values = result.but(scalar=None)
-        cut = frozenset(result.graph) - {id(node)}
-        elements = tuple(values if index not in entry["nondiff"] else
-                         values.but(requires_grad=False, leaf=True, dtype=api.INT, nondiff=f"{op}(...).{field}", graph=cut, saved_by=None,
-                                    saved_node=None, base=None, origin=f"{op}(...).{field}")
-                         for index, field in enumerate(entry["fields"]))
-        return Provenance(Kind.SEQUENCE, node.lineno, elements=elements, origin=op, node=node)
+        return None
 
     def _is_optimizer(self, receiver: ast.expr | None, prov: Provenance | None) -> bool:
         if prov is not None and prov.origin != "param":  # a helper's parameter is symbolic: judge it by its name
@@ -1573,7 +1549,7 @@ class Walker:
             result = self._view(result, arg_provs[0])
         if result is not None and result.requires_grad:
             result = self._note_saved(node, result, short, list(node.args))
-        return self._tuple_result(node, short, node.args[1:], arg_provs[1:], result)
+        return result
 
     # -- combination ---------------------------------------------------------------------------------
     def _composed(self, inputs) -> frozenset:
