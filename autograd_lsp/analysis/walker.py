@@ -297,7 +297,7 @@ class Walker:
         if init is not None and not init.walked and not init.walking:
             self.walk_function(init)
 
-    def walk_function(self, info: FunctionInfo, passed: dict | None = None):
+    def walk_function(self, info: FunctionInfo):
         if info.walked or info.walking:
             return
         if info.owner is not self:
@@ -321,7 +321,7 @@ class Walker:
             if index == 0 and info.cls is not None and not self._is_static(node):
                 self.bind(arg.arg, Provenance(Kind.MODULE, node.lineno, module_class=info.cls, origin="self"))
                 continue
-            self.bind(arg.arg, (passed or {}).get(arg.arg) or self._param_prov(arg, index))
+            self.bind(arg.arg, info.__dict__.get("passed_modules", {}).get(arg.arg) or self._param_prov(arg, index))
         for arg in (args.vararg, args.kwarg):
             if arg is not None:
                 self.bind(arg.arg, None)
@@ -969,6 +969,8 @@ class Walker:
     def local_call(self, node, name, arg_provs, event) -> Provenance | None:
         definition = self.lookup_def(name)
         if isinstance(definition, FunctionInfo):
+            if not definition.walked:
+                self._pass_modules(definition, node, arg_provs, self._keywords)
             return self.call_function(definition, node, arg_provs, event)
         if isinstance(definition, ClassInfo):
             return self.construct(definition, node, arg_provs, event)
@@ -1007,27 +1009,13 @@ class Walker:
         """A call of a function of the workspace: its summary, or its body walked with what this call passes."""
         keywords, self._keywords = self._keywords, None
         if not info.walked:
-            self.walk_function(info, self._passed_modules(info, node, arg_provs, keywords))
+            self.walk_function(info)
         event.function = info
         self._passes_arguments(info, arg_provs, keywords)
         walked = self.call_in_context(info, node, arg_provs, keywords, receiver)
         if walked is not _NOT_WALKED:
             return walked
         return self.instantiate(info, node, arg_provs, node.args)
-
-    def _passed_modules(self, info: FunctionInfo, node: ast.Call, arg_provs, keywords) -> dict | None:
-        """The modules (a criterion, a model) handed to a plain function of this module named nowhere else: its only call,
-        so its body is walked with them (`train(net, loader, nn.CrossEntropyLoss(reduction="none"))`)."""
-        if self.summary_only or info.owner is not self or info.cls is not None or isinstance(info.node, ast.Lambda):
-            return None
-        if not any(p is not None and p.kind is Kind.MODULE and p.module_class is not None for p in [*arg_provs, *(keywords or {}).values()]):
-            return None
-        # named exactly twice in the text (its `def` and this call; a mention in a comment or string only makes us
-        # give up): no other call, no use as a callback
-        if len(re.findall(rf"(?<![\w.]){re.escape(info.name)}\b", self.model.source.text)) != 2:
-            return None
-        bound = callsite.bind_arguments(info.node, False, node, arg_provs, keywords or {})
-        return {name: prov for name, prov in (bound or {}).items() if prov is not None and prov.kind is Kind.MODULE and prov.module_class is not None}
 
     def construct(self, cls: ClassInfo, node: ast.Call, arg_provs, event) -> Provenance | None:
         """`Model(w)`, `Trainer(model, opt)`: an instance of a user class, its __init__ walked with the arguments."""
@@ -1050,6 +1038,21 @@ class Walker:
         if function is not None and not function.uses_arguments and callee.uses_arguments:
             if any(p is not None and p.param_deps for p in flatten([*arg_provs, *(keywords or {}).values()])):
                 function.uses_arguments = True  # hands its own parameters to a helper that changes or keeps them
+
+    def _pass_modules(self, info: FunctionInfo, node: ast.Call, arg_provs, keywords):
+        """The modules (a criterion, a model) handed to a plain function of this module named nowhere else: its only call,
+        so its body is walked with them (`train(net, loader, nn.CrossEntropyLoss(reduction="none"))`): info.passed_modules."""
+        if self.summary_only or info.owner is not self or info.cls is not None or isinstance(info.node, ast.Lambda):
+            return
+        if not any(p is not None and p.kind is Kind.MODULE and p.module_class is not None for p in [*arg_provs, *(keywords or {}).values()]):
+            return
+        # named exactly twice in the text (its `def` and this call; a mention in a comment or string only makes us
+        # give up): no other call, no use as a callback
+        if len(re.findall(rf"(?<![\w.]){re.escape(info.name)}\b", self.model.source.text)) != 2:
+            return
+        bound = callsite.bind_arguments(info.node, False, node, arg_provs, keywords or {})
+        info.passed_modules = {name: prov for name, prov in (bound or {}).items()  # type: ignore[attr-defined]
+                               if prov is not None and prov.kind is Kind.MODULE and prov.module_class is not None}
 
     def call_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs, receiver: Provenance | None):
         """Walk `info`'s body with what this call passes, when that tells more than its symbolic summary: the helper's
@@ -1454,6 +1457,18 @@ class Walker:
             return self.torch_op(node, short, arg_provs)
         return None
 
+    def _optimizer_params(self, node, arg_provs) -> frozenset:
+        if not arg_provs or arg_provs[0] is None:
+            return frozenset()
+        first = arg_provs[0]
+        if first.kind is Kind.PARAMS:
+            return first.params
+        if first.kind is Kind.SEQUENCE and isinstance(node.args[0], (ast.List, ast.Tuple)):
+            labels = [label(element) for element in node.args[0].elts]
+            if all(labels):
+                return frozenset(labels)
+        return frozenset()
+
     def _graph_grads(self, node: ast.Call, arg_provs) -> Provenance | None:
         """`torch.autograd.grad(loss, inputs, create_graph=True)`: gradients that carry a graph of their own (this call's
         id in it), one per input: a sequence of that many, or of one representative when the inputs are not a literal."""
@@ -1466,18 +1481,6 @@ class Walker:
         inputs = _argument(node, "inputs", 1)
         count = len(inputs.elts) if isinstance(inputs, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in inputs.elts) else 1
         return Provenance(Kind.SEQUENCE, node.lineno, elements=(grad,) * count, node=node)
-
-    def _optimizer_params(self, node, arg_provs) -> frozenset:
-        if not arg_provs or arg_provs[0] is None:
-            return frozenset()
-        first = arg_provs[0]
-        if first.kind is Kind.PARAMS:
-            return first.params
-        if first.kind is Kind.SEQUENCE and isinstance(node.args[0], (ast.List, ast.Tuple)):
-            labels = [label(element) for element in node.args[0].elts]
-            if all(labels):
-                return frozenset(labels)
-        return frozenset()
 
     def factory(self, node: ast.Call, short: str, arg_provs) -> Provenance:
         keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg}
