@@ -409,6 +409,7 @@ class Walker:
             no_grad=self.no_grad,
             loop=self.loop,
             epoch=self.epoch,
+            scalar=ret.scalar if ret.scalar is not None else _elementwise_scalar(info, ret, deps),
             origin=f"{info.name}()",
             node=call,
         )
@@ -1743,6 +1744,46 @@ def _reduction_scalar(argument: ast.expr | ast.keyword | None) -> bool | None:
     if value == "none":
         return False
     return True if isinstance(value, str) else None
+
+
+def _elementwise_scalar(info: FunctionInfo, ret: Provenance, deps) -> bool | None:
+    """A helper returning an elementwise function of its parameters (`return (pred - target) ** 2`, `torch.abs(a - b)`):
+    its result has at least as many elements as each argument, so one known to have several makes it non-scalar."""
+    if not any(prov is not None and prov.kind is Kind.TENSOR and prov.scalar is False for prov, _ in deps):
+        return None
+    function, expr = info.node, ret.node
+    params = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
+    imports = getattr(info.owner, "imports", None)
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            if node.id not in params:
+                return None
+        elif kind is ast.Constant:
+            if not isinstance(node.value, (int, float)):
+                return None
+        elif kind is ast.BinOp:
+            if isinstance(node.op, ast.MatMult):
+                return None
+            stack.extend((node.left, node.right))
+        elif kind is ast.UnaryOp:
+            stack.append(node.operand)
+        elif kind is ast.Call and not node.keywords:
+            func = node.func
+            qualname = imports.qualname(func) if imports is not None else None
+            if qualname is not None:
+                if not (qualname.startswith(("torch.", "torch.nn.functional.")) and qualname.rsplit(".", 1)[-1] in api.POINTWISE):
+                    return None
+            elif isinstance(func, ast.Attribute) and func.attr in api.POINTWISE:
+                stack.append(func.value)
+            else:
+                return None
+            stack.extend(node.args)
+        else:
+            return None
+    return False
 
 
 # Literal numbers carry no position worth keeping: two shared values instead of one per literal.
