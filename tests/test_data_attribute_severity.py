@@ -24,6 +24,8 @@ CASES = {
     FIXTURES / "data_aliases.py": {10: W, 17: W},
     FIXTURES / "reads_and_steps.py": {16: W, 27: I},
     SAMPLES / "ag008_data_attribute.py": {20: W},
+    FIXTURES / "clip_between_forward_and_backward.py": {13: W},
+    FIXTURES / "discarded_second_order_graph.py": {9: W, 10: W, 18: W},
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 
 from ..source import Source
 from . import callsite
@@ -354,7 +355,7 @@ class Walker:
             if index == 0 and info.cls is not None and not self._is_static(node):
                 self.bind(arg.arg, Provenance(Kind.MODULE, node.lineno, module_class=info.cls, origin="self"))
                 continue
-            self.bind(arg.arg, self._param_prov(arg, index))
+            self.bind(arg.arg, info.__dict__.get("passed_modules", {}).get(arg.arg) or self._param_prov(arg, index))
         for arg in (args.vararg, args.kwarg):
             if arg is not None:
                 self.bind(arg.arg, None)
@@ -469,6 +470,7 @@ class Walker:
             no_grad=self.no_grad,
             loop=self.loop,
             epoch=self.epoch,
+            scalar=ret.scalar if ret.scalar is not None else _elementwise_scalar(info, ret, deps),
             origin=f"{info.name}()",
             node=call,
         )
@@ -1005,6 +1007,8 @@ class Walker:
             found = cls.attribute(node.attr, owner if owner.origin != "self" else None)
             if found is None:
                 found = self._late_attribute(cls, node.attr)
+            if found is None and not any(node.attr in table for table in (cls.attributes, cls.constructed, cls.late)):
+                found = _class_constant(cls, node.attr, node.lineno)  # `cfg.network.bins`: a plain config class's number
             return found
         if isinstance(cls, str) and node.attr in (api.layer_parameters(cls.rsplit(".", 1)[-1]) or api.PARAMETER_NAMES):
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=f"{cls}.{node.attr}", node=node)
@@ -1117,6 +1121,8 @@ class Walker:
     def local_call(self, node, name, arg_provs, event) -> Provenance | None:
         definition = self.lookup_def(name)
         if isinstance(definition, FunctionInfo):
+            if not definition.walked:
+                self._pass_modules(definition, node, arg_provs, self._keywords)
             return self.call_function(definition, node, arg_provs, event)
         if isinstance(definition, ClassInfo):
             return self.construct(definition, node, arg_provs, event)
@@ -1197,6 +1203,21 @@ class Walker:
         if function is not None and not function.uses_arguments and callee.uses_arguments:
             if any(p is not None and p.param_deps for p in flatten([*arg_provs, *(keywords or {}).values()])):
                 function.uses_arguments = True  # hands its own parameters to a helper that changes or keeps them
+
+    def _pass_modules(self, info: FunctionInfo, node: ast.Call, arg_provs, keywords):
+        """The modules (a criterion, a model) handed to a plain function of this module named nowhere else: its only call,
+        so its body is walked with them (`train(net, loader, nn.CrossEntropyLoss(reduction="none"))`): info.passed_modules."""
+        if self.summary_only or info.owner is not self or info.cls is not None or isinstance(info.node, ast.Lambda):
+            return
+        if not any(p is not None and p.kind is Kind.MODULE and p.module_class is not None for p in [*arg_provs, *(keywords or {}).values()]):
+            return
+        # named exactly twice in the text (its `def` and this call; a mention in a comment or string only makes us
+        # give up): no other call, no use as a callback
+        if len(re.findall(rf"(?<![\w.]){re.escape(info.name)}\b", self.model.source.text)) != 2:
+            return
+        bound = callsite.bind_arguments(info.node, False, node, arg_provs, keywords or {})
+        info.passed_modules = {name: prov for name, prov in (bound or {}).items()  # type: ignore[attr-defined]
+                               if prov is not None and prov.kind is Kind.MODULE and prov.module_class is not None}
 
     def call_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs, receiver: Provenance | None):
         """Walk `info`'s body with what this call passes, when that tells more than its symbolic summary: the helper's
@@ -1587,6 +1608,8 @@ class Walker:
     def torch_call(self, node: ast.Call, qualname: str, arg_provs) -> Provenance | None:
         short = qualname.rsplit(".", 1)[-1]
         module = qualname[: -len(short) - 1]
+        if qualname == "torch.autograd.grad":
+            return self._graph_grads(node, arg_provs)
         if qualname in api.TENSOR_WRAPPERS:
             data = arg_provs[0] if arg_provs else None
             kw = next((k for k in node.keywords if k.arg == "requires_grad"), None)
@@ -1637,6 +1660,19 @@ class Walker:
             if all(labels):
                 return frozenset(labels)
         return frozenset()
+
+    def _graph_grads(self, node: ast.Call, arg_provs) -> Provenance | None:
+        """`torch.autograd.grad(loss, inputs, create_graph=True)`: gradients that carry a graph of their own (this call's
+        id in it), one per input: a sequence of that many, or of one representative when the inputs are not a literal."""
+        if self.no_grad or _const(_argument(node, "create_graph", 4)) is not True:
+            return None  # (plain gradients: nothing a rule needs)
+        loss = arg_provs[0] if arg_provs else None
+        grad = Provenance(Kind.TENSOR, node.lineno, leaf=False, requires_grad=True, dtype=api.FLOAT, origin="torch.autograd.grad",
+                          graph=(loss.graph if loss is not None and loss.kind is Kind.TENSOR else frozenset()) | {id(node)},
+                          loop=self.loop, epoch=self.epoch, node=node)
+        inputs = _argument(node, "inputs", 1)
+        count = len(inputs.elts) if isinstance(inputs, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in inputs.elts) else 1
+        return Provenance(Kind.SEQUENCE, node.lineno, elements=(grad,) * count, node=node)
 
     def factory(self, node: ast.Call, short: str, arg_provs) -> Provenance:
         keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg}
@@ -1852,6 +1888,31 @@ def _layer_width(name: str | None, built: ast.Call | None) -> int | None:
     node = built.args[index] if len(built.args) > index else next((kw.value for kw in built.keywords if kw.arg == keyword), None)
     value = _const(node)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+def _class_constant(cls: ClassInfo, attr: str, line: int) -> Provenance | None:
+    """A plain class-body number (`class Cfg: bins = 8`) or nested class (`class network: ...`) read as an attribute,
+    when no method of the class stores that attribute; None otherwise. Computed once per class."""
+    table = cls.__dict__.get("_body_constants")
+    if table is None:
+        stored = {node.attr for node in ast.walk(cls.node) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)}
+        table, seen = {}, set()
+        for stmt in cls.node.body:
+            names = [stmt.name] if isinstance(stmt, ast.ClassDef) else [t.id for t in getattr(stmt, "targets", ()) if isinstance(t, ast.Name)]
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                names = [stmt.target.id]
+            for name in names:
+                if name in seen or name in stored:
+                    table[name] = None  # bound twice, or also stored on an instance: not one known value
+                    continue
+                seen.add(name)
+                if isinstance(stmt, ast.ClassDef):
+                    table[name] = Provenance(Kind.MODULE, stmt.lineno, module_class=ClassInfo(stmt, stmt.name, False), origin=stmt.name)
+                else:
+                    value = _number(stmt.value)
+                    table[name] = None if value is None or isinstance(value, bool) else (_INT_NUMBER if isinstance(value, int) else _FLOAT_NUMBER)
+        cls._body_constants = table  # type: ignore[attr-defined]
+    return table.get(attr)
+
+
 def _basic_index(index: ast.expr) -> bool:
     """`0`, `:`, `1:3`, `..., None`, `(0, -1)`: basic indexing, which returns a view; a tensor or a name may be a copy."""
     if isinstance(index, ast.Tuple):
@@ -1888,6 +1949,46 @@ def _reduction_scalar(argument: ast.expr | ast.keyword | None) -> bool | None:
     if value == "none":
         return False
     return True if isinstance(value, str) else None
+
+
+def _elementwise_scalar(info: FunctionInfo, ret: Provenance, deps) -> bool | None:
+    """A helper returning an elementwise function of its parameters (`return (pred - target) ** 2`, `torch.abs(a - b)`):
+    its result has at least as many elements as each argument, so one known to have several makes it non-scalar."""
+    if not any(prov is not None and prov.kind is Kind.TENSOR and prov.scalar is False for prov, _ in deps):
+        return None
+    function, expr = info.node, ret.node
+    params = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
+    imports = getattr(info.owner, "imports", None)
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            if node.id not in params:
+                return None
+        elif kind is ast.Constant:
+            if not isinstance(node.value, (int, float)):
+                return None
+        elif kind is ast.BinOp:
+            if isinstance(node.op, ast.MatMult):
+                return None
+            stack.extend((node.left, node.right))
+        elif kind is ast.UnaryOp:
+            stack.append(node.operand)
+        elif kind is ast.Call and not node.keywords:
+            func = node.func
+            qualname = imports.qualname(func) if imports is not None else None
+            if qualname is not None:
+                if not (qualname.startswith(("torch.", "torch.nn.functional.")) and qualname.rsplit(".", 1)[-1] in api.POINTWISE):
+                    return None
+            elif isinstance(func, ast.Attribute) and func.attr in api.POINTWISE:
+                stack.append(func.value)
+            else:
+                return None
+            stack.extend(node.args)
+        else:
+            return None
+    return False
 
 
 # Literal numbers carry no position worth keeping: two shared values instead of one per literal.

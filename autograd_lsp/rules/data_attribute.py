@@ -8,7 +8,9 @@ Flags `.data` where it bypasses autograd in a way that matters, outside `torch.n
   `derivatives.yaml`: `w ** 2` and `w * h` (h requiring grad) keep `w`, `x @ w` with a constant `x` does not,
   `nn.Linear` keeps its weight when its input requires grad. An *info* smell otherwise: a pending graph
   that did not save `w`, or a training loop with nothing pending (manual SGD steps, weight clipping after
-  `step()`), where `.data` only hides the change from autograd's checks;
+  `step()`), where `.data` only hides the change from autograd's checks. Also a *warning*: a write through
+  `.data` of gradients that `torch.autograd.grad(..., create_graph=True)` made (`p.data -= lr * g` in a MAML
+  inner step): the graph asked for so that the update could be differentiated is thrown away;
 - **reads** of `x.data` (for an `x` that requires grad) that feed a value which is then backpropagated:
   a *warning* when nothing else in that value requires grad (`backward()` raises), or when the cut path
   was the only one to parameters an optimizer then steps (they silently get no gradient: an encoder read
@@ -83,7 +85,12 @@ HELPER_DEPTH = 2  # helper bodies entered to find what the loss's graph saved
 def check(model: ModuleModel):
     sites = [site for site in loss_sites(model) if site.is_tensor]
     binds = _binds_by_name(model) if sites else {}  # only a backward makes a write "pending" or a read matter
-    yield from _writes(model, [site for site in sites if site.event is not None], binds)
+    discarded = set()
+    for finding, statement in _graph_discards(model):
+        discarded.add(statement)
+        yield finding
+    yield from (finding for finding in _writes(model, [site for site in sites if site.event is not None], binds)
+                if finding.span.line not in discarded)
     if sites:
         yield from _reads(model, sites, binds)
 
@@ -140,6 +147,64 @@ def _writes(model: ModuleModel, sites, binds):
             yield finding.with_severity(Severity.INFO)
 
 
+def _graph_discards(model: ModuleModel):
+    """`p.data -= lr * g` with `g` from `torch.autograd.grad(..., create_graph=True)`: the graph built so that the update
+    could be differentiated (MAML's inner step, a learned optimiser) is thrown away by the `.data` write."""
+    graphs = {id(call.node): call for call in model.calls() if call.qualname == "torch.autograd.grad" and call.result is not None}
+    if not graphs:
+        return
+    writes = []
+    for event in model.of_type(BindEvent):
+        if isinstance(event.target, ast.Attribute) and event.target.attr == "data" and isinstance(event.ctx.statement, ast.AugAssign):
+            writes.append((event, event.target.value, [event.value]))
+    for event in model.of_type(InplaceEvent):
+        owner = _data_owner(event.target)
+        if owner is not None and event.form == "augassign":
+            writes.append((event, owner, [event.ctx.statement.value]))
+    for event in model.of_type(AttrStoreEvent):
+        if event.target.attr == "data":
+            writes.append((event, event.target.value, [event.value]))
+    for event in model.calls():
+        owner = _data_owner(event.receiver) if event.receiver is not None else None
+        if owner is not None and api.is_inplace_method(event.method or ""):
+            writes.append((event, owner, [*event.node.args, *(kw.value for kw in event.node.keywords)]))
+    reported = set()
+    for event, owner, values in writes:
+        statement = event.ctx.statement
+        if event.ctx.no_grad or statement.lineno in reported:
+            continue
+        made = next((found for found in (_graph_in(model, value, graphs) for value in values) if found is not None), None)
+        if made is None:
+            continue
+        reported.add(statement.lineno)
+        name = model.text(owner)
+        message = (f"`{name}.data` is updated from gradients that `torch.autograd.grad(..., create_graph=True)` (line {made.node.lineno}) "
+                   f"built a graph for, but a write through `.data` is invisible to autograd: that graph is discarded and nothing "
+                   f"computed from the updated `{name}` reaches what the gradients came from (a meta-gradient stays `None`). "
+                   f"Compute the updated weights out of place (`{name} - lr * g`) and run the model with them "
+                   f"(`torch.func.functional_call`)")
+        yield model.finding(RULE, statement, message, related=[(made.node, "the graph that is discarded")], target=name,
+                            kind="discarded-graph").with_severity(Severity.WARNING), statement.lineno
+
+
+def _graph_in(model: ModuleModel, value: ast.expr | None, graphs: dict):
+    """The create_graph call whose graph `value` carries: its own provenance, or an arithmetic operand's (`w.data - lr * g`
+    where `w.data` is unknown); never inside a call (`g.detach()`, `g.item()` keep no graph)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        prov = model.prov(node) if node is not None else None
+        if prov is not None and prov.is_tensor:
+            found = next((graphs[key] for key in prov.graph if key in graphs), None)
+            if found is not None or prov.detached:
+                return found
+        elif isinstance(node, ast.BinOp):
+            stack.extend((node.left, node.right))
+        elif isinstance(node, ast.UnaryOp):
+            stack.append(node.operand)
+    return None
+
+
 def _data_alias_owner(event) -> ast.expr | None:
     """`out` for `c = out.data; c.zero_()`: a name bound to `.data` shares the storage without the version counter."""
     prov = event.prov
@@ -176,7 +241,7 @@ def _binding(binds, name: str, prov, before_seq: int) -> BindEvent | None:
 def _pending_backward(model, event, owner, prov, sites, binds):
     """(site, the statement that computed its loss, the op that saved `owner` or None) for a later backward whose loss was
     computed from `owner` before the write (a forward, or a backward that retained its graph, in between)."""
-    label = model.text(owner)
+    label = _parameter_label(model, owner, prov)
     found = None
     if prov.saved_by is not None and prov.saved_node is not None:
         # a non-leaf some op already kept (sigmoid's output, a product's factor): pending while a later backward's graph
@@ -193,7 +258,7 @@ def _pending_backward(model, event, owner, prov, sites, binds):
             continue
         bound = _binding(binds, site.value.id, loss, site.event.seq)
         if bound is not None and bound.seq < event.seq:
-            saver = _saver(model, owner, prov, bound, binds)
+            saver = _saver(model, owner, prov, bound, binds, label)
             if saver is not None:
                 return site, bound.node, saver
             found = found or (site, bound.node, None)
@@ -216,11 +281,19 @@ def _forwarded_modules(model, site) -> set[str]:
     return modules
 
 
-def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds) -> str | None:
+def _parameter_label(model, owner: ast.expr, prov) -> str:
+    """`p` of `for p in critic.parameters()` stands for every parameter of `critic` ("critic.*"); other owners, their text."""
+    origin = prov.origin or ""
+    if isinstance(owner, ast.Name) and origin.endswith(".parameters()") and prov.leaf and not prov.graph:
+        return origin[: -len(".parameters()")] + ".*"
+    return model.text(owner)
+
+
+def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds, label: str | None = None) -> str | None:
     """The op of the pending forward that saved `owner` for its backward (torch's derivatives.yaml), or None."""
     if prov.saved_by is not None:
         return prov.saved_by  # a non-leaf kept as some op's output or input
-    label = model.text(owner)
+    label = label or model.text(owner)
     value = bound.value  # the BindEvent's expression: what the loss was computed from
     if value is None:
         return None
@@ -307,6 +380,14 @@ def _saver_in_forward(model, event, label: str, requires_grad, binds) -> str | N
     cls = cls or (prov.module_class if prov is not None and prov.kind is Kind.MODULE else None)
     if isinstance(cls, ClassInfo):
         return f"{module}(...)"
+    if isinstance(cls, str) and label.endswith(".*") and cls.rsplit(".", 1)[-1] == "Sequential":
+        # every parameter of an nn.Sequential: a layer with parameters after another one gets an input that requires grad,
+        # and keeps its weight for that input's gradient
+        built = prov.node if prov is not None and isinstance(prov.node, ast.Call) else None
+        layers = [arg for arg in (built.args if built is not None else []) if isinstance(arg, ast.Call)]
+        names = [layer.func.attr if isinstance(layer.func, ast.Attribute) else getattr(layer.func, "id", None) for layer in layers]
+        weighted = [name for name in names if name and api.layer_parameters(name)]
+        return f"{module}(...)" if len(weighted) >= 2 and len(names) == len(built.args) else None
     if isinstance(cls, str):
         op = api.layer_op(cls.rsplit(".", 1)[-1])
         inputs = list(event.node.args)

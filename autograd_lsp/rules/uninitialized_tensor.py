@@ -6,7 +6,10 @@ indexed, accumulated into with `+=`, or bound to a name and returned — before 
 `normal_`, any `nn.init.*`, index assignment `x[i] = …`, and `out=`. A module attribute
 `self.w = nn.Parameter(torch.Tensor(n, m))` is flagged only when nothing in the file ever initialises
 `w` (`reset_parameters()`, `nn.init.*(self.w)`, `self.w.data.uniform_()`, a loop over `parameters()`…)
-and a method reads it. `return torch.empty(...)` itself (an allocator handing storage to its caller) and
+and a method reads it; a method that assigns the attribute its real value only after reading it (a running
+statistic replaced at the end of `train()`) reads the garbage on its first call, when any `if` around the read is
+about the tensor itself or true with the values `__init__` set (a guard on other state may be what delays it).
+`return torch.empty(...)` itself (an allocator handing storage to its caller) and
 anything passed to an unknown function (which may fill it) are left alone.
 
 ## Why is this bad?
@@ -40,6 +43,7 @@ silent: garbage values (NaN under `torch.utils.deterministic.fill_uninitialized_
 from __future__ import annotations
 
 import ast
+import operator
 import sys
 
 from ..analysis import torch_api as api
@@ -311,7 +315,7 @@ def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, pare
     if qualname in api.TENSOR_WRAPPERS and call.args and call.args[0] is arg:  # nn.Parameter(t), Variable(t): t's storage
         values.add(id(call))
         return _classify(model, call, parent_of, values)
-    if qualname in uses.PRINTERS:
+    if qualname in uses.PRINTERS or qualname in uses.NUMBER_CASTS:  # print(t), float(t): the values are read
         return READ, call
     module, _, short = (qualname or "").rpartition(".")
     if qualname in uses.INSPECTORS or module == "torch" and (uses.is_metadata(short) or short.startswith("is_") or short == "typename"):
@@ -359,6 +363,8 @@ def _class_attribute_read(model: ModuleModel, cls: ClassInfo, target: ast.Attrib
 def _scan_attribute(model, cls, target, creation_stmt, root, read):
     """Classify every `.attr` under `root`: None as soon as one may write it, else the first read in the class (or `read`)."""
     parent_of, attributes = _tree_index(model, root)
+    if root is cls.node:
+        return _first_class_read(model, cls, target, creation_stmt, parent_of, attributes)
     for node in attributes.get(target.attr, ()):
         if node is target:
             continue
@@ -375,6 +381,176 @@ def _scan_attribute(model, cls, target, creation_stmt, root, read):
         if kind == READ and read is None and _inside(cls.node, node) and isinstance(node.value, ast.Name) and node.value.id == "self":
             read = where or node
     return read
+
+
+def _first_class_read(model, cls, target, creation_stmt, parent_of, attributes):
+    """The first read of `self.<attr>` in the class that nothing may have written before. Without any other write that
+    is the first read anywhere; otherwise every write (an assignment, an in-place change, a hand-over to unknown code) must
+    come after a read in the same method (a running statistic updated at the end of `train()`): on that method's first
+    call, the read sees the allocated garbage. A name bound to it (`avg = self.stat`) is followed through its method."""
+    reads, writes = [], []
+    for node in attributes.get(target.attr, ()):
+        if node is target:
+            continue
+        if isinstance(node.ctx, ast.Store):
+            parent = parent_of.get(id(node))
+            if isinstance(parent, ast.AugAssign):
+                reads.append((parent, parent))
+            elif not isinstance(parent, (ast.Assign, ast.AnnAssign)) or parent is not creation_stmt:
+                writes.append(parent or node)
+            continue
+        kind, where = _classify(model, node, parent_of, set())
+        if kind == ESCAPE:
+            kind = _helper_argument(model, node, parent_of)
+        if kind == BOUND and isinstance(where, ast.Name):
+            for use, use_kind, use_where in _alias_uses(model, cls, where, parent_of):
+                if use_kind == READ:
+                    reads.append((use, use_where or use))
+                elif use_kind != NEUTRAL:
+                    writes.append(use)
+            continue
+        if kind in (WRITE, ESCAPE, BOUND):
+            writes.append(node)
+        elif kind == READ and isinstance(node.value, ast.Name) and node.value.id == "self":
+            reads.append((node, where or node))
+    if not reads:
+        return None
+    if not writes:
+        return min(reads, key=lambda r: _position(r[0]))[1]
+    method = _method_of(cls, writes[0])
+    if method is None or method.name == "__init__" or any(_method_of(cls, node) is not method for node in writes):
+        return None  # changed in several methods (or outside them): which runs first is beyond us
+    first_write = min(_position(node) for node in writes)
+    before = [r for r in reads if _method_of(cls, r[0]) is method and _position(r[0]) < first_write
+              and _reached_on_first_call(cls, method, r[0], target.attr, parent_of, attributes)]
+    return min(before, key=lambda r: _position(r[0]))[1] if before else None
+
+
+_UNKNOWN = object()
+
+
+def _reached_on_first_call(cls, method, read: ast.AST, attr: str, parent_of, attributes) -> bool:
+    """Whether the first call of `method` reaches `read`: each `if` around it tests the tensor itself (its metadata cannot
+    tell garbage), or is true with the values `__init__` gave (`self.steps % 2 == 0` with `self.steps = 0`). A guard
+    on other state (`if self.count > 0:`) that is not known true may be what delays the read: not reached."""
+    child, node = read, parent_of.get(id(read))
+    while node is not None and node is not method:
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)) and child is not node.test:
+            in_body = child in node.body if isinstance(node.body, list) else child is node.body
+            mentions = any(isinstance(sub, ast.Attribute) and sub.attr == attr for sub in ast.walk(node.test))
+            if not mentions:
+                value = _first_call_value(cls, method, node.test, node, attributes, 0)
+                if value is _UNKNOWN or bool(value) is not in_body:
+                    return False
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False  # a nested function: when it runs is beyond us
+        child, node = node, parent_of.get(id(node))
+    return True
+
+
+def _first_call_value(cls, method, expr: ast.AST, at: ast.AST, attributes, depth: int):
+    """A guard's value on the method's first call, from literals, names bound earlier at the top of the method and
+    attributes only `__init__` sets to a literal; _UNKNOWN otherwise."""
+    if depth > 8:
+        return _UNKNOWN
+    recurse = lambda e: _first_call_value(cls, method, e, at, attributes, depth + 1)  # noqa: E731
+    if isinstance(expr, ast.Constant):
+        return expr.value
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.Not, ast.USub)):
+        value = recurse(expr.operand)
+        return _UNKNOWN if value is _UNKNOWN else (not value if isinstance(expr.op, ast.Not) else -value)
+    if isinstance(expr, ast.BoolOp):
+        values = [recurse(v) for v in expr.values]
+        if _UNKNOWN in values:
+            return _UNKNOWN
+        return all(values) if isinstance(expr.op, ast.And) else any(values)
+    if isinstance(expr, (ast.BinOp, ast.Compare)):
+        operands = [expr.left, expr.right] if isinstance(expr, ast.BinOp) else [expr.left, *expr.comparators]
+        values = [recurse(v) for v in operands]
+        if any(v is _UNKNOWN or not isinstance(v, (int, float)) for v in values):
+            return _UNKNOWN
+        try:
+            if isinstance(expr, ast.BinOp):
+                op = _ARITHMETIC.get(type(expr.op))
+                return _UNKNOWN if op is None else op(*values)
+            ops = [_COMPARISONS.get(type(op)) for op in expr.ops]
+            if None in ops:
+                return _UNKNOWN
+            return all(op(left, right) for op, left, right in zip(ops, values, values[1:]))
+        except ArithmeticError:
+            return _UNKNOWN
+    if isinstance(expr, ast.Name):
+        bound = [stmt for stmt in method.body if isinstance(stmt, ast.Assign) and _position(stmt) < _position(at)
+                 and any(isinstance(t, ast.Name) and t.id == expr.id for t in stmt.targets)]
+        nested = [n for n in ast.walk(method) if isinstance(n, ast.Name) and n.id == expr.id and isinstance(n.ctx, ast.Store)]
+        if len(bound) != 1 or len(nested) != 1 or len(bound[0].targets) != 1:
+            return _UNKNOWN  # bound once, at the top of the method, before the guard
+        return recurse(bound[0].value)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        init = cls.methods.get("__init__")
+        stores = [n for n in attributes.get(expr.attr, ()) if isinstance(n.ctx, ast.Store)]
+        literal = [stmt for stmt in (init.node.body if init is not None else []) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                   and isinstance(stmt.targets[0], ast.Attribute) and stmt.targets[0].attr == expr.attr and isinstance(stmt.value, ast.Constant)]
+        if len(literal) != 1 or any(not _inside(init.node, n) and not (_inside(method, n) and _position(n) > _position(at)) for n in stores):
+            return _UNKNOWN
+        return literal[0].value.value
+    return _UNKNOWN
+
+
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Mod: operator.mod,
+               ast.FloorDiv: operator.floordiv, ast.Div: operator.truediv}
+_COMPARISONS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
+                ast.GtE: operator.ge}
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+def _method_of(cls: ClassInfo, node: ast.AST):
+    return next((stmt for stmt in cls.node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and _inside(stmt, node)), None)
+
+
+def _alias_uses(model, cls, alias: ast.Name, parent_of):
+    """(use, kind, where) for the loads of `alias` after it is bound, in the method that binds it."""
+    method = _method_of(cls, alias)
+    if method is None:
+        return [(alias, BOUND, None)]
+    found = []
+    for use in ast.walk(method):
+        if isinstance(use, ast.Name) and use.id == alias.id and isinstance(use.ctx, ast.Load) and _position(use) > _position(alias):
+            kind, where = _classify(model, use, parent_of, set())
+            if kind == ESCAPE:
+                kind = _helper_argument(model, use, parent_of)
+            found.append((use, ESCAPE if kind == BOUND else kind, where))
+    return found
+
+
+def _helper_argument(model, node: ast.AST, parent_of) -> str:
+    """`is_empty(self.stat)`: a function of this file that only inspects its parameter (metadata, `is None`,
+    `isinstance`) leaves it NEUTRAL; anything else it may do with it is an ESCAPE."""
+    call = parent_of.get(id(node))
+    if not isinstance(call, ast.Call) or node not in call.args:
+        return ESCAPE
+    event = _call_events(model).get(id(call))
+    function = event.function if event is not None else None
+    if function is None or function.cls is not None or not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return ESCAPE
+    params = function.node.args.args
+    index = call.args.index(node)
+    if index >= len(params) or function.node.args.vararg is not None:
+        return ESCAPE
+    name = params[index].arg
+    inner_parents, _ = _tree_index(model, function.node)
+    for use in ast.walk(function.node):
+        if isinstance(use, ast.Name) and use.id == name and isinstance(use.ctx, ast.Load):
+            outer = inner_parents.get(id(use))
+            if isinstance(outer, ast.Call) and isinstance(outer.func, ast.Name) and outer.func.id == "isinstance":
+                continue
+            kind, _ = _classify(model, use, inner_parents, set())
+            if kind != NEUTRAL:
+                return ESCAPE
+    return NEUTRAL
 
 
 def _tree_index(model: ModuleModel, root: ast.AST):
@@ -408,7 +584,7 @@ def _plain_module_bases(model: ModuleModel, cls: ClassInfo, depth: int = 0) -> b
             if _plain_module_bases(model, model.classes[base.id], depth + 1):
                 continue
         return False
-    return bool(cls.node.bases)
+    return bool(cls.node.bases) or not cls.is_module  # a plain class (no base): nothing inherited initialises it
 
 
 def _initialises_in_bulk(model: ModuleModel) -> bool:
