@@ -1,6 +1,6 @@
 """Findings of two versions of autograd-lsp, compared one by one on the whole benchmark corpus.
 
-    .venv/bin/python -m bench.compare_findings                 # committed `main` against the working tree
+    .venv/bin/python -m bench.compare_findings                 # `git merge-base main HEAD` against the working tree
     .venv/bin/python -m bench.compare_findings --base HEAD~3   # any revision
     .venv/bin/python -m bench.compare_findings PATH ...        # other files
 
@@ -82,12 +82,14 @@ def findings(cmd: list[str], root: Path, jobs: int, env: dict) -> tuple[set, flo
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.compare_findings", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="*", type=Path, help="roots to check (default: the whole corpus, see above)")
-    parser.add_argument("--base", default="main", help="the revision compared against (default: main)")
+    parser.add_argument("--base", default="", help="the revision compared against (default: where HEAD left main, `git merge-base main HEAD`)")
     parser.add_argument("--new", default="", help="a revision for the other side (default: the working tree)")
     parser.add_argument("--jobs", type=int, default=1, help="--jobs for both sides (default 1: one resolver, files in order)")
     args = parser.parse_args(argv)
     python = sys.executable
     roots, notes = (list(args.paths), []) if args.paths else default_roots()
+    if not args.base:
+        args.base = subprocess.run(["git", "merge-base", "main", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()[:12]
     base = [str(snapshot(args.base, python))]
     new = [str(snapshot(args.new, python))] if args.new else [python, "-m", "autograd_lsp"]
     env = dict(os.environ, PYTHONPATH="")

@@ -23,7 +23,7 @@ class Stats:
     """Cheap counters of one process's cross-module work (`autograd-lsp check --stats` prints them): how often the
     direct lookup answered, how often jedi was asked, and the time spent inside jedi."""
 
-    FIELDS = ("direct", "direct_none", "jedi_scripts", "jedi_queries", "jedi_cached", "jedi_s", "models")
+    FIELDS = ("direct", "direct_none", "jedi_scripts", "jedi_queries", "jedi_cached", "jedi_skipped", "jedi_s", "models")
 
     def __init__(self):
         for name in self.FIELDS:
@@ -37,6 +37,10 @@ STATS = Stats()
 
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 MAX_MODELS = 128  # consulted modules kept by one resolver (see JediResolver.trim)
+# jedi is the rare exception (the direct lookup answers almost every import), and slow on large files: parso parses
+# ~10k lines/s. Past these, a name the direct lookup left ambiguous stays unknown: silence, not slowness.
+JEDI_BUDGET_S = 0.5  # jedi time per checked file (its Script and all its queries)
+JEDI_MAX_LINES = 4000  # a file whose parse alone would take most of that budget is never handed to jedi
 _ROOTS: dict = {}  # directory -> holds a project marker (asked for every file of a run, mostly the same few)
 _PROJECT_ROOTS: dict = {}  # path as given -> its project root
 
@@ -61,6 +65,7 @@ class JediResolver:
         self._models: dict = {}
         self._by_file: dict = {}  # resolved path -> key of its model in _models (for parsed())
         self._gotos: dict = {}
+        self._spent: dict = {}  # (path, text hash) of a checked file -> seconds jedi took for it (JEDI_BUDGET_S)
         self._depth = 0
         self._lock = threading.RLock()
         self.queries = 0  # jedi goto calls made (for tests and benchmarks)
@@ -125,17 +130,15 @@ class JediResolver:
             self._project = jedi.Project(self.root, added_sys_path=[str(self.root)], smart_sys_path=True, load_unsafe_extensions=False)
         return self._project
 
-    def _script_for(self, source: Source):
+    def _script_for(self, source: Source, key=None):
         import jedi
 
-        key = (source.path, hashlib.blake2b(source.text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+        key = key or (source.path, _digest(source.text))
         script = self._scripts.pop(key, None)
         if script is None:
             # One slot thrashed: summarising another module (nested) replaced the caller's script, and every
             # new Script starts a fresh inference state. Keep the most recent few, newest last.
-            started = time.perf_counter()
             script = jedi.Script(code=source.text, path=source.path, project=self._jedi_project())
-            STATS.jedi_s += time.perf_counter() - started
             STATS.jedi_scripts += 1
             while len(self._scripts) >= 8:
                 self._scripts.pop(next(iter(self._scripts)))
@@ -369,19 +372,27 @@ class JediResolver:
         # jedi columns are characters; a Name/Attribute ends on its identifier
         text_line = source.line_text(line)
         end_col = len(text_line.encode("utf-8")[: target.end_col_offset].decode("utf-8", "replace"))
-        script, key = self._script_for(source)
+        key = (source.path, _digest(source.text))
         cache_key = (key, line, end_col)
         if cache_key in self._gotos:
             STATS.jedi_cached += 1
             location = self._gotos[cache_key]
+        elif self._spent.get(key, 0.0) >= JEDI_BUDGET_S or source.text.count("\n") > JEDI_MAX_LINES:
+            STATS.jedi_skipped += 1
+            return None
         else:
-            self.queries += 1
-            STATS.jedi_queries += 1
             started = time.perf_counter()
             try:
+                script, _ = self._script_for(source, key)
+                self.queries += 1
+                STATS.jedi_queries += 1
                 names = script.goto(line, max(end_col - 1, 0), follow_imports=True)
             finally:
-                STATS.jedi_s += time.perf_counter() - started
+                spent = time.perf_counter() - started
+                STATS.jedi_s += spent
+                self._spent[key] = self._spent.get(key, 0.0) + spent
+                if len(self._spent) > 4096:
+                    self._spent.clear()
             location = None
             for name in names:
                 path = name.module_path
@@ -508,6 +519,10 @@ def refuse_compiled_torch() -> None:
 
     load_builtin_module.refuses = NEVER_INSPECT
     imports._load_builtin_module = load_builtin_module
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 _UNRESOLVABLE = object()  # the direct lookup is sure: no workspace def or class by that name
