@@ -616,7 +616,7 @@ def _binds_value_or_class(model, name: str) -> bool:
 
 def _targets(node) -> set:
     """The names an assignment binds: `a, (b, *c) = ...` binds a, b, c; `x.y = ...` and `x[i] = ...` bind none."""
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    targets = list(node.targets) if isinstance(node, ast.Assign) else [node.target]  # a copy: the tree stays whole
     names = set()
     while targets:
         target = targets.pop()
