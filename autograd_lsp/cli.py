@@ -170,7 +170,7 @@ def _check_one(job) -> tuple[str, object, list[Finding], bool, tuple]:
         return str(path), None, [unreadable(str(error).split(": ", 1)[-1])], False, ()
     cache = _cache(cache_spec)
     if cache is not None and (cached := cache.get(path, source.text)) is not None:
-        return str(path), source, cached, True, ()
+        return str(path), source if cached else None, cached, True, ()
     resolver = _resolver(path) if cross_module else None
     if resolver is not None:
         resolver.trim()
@@ -180,7 +180,10 @@ def _check_one(job) -> tuple[str, object, list[Finding], bool, tuple]:
         result.model.release()  # freed now by reference counting, not by a collection of the whole heap later
     if cache is not None:
         cache.put(path, source.text, result.findings, resolver.touched if resolver is not None else set())
-    return str(path), source, result.findings, False, tuple(b - a for a, b in zip(before, STATS.snapshot()))
+    # A clean file's source is not needed for the report or fixes: kept for every file of a large tree, the texts and
+    # their split lines were most of a run's memory (and, with --jobs, pickled back to the parent).
+    return (str(path), source if result.findings else None, result.findings, False,
+            tuple(b - a for a, b in zip(before, STATS.snapshot())))
 
 
 _RESOLVERS: dict = {}

@@ -211,7 +211,7 @@ class JediResolver:
             roots = self._search_roots(importer)
         found_module = ambiguous = False
         for root in roots:
-            found = self._direct_in(root, parts, level, hops)
+            found = self._direct_in(importer, root, parts, level, hops)
             if found is _NO_MODULE:
                 continue
             found_module = True
@@ -229,14 +229,19 @@ class JediResolver:
             return _UNRESOLVABLE
         return None
 
-    def _direct_in(self, root: Path, parts: list[str], level: int, hops: int):
+    def _direct_in(self, importer: Path, root: Path, parts: list[str], level: int, hops: int):
         """What `parts` is below one search directory: a definition, _UNRESOLVABLE (sure: no def or class), None
-        (ambiguous: let jedi decide) or _NO_MODULE (no prefix of it is a module there)."""
+        (ambiguous: let jedi decide), _NOT_BOUND (the module there binds nothing by that name) or _NO_MODULE (no
+        prefix of it is a module there)."""
         # the longest prefix of `parts` that is a module; the one name after it is what the import binds
         for split in range(len(parts) - 1, -1 if level else 0, -1):  # an absolute name needs a module before it
             path = self._module_file(root, parts[:split])
             if path is None:
                 continue
+            if not level and self._resolved(path) == self._resolved(importer):
+                # loggers/wandb.py importing `wandb.Artifact`: a module named like the library it wraps is not
+                # what it imports from (it would import from itself); look further up
+                return _NOT_BOUND
             if len(parts) - split == 1:
                 return self._lookup(path, parts[-1], hops)
             # `Boxes.from_tensor`, `numpy.array` through a module's attribute: a method or a value's attribute,
