@@ -195,7 +195,15 @@ def _resolver(path: Path):
     root = JediResolver.project_root(Path(path))
     if root not in _RESOLVERS:
         _RESOLVERS[root] = JediResolver(root, max_models=_WORKER_MODELS or MAX_MODELS)
-    return _RESOLVERS[root]
+    resolver = _RESOLVERS[root]
+    global _LAST_RESOLVER
+    if _LAST_RESOLVER is not None and _LAST_RESOLVER is not resolver:
+        _LAST_RESOLVER.forget_models()  # files come grouped by directory: the project left keeps no modules in memory
+    _LAST_RESOLVER = resolver
+    return resolver
+
+
+_LAST_RESOLVER = None
 
 
 _WORKER_MODELS: int | None = None  # consulted modules kept by a worker process (None: not a worker)

@@ -37,6 +37,7 @@ STATS = Stats()
 
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 MAX_MODELS = 128  # consulted modules kept by one resolver (see JediResolver.trim)
+MAX_MODEL_LINES = 100_000  # ... and their lines: a tree is most of a model's memory, and some packages' modules are huge
 # jedi is the rare exception (the direct lookup answers almost every import), and slow on large files: parso parses
 # ~10k lines/s. Past these, a name the direct lookup left ambiguous stays unknown: silence, not slowness.
 JEDI_BUDGET_S = 0.5  # jedi time per checked file (its Script and all its queries)
@@ -64,6 +65,7 @@ class JediResolver:
         self._scripts: dict = {}  # (path, text hash) -> jedi.Script; a few, since resolving a helper's module nests scripts
         self._models: dict = {}
         self._by_file: dict = {}  # resolved path -> key of its model in _models (for parsed())
+        self._model_lines = 0  # lines of the modules in _models
         self._gotos: dict = {}
         self._spent: dict = {}  # (path, text hash) of a checked file -> seconds jedi took for it (JEDI_BUDGET_S)
         self._depth = 0
@@ -450,7 +452,8 @@ class JediResolver:
             return model.tree if model is not None and model.source.text == source.text else parse(source)
 
     def trim(self) -> None:
-        """Past `max_models` consulted modules, forget them all. Call it between two analyses, never during one.
+        """Past `max_models` consulted modules (or MAX_MODEL_LINES of them), forget them all. Call it between two
+        analyses, never during one.
 
         All at once, not the least recently used: summaries name the nodes of the graphs they saw by `id()`,
         across modules (a helper's summary holds ids of nodes in the helper it calls). A module released while a
@@ -458,9 +461,15 @@ class JediResolver:
         reuse: two unrelated graphs would look like one. A run over a large package consults hundreds of modules;
         parsing one again is cheap, and a module's tree is most of its model's memory."""
         with self._lock:
-            if len(self._models) <= self.max_models:
+            if len(self._models) <= self.max_models and self._model_lines <= MAX_MODEL_LINES:
                 return
-            models, self._models, self._by_file = self._models, {}, {}
+            self.forget_models()
+
+    def forget_models(self) -> None:
+        """Release every consulted module now (trim's way: all at once). The CLI calls it on the resolver of a
+        project it has left, whose models would otherwise stay for the rest of the run."""
+        with self._lock:
+            models, self._models, self._by_file, self._model_lines = self._models, {}, {}, 0
             for model in models.values():
                 if model is not None:
                     model.release()
@@ -499,6 +508,7 @@ class JediResolver:
         finally:
             self._depth -= 1
         self._models[key] = model
+        self._model_lines += source.text.count("\n")
         self._by_file[self._resolved(path)] = key
         return model
 
