@@ -318,3 +318,17 @@ def test_check_stats_counts_the_cross_module_work(tmp_path):
     assert counters["files"] == "2" and counters["cached"] == "0"
     assert int(counters["direct"]) >= 1 and counters["jedi_queries"] == "0" and counters["jedi_scripts"] == "0"
     assert "AG002" in proc.stdout
+
+
+def test_a_resolver_that_forgot_its_models_gives_the_same_findings(tmp_path):
+    from autograd_lsp.checker import check_path
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helpers.py").write_text("import torch\n\ndef compose(a, b):\n    return torch.stack((a, b))\n")
+    train = _train_with(tmp_path, "train.py", "from helpers import compose")
+    resolver = JediResolver(tmp_path)
+    first = [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings]
+    assert resolver._models and resolver._model_lines > 0
+    resolver.forget_models()  # what the CLI does to the resolver of a project it has left
+    assert not resolver._models and resolver._model_lines == 0
+    assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == first == [("AG002", 8)]
