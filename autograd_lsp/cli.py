@@ -1,4 +1,4 @@
-"""The `autograd-lsp` command: check, rule, serve, confirm, explain."""
+"""The `autograd-lsp` command: check, rule, serve, confirm, explain, audit."""
 from __future__ import annotations
 
 import argparse
@@ -70,12 +70,23 @@ def build_parser() -> argparse.ArgumentParser:
     from .explain import cli as explain_cli
 
     explain_cli.add_arguments(explain)
+
+    audit = commands.add_parser("audit", help="run a script with its loops bounded and report every autograd problem it hits")
+    from .audit import cli as audit_cli
+
+    audit_cli.add_arguments(audit)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    script_args = None
+    if "--" in argv and "audit" in argv[: argv.index("--")]:  # `audit SCRIPT [options] -- ARGS`: ARGS are the script's
+        script_args, argv = argv[argv.index("--") + 1:], argv[: argv.index("--")]
     args = parser.parse_args(argv)
+    if args.command == "audit":
+        args.script_args = script_args or []
     try:
         if args.command == "check":
             return run_check(args)
@@ -93,6 +104,10 @@ def main(argv: list[str] | None = None) -> int:
             from .explain import cli as explain_cli
 
             return explain_cli.run(args)
+        if args.command == "audit":
+            from .audit import cli as audit_cli
+
+            return audit_cli.run(args)
     except ConfigError as error:
         print(f"autograd-lsp: error: {error}", file=sys.stderr)
         return EXIT_ERROR

@@ -399,7 +399,36 @@ def collect() -> dict:
         "MODULE_ITERATORS": {n for n in dir(nn.Module) if not n.startswith("_") and inspect.isgeneratorfunction(getattr(nn.Module, n))},
         "FUNCTIONAL": functional,
         "MODULES": _modules(torch, nn, F),
+        "TUPLE_RESULTS": _tuple_results(torch, schemas),
     }
+
+
+def _tuple_results(torch, schemas) -> dict:
+    """Ops with an overload returning several tensors (`max.dim -> (Tensor values, Tensor indices)`) -> the dtype class
+    of each output, found by calling the op on a 2x3 float tensor as `op(x)`, else as `op(x, 1)`; dim: other overloads
+    return one tensor (`max(x)`, `max(a, b)`), the tuple needs a dim."""
+    public: dict[str, list[dict]] = {}
+    for schema in schemas:
+        if not _is_out(schema) and not schema["name"].startswith("_"):
+            public.setdefault(schema["name"], []).append(schema)
+    out = {}
+    for name, overloads in sorted(public.items()):
+        if not any(s["returns"].startswith("(Tensor") for s in overloads):
+            continue
+        function = getattr(torch.Tensor, name, None) or getattr(torch, name, None)
+        for extra in ((), (1,)):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = function(torch.arange(6.0).reshape(2, 3) + 0.5, *extra)
+            except Exception:
+                continue
+            if isinstance(result, tuple) and len(result) > 1 and all(isinstance(t, torch.Tensor) for t in result):
+                fields = getattr(type(result), "__match_args__", ())  # torch.return_types.max: (values, indices)
+                out[name] = {"outputs": tuple("float" if (t.dtype.is_floating_point or t.dtype.is_complex) else "int" for t in result),
+                             "dim": not all(s["returns"].startswith("(Tensor") for s in overloads), "names": tuple(fields)}
+                break
+    return out
 
 
 def _losses(F) -> dict:
@@ -563,6 +592,9 @@ def render(facts: dict) -> str:
         "FUNCTIONAL": "Functions of torch.nn.functional.",
         "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction: __init__ position (-1 keyword only); "
                    "parameters: names of its own parameters when built (None: could not build one).",
+        "TUPLE_RESULTS": "Ops returning several tensors (an overload's `(Tensor values, Tensor indices)`) -> dtype class of each "
+                         "output on float input (int: indices; float: the input's own dtype); dim: only when called with a dim (max(x) is one tensor); "
+                         "names: the fields of its named tuple (`.indices`).",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")

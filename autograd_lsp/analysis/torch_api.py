@@ -67,6 +67,21 @@ NOT_OPTIMIZERS_PREFIXES = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils."
 FUNCTIONAL_LOSSES = ops.LOSSES
 
 
+def integer_outputs(op: str | None, count: int | None, with_dim: bool) -> frozenset:
+    """Positions of the integer outputs (indices) of an op returning `count` tensors (None: any number), called with a
+    dim or not: `_, i = torch.max(x, 1)` -> {1}; `torch.max(a, b)` is one tensor."""
+    entry = ops.TUPLE_RESULTS.get(op or "")
+    if entry is None or entry["dim"] and not with_dim or count is not None and len(entry["outputs"]) != count:
+        return frozenset()
+    return frozenset(i for i, kind in enumerate(entry["outputs"]) if kind == INT)
+
+
+def output_position(op: str | None, field: str) -> int | None:
+    """Position of a named output of a tuple-returning op (`x.max(1).indices` -> 1), None when it has no such field."""
+    names = ops.TUPLE_RESULTS.get(op or "", {}).get("names", ())
+    return names.index(field) if field in names else None
+
+
 def is_inplace_method(name: str) -> bool:
     return name in ops.INPLACE
 
@@ -110,6 +125,11 @@ def noop_unless_positive(op: str | None) -> str | None:
 def layer(name: str | None) -> dict:
     """What torch.nn.<name> is: {"op": its functional op, "inplace"/"reduction": __init__ positions, "parameters": names}."""
     return ops.MODULES.get(name or "", {})
+
+
+def is_layer(name: str) -> bool:
+    """A class of torch.nn (Conv2d, ReLU, Sequential...)."""
+    return name in ops.MODULES
 
 
 def layer_op(name: str | None) -> str | None:

@@ -3037,3 +3037,27 @@ MODULES = {
     'ZeroPad2d': {'op': 'pad', 'parameters': ()},
     'ZeroPad3d': {'op': 'pad', 'parameters': ()},
 }
+
+# Ops returning several tensors (an overload's `(Tensor values, Tensor indices)`) -> dtype class of each output on float input (int: indices; float: the input's own dtype); dim: only when called with a dim (max(x) is one tensor); names: the fields of its named tuple (`.indices`).
+TUPLE_RESULTS = {
+    'adaptive_max_pool1d': {'dim': False, 'names': (), 'outputs': ('float', 'int')},
+    'aminmax': {'dim': False, 'names': ('min', 'max'), 'outputs': ('float', 'float')},
+    'cummax': {'dim': False, 'names': ('values', 'indices'), 'outputs': ('float', 'int')},
+    'cummin': {'dim': False, 'names': ('values', 'indices'), 'outputs': ('float', 'int')},
+    'frexp': {'dim': False, 'names': ('mantissa', 'exponent'), 'outputs': ('float', 'int')},
+    'geqrf': {'dim': False, 'names': ('a', 'tau'), 'outputs': ('float', 'float')},
+    'histogram': {'dim': False, 'names': ('hist', 'bin_edges'), 'outputs': ('float', 'float')},
+    'kthvalue': {'dim': False, 'names': ('values', 'indices'), 'outputs': ('float', 'int')},
+    'max': {'dim': True, 'names': ('values', 'indices'), 'outputs': ('float', 'int')},
+    'max_pool1d_with_indices': {'dim': False, 'names': (), 'outputs': ('float', 'int')},
+    'median': {'dim': True, 'names': ('values', 'indices'), 'outputs': ('float', 'int')},
+    'min': {'dim': True, 'names': ('values', 'indices'), 'outputs': ('float', 'int')},
+    'mode': {'dim': False, 'names': ('values', 'indices'), 'outputs': ('float', 'int')},
+    'nanmedian': {'dim': True, 'names': ('values', 'indices'), 'outputs': ('float', 'int')},
+    'qr': {'dim': False, 'names': ('Q', 'R'), 'outputs': ('float', 'float')},
+    'sort': {'dim': False, 'names': ('values', 'indices'), 'outputs': ('float', 'int')},
+    'std_mean': {'dim': False, 'names': (), 'outputs': ('float', 'float')},
+    'svd': {'dim': False, 'names': ('U', 'S', 'V'), 'outputs': ('float', 'float', 'float')},
+    'topk': {'dim': False, 'names': ('values', 'indices'), 'outputs': ('float', 'int')},
+    'var_mean': {'dim': False, 'names': (), 'outputs': ('float', 'float')},
+}

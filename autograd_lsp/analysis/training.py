@@ -178,7 +178,7 @@ def training_units(model: ModuleModel) -> list[TrainingUnit]:
         found = [Part(kind, event) for kind in direct]
         if isinstance(event, CallEvent) and event.function is not None:
             for kind, inner in summaries.get(id(event.function), {}).items():
-                if kind not in direct:
+                if kind not in direct and not _switched_off(model, event, kind, kinds):
                     found.append(Part(kind, event, inner))
         if not found:
             continue
@@ -189,6 +189,41 @@ def training_units(model: ModuleModel) -> list[TrainingUnit]:
             hook.parts.extend(found)
     model.__dict__["_training_units"] = units
     return units
+
+
+def _switched_off(model: ModuleModel, call: CallEvent, kind: str, kinds: dict) -> bool:
+    """Every `kind` part the helper performs itself sits under `if <flag>:` for a parameter defaulting to a false
+    constant that this call does not pass (`def optimizer_step(self, zero_grad=False)` called as `optimizer_step()`)."""
+    function = call.function
+    node = function.node if function is not None else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(k.arg is None for k in call.node.keywords) \
+            or any(isinstance(a, ast.Starred) for a in call.node.args):
+        return False
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    bound_first = 1 if function.cls is not None and call.receiver is not None and positional else 0
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    passed = {a.arg for a in positional[bound_first:bound_first + len(call.node.args)]} | {k.arg for k in call.node.keywords}
+    flags = {name for name, default in defaults.items() if isinstance(default, ast.Constant) and not default.value and name not in passed}
+    if not flags:
+        return False
+    memo = model.__dict__.setdefault("_switched_off", {})  # (one answer per helper, kind and set of flags left out)
+    key = (id(function), kind, frozenset(flags))
+    if key not in memo:
+        memo[key] = _guarded_by(model, function, node, kind, flags, kinds)
+    return memo[key]
+
+
+def _guarded_by(model: ModuleModel, function, node, kind: str, flags: set, kinds: dict) -> bool:
+    guarded = []  # line ranges of `if flag:` bodies
+    for stmt in ast.walk(node):
+        if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Name) and stmt.test.id in flags and stmt.body:
+            guarded.append((stmt.body[0].lineno, stmt.body[-1].end_lineno or stmt.body[-1].lineno))
+    if not guarded:
+        return False
+    own = [e for e in model.events if e.ctx.scope.function is function and kind in kinds.get(id(e), ())]
+    return bool(own) and all(any(start <= e.node.lineno <= end for start, end in guarded) for e in own)
 
 
 def _direct_kinds(model: ModuleModel, event: Event) -> list[str]:

@@ -57,6 +57,12 @@ def _literal_dtype(node: ast.AST) -> str | None:
     return api.INT if kinds else None
 
 
+def _numbers_dtype(provs) -> str | None:
+    """dtype class of Python numbers known by their provenance (`n = len(xs)`, a list of int literals); None otherwise."""
+    kinds = {p.dtype if p is not None and p.kind is Kind.NUMBER else None for p in provs}
+    return kinds.pop() if len(kinds) == 1 and None not in kinds else (api.FLOAT if kinds == {api.FLOAT, api.INT} else None)
+
+
 def _literal_numel(node: ast.AST) -> int | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool)):
         return 1
@@ -208,6 +214,20 @@ class Walker:
         if _changes(event):
             prov = event.receiver_prov if type(event) is CallEvent else event.prov
             if prov is not None and prov.param_deps and prov.origin == "param":  # a parameter itself, not a value made from it
+                function.uses_arguments = True
+
+    def _note_unknown_write(self, target: ast.expr):
+        """An in-place write into something reached from a parameter (`model.blocks[i].weight[0] = 0`, `net.fc.bias.zero_()`)
+        that the symbolic walk cannot know: the body is worth walking again with what each caller passes."""
+        function = self.function
+        if function is None or function.uses_arguments or self.via is not None or function.cls is not None:
+            return
+        while isinstance(target, (ast.Attribute, ast.Subscript)):
+            target = target.value
+        if isinstance(target, ast.Name) and target is not None:
+            args = function.node.args
+            if any(arg.arg == target.id for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]) and self.scope.bindings.get(target.id) is not None \
+                    and self.scope.bindings[target.id].origin == "param":
                 function.uses_arguments = True
 
     def prov_of(self, node: ast.AST) -> Provenance | None:
@@ -373,6 +393,8 @@ class Walker:
             position = index - offset
             if 0 <= position < len(arg_provs):
                 deps.append((arg_provs[position], arg_nodes[position]))
+            elif ret.nondiff is not None and ret.requires_grad is False and ret.dtype == api.INT:
+                deps.append((None, None))  # an integer cut (`.long()`, argmax) whatever that argument is: still integer
             else:
                 return None  # depends on something the call did not pass positionally: unknown
         if ret.origin == "param" and len(deps) == 1:
@@ -469,6 +491,8 @@ class Walker:
                                    form="augassign"))
             after = self._after_inplace(before, [value])
         else:
+            if isinstance(target, ast.Subscript):
+                self._note_unknown_write(base)
             after = self.combine(node, [(before, base), (value, node.value)], binop=node.op)
         name = label(base)
         if name is not None:
@@ -510,6 +534,9 @@ class Walker:
     def stmt_If(self, node):
         self.ev(node.test)
         before = dict(self.scope.bindings)
+        narrowed = self._narrowed(node.test)
+        if narrowed is not None:
+            self.bind(*narrowed)  # `if isinstance(m, nn.Conv2d):` m is a Conv2d in the body
         self.walk_body(node.body)
         after_body = self.scope.bindings
         self.scope.bindings = dict(before)
@@ -528,6 +555,31 @@ class Walker:
             if name not in after_body:
                 merged[name] = merge(before[name], prov) if name in before else prov
         self.scope.bindings = merged
+
+    def _narrowed(self, test) -> tuple | None:
+        """`isinstance(name, <module class>)` on a name of unknown value: (name, that module) for the if's body."""
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" and len(test.args) == 2
+                and isinstance(test.args[0], ast.Name)):
+            return None
+        known = self.lookup(test.args[0].id)
+        if known is not None and not (known.origin == "param" and (known.kind is Kind.TENSOR or known.kind is Kind.MODULE and known.module_class is None)):
+            return None  # (a parameter's symbolic value says nothing about its type)
+        kind = test.args[1]
+        kinds = kind.elts if isinstance(kind, ast.Tuple) and kind.elts else [kind]
+        qualnames = [self.imports.qualname(k) for k in kinds]
+        if all(q is not None and q.startswith("torch.nn.") for q in qualnames):
+            # torch layers with the same parameters (`(nn.Conv2d, nn.Linear)`: weight and bias): any of them will do
+            owned = {api.layer_parameters(q.rsplit(".", 1)[-1]) for q in qualnames}
+            if len(owned) != 1 or not next(iter(owned)):
+                return None
+            cls = qualnames[0]
+        elif len(kinds) > 1:
+            return None
+        else:
+            cls = self.lookup_def(kind.id) if isinstance(kind, ast.Name) else None
+            if not isinstance(cls, ClassInfo) or not cls.is_module:
+                return None
+        return test.args[0].id, Provenance(Kind.MODULE, test.lineno, module_class=cls, origin=self.model.text(kind), node=kind)
 
     def stmt_With(self, node):
         saved = self.no_grad, self.mode
@@ -618,6 +670,8 @@ class Walker:
                 after = self._after_inplace(base_prov, [prov])
                 if after is not base_prov:
                     self.rebind(target.value, after)
+            elif base_prov is None:
+                self._note_unknown_write(target.value)
 
     def _store_self_attribute(self, attr: str, prov, stmt):
         info = self.function
@@ -648,10 +702,38 @@ class Walker:
             return [(element, self.prov_of(element)) for element in value.elts]
         if prov is not None and prov.kind is Kind.SEQUENCE and len(prov.elements) == count:
             return [(None, element) for element in prov.elements]
+        indices = self._integer_outputs(value, prov, count)
+        if indices:  # `values, indices = x.max(1)`: the indices are an integer tensor without a graph
+            return [(None, self._indices(value) if i in indices else prov and prov.but(scalar=None)) for i in range(count)]
         if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph:
             # `y1, y2 = model(x)`: every output shares the forward's graph
             return [(None, prov.but(scalar=None)) for _ in range(count)]
         return [(None, None)] * count
+
+    def _integer_outputs(self, value, prov, count) -> frozenset:
+        """Which of the `count` tensors a torch op's call returns are integer (its indices), by the op table."""
+        if not isinstance(value, ast.Call):
+            return frozenset()
+        qualname = self.imports.qualname(value.func)
+        if qualname is None and (prov is None or prov.kind is not Kind.TENSOR):
+            return frozenset()  # x.max(1) on a known tensor; torch.max(x, 1) with x a tensor, known or not
+        op = self._tuple_op(value)
+        # the overload with a dim: `x.max(1)`, `torch.max(x, 1)`, `dim=` (an int; `torch.max(a, b)` is elementwise)
+        position = 1 if qualname is not None else 0
+        dim = value.args[position] if len(value.args) > position else next((k.value for k in value.keywords if k.arg == "dim"), None)
+        dim_prov = self.prov_of(dim) if dim is not None else None
+        with_dim = dim is not None and (isinstance(_const(dim), int) or dim_prov is not None and dim_prov.kind is Kind.NUMBER)
+        return api.integer_outputs(op, count, with_dim)
+
+    def _tuple_op(self, call: ast.Call) -> str | None:
+        qualname = self.imports.qualname(call.func)
+        if qualname is not None:
+            return qualname.rsplit(".", 1)[-1] if self.imports.is_torch(qualname) and qualname.count(".") == 1 else None
+        return call.func.attr if isinstance(call.func, ast.Attribute) else None
+
+    def _indices(self, node) -> Provenance:
+        return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=api.INT, no_grad=self.no_grad, loop=self.loop,
+                          epoch=self.epoch, origin=self._origin(node), nondiff=self._origin(node).rsplit(".", 1)[-1].strip("()"), node=node)
 
     def _element_of(self, prov: Provenance | None, node: ast.expr) -> Provenance | None:
         if prov is None:
@@ -662,7 +744,7 @@ class Walker:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "named_parameters":
                 return Provenance(Kind.SEQUENCE, node.lineno, elements=(None, param))  # (name, parameter) pairs
             return param
-        if prov.kind is Kind.SEQUENCE and prov.elements:
+        if prov.kind in (Kind.SEQUENCE, Kind.MODULE) and prov.elements:  # (a module: a container's layers)
             first = prov.elements[0]
             return first if all(element == first for element in prov.elements) else None
         return None
@@ -805,6 +887,11 @@ class Walker:
             if qualname and qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES:
                 self.model.torch_subscripts.append((node, qualname))
             return None
+        if base.kind is Kind.MODULE:  # model.layers[i]: a layer of a container, when known
+            index = _const(node.slice)
+            if isinstance(index, int) and not isinstance(index, bool) and -len(base.elements) <= index < len(base.elements):
+                return base.elements[index]
+            return self._element_of(base, node) if isinstance(node.slice, ast.Name) else None
         if base.kind is Kind.SEQUENCE:
             index = _const(node.slice)
             if isinstance(index, int) and -len(base.elements) <= index < len(base.elements):
@@ -812,6 +899,11 @@ class Walker:
             return None
         if base.kind is not Kind.TENSOR:
             return None
+        index = _const(node.slice)
+        if isinstance(index, int) and isinstance(node.value, ast.Call):
+            indices = self._integer_outputs(node.value, base, None)
+            if indices and index in indices:  # `x.max(1)[1]`
+                return self._indices(node)
         result = self.derive(node, base, [(base, node.value)], scalar=None)
         return self._view(result, base) if _basic_index(node.slice) else result  # w[0], w[:, 1]; not w[mask]
 
@@ -832,6 +924,12 @@ class Walker:
                              composed_from=frozenset(), graph=frozenset(), node=node, line=node.lineno)
         if attr == "grad":
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=owner.dtype, origin="grad", node=node)
+        if isinstance(node.value, ast.Call):  # `x.max(1).indices`: a field of an op's named tuple
+            indices = self._integer_outputs(node.value, owner, None)
+            if indices:
+                position = api.output_position(self._tuple_op(node.value), attr)
+                if position is not None:
+                    return self._indices(node) if position in indices else owner.but(scalar=None, node=node, line=node.lineno)
         if uses.attribute(attr) == uses.VIEW:  # .T, .mT, .real
             return self._view(self.derive(node, owner, [(owner, node.value)]), owner)
         return None
@@ -1268,6 +1366,8 @@ class Walker:
                 return after
             return None
         if recv is None:
+            if api.is_inplace_method(method):
+                self._note_unknown_write(receiver)
             if method == "optimizers" and isinstance(receiver, ast.Name) and receiver.id == "self":
                 return Provenance(Kind.OPTIMIZER, node.lineno, origin="self.optimizers()", node=node)
             return None
@@ -1275,10 +1375,18 @@ class Walker:
             if method in ("parameters", "named_parameters"):
                 return Provenance(Kind.PARAMS, node.lineno, origin=f"{label(receiver) or 'module'}.parameters()",
                                   params=frozenset({f"{label(receiver)}.*"}) if label(receiver) else frozenset(), node=node)
+            if method == "apply" and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+                function = self.lookup_def(node.args[0].id)  # `model.apply(init_weights)` runs it here, in this grad mode
+                if isinstance(function, FunctionInfo):
+                    event.runs = function
+                return recv
             if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
                 return recv
             if method == "forward":
                 return self.forward(node, recv, arg_provs, event)
+            if method in ("add_module", "register_module") and recv.origin == "self" and len(node.args) == 2 and isinstance(_const(node.args[0]), str):
+                self._store_self_attribute(_const(node.args[0]), arg_provs[1], self.stmt)  # self.add_module("conv", nn.Conv2d(...))
+                return None
             cls = recv.module_class
             if isinstance(cls, ClassInfo) and method in cls.methods:
                 info = cls.methods[method]
@@ -1419,7 +1527,10 @@ class Walker:
                 return None
             return Provenance(Kind.OPTIMIZER, node.lineno, origin=qualname, params=self._optimizer_params(node, arg_provs), node=node)
         if module.startswith("torch.nn") and short[:1].isupper() and module != "torch.nn.functional":
-            return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node)
+            # nn.ModuleList([Block() for _ in ...]), nn.Sequential(a, b): a container of the layers it was given
+            layers = tuple(flatten(arg_provs)) if api.layer_parameters(short) is None and arg_provs else ()
+            layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
+            return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers)
         if module.startswith("torch.nn.init"):
             return None
         if module == "torch" and short in api.TENSOR_FACTORIES:
@@ -1452,8 +1563,11 @@ class Walker:
                 dtype = _literal_dtype(data)
                 if dtype is None and arg_provs and arg_provs[0] is not None and arg_provs[0].kind in (Kind.TENSOR, Kind.NUMBER):
                     dtype = arg_provs[0].dtype
+                elif dtype is None and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.SEQUENCE:
+                    dtype = _numbers_dtype(arg_provs[0].elements)  # `values = [1, 2, 3]; torch.tensor(values)`
             elif short == "arange":
-                kinds = [_literal_dtype(arg) for arg in node.args] + [_literal_dtype(v) for k, v in keywords.items() if k in ("start", "end", "step")]
+                kinds = [_literal_dtype(arg) or _numbers_dtype([p]) for arg, p in zip(node.args, arg_provs)] + \
+                    [_literal_dtype(v) for k, v in keywords.items() if k in ("start", "end", "step")]
                 dtype = api.FLOAT if api.FLOAT in kinds else (api.INT if kinds and all(k == api.INT for k in kinds) else None)
             elif short == "full" and len(node.args) > 1:
                 dtype = _literal_dtype(node.args[1])

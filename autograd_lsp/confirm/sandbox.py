@@ -338,18 +338,22 @@ def run(
     python: str | None = None,
     memory_limit: int | None = 4 << 30,
     file_size_limit: int | None = FILE_SIZE_LIMIT,
+    harness: Path = HARNESS,
+    spec_extra: dict | None = None,
 ) -> RunOutcome:
+    """Run `program` under `harness` (default: confirm's; audit passes its own child with `spec_extra` for it)."""
     python = python or sys.executable
     workdir = os.path.realpath(tempfile.mkdtemp(prefix="autograd-lsp-confirm-"))
     started = time.perf_counter()
     how = isolation()
     try:
+        harness_file = harness
         reproducer = os.path.join(workdir, "reproducer.py")
         harness = os.path.join(workdir, "__agl_harness__.py")
         spec_path = os.path.join(workdir, "__agl_spec__.json")
         result_path = os.path.join(workdir, "__agl_result__.json")
         Path(reproducer).write_text(program, encoding="utf-8")
-        shutil.copyfile(HARNESS, harness)
+        shutil.copyfile(harness_file, harness)
         user_dir = os.path.dirname(os.path.abspath(user_path)) if user_path and os.path.exists(user_path) else None
         env = scrubbed_environment(workdir)
         command, memory_cgroup = [python, "-B", harness, spec_path], False
@@ -371,6 +375,7 @@ def run(
             "memory_limit": memory_limit,
             "memory_cgroup": memory_cgroup,
             "file_size_limit": file_size_limit,
+            **(spec_extra or {}),
         }
         Path(spec_path).write_text(json.dumps(spec), encoding="utf-8")
         try:

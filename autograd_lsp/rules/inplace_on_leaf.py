@@ -2,7 +2,9 @@
 Flags an in-place operation (`+=`, `x[i] = …`, `add_`, `zero_`, `clamp_`, `copy_`, `fill_`, `normal_`, any in-place
 method torch's schema marks `Tensor(a!) self`, an in-place activation: `nn.ReLU(inplace=True)(x)`, `F.relu(x,
 inplace=True)`, `F.relu_(x)`) on a leaf tensor that requires grad, or on a view of one (`w[:, 1].zero_()`,
-`w.view(-1).add_(1)`, `w.t().mul_(2)`), outside `torch.no_grad()` / `torch.inference_mode()`.
+`w.view(-1).add_(1)`, `w.t().mul_(2)`), outside `torch.no_grad()` / `torch.inference_mode()`. Parameters are found
+through the layers that own them: `model.blocks[i].weight`, a layer registered with `add_module`, a loop variable
+narrowed by `isinstance(m, nn.Conv2d)` (also in a helper `model.apply(init)` runs in its caller's grad mode).
 
 ## Why is this bad?
 A leaf that requires grad is a variable autograd differentiates *with respect to*; changing its values in

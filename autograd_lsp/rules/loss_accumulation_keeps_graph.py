@@ -1,6 +1,7 @@
 """## What it does
 Flags a tensor that carries an autograd graph (a loss, a model output) accumulated across the iterations of
-a loop — `total += loss`, `total = total + loss`, `losses.append(loss)`, `history["loss"].append(loss)` —
+a loop — `total += loss`, `total = total + loss`, `losses.append(loss)`, `history["loss"].append(loss)`,
+`stats["loss"] += loss`, or `meter.update(loss, n)` of a method that adds its argument to its object's state —
 where the accumulator is never backpropagated: either the loop already calls `backward()` on that loss,
 or every later use of the accumulator only logs it (`print`, f-strings, `.item()`, `writer.add_scalar`…).
 A Lightning-style `training_step` that appends its returned loss to `self.<list>` (never cleared) is the
@@ -163,7 +164,7 @@ def _accumulator(model: ModuleModel, node: ast.expr) -> tuple[str, str] | None:
     name = _label(node)
     if name is not None:
         return name, name
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, (ast.Constant, ast.Name)):
         base = _label(node.value)
         if base is not None:
             return model.text(node), base
@@ -178,6 +179,10 @@ def _accumulations(model: ModuleModel):
                 prov = _candidate(model, stmt.value)
                 if prov is not None and _label(stmt.target) == event.name and not _number(model, event):
                     yield _accumulation(event, stmt, event.name, event.name, stmt.value, prov, "augassign")
+                elif prov is not None and isinstance(stmt.target, ast.Subscript) and _label(stmt.target.value) == event.name:
+                    names = _accumulator(model, stmt.target)  # `stats["loss"] += loss`, `totals[name] += value`
+                    if names is not None:
+                        yield _accumulation(event, stmt, names[0], names[1], stmt.value, prov, "augassign")
             elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add):
                 binop = stmt.value
                 for mine, other in ((binop.left, binop.right), (binop.right, binop.left)):
@@ -186,12 +191,71 @@ def _accumulations(model: ModuleModel):
                         if prov is not None:
                             yield _accumulation(event, stmt, event.name, event.name, other, prov, "add")
                         break
+        elif isinstance(event, CallEvent) and event.function is not None and event.receiver is not None and \
+                isinstance(event.ctx.statement, ast.Expr) and _label(event.receiver) is not None:
+            # `meter.update(loss, n)`: a method that adds what it is given to its own state (an average meter)
+            for value in _kept_by_method(event):
+                prov = _candidate(model, value)
+                if prov is not None:
+                    name = _label(event.receiver)
+                    yield _accumulation(event, event.ctx.statement, name, name, value, prov, "update")
+                    break
         elif isinstance(event, CallEvent) and event.method in uses.APPENDERS and event.receiver is not None and event.node.args:
             value = event.node.args[-1]
             prov = _candidate(model, value)
             names = _accumulator(model, event.receiver)
             if prov is not None and names is not None and isinstance(event.ctx.statement, ast.Expr):
                 yield _accumulation(event, event.ctx.statement, names[0], names[1], value, prov, "append")
+
+
+def _kept_by_method(call: CallEvent) -> list[ast.expr]:
+    """The arguments of a method call that the method accumulates into an attribute of its object: `self.sum += val * n`,
+    `self.total = self.total + val`, `self.history.append(val)` for its parameter `val` (not through `.item()` & co.)."""
+    function = call.function
+    node = function.node
+    if function.cls is None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    positional = [*node.args.posonlyargs, *node.args.args][1:]
+    passed = {param.arg: arg for param, arg in zip(positional, call.node.args) if not isinstance(arg, ast.Starred)}
+    passed.update({k.arg: k.value for k in call.node.keywords if k.arg is not None})
+    if not passed:
+        return []
+    me = node.args.args[0].arg if node.args.args else "self"
+    kept = []
+    for stmt in ast.walk(node):
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and _own_state(stmt.target, me):
+            added = stmt.value
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _own_state(stmt.targets[0], me) and \
+                isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add):
+            added = stmt.value.right if _label(stmt.value.left) == _label(stmt.targets[0]) else (
+                stmt.value.left if _label(stmt.value.right) == _label(stmt.targets[0]) else None)
+        elif isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute) and stmt.func.attr in uses.APPENDERS and \
+                _own_state(stmt.func.value, me) and stmt.args:
+            added = stmt.args[-1]
+        else:
+            continue
+        for name in sorted(_carried_params(added)):
+            if name in passed and passed[name] not in kept:
+                kept.append(passed[name])
+    return kept
+
+
+def _own_state(target: ast.expr, me: str) -> bool:
+    """`self.sum`, `self.sums[i]`: state of the method's own object."""
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me
+
+
+def _carried_params(value: ast.expr) -> set[str]:
+    """The names whose tensor `value` carries on (`val`, `val * n`, `val.mean()`): the call site tells which holds a graph.
+    None through a cut (`val.item()`, `float(val)`)."""
+    if isinstance(value, ast.Name):
+        return {value.id}
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Mult, ast.Div)):
+        return _carried_params(value.left) | _carried_params(value.right)
+    name = _loss_name(value)
+    return {name} if name is not None else set()
 
 
 def _accumulation(event, stmt, accumulator, base, value, found, form) -> Accumulation:

@@ -1,10 +1,13 @@
 """## What it does
 Flags `self.x = torch.<factory>(…)` (`torch.tensor([...])`, `zeros`, `ones`, `randn`, `arange`, `linspace`,
 `eye`, `from_numpy`…, optionally followed by shape/dtype methods such as `.view(1, 3, 1, 1)` or indexing that
-keeps every dimension such as `[..., None]`) in the `__init__` of an `nn.Module` (or `LightningModule`) subclass
+keeps every dimension such as `[..., None]`, or computed from such tensors by torch ops and arithmetic:
+`torch.tril(torch.ones(n, n))`, `1 / base ** (torch.arange(0, d, 2) / d)`, a local filled in place such as a
+positional-encoding table) in the `__init__` of an `nn.Module` (or `LightningModule`) subclass
 or in a method `__init__` calls on `self` (`self.reset_states()`), also when the value is returned by a method of
 the class that builds it only from such a factory (`self.make_table(n)`), when another method (`forward()`…) then
-uses `self.x` in a computation with other tensors (an operand, an argument next to other values), without
+uses `self.x` (or a local alias of it) in a computation with other tensors (an operand, an argument next to other
+values, the input of one of the module's layers), without
 moving it first (`self.x.to(x.device)`, `.type_as(x)`).
 
 Not flagged: `nn.Parameter(...)`, `self.register_buffer(...)`, Python numbers, 0-dim tensors such as
@@ -52,6 +55,7 @@ import sys
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.model import BindEvent, ClassInfo, ModuleModel
+from ..analysis.provenance import Kind
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
 
@@ -130,6 +134,8 @@ def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
             return None
         if not isinstance(node.func, ast.Attribute) or not _keeps_device(node.func.attr):
             return None
+        if node.func.attr in api.REDUCTIONS and not node.args and not node.keywords:
+            return None  # `.sum()`: a 0-dim result, usable with tensors on any device
         node = node.func.value
     return None
 
@@ -137,12 +143,87 @@ def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
 def _is_plain_factory_tensor(model: ModuleModel, cls: ClassInfo, bind: BindEvent) -> bool:
     value = bind.value
     prov = bind.prov
-    if value is None or prov is None or not prov.is_tensor:
+    if value is None or prov is not None and not prov.is_tensor:
         return False
     call = _factory_call(model, value)
     if call is None:
-        return _built_by_method(model, cls, value)
-    return _plain_factory(model, call)
+        # (a tensor by construction: its root is a factory, whatever the walk could follow)
+        function = bind.ctx.scope.function
+        return prov is not None and _built_by_method(model, cls, value) or _plain_expression(model, value, function.node if function else None, ())
+    return prov is not None and _plain_factory(model, call)
+
+
+def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | None, locals_: tuple) -> bool:
+    """A tensor computed in the constructor only from plain factory tensors (and numbers) by torch ops and arithmetic,
+    with a dimension and no device chosen: `torch.tril(torch.ones(n, n))`, `1.0 / base ** (torch.arange(0, d, 2) / d)`,
+    or a local built so (`pe = torch.zeros(n, d)`, `pe[:, 0::2] = ...`, `self.pe = pe.unsqueeze(0)`). `locals_`: the locals
+    being resolved (a reference back to one, `t = t * 2`, is as plain as its other bindings make it)."""
+    if len(locals_) > 4:
+        return False
+    call = _factory_call(model, node)
+    if call is not None:
+        return _plain_factory(model, call)
+    if isinstance(node, ast.Subscript):
+        return _keeps_dims(node.slice) and _plain_expression(model, node.value, function, locals_)
+    if isinstance(node, ast.UnaryOp):
+        return _plain_expression(model, node.operand, function, locals_)
+    if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):  # (a matrix product may drop every dimension)
+        sides = (node.left, node.right)
+        return (any(_plain_expression(model, side, function, locals_) for side in sides)
+                and all(_places_nothing(model, side) for side in sides))
+    if isinstance(node, ast.Name):
+        return node.id in locals_ or function is not None and _plain_local(model, function, node.id, locals_)
+    if not isinstance(node, ast.Call) or any(kw.arg in ("device", "out") or kw.arg is None for kw in node.keywords):
+        return False
+    func = node.func
+    qualname = model.imports.qualname(func)
+    if qualname is not None:  # torch.tril(torch.ones(n, n)), torch.cat([a, b]): an op of plain tensors
+        short = qualname.rsplit(".", 1)[-1]
+        if not (qualname.startswith("torch.") and api.is_op(short)) or short in api.REDUCTIONS:
+            return False
+        tensors = [e for a in node.args for e in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
+        return (any(_plain_expression(model, t, function, locals_) for t in tensors)
+                and all(_places_nothing(model, a) for a in [*node.args, *(k.value for k in node.keywords)]))
+    if isinstance(func, ast.Attribute) and _keeps_device(func.attr) and not (func.attr in api.REDUCTIONS and not node.args):
+        return _plain_expression(model, func.value, function, locals_) and all(_places_nothing(model, a) for a in node.args)
+    return False
+
+
+def _places_nothing(model: ModuleModel, node: ast.AST) -> bool:
+    """No call in the expression chooses a device (`.to(device)`, `device=`, `x.new_zeros(n)`)."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call):
+            if any(kw.arg == "device" for kw in child.keywords):
+                return False
+            if isinstance(child.func, ast.Attribute) and model.imports.qualname(child.func) is None and uses.moves_device(child.func.attr):
+                return False
+    return True
+
+
+def _plain_local(model: ModuleModel, function: ast.AST, name: str, locals_: tuple) -> bool:
+    """A local of the constructor bound only by `name = <plain tensor>` (in-place writes into it keep it plain)."""
+    args = function.args
+    if name in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
+        return False
+    assigns, stores = [], 0
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            stores += 1
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name:
+            assigns.append(node)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) and \
+                any(isinstance(e, ast.Name) and e.id == name for e in node.targets[0].elts):
+            assigns.append(node)  # `xx, yy = torch.meshgrid(ax, ax)`: every output of an op of plain tensors is plain
+    if not assigns or len(assigns) != stores:
+        return False  # bound some other way too (a loop variable, `with ... as`, unpacking, +=)
+    created = False
+    for assign in assigns:
+        if _keeps_device_chain(assign.value, name):
+            continue
+        if not _plain_expression(model, assign.value, function, (*locals_, name)):
+            return False
+        created = created or not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(assign.value))
+    return created
 
 
 def _built_by_method(model: ModuleModel, cls: ClassInfo, value: ast.AST) -> bool:
@@ -230,7 +311,7 @@ def _device_sensitive_use(cls: ClassInfo, attr: str) -> ast.AST | None:
         for node, parent in parents.items():
             if (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Load)
                     and isinstance(node.value, ast.Name) and node.value.id == "self"):
-                use = _combined(node, parents)
+                use = _combined(node, parents, cls=cls)
                 if use is not None:
                     return use
     return None
@@ -253,28 +334,39 @@ def _constant(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant))
 
 
-def _combined(node: ast.AST, parents: dict, depth: int = 0) -> ast.AST | None:
-    """Follow `self.x[...]`, `self.x.view(...)` up to where the value meets other values; None if it never does."""
+def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | None = None) -> ast.AST | None:
+    """Follow `self.x[...]`, `self.x.view(...)`, a local `h = self.x` up to where the value meets other values (or a layer of
+    the module, whose weights move with it); None if it never does."""
     parent = parents.get(node)
     if parent is None or depth > 8:
         return None
+    if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        alias = parent.targets[0].id
+        for other in parents:
+            if (isinstance(other, ast.Name) and other.id == alias and isinstance(other.ctx, ast.Load) and other.lineno >= parent.lineno):
+                use = _combined(other, parents, depth + 1, cls)
+                if use is not None:
+                    return use
+        return None
+    if isinstance(parent, ast.Call) and node in parent.args and cls is not None and _own_layer(cls, parent.func):
+        return parent  # self.proj(self.x): meets the layer's parameters
     if isinstance(parent, ast.Attribute) and parent.value is node:
         grand = parents.get(parent)
         if uses.moves_device(parent.attr) or _inspects(parent.attr):
             return None
         if isinstance(grand, ast.Call) and grand.func is parent:
             if _keeps_device(parent.attr) and all(_constant(a) for a in grand.args):
-                return _combined(grand, parents, depth + 1)
+                return _combined(grand, parents, depth + 1, cls)
             others = [a for a in [*grand.args, *(k.value for k in grand.keywords)] if not _constant(a)]
             return grand if others else None  # self.x.mul(y): combined with y
         return None
     if isinstance(parent, ast.Subscript):
         if parent.value is node:
-            return _combined(parent, parents, depth + 1)  # self.x[:, None]
+            return _combined(parent, parents, depth + 1, cls)  # self.x[:, None]
         return None  # used as an index: CPU index tensors work on any device
     if isinstance(parent, ast.BinOp):
         other = parent.right if parent.left is node else parent.left
-        return parent if not _constant(other) else _combined(parent, parents, depth + 1)
+        return parent if not _constant(other) else _combined(parent, parents, depth + 1, cls)
     if isinstance(parent, ast.Compare):
         operands = [parent.left, *parent.comparators]
         return parent if any(not _constant(o) for o in operands if o is not node) else None
@@ -295,6 +387,19 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0) -> ast.AST | None:
             others = [a for a in [*call.args, *(k.value for k in call.keywords)] if a is not node and not _constant(a)]
             return call if others else None
     return None
+
+
+def _own_layer(cls: ClassInfo, func: ast.AST) -> bool:
+    """`self.<name>` is a layer of this module with parameters (a torch.nn layer that has some, or a user module)."""
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return False
+    prov = cls.attributes.get(func.attr)
+    if prov is None or prov.kind is not Kind.MODULE:
+        return False
+    layer = prov.module_class
+    if isinstance(layer, str):
+        return api.layer_parameters(layer.rsplit(".", 1)[-1]) != ()
+    return isinstance(layer, ClassInfo) and layer.is_module
 
 
 def _moves_or_inspects(call: ast.Call) -> bool:
@@ -320,7 +425,7 @@ def _inspects(attr: str) -> bool:
 
 def _finding(model: ModuleModel, cls: ClassInfo, bind: BindEvent, attr: str, use: ast.AST):
     value_text = model.text(bind.value)
-    trainable = bind.prov.requires_grad is True
+    trainable = bind.prov is not None and bind.prov.requires_grad is True
     if trainable:
         message = (f"`self.{attr}` requires grad but is a plain tensor attribute of the module `{cls.name}`, not an `nn.Parameter`: "
                    f"`parameters()` (so the optimizer), `.to(device)` and `state_dict()` all miss it, yet it is used at line {use.lineno}. "

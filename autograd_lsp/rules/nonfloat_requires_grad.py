@@ -1,7 +1,9 @@
 """## What it does
 Flags `requires_grad=True`, `.requires_grad_()` or `x.requires_grad = True` on a tensor whose dtype is known
 to be integer or bool: integer literals in `torch.tensor`, `arange` with integer arguments,
-`dtype=torch.long`, `.long()`/`.int()`, `randint`, comparison results.
+`dtype=torch.long`, `.long()`/`.int()`, `randint`, comparison results, the indices of ops returning
+`(values, indices)` (`_, i = x.max(1)`, `x.topk(k).indices`, from torch's own return types), and helpers that
+return one of these.
 
 ## Why is this bad?
 Gradients are only defined for floating point (and complex) tensors; PyTorch refuses at once ("Only Tensors of
