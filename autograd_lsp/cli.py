@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: one per core for many files)")
     check.add_argument("--no-cross-module", action="store_true", help="do not resolve helpers from other modules with jedi")
     check.add_argument("--no-cache", action="store_true", help="analyse every file, ignoring and not writing .autograd-lsp-cache")
+    check.add_argument("--stats", action="store_true", help="print counters of the cross-module work (jedi queries, time in jedi) to stderr")
 
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", nargs="?", help="code or name, e.g. AG002 or stale-composed-weight")
@@ -171,16 +172,20 @@ def _cache(spec) -> "object | None":
     return _CACHES[spec]
 
 
-def _check_one(job) -> tuple[str, object, list[Finding], bool]:
-    """Check one file (in a worker process when parallel); the bool says whether the cache answered."""
+def _check_one(job) -> tuple[str, object, list[Finding], bool, tuple]:
+    """Check one file (in a worker process when parallel); the bool says whether the cache answered, the tuple is
+    what the file added to the cross-module counters (crossmodule.Stats, summed for --stats)."""
+    from .analysis.crossmodule import STATS
+
+    before = STATS.snapshot()
     path, settings, cross_module, cache_spec = job
     try:
         source = read_source(path)
     except SourceError as error:
-        return str(path), None, [unreadable(str(error).split(": ", 1)[-1])], False
+        return str(path), None, [unreadable(str(error).split(": ", 1)[-1])], False, ()
     cache = _cache(cache_spec)
     if cache is not None and (cached := cache.get(path, source.text)) is not None:
-        return str(path), source, cached, True
+        return str(path), source if cached else None, cached, True, ()
     resolver = _resolver(path) if cross_module else None
     if resolver is not None:
         resolver.trim()
@@ -190,7 +195,10 @@ def _check_one(job) -> tuple[str, object, list[Finding], bool]:
         result.model.release()  # freed now by reference counting, not by a collection of the whole heap later
     if cache is not None:
         cache.put(path, source.text, result.findings, resolver.touched if resolver is not None else set())
-    return str(path), source, result.findings, False
+    # A clean file's source is not needed for the report or fixes: kept for every file of a large tree, the texts and
+    # their split lines were most of a run's memory (and, with --jobs, pickled back to the parent).
+    return (str(path), source if result.findings else None, result.findings, False,
+            tuple(b - a for a, b in zip(before, STATS.snapshot())))
 
 
 _RESOLVERS: dict = {}
@@ -202,7 +210,15 @@ def _resolver(path: Path):
     root = JediResolver.project_root(Path(path))
     if root not in _RESOLVERS:
         _RESOLVERS[root] = JediResolver(root, max_models=_WORKER_MODELS or MAX_MODELS)
-    return _RESOLVERS[root]
+    resolver = _RESOLVERS[root]
+    global _LAST_RESOLVER
+    if _LAST_RESOLVER is not None and _LAST_RESOLVER is not resolver:
+        _LAST_RESOLVER.forget_models()  # files come grouped by directory: the project left keeps no modules in memory
+    _LAST_RESOLVER = resolver
+    return resolver
+
+
+_LAST_RESOLVER = None
 
 
 _WORKER_MODELS: int | None = None  # consulted modules kept by a worker process (None: not a worker)
@@ -251,7 +267,9 @@ def run_check(args) -> int:
     unsafe = args.unsafe_fixes
     fixed_total = 0
     entries = [report.FileFindings(path, None, [unreadable("no such file or directory")]) for path in missing]
-    for path, source, findings, _ in results:
+    if args.stats:
+        _print_stats(results)
+    for path, source, findings, _, _ in results:
         if (args.fix or args.diff) and source is not None:
             fix = _fix_notebook if source.cells is not None else _fix_file
             findings, fixed = fix(source, findings, settings, unsafe, path, not args.no_cross_module, args.diff)
@@ -284,6 +302,18 @@ def run_check(args) -> int:
     if all_findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _print_stats(results) -> None:
+    from .analysis.crossmodule import Stats
+
+    totals = [0] * len(Stats.FIELDS)
+    for *_, delta in results:
+        for index, value in enumerate(delta):
+            totals[index] += value
+    counters = " ".join(f"{name}={value:.3f}" if isinstance(value, float) else f"{name}={value}" for name, value in zip(Stats.FIELDS, totals))
+    cached = sum(1 for result in results if result[3])
+    print(f"autograd-lsp: stats: files={len(results)} cached={cached} {counters}", file=sys.stderr)
 
 
 def _fix_passes(source, findings, settings, unsafe, path, cross_module, apply):

@@ -29,6 +29,8 @@ from pathlib import Path
 BENCH_DIR = Path(__file__).resolve().parent
 CORPUS_DIR = Path(os.environ.get("AUTOGRAD_LSP_CORPUS_DIR", BENCH_DIR / ".corpus"))
 WHEELS_DIR = CORPUS_DIR / "wheels"
+SDISTS_DIR = CORPUS_DIR / "sdists"
+WIDE_DIR = CORPUS_DIR / "wide"
 SRC_DIR = CORPUS_DIR / "src"
 GENERATED_DIR = CORPUS_DIR / "generated"
 TRAIN_SCRIPT = GENERATED_DIR / "train_2000.py"
@@ -40,6 +42,29 @@ PACKAGES = {
     "kornia": "0.9.0",
     "pytorch-ignite": "0.5.5",
     "skorch": "1.4.0",
+}
+# The widened corpus (issue 14): packages of other shapes than the four above, so that no figure is tuned to one
+# corpus. None of them is used by tests/test_real_code.py or tests/test_real_scripts.py.
+# key -> (pip name, version, "wheel" | "sdist", kept paths inside the archive (sdists: below their top directory;
+# empty: every .py file), shape). Sdists keep their setup.py/pyproject.toml: it marks the project root, which is what
+# makes a src/ layout a src/ layout for the resolver.
+WIDE_PACKAGES = {
+    "torchmetrics": ("torchmetrics", "1.9.0", "sdist", ("src/",), "src/ layout, deep hierarchy, functional/ re-exported through every __init__"),
+    "pytorch-lightning": ("pytorch-lightning", "2.6.6", "sdist", ("src/",), "src/ layout, two packages (lightning_fabric, pytorch_lightning), __init__-time imports"),
+    "accelerate": ("accelerate", "1.15.0", "sdist", ("src/",), "src/ layout, utils/__init__ re-exporting hundreds of names"),
+    "peft": ("peft", "0.21.2", "sdist", ("src/",), "src/ layout, one subpackage per tuner, star-free re-exports"),
+    "torch-geometric": ("torch-geometric", "2.8.1", "wheel", (), "deep hierarchy, heavy re-exports, conditional imports"),
+    "pyro-ppl": ("pyro-ppl", "1.9.2", "wheel", (), "deep hierarchy, aliases, __all__ lists"),
+    "botorch": ("botorch", "0.18.1", "wheel", ("botorch/", "botorch_community/"), "re-exports through __init__, two top packages"),
+    "monai": ("monai", "1.6.1", "wheel", (), "`from .x import *` everywhere, large modules, optional imports"),
+    "captum": ("captum", "0.9.0", "wheel", (), "private _core/_utils packages re-exported by public ones"),
+    "lightly": ("lightly", "1.6.0", "wheel", (), "models/loss/transforms packages, __init__-time imports"),
+    "tensordict": ("tensordict", "0.15.3", "wheel", (), "few, very large modules"),
+    "einops": ("einops", "0.8.2", "wheel", (), "small: one layer module per backend, conditional imports"),
+    "optimum": ("optimum", "2.3.0", "wheel", (), "namespace package (no optimum/__init__.py)"),
+    "fairscale": ("fairscale", "0.4.13", "sdist", ("fairscale/", "benchmarks/"), "library + benchmark training scripts"),
+    "torch-optimizer": ("torch-optimizer", "0.3.0", "sdist", ("torch_optimizer/", "examples/"), "small library + a training script"),
+    "pl-examples": ("pytorch-lightning", "1.4.9", "wheel", ("pl_examples/",), "training scripts (GAN, RL, segmentation, fine-tuning)"),
 }
 GENERATOR_VERSION = "2"  # bump when the generators change, so stale generated files are rewritten
 TRAIN_LINES = 2000
@@ -54,13 +79,26 @@ class CorpusUnavailable(RuntimeError):
 # public API
 
 
-def ensure_corpus(quiet: bool = True) -> Path:
-    """Download/unpack/generate whatever is missing; return the corpus root. Raises CorpusUnavailable."""
+def ensure_corpus(quiet: bool = True, wide: bool = False) -> Path:
+    """Download/unpack/generate whatever is missing (with `wide`, the WIDE_PACKAGES too); return the corpus root.
+    Raises CorpusUnavailable."""
     CORPUS_DIR.mkdir(parents=True, exist_ok=True)
     for project, version in PACKAGES.items():
         _ensure_project(project, version, quiet)
     _ensure_generated()
+    if wide:
+        for key in WIDE_PACKAGES:
+            _ensure_wide(key, quiet)
     return CORPUS_DIR
+
+
+def wide_dir(key: str) -> Path:
+    return WIDE_DIR / _norm(key)
+
+
+def wide_files(key: str) -> list[Path]:
+    """The `.py` files of one widened package (call ensure_corpus(wide=True) first)."""
+    return sorted(p for p in wide_dir(key).rglob("*.py") if p.is_file())
 
 
 def project_dir(project: str) -> Path:
@@ -136,6 +174,70 @@ def _ensure_project(project: str, version: str, quiet: bool) -> None:
     tmp.rename(target)
 
 
+def _ensure_wide(key: str, quiet: bool) -> None:
+    name, version, kind, keep, _ = WIDE_PACKAGES[key]
+    target = wide_dir(key)
+    stamp = target / ".unpacked"
+    signature = f"{name}=={version} {kind} {' '.join(keep)}"
+    if stamp.is_file() and stamp.read_text().strip() == signature:
+        return
+    if kind == "wheel":
+        archive = _find_wheel(name, version) or _download(name, version, quiet)
+    else:
+        archive = _find_sdist(name, version) or _download(name, version, quiet, sdist=True)
+    tmp = target.with_name(target.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for member, read in _members(archive, kind):
+        parts = member.split("/")
+        if member.startswith("/") or ".." in parts or ".dist-info/" in member or ".data/" in member or ".egg-info/" in member:
+            continue
+        marker = kind == "sdist" and member in ("setup.py", "pyproject.toml", "setup.cfg")
+        if not marker and (not member.endswith((".py", ".ipynb")) or keep and not member.startswith(keep)):
+            continue
+        out = tmp / member
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(read())
+    stamp_tmp = tmp / ".unpacked"
+    stamp_tmp.write_text(signature)
+    shutil.rmtree(target, ignore_errors=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp.rename(target)
+
+
+def _members(archive: Path, kind: str):
+    """(path inside the package, reader) of every regular file; an sdist's top directory is stripped."""
+    if kind == "wheel":
+        with zipfile.ZipFile(archive) as handle:
+            for member in handle.infolist():
+                if not member.is_dir():
+                    yield member.filename, (lambda m=member: handle.read(m))
+        return
+    import tarfile
+
+    with tarfile.open(archive, "r:gz") as handle:
+        for member in handle.getmembers():
+            if member.isfile() and "/" in member.name:
+                yield member.name.split("/", 1)[1], (lambda m=member: handle.extractfile(m).read())
+
+
+def _find_sdist(name: str, version: str) -> Path | None:
+    if not SDISTS_DIR.is_dir():
+        return None
+    wanted = _canonical(name)
+    for sdist in SDISTS_DIR.glob("*.tar.gz"):
+        stem, _, found = sdist.name[: -len(".tar.gz")].rpartition("-")
+        if _canonical(stem) == wanted and found == version:
+            return sdist
+    return None
+
+
+def _canonical(name: str) -> str:
+    import re
+
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def _find_wheel(project: str, version: str) -> Path | None:
     if not WHEELS_DIR.is_dir():
         return None
@@ -146,17 +248,18 @@ def _find_wheel(project: str, version: str) -> Path | None:
     return None
 
 
-def _download(project: str, version: str, quiet: bool) -> Path:
-    WHEELS_DIR.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
-           "-d", str(WHEELS_DIR), f"{project}=={version}"]
+def _download(project: str, version: str, quiet: bool, sdist: bool = False) -> Path:
+    directory = SDISTS_DIR if sdist else WHEELS_DIR
+    directory.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary=:all:" if sdist else "--only-binary=:all:",
+           "--disable-pip-version-check", "-d", str(directory), f"{project}=={version}"]
     if not quiet:
         print("+", " ".join(cmd), file=sys.stderr)
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as error:
         raise CorpusUnavailable(f"cannot download {project}=={version}: {error}") from None
-    wheel = _find_wheel(project, version)
+    wheel = _find_sdist(project, version) if sdist else _find_wheel(project, version)
     if proc.returncode != 0 or wheel is None:
         raise CorpusUnavailable(f"cannot download {project}=={version} (pip exit {proc.returncode}): {proc.stderr.strip()[-500:]}")
     return wheel
@@ -753,3 +856,7 @@ if __name__ == "__main__":
     for project in PACKAGES:
         proj_files = corpus_files([project], generated=False)
         print(f"  {project:15s} {len(proj_files):5d} files {count_lines(proj_files):9,d} lines")
+    ensure_corpus(quiet=False, wide=True)
+    for key, (name, version, kind, _, shape) in WIDE_PACKAGES.items():
+        proj_files = wide_files(key)
+        print(f"  wide {key:17s} {len(proj_files):5d} files {count_lines(proj_files):9,d} lines  ({name}=={version} {kind}: {shape})")

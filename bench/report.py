@@ -291,6 +291,10 @@ def write_report(data: dict, args) -> str:
             top = _profile_excerpt(profile, 25)
             parts += ["`python -m cProfile -m autograd_lsp check <corpus> --jobs 1 --no-cache` (full output: bench/.work/cli-profile.txt):", "", "```", top, "```", ""]
 
+    if data.get("wide"):
+        from .wide_bench import report_lines
+        parts += report_lines(data["wide"], misses)
+
     # ------------------------------------------------------------------ summary
     summary = ["## Targets missed", ""]
     summary += [f"- {m}" for m in misses] or ["- none"]

@@ -32,6 +32,7 @@ LOG_DIR = WORK_DIR / "logs"
 # the quick subset: one package of a small real project (≈ 5k lines) plus the generated files
 QUICK_PROJECTS = ["skorch"]
 QUICK_SUBDIR = "skorch/callbacks"
+QUICK_WIDE = ["einops", "pl-examples"]  # two small packages of the widened corpus
 
 
 def parse_args(argv=None):
@@ -45,8 +46,10 @@ def parse_args(argv=None):
     parser.add_argument("--torchfix", choices=["full", "subset", "off"], help="TorchFix on the whole corpus (1 run), on the "
                         "pytorch-ignite+skorch subset (3 alternated runs, scaled), or not at all; default full, quick off")
     parser.add_argument("--torchfix-reps", type=int, help="TorchFix repetitions (default: 1 for full, 3 for subset)")
-    parser.add_argument("--only", default="cli,torchfix,server,confirm,profile",
-                        help="comma list of parts: cli,torchfix,server,confirm,profile (default: all)")
+    parser.add_argument("--only", default="cli,wide,torchfix,server,confirm,profile",
+                        help="comma list of parts: cli,wide,torchfix,server,confirm,profile (default: all)")
+    parser.add_argument("--wide-reps", type=int, help="repetitions of each widened-corpus package alone (default 2, quick 1); "
+                        "the whole widened corpus runs --reps times")
     parser.add_argument("--cli", default=str(Path(sys.executable).parent / "autograd-lsp"),
                         help="the autograd-lsp command (default: the venv's entry point; e.g. '.venv/bin/python -m autograd_lsp' before pip install -e .)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="the parallel width (default: all cores)")
@@ -59,6 +62,7 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     quick = args.quick
     args.reps = args.reps or (1 if quick else 3)
+    args.wide_reps = args.wide_reps or (1 if quick else 2)
     args.server_reps = args.server_reps or (1 if quick else 3)
     args.confirm_reps = args.confirm_reps or (1 if quick else 2)
     args.edits = args.edits or (40 if quick else 200)
@@ -92,7 +96,7 @@ def main(argv=None) -> int:
     data["machine"] = machine.describe(python)
 
     log("corpus …")
-    corpus.ensure_corpus(quiet=False)
+    corpus.ensure_corpus(quiet=False, wide="wide" in args.parts)
     if args.quick:
         roots = [corpus.project_dir(QUICK_PROJECTS[0]) / QUICK_SUBDIR, corpus.GENERATED_DIR]
         files = sorted(roots[0].rglob("*.py")) + [corpus.TRAIN_SCRIPT] + corpus.notebook_files()
@@ -112,6 +116,9 @@ def main(argv=None) -> int:
         cli, package_path = [str(launcher)], launcher.parent
         data["machine"]["autograd-lsp"] = f"{data['machine']['autograd-lsp'].split(' @ ')[0]} @ {sha[:12]} (snapshot of the committed tree)"
         log(f"measuring a snapshot of HEAD {sha[:12]} in {launcher.parent}")
+    # An installed package imports from bytecode; with PYTHONDONTWRITEBYTECODE=1 (set on this machine) every run would
+    # compile the analyzer's sources again, ~0.1 s per process against a floor that imports only the stdlib's bytecode.
+    subprocess.run([python, "-m", "compileall", "-q", str(package_path / "autograd_lsp")], capture_output=True, timeout=600)
     deadline = time.time() + args.wait_cli
     while not Path(cli[0]).exists() and time.time() < deadline:
         time.sleep(10)
@@ -147,6 +154,13 @@ def main(argv=None) -> int:
         data["cli_series"] = result["series"]
         data["notes"].extend(result["notes"])
         done("cli")
+
+    if "wide" in args.parts and cli_ok:
+        from bench import wide_bench
+        log("widened corpus figures …")
+        data["wide"] = wide_bench.wide_figures(info, python, roots, args.reps, args.wide_reps, LOG_DIR, progress=log,
+                                               keys=QUICK_WIDE if args.quick else None)
+        done("wide")
 
     if "torchfix" in args.parts and args.torchfix != "off":
         log("TorchFix venv …")

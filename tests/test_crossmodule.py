@@ -235,3 +235,100 @@ def test_trimming_never_leaves_a_summary_naming_freed_nodes(tmp_path):
         if name.startswith("main3"):
             assert result.findings == [], (name, [f.message for f in result.findings])
         result.model.release()
+
+
+def _train_with(tmp_path, importer: str, module_line: str):
+    """A training script that composes a weight once (AG002 at its loss line 8 when `compose` is found)."""
+    (tmp_path / importer).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / importer).write_text(TRAIN.replace("from {module} import compose", module_line))
+    return tmp_path / importer
+
+
+def test_overload_stubs_and_rebound_defs_are_resolved_without_jedi(tmp_path):
+    from autograd_lsp.checker import check_path
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helpers.py").write_text(textwrap.dedent("""\
+        from typing import overload
+        import torch
+
+        @overload
+        def compose(a: int, b: int) -> int: ...
+        @overload
+        def compose(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor: ...
+        def compose(a, b):
+            return torch.stack((a, b))
+    """))
+    (tmp_path / "wrapped.py").write_text(textwrap.dedent("""\
+        import functools
+        import torch
+
+        def compose(a, b):
+            return torch.stack((a, b))
+        compose = functools.lru_cache(compose)
+    """))
+    resolver = JediResolver(tmp_path)
+    found = check_path(_train_with(tmp_path, "train.py", "from helpers import compose"), resolver=resolver)
+    assert [(f.code, f.span.line) for f in found.findings] == [("AG002", 8)]  # the real def, the last binding
+    rebound = check_path(_train_with(tmp_path, "train_wrapped.py", "from wrapped import compose"), resolver=resolver)
+    assert rebound.findings == []  # a value (what lru_cache returned), not the def: unknown, silent
+    assert resolver.queries == 0
+
+
+def test_an_absolute_import_looks_past_a_module_named_like_the_package(tmp_path):
+    from autograd_lsp.checker import check_path
+
+    (tmp_path / "pyproject.toml").write_text("")
+    pkg = tmp_path / "pkg" / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "pkg.py").write_text("VERSION = 1\n")  # `import pkg` inside the package still means the package
+    (pkg / "ops.py").write_text("import torch\n\ndef compose(a, b):\n    return torch.stack((a, b))\n")
+    resolver = JediResolver(tmp_path)
+    result = check_path(_train_with(tmp_path, "pkg/pkg/train.py", "from pkg.ops import compose"), resolver=resolver)
+    assert [(f.code, f.span.line) for f in result.findings] == [("AG002", 8)]
+    assert resolver.queries == 0
+
+
+def test_a_library_named_like_a_sibling_module_is_known_absent_without_jedi(tmp_path):
+    from autograd_lsp.checker import check_path
+
+    (tmp_path / "pyproject.toml").write_text("")
+    models = tmp_path / "lib" / "models"
+    models.mkdir(parents=True)
+    (tmp_path / "lib" / "__init__.py").write_text("")
+    (models / "__init__.py").write_text("")
+    # botorch/models/gpytorch.py next to a module importing the gpytorch library: the sibling binds no `priors`
+    (models / "gpytorch.py").write_text("import torch\n\nclass GPyTorchModel(torch.nn.Module):\n    pass\n")
+    resolver = JediResolver(tmp_path)
+    result = check_path(_train_with(tmp_path, "lib/models/fit.py", "from gpytorch.priors import compose"), resolver=resolver)
+    assert result.findings == []
+    assert resolver.queries == 0
+
+
+def test_check_stats_counts_the_cross_module_work(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helpers.py").write_text("import torch\n\ndef compose(a, b):\n    return torch.stack((a, b))\n")
+    _train_with(tmp_path, "train.py", "from helpers import compose")
+    proc = subprocess.run([sys.executable, "-m", "autograd_lsp", "check", str(tmp_path), "--no-cache", "--jobs", "1", "--stats", "--exit-zero"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    line = next(line for line in proc.stderr.splitlines() if line.startswith("autograd-lsp: stats: "))
+    counters = dict(pair.split("=") for pair in line.split(": ", 2)[2].split())
+    assert counters["files"] == "2" and counters["cached"] == "0"
+    assert int(counters["direct"]) >= 1 and counters["jedi_queries"] == "0" and counters["jedi_scripts"] == "0"
+    assert "AG002" in proc.stdout
+
+
+def test_a_resolver_that_forgot_its_models_gives_the_same_findings(tmp_path):
+    from autograd_lsp.checker import check_path
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helpers.py").write_text("import torch\n\ndef compose(a, b):\n    return torch.stack((a, b))\n")
+    train = _train_with(tmp_path, "train.py", "from helpers import compose")
+    resolver = JediResolver(tmp_path)
+    first = [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings]
+    assert resolver._models and resolver._model_lines > 0
+    resolver.forget_models()  # what the CLI does to the resolver of a project it has left
+    assert not resolver._models and resolver._model_lines == 0
+    assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == first == [("AG002", 8)]

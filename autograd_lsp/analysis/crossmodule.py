@@ -10,6 +10,7 @@ import ast
 import hashlib
 import logging
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -18,8 +19,29 @@ from .model import ClassInfo, FunctionInfo
 
 log = logging.getLogger(__name__)
 
+class Stats:
+    """Cheap counters of one process's cross-module work (`autograd-lsp check --stats` prints them): how often the
+    direct lookup answered, how often jedi was asked, and the time spent inside jedi."""
+
+    FIELDS = ("direct", "direct_none", "jedi_scripts", "jedi_queries", "jedi_cached", "jedi_skipped", "jedi_s", "models")
+
+    def __init__(self):
+        for name in self.FIELDS:
+            setattr(self, name, 0)
+
+    def snapshot(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.FIELDS)
+
+
+STATS = Stats()
+
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 MAX_MODELS = 128  # consulted modules kept by one resolver (see JediResolver.trim)
+MAX_MODEL_LINES = 100_000  # ... and their lines: a tree is most of a model's memory, and some packages' modules are huge
+# jedi is the rare exception (the direct lookup answers almost every import), and slow on large files: parso parses
+# ~10k lines/s. Past these, a name the direct lookup left ambiguous stays unknown: silence, not slowness.
+JEDI_BUDGET_S = 0.5  # jedi time per checked file (its Script and all its queries)
+JEDI_MAX_LINES = 4000  # a file whose parse alone would take most of that budget is never handed to jedi
 _ROOTS: dict = {}  # directory -> holds a project marker (asked for every file of a run, mostly the same few)
 _PROJECT_ROOTS: dict = {}  # path as given -> its project root
 
@@ -43,7 +65,9 @@ class JediResolver:
         self._scripts: dict = {}  # (path, text hash) -> jedi.Script; a few, since resolving a helper's module nests scripts
         self._models: dict = {}
         self._by_file: dict = {}  # resolved path -> key of its model in _models (for parsed())
+        self._model_lines = 0  # lines of the modules in _models
         self._gotos: dict = {}
+        self._spent: dict = {}  # (path, text hash) of a checked file -> seconds jedi took for it (JEDI_BUDGET_S)
         self._depth = 0
         self._lock = threading.RLock()
         self.queries = 0  # jedi goto calls made (for tests and benchmarks)
@@ -108,15 +132,16 @@ class JediResolver:
             self._project = jedi.Project(self.root, added_sys_path=[str(self.root)], smart_sys_path=True, load_unsafe_extensions=False)
         return self._project
 
-    def _script_for(self, source: Source):
+    def _script_for(self, source: Source, key=None):
         import jedi
 
-        key = (source.path, hashlib.blake2b(source.text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+        key = key or (source.path, _digest(source.text))
         script = self._scripts.pop(key, None)
         if script is None:
             # One slot thrashed: summarising another module (nested) replaced the caller's script, and every
             # new Script starts a fresh inference state. Keep the most recent few, newest last.
             script = jedi.Script(code=source.text, path=source.path, project=self._jedi_project())
+            STATS.jedi_scripts += 1
             while len(self._scripts) >= 8:
                 self._scripts.pop(next(iter(self._scripts)))
         self._scripts[key] = script
@@ -139,13 +164,15 @@ class JediResolver:
                 self._fs = {}
             if qualname:
                 try:
-                    found = self._resolve_direct(Path(source.path), qualname, hops=0)
+                    found = self._resolve_direct(Path(source.path), qualname, hops=0, text=source.text)
                 except (OSError, ValueError, RecursionError) as error:
                     log.debug("direct resolution of %s failed: %s", qualname, error)
                     found = None
                 if found is _UNRESOLVABLE:
+                    STATS.direct_none += 1
                     return None  # bound by an assignment, or not bound at all: jedi would find no def or class either
                 if found is not None:
+                    STATS.direct += 1
                     return found
             try:
                 return self._resolve(source, node)
@@ -170,7 +197,7 @@ class JediResolver:
                 return candidate
         return None
 
-    def _resolve_direct(self, importer: Path, qualname: str, hops: int):
+    def _resolve_direct(self, importer: Path, qualname: str, hops: int, text: str | None = None):
         if hops > 4:
             return None
         level = len(qualname) - len(qualname.lstrip("."))
@@ -183,30 +210,78 @@ class JediResolver:
                 base = base.parent
             roots = [base]
         else:
-            here = self._resolved(importer).parent
-            roots = [here] + [parent for parent in here.parents if self._inside_dir(parent)] + [self.root / "src"]
+            roots = self._search_roots(importer)
+        found_module = ambiguous = False
         for root in roots:
-            # the longest prefix of `parts` that is a module; the one name after it is what the import binds
-            for split in range(len(parts) - 1, -1 if level else 0, -1):  # an absolute name needs a module before it
-                path = self._module_file(root, parts[:split])
-                if path is None:
-                    continue
-                if len(parts) - split == 1:
-                    return self._lookup(path, parts[-1], hops)
-                # `Boxes.from_tensor`, `numpy.array` through a module's attribute: a method or a value's attribute,
-                # never a top-level def or class (jedi's answer would be discarded as well)
-                model = self._model(path)
-                if model is None:
-                    return None
-                if _binds_value_or_class(model, parts[split]):
-                    return _UNRESOLVABLE
-                imported = model.imports.names.get(parts[split])
-                if imported is not None:  # `Events.X` where a package's __init__ re-exports `Events`: follow it
-                    return self._resolve_direct(path, ".".join([imported, *parts[split + 1:]]), hops + 1)
-                return None
+            found = self._direct_in(importer, root, parts, level, hops)
+            if found is _NO_MODULE:
+                continue
+            found_module = True
+            if found is _NOT_BOUND:
+                continue
+            if found is not None:
+                return found
+            ambiguous = True
+            # ambiguous here: a nearer directory's module of the same name (`tensordict/tensordict.py` next to the
+            # importer of `tensordict._td`) is no sys.path entry's answer; the next directory up may be sure
         if not level and hops and _installed(parts[0]):
             return _UNRESOLVABLE  # a workspace module re-exports a library's name (`from torch import Tensor`)
+        if not ambiguous and (level or not ("sys.path" in text if text is not None else self._edits_sys_path(importer))):
+            # no directory jedi searches holds the module: a library's name or no name at all, never a workspace def
+            return _UNRESOLVABLE
         return None
+
+    def _direct_in(self, importer: Path, root: Path, parts: list[str], level: int, hops: int):
+        """What `parts` is below one search directory: a definition, _UNRESOLVABLE (sure: no def or class), None
+        (ambiguous: let jedi decide), _NOT_BOUND (the module there binds nothing by that name) or _NO_MODULE (no
+        prefix of it is a module there)."""
+        # the longest prefix of `parts` that is a module; the one name after it is what the import binds
+        for split in range(len(parts) - 1, -1 if level else 0, -1):  # an absolute name needs a module before it
+            path = self._module_file(root, parts[:split])
+            if path is None:
+                continue
+            if not level and self._resolved(path) == self._resolved(importer):
+                # loggers/wandb.py importing `wandb.Artifact`: a module named like the library it wraps is not
+                # what it imports from (it would import from itself); look further up
+                return _NOT_BOUND
+            if len(parts) - split == 1:
+                return self._lookup(path, parts[-1], hops)
+            # `Boxes.from_tensor`, `numpy.array` through a module's attribute: a method or a value's attribute,
+            # never a top-level def or class (jedi's answer would be discarded as well)
+            model = self._model(path)
+            if model is None:
+                return None
+            if _binds_value_or_class(model, parts[split]):
+                return _UNRESOLVABLE
+            imported = model.imports.names.get(parts[split])
+            if imported is not None:  # `Events.X` where a package's __init__ re-exports `Events`: follow it
+                return self._resolve_direct(path, ".".join([imported, *parts[split + 1:]]), hops + 1)
+            top, star, assigned = _summary(model)
+            if not star and parts[split] not in assigned and not _binds_anything(top, parts[split]):
+                # neither bound in the module nor a submodule of it (the longer prefixes were no module): a sibling
+                # `gpytorch.py` of the importer is not the library `gpytorch.priors...` means; look further up
+                return _NOT_BOUND
+            return None
+        return _NO_MODULE
+
+    def _edits_sys_path(self, importer: Path) -> bool:
+        """The importer changes sys.path (jedi follows `sys.path.append(...)`): a module may come from anywhere."""
+        key = ("sys.path", importer)
+        if key not in self._fs:
+            try:
+                self._fs[key] = "sys.path" in importer.read_text("utf-8", "replace")
+            except OSError:
+                self._fs[key] = True
+        return self._fs[key]
+
+    def _search_roots(self, importer: Path) -> list[Path]:
+        """Where an absolute import of `importer` is looked for: its directory, those above it inside the root,
+        the root's src/ (remembered per directory)."""
+        here = self._resolved(importer).parent
+        key = ("roots", here)
+        if key not in self._fs:
+            self._fs[key] = [here] + [parent for parent in here.parents if self._inside_dir(parent)] + [self.root / "src"]
+        return self._fs[key]
 
     def _resolved(self, path: Path) -> Path:
         key = ("resolved", path)
@@ -235,7 +310,12 @@ class JediResolver:
         if len(classes) + len(functions) == 1 and not assigned:
             return classes[0] if classes else functions[0]
         if classes or functions:
-            return None  # several or conditional definitions: let jedi decide
+            # several definitions (`@overload` stubs before the real def, a def re-bound by `f = wrap(f)`): jedi
+            # answers with the last binding when it is unconditional; a conditional one is left to jedi
+            last = _last_binding(model, name)
+            if isinstance(last, (ast.Assign, ast.AnnAssign)):
+                return _UNRESOLVABLE
+            return next((info for info in (*classes, *functions) if info.node is last), None)
         if assigned and not star:
             return _UNRESOLVABLE  # `Tensor = torch.Tensor`: a value, not a def or class
         imported = model.imports.names.get(name)
@@ -287,8 +367,7 @@ class JediResolver:
             return self._module_file(base, parts)
         if not parts:
             return None
-        here = importer.resolve().parent
-        for root in [here] + [parent for parent in here.parents if self._inside_dir(parent)] + [self.root / "src"]:
+        for root in self._search_roots(importer):
             found = self._module_file(root, parts)
             if found is not None:
                 return found
@@ -300,13 +379,27 @@ class JediResolver:
         # jedi columns are characters; a Name/Attribute ends on its identifier
         text_line = source.line_text(line)
         end_col = len(text_line.encode("utf-8")[: target.end_col_offset].decode("utf-8", "replace"))
-        script, key = self._script_for(source)
+        key = (source.path, _digest(source.text))
         cache_key = (key, line, end_col)
         if cache_key in self._gotos:
+            STATS.jedi_cached += 1
             location = self._gotos[cache_key]
+        elif self._spent.get(key, 0.0) >= JEDI_BUDGET_S or source.text.count("\n") > JEDI_MAX_LINES:
+            STATS.jedi_skipped += 1
+            return None
         else:
-            self.queries += 1
-            names = script.goto(line, max(end_col - 1, 0), follow_imports=True)
+            started = time.perf_counter()
+            try:
+                script, _ = self._script_for(source, key)
+                self.queries += 1
+                STATS.jedi_queries += 1
+                names = script.goto(line, max(end_col - 1, 0), follow_imports=True)
+            finally:
+                spent = time.perf_counter() - started
+                STATS.jedi_s += spent
+                self._spent[key] = self._spent.get(key, 0.0) + spent
+                if len(self._spent) > 4096:
+                    self._spent.clear()
             location = None
             for name in names:
                 path = name.module_path
@@ -359,7 +452,8 @@ class JediResolver:
             return model.tree if model is not None and model.source.text == source.text else parse(source)
 
     def trim(self) -> None:
-        """Past `max_models` consulted modules, forget them all. Call it between two analyses, never during one.
+        """Past `max_models` consulted modules (or MAX_MODEL_LINES of them), forget them all. Call it between two
+        analyses, never during one.
 
         All at once, not the least recently used: summaries name the nodes of the graphs they saw by `id()`,
         across modules (a helper's summary holds ids of nodes in the helper it calls). A module released while a
@@ -367,9 +461,15 @@ class JediResolver:
         reuse: two unrelated graphs would look like one. A run over a large package consults hundreds of modules;
         parsing one again is cheap, and a module's tree is most of its model's memory."""
         with self._lock:
-            if len(self._models) <= self.max_models:
+            if len(self._models) <= self.max_models and self._model_lines <= MAX_MODEL_LINES:
                 return
-            models, self._models, self._by_file = self._models, {}, {}
+            self.forget_models()
+
+    def forget_models(self) -> None:
+        """Release every consulted module now (trim's way: all at once). The CLI calls it on the resolver of a
+        project it has left, whose models would otherwise stay for the rest of the run."""
+        with self._lock:
+            models, self._models, self._by_file, self._model_lines = self._models, {}, {}, 0
             for model in models.values():
                 if model is not None:
                     model.release()
@@ -394,6 +494,7 @@ class JediResolver:
         if key in self._models:
             return self._models[key]
         self._models[key] = None  # guards import cycles
+        STATS.models += 1
         try:
             source = read_source(path)
             tree = ast.parse(source.text)
@@ -407,6 +508,7 @@ class JediResolver:
         finally:
             self._depth -= 1
         self._models[key] = model
+        self._model_lines += source.text.count("\n")
         self._by_file[self._resolved(path)] = key
         return model
 
@@ -434,7 +536,13 @@ def refuse_compiled_torch() -> None:
     imports._load_builtin_module = load_builtin_module
 
 
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
 _UNRESOLVABLE = object()  # the direct lookup is sure: no workspace def or class by that name
+_NO_MODULE = object()  # no module of the name below one search directory
+_NOT_BOUND = object()  # a module of the name's prefix is there, but it binds nothing by the next part's name
 
 
 class _Ordered(list):
@@ -522,5 +630,45 @@ def _binds_value_or_class(model, name: str) -> bool:
 
 
 def _targets(node) -> set:
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-    return {name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)}
+    """The names an assignment binds: `a, (b, *c) = ...` binds a, b, c; `x.y = ...` and `x[i] = ...` bind none."""
+    targets = list(node.targets) if isinstance(node, ast.Assign) else [node.target]  # a copy: the tree stays whole
+    names = set()
+    while targets:
+        target = targets.pop()
+        if isinstance(target, ast.Name):
+            names.add(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            targets.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            targets.append(target.value)
+    return names
+
+
+def _last_binding(model, name: str):
+    """The last top-level statement binding `name` if it is unconditional (directly in the module body), else None."""
+    last = None
+    for node in _summary(model)[0]:
+        if _binds(node, name):
+            last = node
+    body = model.tree.body
+    return last if last is not None and any(stmt is last for stmt in body) else None
+
+
+def _binds_anything(top, name: str) -> bool:
+    return any(_binds(node, name) for node in top)
+
+
+def _binds(node, name: str) -> bool:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name == name
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        return name in _targets(node)
+    if isinstance(node, ast.Import):
+        return any((alias.asname or alias.name.split(".", 1)[0]) == name for alias in node.names)
+    if isinstance(node, ast.ImportFrom):
+        return any((alias.asname or alias.name) == name or alias.name == "*" for alias in node.names)
+    if isinstance(node, (ast.If, ast.Try)):
+        return False  # their statements are listed on their own
+    # loops, with, match, expressions (`(x := 1)`): any name stored in them
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+               or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name for n in ast.walk(node))
