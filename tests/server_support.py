@@ -208,3 +208,21 @@ def _as_code_action(item) -> types.CodeAction:
 
 def codes(diagnostics) -> list[str]:
     return [d.code for d in diagnostics]
+
+
+def harness_children(pid: int) -> list[int]:
+    """The server's child processes that run a sandboxed harness (confirm, explain and audit children all carry
+    `__agl_harness__` in their command line)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            try:
+                if b"__agl_harness__" in Path(f"/proc/{child}/cmdline").read_bytes():
+                    found.append(int(child))
+            except OSError:
+                pass
+    return found

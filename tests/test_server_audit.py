@@ -10,7 +10,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from server_support import SERVER, WAIT, Editor
+from server_support import SERVER, WAIT, Editor, harness_children
 
 AUDIT_WAIT = 120  # the run imports torch in a child process: seconds, more on a loaded machine
 TINY_PROBES = Path(__file__).parent / "audit_core" / "tiny_probes.py"
@@ -89,33 +89,17 @@ async def test_audit_can_be_cancelled(editor: Editor):
         assert asyncio.get_running_loop().time() < deadline, "no progress began"
         await asyncio.sleep(0.02)
     pid = (await editor.command("autograd-lsp.serverInfo"))["pid"]
-    while not _children(pid):  # the sandboxed run has started
+    while not harness_children(pid):  # the sandboxed run has started
         assert asyncio.get_running_loop().time() < deadline + AUDIT_WAIT, "the run never started"
         await asyncio.sleep(0.05)
     token = next(t for t, r in editor.client.progress_reports.items() if r and r[0].kind == "begin" and len(r) == 1)
     editor.client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
     assert await asyncio.wait_for(running, WAIT) == {"status": "cancelled"}
     deadline = asyncio.get_running_loop().time() + WAIT
-    while _children(pid):
+    while harness_children(pid):
         assert asyncio.get_running_loop().time() < deadline, "the sandboxed run was not stopped"
         await asyncio.sleep(0.05)
 
-
-def _children(pid: int) -> list[int]:
-    """The server's child processes that run the audit child (copied as __agl_harness__.py, like confirm's)."""
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            children = (task / "children").read_text().split()
-        except OSError:
-            continue
-        for child in children:
-            try:
-                if b"__agl_harness__" in Path(f"/proc/{child}/cmdline").read_bytes():
-                    found.append(int(child))
-            except OSError:
-                pass
-    return found
 
 
 async def test_audit_of_a_notebook_puts_the_run_diagnostics_on_its_cells(editor: Editor, tmp_path):

@@ -14,7 +14,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from server_support import SERVER, WAIT, Editor
+from server_support import SERVER, WAIT, Editor, harness_children
 
 REPO = Path(__file__).resolve().parents[1]
 SEED001 = REPO / "tests" / "explain_fixtures" / "seed001_three_weights.py"
@@ -50,21 +50,6 @@ async def wait_until(predicate, timeout=WAIT, what="condition"):
         await asyncio.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
 
-
-def harness_children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            children = (task / "children").read_text().split()
-        except OSError:
-            continue
-        for child in children:
-            try:
-                if b"__agl_harness__" in Path(f"/proc/{child}/cmdline").read_bytes():
-                    found.append(int(child))
-            except OSError:
-                pass
-    return found
 
 
 async def execute(editor: Editor, command: types.Command):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import os
 import time
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from server_support import AG001_TEXT, AG004_TEXT, CLIENTS, SERVER, WAIT, Editor, apply_text_edits, edits_by_uri, position_of
+from server_support import AG001_TEXT, AG004_TEXT, CLIENTS, SERVER, WAIT, Editor, apply_text_edits, edits_by_uri, harness_children, position_of
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIRM_WAIT = 90  # a confirmation starts a Python that imports torch: seconds, more on a loaded machine
@@ -398,23 +397,8 @@ async def test_confirm_can_be_cancelled(editor: Editor):
     result = await asyncio.wait_for(running, WAIT)
     assert result == {"status": "cancelled"}
     pid = (await editor.command("autograd-lsp.serverInfo"))["pid"]
-    await wait_until(lambda: not _harness_children(pid), what="the sandboxed run to be stopped")
+    await wait_until(lambda: not harness_children(pid), what="the sandboxed run to be stopped")
 
-
-def _harness_children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            children = (task / "children").read_text().split()
-        except OSError:
-            continue
-        for child in children:
-            try:
-                if b"__agl_harness__" in Path(f"/proc/{child}/cmdline").read_bytes():
-                    found.append(int(child))
-            except OSError:
-                pass
-    return found
 
 
 # -- cross-module names: jedi in the background, never on the publish path -----------------------------
@@ -495,9 +479,9 @@ async def test_cancel_request_stops_a_confirmation(editor: Editor):
     pid = (await editor.command("autograd-lsp.serverInfo"))["pid"]
     future = editor.client.protocol.send_request(types.WORKSPACE_EXECUTE_COMMAND, types.ExecuteCommandParams(
         command="autograd-lsp.confirm", arguments=[uri, 4, "AG001", "cpu"]), msg_id="confirm-to-cancel")
-    await wait_until(lambda: _harness_children(pid), timeout=CONFIRM_WAIT, what="the sandboxed run to start")
+    await wait_until(lambda: harness_children(pid), timeout=CONFIRM_WAIT, what="the sandboxed run to start")
     editor.client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="confirm-to-cancel"))
     with pytest.raises(Exception, match="cancel"):
         await asyncio.wait_for(asyncio.wrap_future(future), WAIT)
-    await wait_until(lambda: not _harness_children(pid), what="the sandboxed run to be stopped")
+    await wait_until(lambda: not harness_children(pid), what="the sandboxed run to be stopped")
     assert (await editor.command("autograd-lsp.serverInfo"))["version"]
