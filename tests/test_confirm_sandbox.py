@@ -237,8 +237,11 @@ def test_no_secret_reaches_the_child(attacks):
 def test_writes_outside_the_temporary_directory_do_not_land(attacks):
     lines = attacks["api"].output.splitlines()
     # The workspace (next to the source file) and the rest of the file system are read-only...
-    for target in (f"{attacks['workspace']}/{MARK}-workspace.txt", f"confirm_fixtures/{MARK}-repo.txt"):
-        assert any(line.startswith("BLOCKED ") and target in line and "Read-only file system" in line for line in lines), target
+    # (A checkout under /tmp, /var/tmp or the home directory lies under a fresh tmpfs there: its folders are absent.)
+    repo_hidden = any(ROOT.is_relative_to(place) for place in (Path("/tmp"), Path("/var/tmp"), Path(HOME)))
+    for target, error in ((f"{attacks['workspace']}/{MARK}-workspace.txt", "Read-only file system"),
+                          (f"confirm_fixtures/{MARK}-repo.txt", "No such file or directory" if repo_hidden else "Read-only file system")):
+        assert any(line.startswith("BLOCKED ") and target in line and error in line for line in lines), (target, lines)
     # ...while /tmp, /var/tmp and the home directory are fresh tmpfs: writable inside, gone afterwards.
     for target in (f"/tmp/{MARK}-tmp.txt", f"/var/tmp/{MARK}-vartmp.txt", f"{HOME}/{MARK}-home.txt"):
         assert f"WROTE {target}" in lines, target
