@@ -6,6 +6,8 @@ One walk (walker.py) fills a ModuleModel; rules never re-walk the tree, they fil
 from __future__ import annotations
 
 import ast
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, TypeVar
 
@@ -314,6 +316,15 @@ class ModuleModel:
         self.source = source
         self._ascii = [line.isascii() for line in source.lines] if not source.text.isascii() else None
 
+    def mentions(self, name: str) -> int:
+        """How often `name` is written as a bare name in the code (not after a dot): definitions, uses, parameters,
+        keywords, imports and words of string constants (a callback named in a string). Comments do not count, so
+        this is a fact of the tree, true still when an edit changes only trivia. All names in one pass, on first use."""
+        counts = self.__dict__.get("_mentions")
+        if counts is None:
+            counts = self.__dict__["_mentions"] = Counter(_bare_names(self.tree))
+        return counts[name]
+
     def prov(self, node: ast.AST) -> Provenance | None:
         return self._provs.get(id(node))
 
@@ -382,3 +393,28 @@ def build_model(tree: ast.Module, source: Source, resolver=None, summary_only: b
     from .walker import Walker
 
     return Walker(tree, source, resolver, summary_only=summary_only).run()
+
+
+_WORD = re.compile(r"(?<![\w.])\w+")
+
+
+def _bare_names(tree: ast.AST) -> Iterator[str]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            yield node.id
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.name
+        elif isinstance(node, ast.arg):
+            yield node.arg
+        elif isinstance(node, ast.keyword) and node.arg:
+            yield node.arg
+        elif isinstance(node, ast.alias):
+            yield node.name.split(".")[0]
+            if node.asname:
+                yield node.asname
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            yield node.module.split(".")[0]
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            yield from node.names
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield from _WORD.findall(node.value)

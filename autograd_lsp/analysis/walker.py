@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 
 from ..source import Source
 from . import callsite
@@ -1211,9 +1210,9 @@ class Walker:
             return
         if not any(p is not None and p.kind is Kind.MODULE and p.module_class is not None for p in [*arg_provs, *(keywords or {}).values()]):
             return
-        # named exactly twice in the text (its `def` and this call; a mention in a comment or string only makes us
-        # give up): no other call, no use as a callback
-        if len(re.findall(rf"(?<![\w.]){re.escape(info.name)}\b", self.model.source.text)) != 2:
+        # named exactly twice in the code (its `def` and this call; a mention in a string makes us give up): no
+        # other call, no use as a callback
+        if self.model.mentions(info.name) != 2:
             return
         bound = callsite.bind_arguments(info.node, False, node, arg_provs, keywords or {})
         info.passed_modules = {name: prov for name, prov in (bound or {}).items()  # type: ignore[attr-defined]
