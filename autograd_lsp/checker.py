@@ -39,6 +39,7 @@ class CheckResult:
     model: ModuleModel | None = None  # None when the text does not parse
     rule_errors: list[str] = field(default_factory=list)  # crashes inside rules: logged, rule skipped
     suppressed: int = 0
+    walked: str = "module"  # what was walked for it: "module", "function" (one edited body) or "none" (the server's edits)
 
 
 def parse(source: Source) -> ast.Module | Finding:

@@ -2,6 +2,7 @@
 a burst of edits, RSS with 50 files open, torch never mapped, for autograd-lsp and for the bare parse floor."""
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import tempfile
@@ -60,6 +61,9 @@ class Session:
     server_requests: list[str] = field(default_factory=list)
     real_open_ms: float | None = None  # didOpen of REAL_MODULE → its first diagnostics
     real_edit_ms: list[float] = field(default_factory=list)  # one-character edits of REAL_MODULE
+    # one-character edits of the code inside function bodies (a digit, a name, a string), after the trivia series
+    code_edit_ms: list[float] = field(default_factory=list)
+    real_code_edit_ms: list[float] = field(default_factory=list)
 
 
 def edit_positions(text: str, count: int) -> list[int]:
@@ -82,6 +86,72 @@ def _single_char_edit(lines: list[str], line_no: int) -> tuple[dict, str]:
     lines[line_no] = line + char
     change = {"range": {"start": {"line": line_no, "character": col}, "end": {"line": line_no, "character": col}}, "text": char}
     return change, char
+
+
+_CODE_EDITS: dict = {}
+
+
+def code_edits(text: str, count: int) -> list[tuple[int, int, int, str]]:
+    """``count`` one-character edits of code inside function bodies, spread over the file, each on a line of its
+    own, that keep the file valid when applied one after another: a digit of an integer literal changed, a
+    character appended to a name read in an expression, a character typed into a string literal. Each is
+    (0-based line, start character, end character, new text); the kinds take turns."""
+    key = (hash(text), count)
+    if key in _CODE_EDITS:
+        return _CODE_EDITS[key]
+    lines = text.split("\n")
+    tree = ast.parse(text)
+    by_kind: dict[str, dict[int, tuple]] = {"digit": {}, "name": {}, "string": {}}
+    in_fstring = {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for part in ast.walk(node)}
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for stmt in function.body:
+            for node in ast.walk(stmt):
+                if getattr(node, "lineno", None) != getattr(node, "end_lineno", 0) or not lines[node.lineno - 1].isascii():
+                    continue
+                line_no, line = node.lineno - 1, lines[node.lineno - 1]
+                segment = line[node.col_offset:node.end_col_offset]
+                if isinstance(node, ast.Constant) and type(node.value) is int and segment.isdigit():
+                    digit = str((int(segment[-1]) + 1) % 10)
+                    by_kind["digit"].setdefault(line_no, (line_no, node.end_col_offset - 1, node.end_col_offset, digit))
+                elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    by_kind["name"].setdefault(line_no, (line_no, node.end_col_offset, node.end_col_offset, "q"))
+                elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in in_fstring \
+                        and segment[:1] in "'\"" and len(segment) >= 2 and segment[-1] == segment[0] and segment[:3] != segment[0] * 3:
+                    by_kind["string"].setdefault(line_no, (line_no, node.end_col_offset - 1, node.end_col_offset - 1, "x"))
+    pools = {kind: [found[k] for k in sorted(found)] for kind, found in by_kind.items()}
+    chosen: list[tuple] = []
+    used: set[int] = set()
+    per_kind = max(1, -(-count // 3))
+    for kind in ("digit", "name", "string"):  # an even spread over the file from each kind
+        pool = pools[kind]
+        step = max(1, len(pool) // per_kind)
+        chosen += [edit for edit in pool[::step][:per_kind]]
+    chosen.sort(key=lambda edit: (edit[0] * 7919) % max(len(lines), 1))  # kinds and places interleaved, deterministically
+    out, current = [], list(lines)
+    for edit in chosen:
+        line_no, start, end, new = edit
+        if line_no in used or len(out) >= count:
+            continue
+        candidate = list(current)
+        candidate[line_no] = current[line_no][:start] + new + current[line_no][end:]
+        try:
+            ast.parse("\n".join(candidate))
+        except SyntaxError:
+            continue
+        used.add(line_no)
+        current = candidate
+        out.append(edit)
+    _CODE_EDITS[key] = out
+    return out
+
+
+def _code_change(lines: list[str], edit: tuple[int, int, int, str]) -> dict:
+    """Apply one code edit to `lines` (ASCII lines: columns are characters and UTF-16 units alike)."""
+    line_no, start, end, new = edit
+    lines[line_no] = lines[line_no][:start] + new + lines[line_no][end:]
+    return {"range": {"start": {"line": line_no, "character": start}, "end": {"line": line_no, "character": end}}, "text": new}
 
 
 def _tree_cpu(pid: int) -> float:
@@ -132,11 +202,16 @@ def run_session(label: str, cmd: list[str], env: dict, train_file: Path, other_f
             changes = [change] if session.sync == 2 else [{"text": "\n".join(lines)}]
             return {"textDocument": {"uri": uri, "version": v}, "contentChanges": changes}
 
-        def edit_one_by_one(uri: str, lines: list[str], line_numbers: list[int], version: int, out: list[float]) -> int:
+        def code_params(v: int, edit, lines, uri) -> dict:
+            change = _code_change(lines, edit)
+            changes = [change] if session.sync == 2 else [{"text": "\n".join(lines)}]
+            return {"textDocument": {"uri": uri, "version": v}, "contentChanges": changes}
+
+        def edit_one_by_one(uri: str, lines: list[str], line_numbers: list, version: int, out: list[float], code: bool = False) -> int:
             """One edit at a time, each waiting for its diagnostics; returns the last version sent."""
             for line_no in line_numbers:
                 version += 1
-                params = change_params(version, line_no, lines, uri)
+                params = code_params(version, line_no, lines, uri) if code else change_params(version, line_no, lines, uri)
                 start_index = len(client.published)
                 sent = time.perf_counter()
                 client.notify("textDocument/didChange", params)
@@ -149,6 +224,8 @@ def run_session(label: str, cmd: list[str], env: dict, train_file: Path, other_f
             return version
 
         version = edit_one_by_one(uri, lines, positions[:edits], version, session.edit_ms)
+        if edits:  # code inside function bodies (the trivia series leaves the code as it was)
+            version = edit_one_by_one(uri, lines, code_edits("\n".join(lines), edits), version, session.code_edit_ms, code=True)
 
         # the same on a real training module, then closed again (so the rest of the session is unchanged)
         if real_file is not None and edits:
@@ -160,7 +237,9 @@ def run_session(label: str, cmd: list[str], env: dict, train_file: Path, other_f
             record, _ = client.wait_published(lambda p: p.uri == real_uri, start_index, timeout=60)
             session.real_open_ms = (record.at - sent) * 1000
             real_lines = real_text.split("\n")
-            edit_one_by_one(real_uri, real_lines, edit_positions(real_text, min(edits, REAL_EDITS)), 1, session.real_edit_ms)
+            real_version = edit_one_by_one(real_uri, real_lines, edit_positions(real_text, min(edits, REAL_EDITS)), 1, session.real_edit_ms)
+            edit_one_by_one(real_uri, real_lines, code_edits("\n".join(real_lines), min(edits, REAL_EDITS)), real_version,
+                            session.real_code_edit_ms, code=True)
             client.notify("textDocument/didClose", {"textDocument": {"uri": real_uri}})
 
         # a burst: every edit sent at once (fast typing), time to the diagnostics of the last version
@@ -263,8 +342,12 @@ def summarize(session: Session) -> str:
         return f"FAILED {session.error}"
     return (f"init {session.init_s * 1000:.0f} ms, open {session.open_ms:.0f} ms ({session.open_diagnostics} diags), "
             f"edit p50 {median(session.edit_ms):.1f} p95 {percentile(session.edit_ms, 95):.1f} max {max(session.edit_ms):.1f} ms, "
+            + (f"code edit p50 {median(session.code_edit_ms):.1f} p95 {percentile(session.code_edit_ms, 95):.1f} max {max(session.code_edit_ms):.1f} ms, "
+               if session.code_edit_ms else "")
             + (f"{REAL_MODULE[2].rsplit('/', 1)[-1]} edit p50 {median(session.real_edit_ms):.1f} p95 {percentile(session.real_edit_ms, 95):.1f} ms, "
                if session.real_edit_ms else "")
+            + (f"code p50 {median(session.real_code_edit_ms):.1f} p95 {percentile(session.real_code_edit_ms, 95):.1f} ms, "
+               if session.real_code_edit_ms else "")
             + f"burst {session.burst_s if session.burst_s is not None else float('nan'):.2f} s ({session.burst_publishes} publishes), "
             f"50 files {session.open50_s:.2f} s, RSS {session.rss50_mb:.0f}/{session.rss50_tree_mb:.0f} MB, torch {'MAPPED' if session.torch_maps else 'no'}")
 

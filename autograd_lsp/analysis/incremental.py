@@ -33,6 +33,10 @@ class Parsed:
     tree: ast.Module
     same: bool  # the previous tree, unchanged: the edit changed no node
     reparsed_lines: int  # lines parsed for this text (the whole text after a full parse)
+    # a splice: the tree it was made from, and the statements on the path to the edit, (old node, its copy) from
+    # the module down to the owner of the edited list (analysis/rewalk.py walks again only what they hold)
+    base: ast.Module | None = None
+    path: tuple = ()
 
 
 def _start(stmt: ast.stmt) -> int:
@@ -185,7 +189,9 @@ class _Splice:
         replaced = body[i:j]
         if len(statements) == len(replaced) and all(_same(a, b) for a, b in zip(statements, replaced)):
             return Parsed(self.tree, True, lines)
-        return Parsed(_copy_path(path, body[:i] + statements + body[j:]), False, lines)
+        clones: list = []
+        tree = _copy_path(path, body[:i] + statements + body[j:], clones)
+        return Parsed(tree, False, lines, self.tree, tuple(zip([owner for owner, _ in path], clones)))
 
 
 def _inner_block(body: list[ast.stmt], first: int, last: int):
@@ -211,15 +217,16 @@ def _same(a: ast.AST, b: ast.AST) -> bool:
     return ast.dump(a, include_attributes=True) == ast.dump(b, include_attributes=True)
 
 
-def _copy_path(path, statements: list[ast.stmt]) -> ast.Module:
+def _copy_path(path, statements: list[ast.stmt], clones: list) -> ast.Module:
     """A new tree: the nodes on `path` (the module down to the owner of the edited list) copied, `statements` in
     the last list, every other node shared with the old tree. A copy whose last block ended it ends where the
-    new block ends."""
+    new block ends. `clones` receives the copies, module first."""
     replacement = statements
     for index in range(len(path) - 1, -1, -1):
         owner, name = path[index]
         old_list = getattr(owner, name)
         clone = copy.copy(owner)
+        clones.insert(0, clone)
         setattr(clone, name, replacement)
         if not isinstance(owner, ast.Module) and old_list and (owner.end_lineno, owner.end_col_offset) == (
                 old_list[-1].end_lineno, old_list[-1].end_col_offset):
@@ -237,7 +244,9 @@ class IncrementalCheck:
     """The checks of one document, edit after edit: each text is parsed incrementally against the last one
     that parsed, and when the edit changed no node, the rules run again on the model of the unchanged tree
     (`reuse`: the caller's model of it, walked with the same resolver answers) instead of walking it again.
-    The findings are those of `check_source` on the text (tests/test_incremental.py compares them)."""
+    When the edit lies inside one function body, that function is walked again and the rest of the walk is
+    kept (analysis/rewalk.py). The findings are those of `check_source` on the text (tests/test_incremental.py
+    compares them)."""
 
     def __init__(self):
         self.reparser = Reparser()
@@ -251,7 +260,19 @@ class IncrementalCheck:
             return CheckResult(source, [parsed])  # the text does not parse: the full parse's finding
         if parsed.same and reuse is not None and reuse.tree is parsed.tree:
             try:
-                return recheck(reuse, source, settings)
+                result = recheck(reuse, source, settings)
+                result.walked = "none"
+                return result
             except RecursionError:
                 pass  # (check_source retries on a deeper stack)
+        elif reuse is not None and parsed.base is not None and reuse.tree is parsed.base:
+            from .rewalk import rewalk
+
+            if rewalk(reuse, parsed, source, resolver):  # the edited function again, the rest of the walk kept
+                try:
+                    result = recheck(reuse, source, settings)
+                    result.walked = "function"
+                    return result
+                except RecursionError:
+                    pass
         return check_source(source, settings, resolver=resolver, tree=parsed.tree)

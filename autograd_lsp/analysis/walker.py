@@ -183,6 +183,7 @@ class Walker:
     def run(self) -> ModuleModel:
         self._register_defs(self.model.tree.body)
         self.walk_body(self.model.tree.body)
+        self.stmt = self.model.tree  # (walks from here on are of functions no module code called: analysis/rewalk.py)
         if not self.summary_only:
             for info in list(self.model.functions.values()):
                 if not info.walked:
@@ -340,6 +341,8 @@ class Walker:
         if info.cls is not None and info.name != "__init__":
             self.ensure_class_init(info.cls)
         info.walking = True
+        # where this walk began (its caller, the event count, the module statement), for analysis/rewalk.py
+        info.walk_from, info.walk_seq, info.walk_stmt = self.function, self.seq, self.stmt  # type: ignore[attr-defined]
         saved = self._state()
         node = info.node
         self.scope = Scope(node, info.name, getattr(info, "defining_scope", self.module_scope), function=info)
@@ -369,6 +372,7 @@ class Walker:
             self._restore(saved)
             info.walking = False
             info.walked = True
+            info.walk_end = self.seq  # type: ignore[attr-defined]
 
     def _module_parameters(self, node, positional, kwonly, method: bool, given=()):
         """Parameters that are an nn.Module: those the first call passed a module for (`given`), and those the body
@@ -560,6 +564,7 @@ class Walker:
 
     def _loop(self, node, body, bind_target=None):
         loop = Loop(node, self.scope, self.loop)
+        loop.seq = self.seq  # type: ignore[attr-defined]  # (its place among the events: analysis/rewalk.py)
         if not self.summary_only and self.via is None:
             self.model.loops.append(loop)
         saved = self.loop
@@ -1265,6 +1270,7 @@ class Walker:
 
     def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped) -> Provenance | None:
         shadow = FunctionInfo(info.node, info.name, cls=info.cls, owner=self, context_of=info)
+        shadow.called_from = caller.scope.function  # type: ignore[attr-defined]
         self.shadows.append(shadow)
         cls = info.cls
         shadow.instance = receiver  # type: ignore[attr-defined]

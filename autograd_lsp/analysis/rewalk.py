@@ -1,0 +1,356 @@
+"""The server's walk after an edit inside one function body: that function is walked again, with the functions
+its walk walked first (the callees it reached before anyone else did), and the rest of the previous walk stands.
+
+The walk of a module is a depth-first order of function walks (walker.walk_function records where each began:
+its caller, the event count, the module statement). A function's events, loops and expression table entries are
+those of its walk and of the walks nested in it: one contiguous block. The block is walked again from the same
+starting state and put where the old one was; the later events keep their order, their sequence numbers moved
+by the difference in length. That equals a fresh walk of the new text when nothing outside the block read
+anything the edit changed. What others read of it is its summary (what a call returns, whether it runs
+backward/step/zero_grad, whether it changes its arguments, the modules its first call passed on), compared
+after the walk. The rest is checked before it, else the module is walked in full (`rewalk` returns False and
+leaves the model as it was):
+- the edit lies in the body of a module-level function or a method of a module-level class, and neither that
+  function nor the walks nested in it define functions, classes or lambdas, import, or store attributes on
+  `self` (the class tables are merged over methods), and none of them is an `__init__`;
+- no body was walked for one call site (walker.call_in_context) from inside the block, nor was the function
+  itself (those walks keep events of their own);
+- the module statements from the one whose code first led to the function on bind nothing (the walk read the
+  module's names as they stood then);
+- the edit changes neither how often a function's name is written (walker._pass_modules) nor the names
+  `zero_grad` is called on (walker._zero_grad_receivers): facts of the whole tree, read by other walks;
+- the new walk reaches no function first that was first walked after it (a fresh walk would walk it here).
+"""
+from __future__ import annotations
+
+import ast
+import bisect
+from collections import Counter
+
+from .model import FunctionInfo, ModuleModel, _bare_names
+
+_SUMMARY = ("returns", "returned_any", "calls_backward", "calls_step", "calls_zero_grad", "uses_arguments")
+# what a walk records about itself, or what is made again by walking (not a fact others read)
+_OWN = {"node", "scope", "walked", "walking", "walk_from", "walk_seq", "walk_end", "walk_stmt", "defining_scope", "owner", "cls",
+        "name", "context_of", *_SUMMARY}
+# a nested def gets a FunctionInfo of its own per walk; imports are the module's ImportTable (compared instead)
+_FORBIDDEN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal)
+
+
+def rewalk(model: ModuleModel, parsed, source, resolver=None) -> bool:
+    """Bring `model` (the walk of `parsed.base`) to the walk of `parsed.tree` by walking the edited function
+    again; False (model unchanged) when that cannot be shown to equal a walk of the whole new tree."""
+    plan = _plan(model, parsed)
+    if plan is None:
+        return False
+    return _Rewalk(model, parsed.tree, source, resolver, *plan).run()
+
+
+def _plan(model: ModuleModel, parsed):
+    walker = model.__dict__.get("_walker")
+    path = parsed.path
+    if walker is None or walker.model is not model or walker.summary_only or parsed.base is not model.tree or len(path) < 2:
+        return _no('no walk to keep')
+    if walker.via is not None or walker.function is not None or walker.context_depth:
+        return _no('walker mid-walk')
+    cls_pair = None
+    index = 1
+    if isinstance(path[1][0], ast.ClassDef):
+        cls_pair, index = path[1], 2
+    if len(path) <= index or not isinstance(path[index][0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return _no('not inside a function body')
+    old_f, new_f = path[index]
+    info = model.functions.get(old_f)
+    if info is None or not info.walked or info.walking or info.owner is not walker or "walk_end" not in info.__dict__:
+        return _no('function not walked')
+    if info.walk_seq == info.walk_end:
+        return _no('walk without events')
+    if cls_pair is not None and (info.cls is None or info.cls.node is not cls_pair[0]):
+        return _no('class mismatch')
+    if info.name == "__init__" and info.cls is not None:
+        return _no('__init__')
+    members = _nested_walks(model, info)
+    if members is None:
+        return _no('a call-site walk inside')
+    for member in members:
+        if not _plain_body(member.node) or (member.cls is not None and (member.name == "__init__" or _stores_on_self(member.node))):
+            return _no('nested def/lambda/import or self store')
+    if not _plain_body(new_f) or (info.cls is not None and _stores_on_self(new_f)):
+        return _no('nested def/lambda/import or self store')
+    ids = {id(member) for member in members}
+    for shadow in walker.shadows:
+        if id(shadow.context_of) in ids:
+            return _no('walked for a call site')
+        caller = shadow.__dict__.get("called_from")
+        while caller is not None and caller.context_of is not None:
+            caller = caller.__dict__.get("called_from")
+        if id(caller) in ids:
+            return _no('call-site walk from inside')
+    if not _module_names_stand(model, members[0]):
+        if DEBUG:
+            r = members[0]
+            while r.__dict__.get("walk_from") is not None:
+                r = r.walk_from
+            print("names", info.name, r.name, type(r.walk_stmt).__name__, getattr(r.walk_stmt, "lineno", None))
+        return _no('module names rebound later')
+    defined = {function.name for function in model.functions.values()} | set(model.classes)
+    before, after = Counter(_bare_names(old_f)), Counter(_bare_names(new_f))
+    if any(before[name] != after[name] for name in (before - after) + (after - before) if name in defined):
+        return _no("a def's name mentions changed")
+    if _zero_grad_receivers(old_f) != _zero_grad_receivers(new_f):
+        return _no('zero_grad receivers changed')
+    if _imports(old_f) != _imports(new_f):
+        return _no('imports changed')
+    # reading an attribute a method sets that was walked later walks that method first (walker._late_attribute)
+    read = set()
+    for member in [*members[1:], info]:
+        read |= {sub.attr for stmt in (new_f if member is info else member.node).body for sub in ast.walk(stmt)
+                 if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Load)}
+    for cls in {id(c): c for c in [*model.classes.values(), *(f.cls for f in model.functions.values() if f.cls)]}.values():
+        for method in cls.methods.values():
+            if method.name != "__init__" and id(method) not in ids and method.__dict__.get("walk_seq", -1) >= info.walk_seq \
+                    and read & _stored_on_self(method.node):
+                return _no('a setter method walked later')
+    return walker, info, members, old_f, new_f, cls_pair
+
+
+def _nested_walks(model: ModuleModel, info: FunctionInfo) -> list[FunctionInfo] | None:
+    """`info` and every function first walked while it was being walked, in walk order; None when a walk began in
+    its span that is not one of them (a body walked for a call site)."""
+    start, end = info.walk_seq, info.walk_end
+    members, ids = [info], {id(info)}
+    inside = sorted((f for f in model.functions.values() if f is not info and f.walked and start <= f.__dict__.get("walk_seq", -1) <= end),
+                    key=lambda f: f.walk_seq)
+    ancestors = set()
+    caller = info.walk_from
+    while caller is not None:
+        ancestors.add(id(caller))
+        caller = caller.__dict__.get("walk_from")
+    for function in inside:
+        if id(function.walk_from) not in ids:
+            if id(function) in ancestors or function.walk_seq == start and function.__dict__.get("walk_end", end) <= start \
+                    or function.walk_seq == end:
+                continue  # began before the block, or just after it ended (no event between)
+            return None
+        members.append(function)
+        ids.add(id(function))
+    return members
+
+
+def _plain_body(node) -> bool:
+    for stmt in node.body:
+        for sub in ast.walk(stmt):
+            if isinstance(sub, _FORBIDDEN):
+                return False
+    return True
+
+
+def _stores_on_self(node) -> bool:
+    return bool(_stored_on_self(node))
+
+
+def _stored_on_self(node) -> set:
+    """The attributes a method stores on its first argument."""
+    args = node.args.posonlyargs or node.args.args
+    if not args:
+        return set()
+    me = args[0].arg
+    return {sub.attr for stmt in node.body for sub in ast.walk(stmt)
+            if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, (ast.Store, ast.Del)) and isinstance(sub.value, ast.Name) and sub.value.id == me}
+
+
+def _imports(node) -> list:
+    return [ast.dump(sub) for stmt in node.body for sub in ast.walk(stmt) if isinstance(sub, (ast.Import, ast.ImportFrom))]
+
+
+def _zero_grad_receivers(node) -> Counter:
+    from .walker import label
+
+    return Counter(label(sub.func.value) for sub in ast.walk(node) if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
+                   and sub.func.attr == "zero_grad")
+
+
+def _module_names_stand(model: ModuleModel, info: FunctionInfo) -> bool:
+    """The module's names were those of the end of its code when the walk chain that led to `info` began."""
+    root = info
+    while root.__dict__.get("walk_from") is not None:
+        root = root.walk_from
+        if root.context_of is not None or "walk_stmt" not in root.__dict__:
+            return False
+    stmt = root.walk_stmt
+    if isinstance(stmt, ast.Module):
+        return True  # walked after the module's code (an earlier version of the tree): its final names
+    line = getattr(stmt, "lineno", None)
+    if line is None:
+        return False
+    body = model.tree.body
+    for k, top in enumerate(body):
+        if top.lineno <= line <= top.end_lineno:
+            return not any(_binds(later) for later in body[k:])
+    return False
+
+
+def _binds(stmt) -> bool:
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return False
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return True
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, ast.Lambda):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+DEBUG = False
+REFUSED: Counter = Counter()  # why edits were walked in full, by reason (for tests and bench/server_bench.py)
+
+
+def _no(reason: str):
+    REFUSED[reason] += 1
+    return None
+
+
+class _Rewalk:
+    def __init__(self, model, tree, source, resolver, walker, info, members, old_f, new_f, cls_pair):
+        self.model, self.parsed_tree, self.source, self.resolver, self.walker = model, tree, source, resolver, walker
+        self.final_seq = walker.seq
+        self.info, self.members, self.old_f, self.new_f, self.cls_pair = info, members, old_f, new_f, cls_pair
+        self.ids = {id(member) for member in members}
+
+    def run(self) -> bool:
+        model, walker, info = self.model, self.walker, self.info
+        start, end = info.walk_seq, info.walk_end
+        events = model.events
+        seqs = [event.seq for event in events]
+        a, b = bisect.bisect_right(seqs, start), bisect.bisect_right(seqs, end)
+        if any(id(event.ctx.scope.function) not in self.ids or event.ctx.via is not None for event in events[a:b]):
+            return _no('events interleaved')
+        if any(id(event.ctx.scope.function) in self.ids for event in events[:a]) or \
+                any(id(event.ctx.scope.function) in self.ids for event in events[b:]):
+            return _no('events outside the block')
+        loops = model.loops
+        loop_seqs = [loop.__dict__.get("seq", -1) for loop in loops]
+        if -1 in loop_seqs:
+            return _no('loop without seq')
+        inside = [k for k, loop in enumerate(loops) if id(loop.scope.function) in self.ids]
+        if inside:
+            la, lb = inside[0], inside[-1] + 1
+            if lb - la != len(inside):
+                return _no('loops interleaved')
+        else:
+            la = lb = bisect.bisect_right(loop_seqs, start)
+        old_nodes = set()
+        for member in self.members:
+            for stmt in member.node.body:
+                old_nodes.update(id(sub) for sub in ast.walk(stmt))
+
+        saved = {id(member): dict(member.__dict__) for member in self.members}
+        state = (walker.seq, walker.function, walker.stmt, walker.resolver, dict(walker.function_aliases), walker.context_walks,
+                 len(walker.shadows), dict(walker.memo), walker.table)
+        old_provs, old_functions, old_tree, old_source = model._provs, model.functions, model.tree, model.source
+        old_subs = model.torch_subscripts
+        cls = self.info.cls
+        try:
+            ok = self._walk(old_nodes, a, b, la, lb)
+        except Exception:  # RecursionError included: the full walk decides (and says what is wrong)
+            ok = _no("error while walking")
+        if not ok:
+            for member in self.members:
+                member.__dict__.clear()
+                member.__dict__.update(saved[id(member)])
+            (walker.seq, walker.function, walker.stmt, walker.resolver, aliases, walker.context_walks, shadows, memo, walker.table) = state
+            walker.function_aliases.clear(), walker.function_aliases.update(aliases)
+            walker.memo.clear(), walker.memo.update(memo)
+            del walker.shadows[shadows:]
+            model._provs, model.functions, model.tree, model.source = old_provs, old_functions, old_tree, old_source
+            model.events, model.loops, model.torch_subscripts = events, loops, old_subs
+            walker.module_scope.node = old_tree
+            if cls is not None and self.cls_pair is not None:
+                cls.node = self.cls_pair[0]
+            return False
+        return True
+
+    def _walk(self, old_nodes, a, b, la, lb) -> bool:
+        model, walker, info = self.model, self.walker, self.info
+        start, end = info.walk_seq, info.walk_end
+        events, loops = model.events, model.loops
+        summaries = {id(member): {key: value for key, value in member.__dict__.items() if key not in _OWN or key in _SUMMARY}
+                     for member in self.members}
+        provs = {key: value for key, value in model._provs.items() if key not in old_nodes}
+        scopes = {id(member.scope) for member in self.members if member.scope is not None}
+        for key in [key for key in walker.function_aliases if key[0] in scopes]:
+            del walker.function_aliases[key]
+        for member in self.members:
+            member.walked = member.walking = False
+            member.returns, member.returned_any = None, False
+            member.calls_backward = member.calls_step = member.calls_zero_grad = member.uses_arguments = False
+            member.scope = None
+            if member is not info:  # (set again by the first call inside the block)
+                member.__dict__.pop("passed_modules", None)
+                member.__dict__.pop("module_arguments", None)
+        info.node = self.new_f
+        model.functions = {(self.new_f if node is self.old_f else node): function for node, function in model.functions.items()}
+        if self.cls_pair is not None:
+            info.cls.node = self.cls_pair[1]
+        model.tree = self.parsed_tree
+        walker.module_scope.node = model.tree
+        model.source = self.source
+        model._provs = provs
+        model.events, model.loops, model.torch_subscripts = [], [], [item for item in model.torch_subscripts if id(item[0]) not in old_nodes]
+        shadows, walks = len(walker.shadows), walker.context_walks
+        walker.seq, walker.function, walker.stmt = start, info.walk_from, info.walk_stmt
+        walker.resolver = self.resolver
+        walker.walk_function(info)
+        new_events, new_loops = model.events, model.loops
+        new_subs = model.torch_subscripts
+        # what a fresh walk would have done differently
+        if len(walker.shadows) != shadows or walker.context_walks != walks or not all(member.walked for member in self.members):
+            return _no('call-site walk or a nested walk missing')
+        for member in self.members:
+            now = {key: value for key, value in member.__dict__.items() if key not in _OWN or key in _SUMMARY}
+            if now != summaries[id(member)]:
+                if DEBUG:
+                    old = summaries[id(member)]
+                    print("summary", member.name, {k: (old.get(k), now.get(k)) for k in set(old) | set(now) if old.get(k) != now.get(k)})
+                return _no('summary changed')
+        for event in new_events:
+            if event.ctx.via is not None:
+                return _no('via event')
+            callee = getattr(event, "function", None) or getattr(event, "runs", None)
+            if callee is not None and callee.owner is walker and id(callee) not in self.ids and callee.__dict__.get("walk_seq", -1) > start:
+                return _no('reaches a function walked later')
+        # commit: the new block where the old one was, later sequence numbers moved
+        delta = walker.seq - end
+        for event in events[b:]:
+            event.seq += delta
+        for loop in loops[lb:]:
+            loop.seq += delta
+        ancestors = set()
+        caller = info.walk_from
+        while caller is not None:
+            ancestors.add(id(caller))
+            caller = caller.__dict__.get("walk_from")
+        for function in model.functions.values():
+            d = function.__dict__
+            if id(function) in self.ids or "walk_end" not in d:
+                continue
+            if id(function) in ancestors:
+                d["walk_end"] += delta  # a walk the block was nested in
+            elif d["walk_seq"] >= end:  # began after the block (a walk that ended before it ended by `start`)
+                d["walk_seq"] += delta
+                d["walk_end"] += delta
+        model.events = events[:a] + new_events + events[b:]
+        model.loops = loops[:la] + new_loops + loops[lb:]
+        model.torch_subscripts = new_subs
+        walker.seq = self.final_seq + delta
+        walker.function, walker.stmt, walker.table = None, model.tree, model._provs
+        walker.scope = walker.module_scope
+        model.rebase(self.source)
+        for key in ("_index", "_callers_index", "_mentions"):
+            model.__dict__.pop(key, None)
+        return True
