@@ -169,3 +169,82 @@ def test_incremental_findings_are_those_of_a_full_check(seed: int):
                 reused += got.model is model
                 model = got.model
     assert reused > 50 and total_findings > 500, (reused, total_findings)
+
+
+def _code_edit(lines: list[str], rng: random.Random) -> list[str] | None:
+    """One edit of code, kept valid: inside a function body (a digit, a name read, a string, a returned value), or
+    of what other walks read about a function (its signature, a `self.x` it sets, a decorator, a class's base).
+    None when the kind drawn has no place in this text."""
+    tree = ast.parse("\n".join(lines))
+    kind = rng.choice(["digit", "name", "string", "return", "self", "signature", "decorator", "base", "call"])
+    spots = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and kind == "base":
+            spots += [(base.lineno, base.end_col_offset, base.end_col_offset, "q") for base in node.bases if base.lineno == base.end_lineno]
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if kind == "signature" and node.args.args:
+            arg = node.args.args[-1]
+            spots.append((arg.lineno, arg.end_col_offset, arg.end_col_offset, "q"))
+        if kind == "decorator":
+            spots += [(d.lineno, d.end_col_offset, d.end_col_offset, "q") for d in node.decorator_list if d.lineno == d.end_lineno]
+        for stmt in node.body:
+            for sub in ast.walk(stmt):
+                if getattr(sub, "lineno", 0) != getattr(sub, "end_lineno", -1):
+                    continue
+                if kind == "digit" and isinstance(sub, ast.Constant) and type(sub.value) is int:
+                    spots.append((sub.lineno, sub.end_col_offset - 1, sub.end_col_offset, str(rng.randrange(10))))
+                elif kind == "name" and isinstance(sub, ast.Name):
+                    spots.append((sub.lineno, sub.end_col_offset, sub.end_col_offset, rng.choice("qz_1")))
+                elif kind == "string" and isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                    spots.append((sub.lineno, sub.end_col_offset - 1, sub.end_col_offset - 1, "x"))
+                elif kind == "return" and isinstance(sub, ast.Return) and sub.value is not None:
+                    spots.append((sub.lineno, sub.value.end_col_offset, sub.value.end_col_offset, rng.choice([".detach()", " * 2", ".sum()"])))
+                elif kind == "self" and isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self":
+                    spots.append((sub.lineno, sub.end_col_offset, sub.end_col_offset, "q"))
+                elif kind == "call" and isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+                    spots.append((sub.lineno, sub.func.end_col_offset, sub.func.end_col_offset, "q"))  # calls another name
+    rng.shuffle(spots)
+    for line, start, end, new in spots[:5]:
+        row = lines[line - 1]
+        if not row.isascii():
+            continue
+        edited = list(lines)
+        edited[line - 1] = row[:start] + new + row[end:]
+        try:
+            ast.parse("\n".join(edited))
+        except (SyntaxError, ValueError):
+            continue
+        return edited
+    return None
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_code_edits_give_the_findings_of_a_full_check(seed: int):
+    """Edits of code, inside a function body and of what other walks read about it, one after another: the
+    incremental check (which walks only the edited function again when it can, analysis/rewalk.py) gives the
+    findings of a fresh check after every one."""
+    rng = random.Random(200 + seed)
+    files = _samples() + _real_modules()
+    walked = {"function": 0, "module": 0, "none": 0}
+    total_findings = 0
+    for path in files:
+        lines = path.read_text("utf-8").split("\n")
+        incremental = IncrementalCheck()
+        model = incremental.check(Source("\n".join(lines), str(path))).model
+        for _ in range(12 if len(lines) > 500 else 8):
+            edited = _code_edit(lines, rng)
+            if edited is None:
+                continue
+            lines = edited
+            text = "\n".join(lines)
+            got = incremental.check(Source(text, str(path)), reuse=model)
+            expected = check_source(Source(text, str(path)))
+            assert _shown(got.findings) == _shown(expected.findings), f"{path.name}: findings differ after a code edit ({got.walked})"
+            assert got.suppressed == expected.suppressed
+            walked[got.walked] += 1
+            total_findings += len(expected.findings)
+            model = got.model
+    # both paths were taken: the one-function walk (else this compares full walks with themselves) and the fallback
+    assert walked["function"] >= 15 and walked["module"] >= 20, walked
+    assert total_findings > 100, total_findings

@@ -258,6 +258,8 @@ class IncrementalCheck:
         parsed = self.reparser.parse(source, parse)
         if not isinstance(parsed, Parsed):
             return CheckResult(source, [parsed])  # the text does not parse: the full parse's finding
+        if reuse is not None and reuse.__dict__.get("stale"):
+            reuse = None  # (a walk again that stopped half-way: analysis/rewalk.py)
         if parsed.same and reuse is not None and reuse.tree is parsed.tree:
             try:
                 result = recheck(reuse, source, settings)

@@ -27,11 +27,12 @@ import ast
 import bisect
 from collections import Counter
 
-from .model import FunctionInfo, ModuleModel, _bare_names
+from .model import CallEvent, FunctionInfo, ModuleModel, _bare_names
 
 _SUMMARY = ("returns", "returned_any", "calls_backward", "calls_step", "calls_zero_grad", "uses_arguments")
 # what a walk records about itself, or what is made again by walking (not a fact others read)
-_OWN = {"node", "scope", "walked", "walking", "walk_from", "walk_seq", "walk_end", "walk_stmt", "defining_scope", "owner", "cls",
+_OWN = {"node", "scope", "walked", "walking", "walk_from", "walk_seq", "walk_end", "walk_stmt", "walk_tables", "walk_module",
+        "defining_scope", "owner", "cls",
         "name", "context_of", *_SUMMARY}
 # a nested def gets a FunctionInfo of its own per walk; imports are the module's ImportTable (compared instead)
 _FORBIDDEN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal)
@@ -39,14 +40,55 @@ _FORBIDDEN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, a
 
 def rewalk(model: ModuleModel, parsed, source, resolver=None) -> bool:
     """Bring `model` (the walk of `parsed.base`) to the walk of `parsed.tree` by walking the edited function
-    again; False (model unchanged) when that cannot be shown to equal a walk of the whole new tree."""
-    plan = _plan(model, parsed)
-    if plan is None:
+    again (and the walks that read what changed in it); False when that cannot be shown to equal a walk of the
+    whole new tree: the model is then unchanged, or marked `stale` (never reused) when a first block was kept."""
+    edit = _edited(model, parsed)
+    if edit is None:
         return False
-    return _Rewalk(model, parsed.tree, source, resolver, *plan).run()
+    pending = [edit[1]]
+    done: set[int] = set()
+    tries = kept = walked = 0
+    while pending:
+        root = pending.pop(0)
+        if id(root) in done:
+            continue
+        tries += 1
+        if tries > MAX_BLOCKS:
+            return _give_up(model, kept, "too many blocks")
+        plan = _plan(model, edit, root, first=not kept)
+        if plan is None:
+            return _give_up(model, kept, None)
+        rewalk_ = _Rewalk(model, parsed.tree, source, resolver, edit, root, *plan)
+        outcome = rewalk_.run()
+        if isinstance(outcome, FunctionInfo):
+            pending.insert(0, outcome)  # what changed is read by the walk it lies in: walked again from there
+            continue
+        if not outcome:
+            return _give_up(model, kept, None)
+        kept += 1
+        walked += rewalk_.walked
+        if 3 * walked > 2 * max(len(model.events), 1) and len(model.events) > 1000:
+            return _give_up(model, kept, "most of the module")
+        done.update(rewalk_.ids)
+        # walks after this block that read what changed in it: each walked again in turn, in walk order
+        pending = sorted({id(f): f for f in [*pending, *rewalk_.later]}.values(), key=lambda f: f.walk_seq)
+    return True
 
 
-def _plan(model: ModuleModel, parsed):
+def _give_up(model: ModuleModel, kept: int, reason: str | None) -> bool:
+    if reason is not None:
+        _no(reason)
+    if kept:
+        model.stale = True  # part walked again, part not: its walk is no longer that of any text
+    return False
+
+
+MAX_BLOCKS = 12
+
+
+def _edited(model: ModuleModel, parsed):
+    """(walker, the edited function, its old node, its new node, (old class, new class) or None) when the edit lies
+    inside the body of a module-level function or a method of a module-level class."""
     walker = model.__dict__.get("_walker")
     path = parsed.path
     if walker is None or walker.model is not model or walker.summary_only or parsed.base is not model.tree or len(path) < 2:
@@ -63,20 +105,38 @@ def _plan(model: ModuleModel, parsed):
     info = model.functions.get(old_f)
     if info is None or not info.walked or info.walking or info.owner is not walker or "walk_end" not in info.__dict__:
         return _no('function not walked')
-    if info.walk_seq == info.walk_end:
-        return _no('walk without events')
     if cls_pair is not None and (info.cls is None or info.cls.node is not cls_pair[0]):
         return _no('class mismatch')
-    if info.name == "__init__" and info.cls is not None:
-        return _no('__init__')
-    members = _nested_walks(model, info)
+    if info.cls is not None and (info.name == "__init__" or _stores_on_self(new_f)):
+        return _no('__init__ or a store on self')
+    if not _plain_body(new_f):
+        return _no('nested def')
+    defined = {function.name for function in model.functions.values()} | set(model.classes)
+    before, after = Counter(_bare_names(old_f)), Counter(_bare_names(new_f))
+    if any(before[name] != after[name] for name in (before - after) + (after - before) if name in defined):
+        return _no("a def's name mentions changed")
+    if _zero_grad_receivers(old_f) != _zero_grad_receivers(new_f):
+        return _no('zero_grad receivers changed')
+    if _imports(old_f) != _imports(new_f):
+        return _no('imports changed')
+    return walker, info, old_f, new_f, cls_pair
+
+
+def _plan(model: ModuleModel, edit, root: FunctionInfo, first: bool = True):
+    """(members, module view) of a walk again from `root`: the walks nested in it, the module's names it saw."""
+    walker, info, old_f, new_f, cls_pair = edit
+    if "walk_end" not in root.__dict__ or "walk_tables" not in root.__dict__ or not root.walked or root.context_of is not None:
+        return _no('function not walked')
+    if root.walk_seq == root.walk_end:
+        return _no('walk without events')
+    members = _nested_walks(model, root)
     if members is None:
         return _no('a call-site walk inside')
+    if first and info not in members:
+        return _no('edited function not in the block')
     for member in members:
         if not _plain_body(member.node) or (member.cls is not None and (member.name == "__init__" or _stores_on_self(member.node))):
-            return _no('nested def/lambda/import or self store')
-    if not _plain_body(new_f) or (info.cls is not None and _stores_on_self(new_f)):
-        return _no('nested def/lambda/import or self store')
+            return _no('nested def or a store on self')
     ids = {id(member) for member in members}
     for shadow in walker.shadows:
         if id(shadow.context_of) in ids:
@@ -86,32 +146,31 @@ def _plan(model: ModuleModel, parsed):
             caller = caller.__dict__.get("called_from")
         if id(caller) in ids:
             return _no('call-site walk from inside')
-    if not _module_names_stand(model, members[0]):
-        if DEBUG:
-            r = members[0]
-            while r.__dict__.get("walk_from") is not None:
-                r = r.walk_from
-            print("names", info.name, r.name, type(r.walk_stmt).__name__, getattr(r.walk_stmt, "lineno", None))
-        return _no('module names rebound later')
-    defined = {function.name for function in model.functions.values()} | set(model.classes)
-    before, after = Counter(_bare_names(old_f)), Counter(_bare_names(new_f))
-    if any(before[name] != after[name] for name in (before - after) + (after - before) if name in defined):
-        return _no("a def's name mentions changed")
-    if _zero_grad_receivers(old_f) != _zero_grad_receivers(new_f):
-        return _no('zero_grad receivers changed')
-    if _imports(old_f) != _imports(new_f):
-        return _no('imports changed')
+    view = _module_view(model, root)
+    if view is False:
+        return _no('module names not known')
     # reading an attribute a method sets that was walked later walks that method first (walker._late_attribute)
     read = set()
-    for member in [*members[1:], info]:
+    for member in members:
         read |= {sub.attr for stmt in (new_f if member is info else member.node).body for sub in ast.walk(stmt)
                  if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Load)}
-    for cls in {id(c): c for c in [*model.classes.values(), *(f.cls for f in model.functions.values() if f.cls)]}.values():
+    for cls in _classes(model).values():
         for method in cls.methods.values():
-            if method.name != "__init__" and id(method) not in ids and method.__dict__.get("walk_seq", -1) >= info.walk_seq \
+            if method.name != "__init__" and id(method) not in ids and method.__dict__.get("walk_seq", -1) >= root.walk_seq \
                     and read & _stored_on_self(method.node):
                 return _no('a setter method walked later')
-    return walker, info, members, old_f, new_f, cls_pair
+    return members, view
+
+
+def _top(info: FunctionInfo) -> FunctionInfo:
+    """The walk started by module code (or after it) that `info`'s walk is nested in."""
+    while info.__dict__.get("walk_from") is not None:
+        info = info.walk_from
+    return info
+
+
+def _classes(model: ModuleModel) -> dict:
+    return {id(cls): cls for cls in [*model.classes.values(), *(f.cls for f in model.functions.values() if f.cls)]}
 
 
 def _nested_walks(model: ModuleModel, info: FunctionInfo) -> list[FunctionInfo] | None:
@@ -170,43 +229,19 @@ def _zero_grad_receivers(node) -> Counter:
                    and sub.func.attr == "zero_grad")
 
 
-def _module_names_stand(model: ModuleModel, info: FunctionInfo) -> bool:
-    """The module's names were those of the end of its code when the walk chain that led to `info` began."""
+def _module_view(model: ModuleModel, info: FunctionInfo):
+    """The module's names (and torch function aliases) as they stood when the module code that led to `info`'s
+    walk called it: None when that was after the module's code (its final names stand), False when not known."""
     root = info
     while root.__dict__.get("walk_from") is not None:
         root = root.walk_from
         if root.context_of is not None or "walk_stmt" not in root.__dict__:
             return False
-    stmt = root.walk_stmt
-    if isinstance(stmt, ast.Module):
-        return True  # walked after the module's code (an earlier version of the tree): its final names
-    line = getattr(stmt, "lineno", None)
-    if line is None:
-        return False
-    body = model.tree.body
-    for k, top in enumerate(body):
-        if top.lineno <= line <= top.end_lineno:
-            return not any(_binds(later) for later in body[k:])
-    return False
+    if isinstance(root.__dict__.get("walk_stmt"), ast.Module):
+        return None  # walked after the module's code (an earlier version of the tree): its final names
+    return root.__dict__.get("walk_module", False)
 
 
-def _binds(stmt) -> bool:
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return False
-    stack = [stmt]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return True
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            return True
-        if isinstance(node, ast.Lambda):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    return False
-
-
-DEBUG = False
 REFUSED: Counter = Counter()  # why edits were walked in full, by reason (for tests and bench/server_bench.py)
 
 
@@ -216,11 +251,15 @@ def _no(reason: str):
 
 
 class _Rewalk:
-    def __init__(self, model, tree, source, resolver, walker, info, members, old_f, new_f, cls_pair):
+    def __init__(self, model, tree, source, resolver, edit, root, members, view):
+        walker, self.edited, self.old_f, self.new_f, self.cls_pair = edit
         self.model, self.parsed_tree, self.source, self.resolver, self.walker = model, tree, source, resolver, walker
+        self.info, self.members, self.view = root, members, view
         self.final_seq = walker.seq
-        self.info, self.members, self.old_f, self.new_f, self.cls_pair = info, members, old_f, new_f, cls_pair
         self.ids = {id(member) for member in members}
+        self.escalate = None  # an ancestor walk to try from instead
+        self.later: list = []  # walks after the block that read what changed in it
+        self.walked = 0  # events walked again
 
     def run(self) -> bool:
         model, walker, info = self.model, self.walker, self.info
@@ -230,6 +269,8 @@ class _Rewalk:
         a, b = bisect.bisect_right(seqs, start), bisect.bisect_right(seqs, end)
         if any(id(event.ctx.scope.function) not in self.ids or event.ctx.via is not None for event in events[a:b]):
             return _no('events interleaved')
+        if len(events) > 1000 and 3 * (b - a) > 2 * len(events):
+            return _no('most of the module')  # (a walk of the whole costs as much)
         if any(id(event.ctx.scope.function) in self.ids for event in events[:a]) or \
                 any(id(event.ctx.scope.function) in self.ids for event in events[b:]):
             return _no('events outside the block')
@@ -254,7 +295,7 @@ class _Rewalk:
                  len(walker.shadows), dict(walker.memo), walker.table)
         old_provs, old_functions, old_tree, old_source = model._provs, model.functions, model.tree, model.source
         old_subs = model.torch_subscripts
-        cls = self.info.cls
+        cls = self.edited.cls
         try:
             ok = self._walk(old_nodes, a, b, la, lb)
         except Exception:  # RecursionError included: the full walk decides (and says what is wrong)
@@ -272,7 +313,7 @@ class _Rewalk:
             walker.module_scope.node = old_tree
             if cls is not None and self.cls_pair is not None:
                 cls.node = self.cls_pair[0]
-            return False
+            return self.escalate or False
         return True
 
     def _walk(self, old_nodes, a, b, la, lb) -> bool:
@@ -293,10 +334,10 @@ class _Rewalk:
             if member is not info:  # (set again by the first call inside the block)
                 member.__dict__.pop("passed_modules", None)
                 member.__dict__.pop("module_arguments", None)
-        info.node = self.new_f
+        self.edited.node = self.new_f
         model.functions = {(self.new_f if node is self.old_f else node): function for node, function in model.functions.items()}
         if self.cls_pair is not None:
-            info.cls.node = self.cls_pair[1]
+            self.edited.cls.node = self.cls_pair[1]
         model.tree = self.parsed_tree
         walker.module_scope.node = model.tree
         model.source = self.source
@@ -305,19 +346,53 @@ class _Rewalk:
         shadows, walks = len(walker.shadows), walker.context_walks
         walker.seq, walker.function, walker.stmt = start, info.walk_from, info.walk_stmt
         walker.resolver = self.resolver
-        walker.walk_function(info)
+        scope = walker.module_scope
+        final = scope.bindings, walker.function_aliases
+        if self.view is not None:  # the module's names as the first walk saw them
+            bindings, aliases = self.view
+            scope.bindings = dict(bindings)
+            walker.function_aliases = {**{key: value for key, value in final[1].items() if key[0] != id(scope)}, **aliases}
+        walker.classes_read = read = set()
+        try:
+            walker.walk_function(info)
+        finally:
+            walker.classes_read = None
+            if self.view is not None:
+                scope.bindings = final[0]
+                walker.function_aliases = {**{key: value for key, value in walker.function_aliases.items() if key[0] != id(scope)},
+                                           **{key: value for key, value in final[1].items() if key[0] == id(scope)}}
         new_events, new_loops = model.events, model.loops
         new_subs = model.torch_subscripts
         # what a fresh walk would have done differently
         if len(walker.shadows) != shadows or walker.context_walks != walks or not all(member.walked for member in self.members):
             return _no('call-site walk or a nested walk missing')
-        for member in self.members:
-            now = {key: value for key, value in member.__dict__.items() if key not in _OWN or key in _SUMMARY}
-            if now != summaries[id(member)]:
-                if DEBUG:
-                    old = summaries[id(member)]
-                    print("summary", member.name, {k: (old.get(k), now.get(k)) for k in set(old) | set(now) if old.get(k) != now.get(k)})
-                return _no('summary changed')
+        ours = _classes(model)
+        if any(ours[key].__dict__.get("changed_at", 0) > info.walk_tables for key in read if key in ours):
+            return _no("read a class table that changed later")
+        changed = {id(member) for member in self.members
+                   if {key: value for key, value in member.__dict__.items() if key not in _OWN or key in _SUMMARY} != summaries[id(member)]}
+        if changed:  # what others read of it changed: fine if none of them read it (they are walked again from further up)
+            readers = set()
+            for event in events[:a] + events[b:]:
+                if type(event) is CallEvent and (id(event.function) in changed or id(event.runs) in changed):
+                    readers.add(event.ctx.scope.function)
+            if None in readers or any(reader.context_of is not None for reader in readers):
+                return _no('summary changed, read by module code or a call-site walk')
+            top = _top(info)
+            near = [reader for reader in readers if _top(reader) is top]
+            far = [reader for reader in readers if _top(reader) is not top]
+            if any(reader.__dict__.get("walk_seq", -1) < end for reader in far):
+                return _no('summary changed, read before')
+            if near:  # inside the walk this block lies in: walked again from the lowest one that holds them all
+                caller = info.walk_from
+                while caller is not None:
+                    above = _nested_walks(model, caller)
+                    if above is not None and all(reader in above for reader in near):
+                        self.escalate = caller
+                        return _no('summary changed: walked from further up')
+                    caller = caller.__dict__.get("walk_from")
+                return _no('summary changed, read by unrelated walks')
+            self.later = far
         for event in new_events:
             if event.ctx.via is not None:
                 return _no('via event')
@@ -344,6 +419,7 @@ class _Rewalk:
             elif d["walk_seq"] >= end:  # began after the block (a walk that ended before it ended by `start`)
                 d["walk_seq"] += delta
                 d["walk_end"] += delta
+        self.walked = len(new_events)
         model.events = events[:a] + new_events + events[b:]
         model.loops = loops[:la] + new_loops + loops[lb:]
         model.torch_subscripts = new_subs

@@ -178,6 +178,8 @@ class Walker:
         self._keywords: dict | None = None
         self.shadows: list[FunctionInfo] = []  # (for release())
         self.function_aliases: dict = {}  # (id of a scope, name) -> the torch function the name was bound to there
+        self.table_changes = 0  # stores into class tables so far
+        self.classes_read: set | None = None  # ids of the classes whose tables were read (recorded by analysis/rewalk.py only)
 
     # -- driving -------------------------------------------------------------------------------------
     def run(self) -> ModuleModel:
@@ -343,6 +345,10 @@ class Walker:
         info.walking = True
         # where this walk began (its caller, the event count, the module statement), for analysis/rewalk.py
         info.walk_from, info.walk_seq, info.walk_stmt = self.function, self.seq, self.stmt  # type: ignore[attr-defined]
+        info.walk_tables = self.table_changes  # type: ignore[attr-defined]
+        if self.function is None and self.stmt is not self.model.tree and not self.summary_only:  # module code calls it
+            info.walk_module = (dict(self.module_scope.bindings), {key: value for key, value in self.function_aliases.items()  # type: ignore[attr-defined]
+                                                                   if key[0] == id(self.module_scope)})
         saved = self._state()
         node = info.node
         self.scope = Scope(node, info.name, getattr(info, "defining_scope", self.module_scope), function=info)
@@ -727,6 +733,8 @@ class Walker:
         info = self.function
         if info is None or info.cls is None:
             return
+        self.table_changes += 1  # (a class table changed: analysis/rewalk.py)
+        info.cls.changed_at = self.table_changes  # type: ignore[attr-defined]
         cls = info.cls
         if prov is not None and prov.param_deps:
             info.uses_arguments = True
@@ -1005,6 +1013,8 @@ class Walker:
             return self.lookup(name)
         cls = owner.module_class
         if isinstance(cls, ClassInfo):
+            if self.classes_read is not None:
+                self.classes_read.add(id(cls))
             self.ensure_class_init(cls)
             if not self._summarised(cls.methods.get("__init__")):
                 return None
