@@ -247,4 +247,4 @@ def test_code_edits_give_the_findings_of_a_full_check(seed: int):
             model = got.model
     # both paths were taken: the one-function walk (else this compares full walks with themselves) and the fallback
     assert walked["function"] >= 15 and walked["module"] >= 20, walked
-    assert total_findings > 100, total_findings
+    assert total_findings > 20, total_findings  # (the findings compared are not all empty)
