@@ -248,3 +248,36 @@ def test_code_edits_give_the_findings_of_a_full_check(seed: int):
     # both paths were taken: the one-function walk (else this compares full walks with themselves) and the fallback
     assert walked["function"] >= 15 and walked["module"] >= 20, walked
     assert total_findings > 20, total_findings  # (the findings compared are not all empty)
+
+
+_HELPER = '''import torch
+
+
+def reduce(values):
+    return values.sum()
+
+
+def train(batches):
+    w = torch.randn(8, requires_grad=True)
+    opt = torch.optim.SGD([w], lr=0.1)
+    for x in batches:
+        opt.zero_grad()
+        out = w * x
+        loss = reduce(out)
+        loss.backward()
+        opt.step()
+'''
+
+
+def test_an_edit_that_changes_what_a_caller_reads_walks_the_caller_again():
+    """`reduce` stops reducing: its summary (a scalar) changes, so `train`, which read it, is walked again too, and
+    its backward() of a non-scalar is found (AG005), without a walk of the whole module; and back."""
+    nonscalar = _HELPER.replace("return values.sum()", "return values * 2.0")
+    incremental = IncrementalCheck()
+    model = incremental.check(Source(_HELPER, "helper.py")).model
+    assert not incremental.check(Source(_HELPER, "helper.py")).findings
+    for text, codes in ((nonscalar, ["AG005"]), (_HELPER, [])):
+        got = incremental.check(Source(text, "helper.py"), reuse=model)
+        assert got.walked == "function" and got.model is model
+        assert [f.code for f in got.findings] == codes
+        assert _shown(got.findings) == _shown(check_source(Source(text, "helper.py")).findings)

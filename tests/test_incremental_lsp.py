@@ -101,3 +101,55 @@ async def test_diagnostics_after_each_edit_are_those_of_a_full_check(editor: Edi
         expected = wanted
         await editor.diagnostics(uri, lambda ds: _shown(ds) == wanted)
     assert changed, "some edit changed the findings (else nothing incremental was tested)"
+
+
+def _code_keystroke(text: str, rng: random.Random) -> tuple[int, int, str] | None:
+    """(start, end, new text) of one edit of code inside a function body that keeps the text parsing (a digit,
+    a character appended to a name read, a character typed into a string, a returned value changed): the edits
+    the server answers by walking the edited function again (analysis/rewalk.py)."""
+    from test_incremental import _code_edit
+
+    lines = text.split("\n")
+    edited = _code_edit(lines, rng)
+    if edited is None:
+        return None
+    index = next(k for k, (a, b) in enumerate(zip(lines, edited)) if a != b)
+    old, new = lines[index], edited[index]
+    prefix = 0
+    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(old), len(new)) - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
+        suffix += 1
+    offset = sum(len(line) + 1 for line in lines[:index])
+    return offset + prefix, offset + len(old) - suffix, new[prefix:len(new) - suffix]
+
+
+def _code_texts() -> dict:
+    """Modules with functions: real trainers (pinned wheels, tests/test_incremental.py) and a helper whose edit
+    changes what its caller reads."""
+    from test_incremental import _HELPER, _real_modules
+
+    texts = {path.name: path.read_text("utf-8") for path in _real_modules()}
+    texts["helper.py"] = _HELPER
+    return texts
+
+
+@pytest.mark.parametrize("name", ["dpo_trainer.py", "net.py", "helper.py"])
+async def test_diagnostics_after_code_edits_are_those_of_a_full_check(editor: Editor, name: str):
+    rng = random.Random("code " + name)
+    text = _code_texts()[name]
+    uri = editor.open(name, text)
+    path = editor.root / name
+    expected = _expected(text, path)
+    await editor.diagnostics(uri, lambda ds: _shown(ds) == expected)
+    edits = 0
+    for _ in range(30):
+        edit = _code_keystroke(editor.texts[uri], rng)
+        if edit is None:
+            continue
+        editor.edit(uri, *edit)
+        edits += 1
+        wanted = _expected(editor.texts[uri], path)
+        await editor.diagnostics(uri, lambda ds: _shown(ds) == wanted)
+    assert edits >= 15, edits

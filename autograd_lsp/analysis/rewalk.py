@@ -296,6 +296,7 @@ class _Rewalk:
         old_provs, old_functions, old_tree, old_source = model._provs, model.functions, model.tree, model.source
         old_subs = model.torch_subscripts
         cls = self.edited.cls
+        cls_node = cls.node if cls is not None else None
         try:
             ok = self._walk(old_nodes, a, b, la, lb)
         except Exception:  # RecursionError included: the full walk decides (and says what is wrong)
@@ -311,8 +312,8 @@ class _Rewalk:
             model._provs, model.functions, model.tree, model.source = old_provs, old_functions, old_tree, old_source
             model.events, model.loops, model.torch_subscripts = events, loops, old_subs
             walker.module_scope.node = old_tree
-            if cls is not None and self.cls_pair is not None:
-                cls.node = self.cls_pair[0]
+            if cls is not None:
+                cls.node = cls_node
             return self.escalate or False
         return True
 

@@ -141,8 +141,9 @@ class Scheduling:
             result = unit.incremental.check(snap.source, settings, resolver=resolver, reuse=reuse)
             findings, model, errors = result.findings, result.model, result.rule_errors
             if model is not None and model is reuse:
+                # the walk kept: its misses stand, plus those of the function walked again (analysis/rewalk.py)
+                misses = shown.misses + (resolver.misses if resolver is not None and result.walked == "function" else 0)
                 resolver = None
-                misses = shown.misses
         except Exception:  # the checker guards rules; this is the last line of defence for the server
             errors = [f"analysis of {unit.key} failed:\n{traceback.format_exc()}"]
             findings, model = [], None
