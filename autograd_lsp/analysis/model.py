@@ -264,7 +264,8 @@ class ModuleModel:
                 scopes.append(info.scope)
             info.owner = None
             info.scope = None
-            info.__dict__.pop("defining_scope", None)
+            for key in ("defining_scope", "walk_from", "walk_stmt", "walk_module"):  # (the last two: analysis/rewalk.py)
+                info.__dict__.pop(key, None)
         for scope in scopes:
             scope.bindings.clear()
             scope.defs.clear()
@@ -291,6 +292,7 @@ class ModuleModel:
                     shadow.scope.parent = shadow.scope.function = None
                 shadow.scope = shadow.owner = None
                 shadow.__dict__.pop("instance", None)
+                shadow.__dict__.pop("called_from", None)
             walker.shadows.clear()
             walker.memo.clear()
             walker.function_aliases.clear()

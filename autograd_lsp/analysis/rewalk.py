@@ -107,17 +107,19 @@ def _edited(model: ModuleModel, parsed):
         return _no('function not walked')
     if cls_pair is not None and (info.cls is None or info.cls.node is not cls_pair[0]):
         return _no('class mismatch')
-    if info.cls is not None and (info.name == "__init__" or _stores_on_self(new_f)):
+    old, new = _facts(walker, old_f), _facts(walker, new_f)
+    if info.cls is not None and (info.name == "__init__" or old.on_self or new.on_self):
         return _no('__init__ or a store on self')
-    if not _plain_body(new_f):
+    if not old.plain or not new.plain:
         return _no('nested def')
+    if info.cls is not None and old.stored != new.stored:
+        return _no('attribute stores changed')  # (walker._class_constant)
     defined = {function.name for function in model.functions.values()} | set(model.classes)
-    before, after = Counter(_bare_names(old_f)), Counter(_bare_names(new_f))
-    if any(before[name] != after[name] for name in (before - after) + (after - before) if name in defined):
+    if any(old.names[name] != new.names[name] for name in (old.names - new.names) + (new.names - old.names) if name in defined):
         return _no("a def's name mentions changed")
-    if _zero_grad_receivers(old_f) != _zero_grad_receivers(new_f):
+    if old.zero_grad != new.zero_grad:
         return _no('zero_grad receivers changed')
-    if _imports(old_f) != _imports(new_f):
+    if old.imports != new.imports:
         return _no('imports changed')
     return walker, info, old_f, new_f, cls_pair
 
@@ -135,7 +137,8 @@ def _plan(model: ModuleModel, edit, root: FunctionInfo, first: bool = True):
     if first and info not in members:
         return _no('edited function not in the block')
     for member in members:
-        if not _plain_body(member.node) or (member.cls is not None and (member.name == "__init__" or _stores_on_self(member.node))):
+        facts = _facts(walker, member.node)
+        if not facts.plain or (member.cls is not None and (member.name == "__init__" or facts.on_self)):
             return _no('nested def or a store on self')
     ids = {id(member) for member in members}
     for shadow in walker.shadows:
@@ -152,12 +155,11 @@ def _plan(model: ModuleModel, edit, root: FunctionInfo, first: bool = True):
     # reading an attribute a method sets that was walked later walks that method first (walker._late_attribute)
     read = set()
     for member in members:
-        read |= {sub.attr for stmt in (new_f if member is info else member.node).body for sub in ast.walk(stmt)
-                 if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Load)}
+        read |= _facts(walker, new_f if member is info else member.node).read
     for cls in _classes(model).values():
         for method in cls.methods.values():
             if method.name != "__init__" and id(method) not in ids and method.__dict__.get("walk_seq", -1) >= root.walk_seq \
-                    and read & _stored_on_self(method.node):
+                    and read & _facts(walker, method.node).on_self:
                 return _no('a setter method walked later')
     return members, view
 
@@ -196,37 +198,55 @@ def _nested_walks(model: ModuleModel, info: FunctionInfo) -> list[FunctionInfo] 
     return members
 
 
-def _plain_body(node) -> bool:
-    for stmt in node.body:
-        for sub in ast.walk(stmt):
-            if isinstance(sub, _FORBIDDEN):
-                return False
-    return True
+class _Facts:
+    """What a function's body shows without walking it, in one pass (kept per node: unchanged bodies are shared)."""
+
+    def __init__(self, node):
+        from .walker import label
+
+        args = node.args.posonlyargs or node.args.args
+        me = args[0].arg if args else None
+        self.plain = True  # no nested def or class, no global/nonlocal
+        self.on_self: set = set()  # attributes stored on the first argument
+        self.read: set = set()  # attributes read
+        self.stored: Counter = Counter()  # attributes stored, on anything (walker._class_constant reads them)
+        self.zero_grad: Counter = Counter()  # receivers of `.zero_grad()` (walker._zero_grad_receivers)
+        self.imports: list = []
+        self.nodes: set = set()  # ids of the body's nodes
+        self.names: Counter = Counter()  # bare names written (ModuleModel.mentions)
+        for stmt in node.body:
+            self.names.update(_bare_names(stmt))
+            for sub in ast.walk(stmt):
+                self.nodes.add(id(sub))
+                kind = type(sub)
+                if kind is ast.Attribute:
+                    if isinstance(sub.ctx, ast.Load):
+                        self.read.add(sub.attr)
+                    else:
+                        self.stored[sub.attr] += 1
+                        if me is not None and isinstance(sub.value, ast.Name) and sub.value.id == me:
+                            self.on_self.add(sub.attr)
+                elif kind is ast.Call and isinstance(sub.func, ast.Attribute) and sub.func.attr == "zero_grad":
+                    self.zero_grad[label(sub.func.value)] += 1
+                elif kind is ast.Import or kind is ast.ImportFrom:
+                    self.imports.append(ast.dump(sub))
+                elif isinstance(sub, _FORBIDDEN):
+                    self.plain = False
 
 
-def _stores_on_self(node) -> bool:
-    return bool(_stored_on_self(node))
+# id of a def -> (the def, its facts): the trees of one document's texts share every def an edit left alone,
+# across full walks too; cleared when full (the defs it holds stay alive until then)
+_FACTS: dict = {}
+_FACTS_KEPT = 4096
 
 
-def _stored_on_self(node) -> set:
-    """The attributes a method stores on its first argument."""
-    args = node.args.posonlyargs or node.args.args
-    if not args:
-        return set()
-    me = args[0].arg
-    return {sub.attr for stmt in node.body for sub in ast.walk(stmt)
-            if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, (ast.Store, ast.Del)) and isinstance(sub.value, ast.Name) and sub.value.id == me}
-
-
-def _imports(node) -> list:
-    return [ast.dump(sub) for stmt in node.body for sub in ast.walk(stmt) if isinstance(sub, (ast.Import, ast.ImportFrom))]
-
-
-def _zero_grad_receivers(node) -> Counter:
-    from .walker import label
-
-    return Counter(label(sub.func.value) for sub in ast.walk(node) if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
-                   and sub.func.attr == "zero_grad")
+def _facts(walker, node) -> _Facts:
+    found = _FACTS.get(id(node))
+    if found is None or found[0] is not node:
+        if len(_FACTS) >= _FACTS_KEPT:
+            _FACTS.clear()
+        found = _FACTS[id(node)] = (node, _Facts(node))
+    return found[1]
 
 
 def _module_view(model: ModuleModel, info: FunctionInfo):
@@ -287,8 +307,7 @@ class _Rewalk:
             la = lb = bisect.bisect_right(loop_seqs, start)
         old_nodes = set()
         for member in self.members:
-            for stmt in member.node.body:
-                old_nodes.update(id(sub) for sub in ast.walk(stmt))
+            old_nodes |= _facts(walker, member.node).nodes
 
         saved = {id(member): dict(member.__dict__) for member in self.members}
         state = (walker.seq, walker.function, walker.stmt, walker.resolver, dict(walker.function_aliases), walker.context_walks,
@@ -323,7 +342,9 @@ class _Rewalk:
         events, loops = model.events, model.loops
         summaries = {id(member): {key: value for key, value in member.__dict__.items() if key not in _OWN or key in _SUMMARY}
                      for member in self.members}
-        provs = {key: value for key, value in model._provs.items() if key not in old_nodes}
+        provs = dict(model._provs)
+        for key in old_nodes:
+            provs.pop(key, None)
         scopes = {id(member.scope) for member in self.members if member.scope is not None}
         for key in [key for key in walker.function_aliases if key[0] in scopes]:
             del walker.function_aliases[key]
@@ -421,6 +442,7 @@ class _Rewalk:
                 d["walk_seq"] += delta
                 d["walk_end"] += delta
         self.walked = len(new_events)
+        _FACTS.pop(id(self.old_f), None)
         model.events = events[:a] + new_events + events[b:]
         model.loops = loops[:la] + new_loops + loops[lb:]
         model.torch_subscripts = new_subs
