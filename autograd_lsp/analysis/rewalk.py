@@ -107,8 +107,11 @@ def _edited(model: ModuleModel, parsed):
         return _no('function not walked')
     if cls_pair is not None and (info.cls is None or info.cls.node is not cls_pair[0]):
         return _no('class mismatch')
+    if info.cls is not None and info.name == "__init__":
+        return _no('__init__ or a store on self')
     old, new = _facts(walker, old_f), _facts(walker, new_f)
-    if info.cls is not None and (info.name == "__init__" or old.on_self or new.on_self):
+    _FACTS.pop(id(old_f), None)  # (the old def is in no later tree: keeping it would keep its whole body alive)
+    if info.cls is not None and (old.on_self or new.on_self):
         return _no('__init__ or a store on self')
     if not old.plain or not new.plain:
         return _no('nested def')
@@ -212,12 +215,10 @@ class _Facts:
         self.stored: Counter = Counter()  # attributes stored, on anything (walker._class_constant reads them)
         self.zero_grad: Counter = Counter()  # receivers of `.zero_grad()` (walker._zero_grad_receivers)
         self.imports: list = []
-        self.nodes: set = set()  # ids of the body's nodes
         self.names: Counter = Counter()  # bare names written (ModuleModel.mentions)
         for stmt in node.body:
             self.names.update(_bare_names(stmt))
             for sub in ast.walk(stmt):
-                self.nodes.add(id(sub))
                 kind = type(sub)
                 if kind is ast.Attribute:
                     if isinstance(sub.ctx, ast.Load):
@@ -237,7 +238,7 @@ class _Facts:
 # id of a def -> (the def, its facts): the trees of one document's texts share every def an edit left alone,
 # across full walks too; cleared when full (the defs it holds stay alive until then)
 _FACTS: dict = {}
-_FACTS_KEPT = 4096
+_FACTS_KEPT = 512
 
 
 def _facts(walker, node) -> _Facts:
@@ -305,9 +306,7 @@ class _Rewalk:
                 return _no('loops interleaved')
         else:
             la = lb = bisect.bisect_right(loop_seqs, start)
-        old_nodes = set()
-        for member in self.members:
-            old_nodes |= _facts(walker, member.node).nodes
+        old_nodes = {id(sub) for member in self.members for stmt in member.node.body for sub in ast.walk(stmt)}
 
         saved = {id(member): dict(member.__dict__) for member in self.members}
         state = (walker.seq, walker.function, walker.stmt, walker.resolver, dict(walker.function_aliases), walker.context_walks,
