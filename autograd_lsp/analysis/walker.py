@@ -1434,9 +1434,31 @@ class Walker:
         width = _layer_width(name, built)
         if width is not None and width > 1:
             result = result.but(scalar=False)  # nn.Linear(10, 5)(x): at least 5 elements
+        elif isinstance(cls, ClassInfo) and event.runs is not None and node.args and not node.keywords and not self.no_grad:
+            if self._forward_not_scalar(event.runs, arg_provs):
+                result = result.but(scalar=False)  # a user loss module returning `(pred - target) ** 2`
         if requires_grad and name is not None and api.saves_output(name):
             result = result.but(saved_by=name, saved_node=node)  # nn.Sigmoid()(x): its output is kept for backward (AG006)
         return result
+
+    def _forward_not_scalar(self, info: FunctionInfo, arg_provs) -> bool:
+        """A user module's forward() known to return several elements for these inputs: its summary says so (a wide
+        layer's output), or it returns an elementwise function of its inputs and one of them has several. Another
+        module's forward is walked only for calls with such an input."""
+        wide_input = any(p is not None and p.kind is Kind.TENSOR and p.scalar is False for p in arg_provs)
+        if not (wide_input or info.owner is self) or self._is_static(info.node):
+            return False
+        if not info.walked:
+            self.walk_function(info)
+        ret = info.returns
+        if ret is None or ret.kind is not Kind.TENSOR or not self._summarised(info) or not ret.param_deps:
+            return False
+        deps = []
+        for index in sorted(ret.param_deps):  # (index 0 is `self`)
+            if not 1 <= index <= len(arg_provs):
+                return False
+            deps.append((arg_provs[index - 1], None))
+        return ret.scalar is False or wide_input and _elementwise_scalar(info, ret, deps) is False
 
     def method_call(self, node, event, method, receiver, recv: Provenance | None, arg_provs) -> Provenance | None:
         if method == "backward":
