@@ -63,6 +63,12 @@ DEVICE_OVERRIDES = {"_apply", "to", "cuda", "_load_from_state_dict", "_save_to_s
 OPTIMIZER_PREFIXES = ("torch.optim.",)
 NOT_OPTIMIZERS_PREFIXES = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.")
 
+# torch.utils.data.DataLoader: its batches stack `batch_size` items (its second parameter; default 1) along a first
+# dimension, unless a sampler of batches or a collate function of the user's decides what a batch is.
+DATA_LOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+LOADER_BATCH_SIZE = ("batch_size", 1)
+LOADER_OWN_BATCHES = ("batch_sampler", "collate_fn")
+
 # Loss functions -> position of their `reduction=` argument: scalar results unless it is "none".
 FUNCTIONAL_LOSSES = ops.LOSSES
 

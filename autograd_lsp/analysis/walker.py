@@ -77,12 +77,12 @@ def _literal_numel(node: ast.AST) -> int | None:
     return None
 
 
-def _size_numel(args: list[ast.expr]) -> int | None:
-    """numel of `zeros(2, 3)` / `zeros((2, 3))`, when every size is a literal."""
+def _size_numel(args: list[ast.expr], number=None) -> int | None:
+    """numel of `zeros(2, 3)` / `zeros((2, 3))`, when every size is a literal (or a name `number` knows the value of)."""
     sizes = args[0].elts if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)) else args
     total = 1
     for size in sizes:
-        value = _const(size)
+        value = _const(size) if number is None else number(size)
         if not isinstance(value, int) or isinstance(value, bool):
             return None
         total *= value
@@ -98,7 +98,7 @@ def _number(node: ast.AST | None):
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _sequence_numel(short: str, args: list[ast.expr], keywords: dict) -> int | None:
+def _sequence_numel(short: str, args: list[ast.expr], keywords: dict, _number=_number) -> int | None:
     """numel of linspace/logspace/arange/range/eye calls whose counts are literals (torch's own size formulas)."""
     import math
 
@@ -676,6 +676,8 @@ class Walker:
     # -- assignment ----------------------------------------------------------------------------------
     def assign(self, target: ast.expr, value: ast.expr | None, prov: Provenance | None):
         if isinstance(target, ast.Name):
+            if prov is _INT_NUMBER and type(value) is ast.Constant and type(value.value) is int:
+                prov = _int_number(value.value)  # `batch_size = 32`: its value sizes tensors made from it
             alias = value.id if isinstance(value, ast.Name) else None
             self.emit(BindEvent(self.stmt, self.ctx(), name=target.id, target=target, value=value, prov=prov, alias_of=alias))
             self.bind(target.id, prov)
@@ -753,6 +755,8 @@ class Walker:
         if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph:
             # `y1, y2 = model(x)`: every output shares the forward's graph
             return [(None, prov.but(scalar=None)) for _ in range(count)]
+        if prov is not None and prov.kind is Kind.TENSOR and prov.origin == "batch":
+            return [(None, prov)] * count  # `for inputs, labels in loader`: every field has the batch's rows
         return [(None, None)] * count
 
     def _integer_outputs(self, value, prov, count) -> frozenset:
@@ -1641,6 +1645,8 @@ class Walker:
                               origin="nn.Parameter" if default else "Variable",
                               no_grad=self.no_grad, loop=self.loop, epoch=self.epoch, scalar=data.scalar if data is not None else None,
                               uninitialised=bool(data is not None and data.uninitialised), node=node)
+        if qualname in api.DATA_LOADERS:
+            return self._loader(node)
         if qualname.startswith(api.OPTIMIZER_PREFIXES) and short[:1].isupper():
             if qualname.startswith(api.NOT_OPTIMIZERS_PREFIXES):
                 return None
@@ -1659,6 +1665,16 @@ class Walker:
         if module in ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft") or qualname == "torch.autograd.backward":
             return self.torch_op(node, short, arg_provs)
         return None
+
+    def _loader(self, node: ast.Call) -> Provenance | None:
+        """`DataLoader(ds, batch_size=32)`: each batch (and each field of one) has `batch_size` rows, the first batch at
+        least (the last may be smaller); nothing else about them is known."""
+        name, position = api.LOADER_BATCH_SIZE
+        size = self._int_value(_argument(node, name, position))
+        if not isinstance(size, int) or size < 2 or any(kw.arg in api.LOADER_OWN_BATCHES or kw.arg is None for kw in node.keywords):
+            return None
+        batch = Provenance(Kind.TENSOR, node.lineno, scalar=False, origin="batch", no_grad=self.no_grad, node=node)
+        return Provenance(Kind.SEQUENCE, node.lineno, elements=(batch,), origin="DataLoader", node=node)
 
     def _distribution(self, node: ast.Call, arg_provs) -> Provenance | None:
         """`Normal(mean, torch.exp(log_std))`: the distribution keeps its tensors, so it carries the graph of those built
@@ -1726,10 +1742,10 @@ class Walker:
             count = _literal_numel(data)
             scalar = None if count is None else count == 1
         elif short in ("zeros", "ones", "empty", "rand", "randn", "full") and node.args:
-            count = _size_numel(node.args[:1] if short == "full" else node.args)
+            count = _size_numel(node.args[:1] if short == "full" else node.args, self._int_value)
             scalar = None if count is None else count == 1
         elif short in ("linspace", "logspace", "arange", "range", "eye"):
-            count = _sequence_numel(short, node.args, keywords)
+            count = _sequence_numel(short, node.args, keywords, self._int_value)
             scalar = None if count is None else count == 1
         elif short in api.LIKE_FACTORIES and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.TENSOR:
             scalar = arg_provs[0].scalar
@@ -1743,6 +1759,13 @@ class Walker:
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=requires_grad if isinstance(requires_grad, bool) else None,
                           dtype=dtype, origin=f"torch.{short}", no_grad=self.no_grad, loop=self.loop, epoch=self.epoch, scalar=scalar,
                           uninitialised=uninitialised, node=node)
+
+    def _int_value(self, node: ast.expr | None):
+        """A literal number, or the integer a name was bound to (`n = 16` ... `torch.randn(n)`)."""
+        if isinstance(node, ast.Name):
+            prov = self.lookup(node.id)
+            return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
+        return _number(node)
 
     def torch_op(self, node: ast.Call, short: str, arg_provs) -> Provenance | None:
         inputs = [(p, a) for p, a in zip(arg_provs, node.args)]
@@ -2015,6 +2038,17 @@ def _elementwise_scalar(info: FunctionInfo, ret: Provenance, deps) -> bool | Non
 # Literal numbers carry no position worth keeping: two shared values instead of one per literal.
 _INT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.INT)
 _FLOAT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.FLOAT)
+_NAMED_INTS: dict = {}
+
+
+def _int_number(value: int) -> Provenance:
+    """An integer literal bound to a name, with its value (shared per value, like the literals)."""
+    prov = _NAMED_INTS.get(value)
+    if prov is None:
+        prov = Provenance(Kind.NUMBER, 0, dtype=api.INT, value=value)
+        if len(_NAMED_INTS) < 4096:
+            _NAMED_INTS[value] = prov
+    return prov
 
 _OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@",
         ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
