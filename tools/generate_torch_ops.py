@@ -382,6 +382,7 @@ def collect() -> dict:
         "TENSOR_OPS": (tensor_ops & python_names) - nondifferentiable - set(inplace),
         "SAME_SHAPE": (same_shape | pointwise) & python_names,
         "LOSSES": _losses(F),
+        "LEGACY_REDUCE": _legacy_reduce(F),
         "SAVED": {n: d for n, d in saved.items() if n in python_names},
         "FACTORIES": {n: k for n, k in factories.items() if n in functions},
         "LEGACY_CONSTRUCTORS": legacy,
@@ -455,6 +456,16 @@ def _losses(F) -> dict:
     return out
 
 
+def _legacy_reduce(F) -> dict:
+    """Losses that still take the deprecated `reduce` argument -> its position (`reduce=False` means reduction='none')."""
+    out = {}
+    for name in _losses(F):
+        parameters = list(inspect.signature(getattr(F, name)).parameters)
+        if "reduce" in parameters:
+            out[name] = parameters.index("reduce")
+    return out
+
+
 def _dtype_class(torch, dtype) -> str:
     return "float" if dtype.is_floating_point or dtype.is_complex else "int"
 
@@ -498,7 +509,7 @@ def _modules(torch, nn, F) -> dict:
         op = _forward_op(cls)
         if op is not None:
             entry["op"] = op
-        for argument in ("inplace", "reduction"):
+        for argument in ("inplace", "reduction", "reduce"):
             if argument in positional or any(p.name == argument for p in parameters):
                 entry[argument] = positional.index(argument) if argument in positional else -1
         if "reduction" in entry:
@@ -581,6 +592,7 @@ def render(facts: dict) -> str:
         "TENSOR_OPS": "Differentiable ops returning tensors: the result is in the graph of its inputs.",
         "SAME_SHAPE": "Ops whose result has their input's shape (pointwise, or found so by calling them on 2x3 and 1-element tensors).",
         "LOSSES": "torch.nn.functional losses -> position of their `reduction` argument.",
+        "LEGACY_REDUCE": "torch.nn.functional losses -> position of their deprecated `reduce` argument (False: no reduction).",
         "SAVED": "op -> {tensor argument i (0: the receiver of a method call): what computing its gradient saves, tensor arguments "
                  "by position and \"result\" for the output}. Autograd saves them only when input i requires grad.",
         "FACTORIES": "Factories -> dtype class of their result without dtype=: float, int, like (the input's), data (the values'); "
@@ -599,7 +611,7 @@ def render(facts: dict) -> str:
         "METHODS": "Callable attributes of torch.Tensor.",
         "MODULE_ITERATORS": "nn.Module generator methods (parameters(), named_buffers(), modules()...).",
         "FUNCTIONAL": "Functions of torch.nn.functional.",
-        "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction: __init__ position (-1 keyword only); "
+        "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction/reduce: __init__ position (-1 keyword only); "
                    "parameters: names of its own parameters when built (None: could not build one).",
         "TUPLE_RESULTS": "Ops returning several tensors (an overload's `(Tensor values, Tensor indices)`) -> dtype class of each "
                          "output on float input (int: indices; float: the input's own dtype); dim: only when called with a dim (max(x) is one tensor); "

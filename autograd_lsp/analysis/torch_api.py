@@ -71,6 +71,7 @@ LOADER_OWN_BATCHES = ("batch_sampler", "collate_fn")
 
 # Loss functions -> position of their `reduction=` argument: scalar results unless it is "none".
 FUNCTIONAL_LOSSES = ops.LOSSES
+LEGACY_REDUCE = ops.LEGACY_REDUCE  # their deprecated `reduce=` position: `reduce=False` is reduction="none"
 
 
 def integer_outputs(op: str | None, count: int | None, with_dim: bool) -> frozenset:

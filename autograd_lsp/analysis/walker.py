@@ -1421,6 +1421,8 @@ class Walker:
         built = module.node if isinstance(module.node, ast.Call) else None
         if reduction is None and built is not None:
             reduction = _argument(built, "reduction", api.layer(name).get("reduction"))
+            if reduction is None and loss and _const(_argument(built, "reduce", api.layer(name).get("reduce"))) is False:
+                reduction = _NO_REDUCTION  # nn.MSELoss(reduce=False), the deprecated spelling of reduction="none"
         first, first_call = self._first_layer(name, built)  # nn.Sequential(nn.ReLU(inplace=True), ...) applies its first layer
         if first_call is not None and node.args and _const(_argument(first_call, "inplace", api.layer(first).get("inplace"))) is True \
                 and _writes(first_call, api.layer_op(first), 0):
@@ -1777,7 +1779,10 @@ class Walker:
         dtype = api.INT if short in api.INT_RESULT_METHODS else (api.FLOAT if short in api.FLOAT_RESULT_METHODS or short in api.FUNCTIONAL_LOSSES else None)
         nondiff = short if short in api.NONDIFFERENTIABLE else None
         if short in api.FUNCTIONAL_LOSSES:
-            scalar = _reduction_scalar(_argument(node, "reduction", api.FUNCTIONAL_LOSSES[short]))
+            reduction = _argument(node, "reduction", api.FUNCTIONAL_LOSSES[short])
+            if reduction is None and short in api.LEGACY_REDUCE and _const(_argument(node, "reduce", api.LEGACY_REDUCE[short])) is False:
+                reduction = _NO_REDUCTION
+            scalar = _reduction_scalar(reduction)
         elif short in api.REDUCTIONS:
             scalar = True if len(node.args) <= 1 and not any(kw.arg == "dim" for kw in node.keywords) else None
         elif short in ("stack", "cat", "conv1d", "conv2d", "conv3d", "linear", "matmul", "mm", "bmm", "outer", "einsum"):
@@ -1983,6 +1988,9 @@ def _argument(call: ast.Call, name: str, position: int | None) -> ast.expr | Non
     if keyword is None and position is not None and 0 <= position < len(call.args):
         return call.args[position]
     return keyword
+
+
+_NO_REDUCTION = ast.Constant("none")
 
 
 def _reduction_scalar(argument: ast.expr | ast.keyword | None) -> bool | None:
