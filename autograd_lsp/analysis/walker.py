@@ -354,7 +354,8 @@ class Walker:
             if index == 0 and info.cls is not None and not self._is_static(node):
                 self.bind(arg.arg, Provenance(Kind.MODULE, node.lineno, module_class=info.cls, origin="self"))
                 continue
-            self.bind(arg.arg, info.__dict__.get("passed_modules", {}).get(arg.arg) or self._param_prov(arg, index))
+            prov = info.__dict__.get("passed_modules", {}).get(arg.arg) or self._param_prov(arg, index)
+            self.bind(arg.arg, prov.but(scalar=False) if arg.arg in info.__dict__.get("passed_sizes", ()) else prov)
         for arg in (args.vararg, args.kwarg):
             if arg is not None:
                 self.bind(arg.arg, None)
@@ -1212,7 +1213,7 @@ class Walker:
         so its body is walked with them (`train(net, loader, nn.CrossEntropyLoss(reduction="none"))`): info.passed_modules."""
         if self.summary_only or info.owner is not self or info.cls is not None or isinstance(info.node, ast.Lambda):
             return
-        if not any(p is not None and p.kind is Kind.MODULE and p.module_class is not None for p in [*arg_provs, *(keywords or {}).values()]):
+        if not any(p is not None and (p.kind is Kind.MODULE and p.module_class is not None or _sized(p)) for p in [*arg_provs, *(keywords or {}).values()]):
             return
         # named exactly twice in the code (its `def` and this call; a mention in a string makes us give up): no
         # other call, no use as a callback
@@ -1220,7 +1221,9 @@ class Walker:
             return
         bound = callsite.bind_arguments(info.node, False, node, arg_provs, keywords or {})
         info.passed_modules = {name: prov for name, prov in (bound or {}).items()  # type: ignore[attr-defined]
-                               if prov is not None and prov.kind is Kind.MODULE and prov.module_class is not None}
+                               if prov is not None and (prov.kind is Kind.MODULE and prov.module_class is not None or prov.origin == "DataLoader")}
+        # tensors known to have several elements: the parameter stays symbolic, with that one fact (for AG005)
+        info.passed_sizes = {name for name, prov in (bound or {}).items() if _sized(prov) and prov.kind is Kind.TENSOR}  # type: ignore[attr-defined]
 
     def call_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs, receiver: Provenance | None):
         """Walk `info`'s body with what this call passes, when that tells more than its symbolic summary: the helper's
@@ -1917,6 +1920,11 @@ class Walker:
 _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), "Conv1d": (1, "out_channels"),
                 "Conv2d": (1, "out_channels"), "Conv3d": (1, "out_channels"), "ConvTranspose1d": (1, "out_channels"),
                 "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim")}
+
+
+def _sized(prov: Provenance | None) -> bool:
+    """A tensor known to have several elements, or a DataLoader's batches (what a single-call helper is walked with)."""
+    return prov is not None and (prov.kind is Kind.TENSOR and prov.scalar is False or prov.kind is Kind.SEQUENCE and prov.origin == "DataLoader")
 
 
 def _trainable_module(prov: Provenance) -> bool:
