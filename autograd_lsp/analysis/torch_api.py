@@ -30,6 +30,7 @@ TENSOR_OPS = ops.TENSOR_OPS  # differentiable: the result joins the graph of its
 POINTWISE = ops.POINTWISE  # the result has the broadcast shape of the inputs
 SAME_SHAPE = ops.SAME_SHAPE  # pointwise, or keeps its input's shape (softmax, clone...): one element iff the input has one
 REDUCTIONS = ops.REDUCTIONS
+KEEPS_NUMEL = ops.KEEPS_NUMEL  # never fewer elements than the receiver (view, reshape, squeeze, expand...)
 VIEWS = ops.VIEWS  # the result may share storage (and, for autograd, the base) with the input
 # No gradient reaches the inputs through these: non-differentiable results and zero-gradient formulas.
 NONDIFFERENTIABLE = ops.NONDIFFERENTIABLE | ops.ZERO_GRADIENT

@@ -1563,7 +1563,7 @@ class Walker:
             elif method in api.SAME_SHAPE:
                 scalar = "propagate"
             else:
-                scalar = None
+                scalar = False if recv.scalar is False and method in api.KEEPS_NUMEL else None  # `losses.view(-1)`
             result = self.derive(node, recv, inputs, dtype=dtype, scalar=scalar)
             if method in api.VIEWS:
                 result = self._view(result, recv)
@@ -1792,6 +1792,8 @@ class Walker:
             scalar = None if short in ("matmul", "einsum", "mm", "bmm", "linear") else False
         elif short in api.SAME_SHAPE:
             scalar = "propagate"
+        elif short in api.KEEPS_NUMEL and arg_provs[0] is not None and arg_provs[0].kind is Kind.TENSOR and arg_provs[0].scalar is False:
+            scalar = False  # torch.flatten(x), torch.squeeze(x): as many elements as x
         else:
             scalar = None  # torch.dist, torch.linalg.det, F.cosine_similarity...: many functions reduce
         result = self.derive(node, tensors[0], inputs, dtype=dtype, nondiff=nondiff, scalar=scalar)
