@@ -353,8 +353,8 @@ class _Rewalk:
             member.calls_backward = member.calls_step = member.calls_zero_grad = member.uses_arguments = False
             member.scope = None
             if member is not info:  # (set again by the first call inside the block)
-                member.__dict__.pop("passed_modules", None)
-                member.__dict__.pop("module_arguments", None)
+                for key in ("passed_modules", "passed_sizes", "module_arguments"):
+                    member.__dict__.pop(key, None)
         self.edited.node = self.new_f
         model.functions = {(self.new_f if node is self.old_f else node): function for node, function in model.functions.items()}
         if self.cls_pair is not None:
