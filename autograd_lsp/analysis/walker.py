@@ -1892,13 +1892,15 @@ def _class_constant(cls: ClassInfo, attr: str, line: int) -> Provenance | None:
     when no method of the class stores that attribute; None otherwise. Computed once per class."""
     table = cls.__dict__.get("_body_constants")
     if table is None:
+        bound = cls.__dict__.get("_body_names")
+        if bound is None:
+            bound = cls._body_names = {name for stmt in cls.node.body for name in _body_names(stmt)}  # type: ignore[attr-defined]
+        if attr not in bound:  # (the usual case: not a class-body name; the class's tree is walked only for one)
+            return None
         stored = {node.attr for node in ast.walk(cls.node) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)}
         table, seen = {}, set()
         for stmt in cls.node.body:
-            names = [stmt.name] if isinstance(stmt, ast.ClassDef) else [t.id for t in getattr(stmt, "targets", ()) if isinstance(t, ast.Name)]
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                names = [stmt.target.id]
-            for name in names:
+            for name in _body_names(stmt):
                 if name in seen or name in stored:
                     table[name] = None  # bound twice, or also stored on an instance: not one known value
                     continue
@@ -1910,6 +1912,15 @@ def _class_constant(cls: ClassInfo, attr: str, line: int) -> Provenance | None:
                     table[name] = None if value is None or isinstance(value, bool) else (_INT_NUMBER if isinstance(value, int) else _FLOAT_NUMBER)
         cls._body_constants = table  # type: ignore[attr-defined]
     return table.get(attr)
+
+
+def _body_names(stmt: ast.stmt) -> list[str]:
+    """The plain names a class-body statement binds that _class_constant knows: `x = ...`, `x: T = ...`, `class x`."""
+    if isinstance(stmt, ast.ClassDef):
+        return [stmt.name]
+    if isinstance(stmt, ast.AnnAssign):
+        return [stmt.target.id] if isinstance(stmt.target, ast.Name) else []
+    return [t.id for t in getattr(stmt, "targets", ()) if isinstance(t, ast.Name)]
 
 
 def _basic_index(index: ast.expr) -> bool:
