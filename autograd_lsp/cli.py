@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from . import __version__, report
@@ -26,7 +24,9 @@ def _csv(value: str) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """`command`: the only subcommand whose arguments are needed (None: all). The runtime subcommands' options come
+    from their packages, which a `check` run never needs to import."""
     parser = argparse.ArgumentParser(prog="autograd-lsp", description="Catch PyTorch autograd mistakes before they run.")
     parser.add_argument("--version", action="version", version=f"autograd-lsp {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -59,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead")
 
     confirm = commands.add_parser("confirm", help="run a reproducer of a finding and report whether it really fails")
+    explain = commands.add_parser("explain", help="show the autograd graph at a line and the in-place change that broke it")
+    audit = commands.add_parser("audit", help="run a script with its loops bounded and report every autograd problem it hits")
+    if command not in (None, "confirm", "explain", "audit"):
+        return parser
     try:
         from .confirm import cli as confirm_cli
 
@@ -66,12 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     except ImportError:  # pragma: no cover - the runtime confirmation package is part of the distribution
         confirm.set_defaults(_confirm_missing=True)
 
-    explain = commands.add_parser("explain", help="show the autograd graph at a line and the in-place change that broke it")
     from .explain import cli as explain_cli
 
     explain_cli.add_arguments(explain)
 
-    audit = commands.add_parser("audit", help="run a script with its loops bounded and report every autograd problem it hits")
     from .audit import cli as audit_cli
 
     audit_cli.add_arguments(audit)
@@ -79,8 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(next((arg for arg in argv if not arg.startswith("-")), None))
     script_args = None
     if "--" in argv and "audit" in argv[: argv.index("--")]:  # `audit SCRIPT [options] -- ARGS`: ARGS are the script's
         script_args, argv = argv[argv.index("--") + 1:], argv[: argv.index("--")]
@@ -259,6 +261,8 @@ def run_check(args) -> int:
     jobs = [(path, settings, not args.no_cross_module, cache_spec) for path in files]
     workers = args.jobs or (os.cpu_count() or 1 if len(files) >= 16 else 1)
     if workers > 1 and len(files) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(workers,)) as pool:
             results = list(pool.map(_check_one, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
     else:
@@ -420,6 +424,8 @@ def _cell_edits(source, fix) -> list | None:
 
 
 def _unified(old: str, new: str, a: str, b: str) -> str:
+    import difflib
+
     lines = difflib.unified_diff(old.splitlines(True), new.splitlines(True), a, b)
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
