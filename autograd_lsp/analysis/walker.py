@@ -8,7 +8,9 @@ A method's `self` sees the attributes its class set in `__init__` (per construct
 from __future__ import annotations
 
 import ast
+import bisect
 import os
+import re
 
 from ..source import Source
 from . import callsite
@@ -377,8 +379,7 @@ class Walker:
         arguments = [*positional, *kwonly]
         index_of = {arg.arg: index for index, arg in enumerate(arguments) if not (method and index == 0)}
         found = {name: (index_of[name], arguments[index_of[name]]) for name in given if name in index_of}
-        text = self.model.text(node)
-        if "(" not in text or not any(f".{name}(" in text for name in api.MODULE_ITERATORS):
+        if not self._iterator_call_between(node.lineno, node.end_lineno or node.lineno):
             return list(found.values())
         for sub in ast.walk(node):
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS \
@@ -386,6 +387,25 @@ class Walker:
                 name = sub.func.value.id
                 found[name] = (index_of[name], arguments[index_of[name]])
         return list(found.values())
+
+    def _iterator_call_between(self, first: int, last: int) -> bool:
+        """Some line from `first` to `last` holds `.parameters(` or another of torch's module iterators called. The
+        lines are found once per module, by one search of its text: most functions are never searched further."""
+        text = self.model.source.text
+        cached = self.__dict__.get("_iterator_lines")
+        if cached is not None and cached[0] is text:
+            lines = cached[1]
+        elif "\r" in text:
+            return True  # (line endings the search would count wrong: the tree is searched)
+        else:  # (a walker kept across an edit sees the new text)
+            lines, line, position = [], 1, 0
+            for match in _ITERATOR_CALL.finditer(text):
+                line += text.count("\n", position, match.start())
+                position = match.start()
+                lines.append(line)
+            self._iterator_lines = (text, lines)
+        index = bisect.bisect_left(lines, first)
+        return index < len(lines) and lines[index] <= last
 
     def walk_for_caller(self, info: FunctionInfo):
         """Walk one of this (summary-only) module's functions because another module's analysis needs it."""
@@ -2002,6 +2022,7 @@ def _elementwise_scalar(info: FunctionInfo, ret: Provenance, deps) -> bool | Non
 
 
 # Literal numbers carry no position worth keeping: two shared values instead of one per literal.
+_ITERATOR_CALL = re.compile(r"\.(?:" + "|".join(sorted(map(re.escape, api.MODULE_ITERATORS))) + r")\(")
 _INT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.INT)
 _FLOAT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.FLOAT)
 
