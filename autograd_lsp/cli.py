@@ -213,6 +213,7 @@ def _resolver(path: Path):
     root = JediResolver.project_root(Path(path))
     if root not in _RESOLVERS:
         _RESOLVERS[root] = JediResolver(root, max_models=_WORKER_MODELS or MAX_MODELS)
+        _RESOLVERS[root].stat_memo = None if _FILES_MAY_CHANGE else {}
     resolver = _RESOLVERS[root]
     global _LAST_RESOLVER
     if _LAST_RESOLVER is not None and _LAST_RESOLVER is not resolver:
@@ -222,6 +223,7 @@ def _resolver(path: Path):
 
 
 _LAST_RESOLVER = None
+_FILES_MAY_CHANGE = True  # outside the checks of a run (--fix / --diff rewrite files): resolvers stat() files each time
 
 
 _WORKER_MODELS: int | None = None  # consulted modules kept by a worker process (None: not a worker)
@@ -232,6 +234,7 @@ def _start_worker(workers: int) -> None:
     global _WORKER_MODELS
     _WORKER_MODELS = max(32, 192 // workers)
     _quiet_gc()
+    _files_may_change(False)  # (a worker only checks)
 
 
 # A check allocates millions of short-lived, acyclic nodes, freed by reference counting (models release their cycles,
@@ -260,11 +263,21 @@ def run_check(args) -> int:
     import gc
 
     enabled = gc.isenabled()
+    _files_may_change(False)
     try:
         return _run_check(args)
     finally:
+        _files_may_change(True)
         if enabled:
             gc.enable()  # (an in-process caller, a test: its collector as it was)
+
+
+def _files_may_change(changing: bool) -> None:
+    """While a run checks its files (before any fix), each file is stat()ed once per resolver (JediResolver.stat_memo)."""
+    global _FILES_MAY_CHANGE
+    _FILES_MAY_CHANGE = changing
+    for resolver in _RESOLVERS.values():
+        resolver.stat_memo = None if changing else {}
 
 
 def _run_check(args) -> int:
@@ -293,6 +306,7 @@ def _run_check(args) -> int:
     else:
         results = [_check_one(job) for job in jobs]
 
+    _files_may_change(True)
     unsafe = args.unsafe_fixes
     fixed_total = 0
     entries = [report.FileFindings(path, None, [unreadable("no such file or directory")]) for path in missing]

@@ -74,6 +74,8 @@ class JediResolver:
         self._fs: dict = {}  # file-system answers (module files, resolved paths) for this run
         self._stale_fs = False  # forget_files() was called: clear _fs at the next lookup
         self.touched: set[Path] = set()  # other modules consulted since the last reset (cache dependencies)
+        # path -> its model's key, while no file can change (a `check` run before its fixes): each file is stat()ed once
+        self.stat_memo: dict | None = None
         self._starring: set = set()  # (module, name) looked up through star imports right now (_through_stars)
 
     @property
@@ -504,11 +506,16 @@ class JediResolver:
     def _model(self, path: Path):
         from .model import build_model
 
-        try:
-            stat = path.stat()
-        except OSError:
-            return None
-        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        memo = self.stat_memo
+        key = memo.get(path) if memo is not None else None
+        if key is None:
+            try:
+                stat = path.stat()
+            except OSError:
+                return None
+            key = (str(path), stat.st_mtime_ns, stat.st_size)
+            if memo is not None:
+                memo[path] = key
         self.touched.add(path)
         if key in self._models:
             return self._models[key]
