@@ -180,6 +180,7 @@ class Walker:
         self._keywords: dict | None = None
         self.shadows: list[FunctionInfo] = []  # (for release())
         self.function_aliases: dict = {}  # (id of a scope, name) -> the torch function the name was bound to there
+        self._last_ctx: Context | None = None  # (ctx())
 
     # -- driving -------------------------------------------------------------------------------------
     def run(self) -> ModuleModel:
@@ -193,7 +194,13 @@ class Walker:
         return self.model
 
     def ctx(self) -> Context:
-        return Context(self.scope, self.loop, self.mode, self.epoch, self.stmt, self.via)
+        """The context of the point the walk is at; the events of one point share one (read-only) Context."""
+        found = self._last_ctx
+        if (found is not None and found.statement is self.stmt and found.scope is self.scope and found.loop is self.loop
+                and found.no_grad is self.mode and found.epoch == self.epoch and found.via is self.via):
+            return found
+        found = self._last_ctx = Context(self.scope, self.loop, self.mode, self.epoch, self.stmt, self.via)
+        return found
 
     def emit(self, event):
         self.seq += 1
@@ -1375,7 +1382,7 @@ class Walker:
                 argument = call.args[index] if index < len(call.args) else next((kw.value for kw in call.keywords if kw.arg == name), None)
                 if argument is None or bound.get(name) is None:
                     continue
-                ctx = self.ctx()
+                ctx = Context(self.scope, self.loop, self.mode, self.epoch, self.stmt, self.via)  # its own: changed below
                 if event.ctx.no_grad is True and not ctx.no_grad:
                     ctx.no_grad = True  # the helper runs it under its own no_grad()
                 helper = getattr(call.func, "attr", None) or getattr(call.func, "id", "?")
