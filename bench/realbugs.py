@@ -12,6 +12,11 @@ and the line(s) the bug is on carry a trailing `# expect: AGnnn` marker (as in s
     python -m bench.realbugs --reproduce   # also run every program with torch and check its symptom
     python -m bench.realbugs --markdown    # the table for bench/RESULTS.md
     python -m bench.realbugs --audit       # score `autograd-lsp audit` instead: only what the run observed counts
+    python -m bench.realbugs --set bench/holdout   # another set of the same shape (see bench/holdout/README.md)
+
+A set may also hold clean twins, `<name>_fixed.py`: the same program with the bug fixed the way the thread fixed it,
+with no markers. Every finding on a twin is a false finding; `--reproduce` checks that a twin exits 0 and that its
+symptom regex does NOT match (the fix really removes the symptom).
 """
 from __future__ import annotations
 
@@ -30,8 +35,17 @@ _MARKER = re.compile(r"#.*\bexpect:\s*((?:AG\d{3}\b[\s,]*)+)")
 _CODE = re.compile(r"AG\d{3}")
 
 
-def programs() -> list[Path]:
-    return sorted(p for p in BUGS.glob("*.py") if not p.name.startswith("_"))
+TWIN_SUFFIX = "_fixed.py"
+
+
+def programs(root: Path = BUGS) -> list[Path]:
+    """The bug programs of a set (its clean twins excluded)."""
+    return sorted(p for p in root.glob("*.py") if not p.name.startswith("_") and not p.name.endswith(TWIN_SUFFIX))
+
+
+def twins(root: Path = BUGS) -> list[Path]:
+    """The clean twins of a set: `<name>_fixed.py`, no markers, any finding on them is false."""
+    return sorted(p for p in root.glob("*" + TWIN_SUFFIX) if not p.name.startswith("_"))
 
 
 def header(path: Path, key: str) -> str | None:
@@ -81,23 +95,48 @@ def audit_findings(paths: list[Path], steps: int = 3, timeout: float = 120) -> d
     return by_file
 
 
+def _run(path: Path, timeout: float) -> tuple[int | None, str]:
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    try:
+        done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=timeout, cwd=path.parent, env=env)
+    except subprocess.TimeoutExpired:
+        return None, "timeout"
+    return done.returncode, done.stdout + done.stderr
+
+
+def _last_line(output: str) -> str:
+    return output.strip().splitlines()[-1][:160] if output.strip() else "(no output)"
+
+
 def reproduce(path: Path, timeout: float = 120) -> tuple[bool, str]:
     """Run the program with torch; its symptom regex must match what it printed."""
     symptom = header(path, "symptom")
     if not symptom:
         return False, "no symptom header"
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    try:
-        done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=timeout, cwd=path.parent, env=env)
-    except subprocess.TimeoutExpired:
-        return False, "timeout"
-    output = done.stdout + done.stderr
-    return bool(re.search(symptom, output, re.S)), output.strip().splitlines()[-1][:160] if output.strip() else "(no output)"
+    code, output = _run(path, timeout)
+    if code is None:
+        return False, output
+    return bool(re.search(symptom, output, re.S)), _last_line(output)
 
 
-def score(run_programs: bool = False, audit: bool = False) -> dict:
-    paths = programs()
-    by_file = audit_findings(paths) if audit else findings(paths)
+def reproduce_twin(path: Path, timeout: float = 120) -> tuple[bool, str]:
+    """Run a clean twin with torch: it must exit 0 and its symptom regex must NOT match what it printed."""
+    symptom = header(path, "symptom")
+    if not symptom:
+        return False, "no symptom header"
+    code, output = _run(path, timeout)
+    if code is None:
+        return False, output
+    if code != 0:
+        return False, f"exit {code}: {_last_line(output)}"
+    if re.search(symptom, output, re.S):
+        return False, f"symptom still seen: {_last_line(output)}"
+    return True, _last_line(output)
+
+
+def score(run_programs: bool = False, audit: bool = False, root: Path = BUGS) -> dict:
+    paths, clean = programs(root), twins(root)
+    by_file = audit_findings(paths + clean) if audit else findings(paths + clean)
     rules: dict[str, dict[str, int]] = defaultdict(lambda: {"bugs": 0, "file": 0, "line": 0})
     rows = []
     for path in paths:
@@ -118,7 +157,18 @@ def score(run_programs: bool = False, audit: bool = False) -> dict:
             row["reproduced"], row["output"] = reproduce(path)
         rows.append(row)
     total = {k: sum(r[k] for r in rules.values()) for k in ("bugs", "file", "line")}
-    return {"rules": dict(sorted(rules.items())), "total": total, "programs": rows}
+    result = {"rules": dict(sorted(rules.items())), "total": total, "programs": rows}
+    if clean:
+        twin_rows = []
+        for path in clean:
+            got = sorted(by_file.get(str(path.resolve()), []), key=lambda f: (f["line"], f["code"]))
+            row = {"program": path.name, "source": header(path, "source"), "markers": len(markers(path)),
+                   "false": [{"code": f["code"], "severity": f.get("severity"), "line": f["line"]} for f in got]}
+            if run_programs:
+                row["clean_run"], row["output"] = reproduce_twin(path)
+            twin_rows.append(row)
+        result["twins"] = twin_rows
+    return result
 
 
 def render(result: dict, markdown: bool) -> str:
@@ -139,7 +189,33 @@ def render(result: dict, markdown: bool) -> str:
         failed = [r for r in result["programs"] if not r.get("reproduced")]
         lines.append(f"reproduced on torch: {len(result['programs']) - len(failed)}/{len(result['programs'])}"
                      + "".join(f"\n  NOT reproduced: {r['program']}: {r['output']}" for r in failed))
+    if "twins" in result:
+        lines += render_twins(result["twins"], markdown)
     return "\n".join(lines)
+
+
+def render_twins(rows: list[dict], markdown: bool) -> list[str]:
+    """The clean twins: every finding on one is a false finding (code, severity, line)."""
+    false = [(r["program"], f) for r in rows for f in r["false"]]
+    by_severity: dict[str, int] = defaultdict(int)
+    for _, f in false:
+        by_severity[f["severity"]] += 1
+    flagged = sum(1 for r in rows if r["false"])
+    summary = ", ".join(f"{n} {sev}" for sev, n in sorted(by_severity.items())) or "none"
+    lines = ["", f"clean twins: {len(rows)}, with a false finding: {flagged}, false findings: {len(false)} ({summary})"]
+    if markdown and false:
+        lines += ["", "| twin | code | severity | line |", "|---|---|---|---|"]
+        lines += [f"| {name} | {f['code']} | {f['severity']} | {f['line']} |" for name, f in false]
+    else:
+        lines += [f"  false finding: {name}: {f['code']} {f['severity']} line {f['line']}" for name, f in false]
+    marked = [r["program"] for r in rows if r["markers"]]
+    if marked:
+        lines.append("twins that carry `expect:` markers (they must not): " + ", ".join(marked))
+    if any("clean_run" in r for r in rows):
+        failed = [r for r in rows if not r.get("clean_run")]
+        lines.append(f"twins clean on torch (exit 0, symptom not seen): {len(rows) - len(failed)}/{len(rows)}"
+                     + "".join(f"\n  NOT clean: {r['program']}: {r['output']}" for r in failed))
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,8 +224,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--audit", action="store_true", help="score `autograd-lsp audit` (what the run observed) instead of `check`")
+    parser.add_argument("--set", dest="root", type=Path, default=BUGS, metavar="DIR",
+                        help="the directory of the set to score (default: bench/realbugs); `_fixed.py` files are its clean twins")
     args = parser.parse_args(argv)
-    result = score(args.reproduce, audit=args.audit)
+    root = args.root if args.root.is_absolute() else (Path.cwd() / args.root)
+    if not root.is_dir():
+        parser.error(f"--set {args.root}: not a directory")
+    result = score(args.reproduce, audit=args.audit, root=root.resolve())
     print(json.dumps(result, indent=1) if args.json else render(result, args.markdown))
     return 0
 

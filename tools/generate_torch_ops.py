@@ -184,6 +184,31 @@ def _same_shape(torch, function) -> bool:
     return True
 
 
+# Argument lists a method of a 2x3 tensor is tried with (dims, sizes, counts): enough for each shape-changing method
+# to show, for at least one of them, whether it drops elements.
+_NUMEL_PROBES = ((), (-1,), (0,), (1,), (2,), (6,), (0, 1), (1, 0), (2, 1), (1, 2), (3, 2), (2, 3), (0, 0, 1), (1, 1, 2), (0, 1, 1),
+                 (1, 2, 1), (2, 2, 3), ((2, 3),), ((3, 2),), ((6,),), ((2, 2, 3),))
+
+
+def _keeps_numel(torch, name: str) -> bool:
+    """`x.name(...)` never has fewer elements than x: every probe that succeeds, on distinct values and on zeros,
+    returns a tensor at least as large (view, reshape, squeeze, expand, repeat...), and at least one succeeds."""
+    inputs = (torch.tensor([[0.5, 1.5, 2.5], [3.5, 4.5, 5.5]]), torch.zeros(2, 3))
+    worked = False
+    for args in _NUMEL_PROBES:
+        for x in inputs:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = getattr(x, name)(*args)
+            except Exception:
+                continue
+            if not isinstance(result, torch.Tensor) or result.numel() < x.numel():
+                return False
+            worked = True
+    return worked
+
+
 def _same_values(torch, name: str) -> bool:
     """`x.name()` gives x's values unchanged: a copy or a conversion (clone, float, contiguous, cpu)."""
     try:
@@ -360,6 +385,8 @@ def collect() -> dict:
             factories[name] = "values"
     overwrites, partial_writes = _writes(derivatives, inplace)
     same_values = {n for n in methods if not n.startswith("_") and not n.endswith("_") and n not in GRAPH_CUTS and _same_values(torch, n)}
+    # (methods that act on autograd or storage rather than compute are not probed: calling them is not a value's op)
+    keeps_numel = {n for n in tensor_ops & methods if not n.startswith("_") and not n.endswith("_") and _keeps_numel(torch, n)}
     legacy = {}
     for name in dir(torch):
         value = getattr(torch, name)
@@ -381,7 +408,9 @@ def collect() -> dict:
         "ZERO_GRADIENT": zero_gradient & python_names,
         "TENSOR_OPS": (tensor_ops & python_names) - nondifferentiable - set(inplace),
         "SAME_SHAPE": (same_shape | pointwise) & python_names,
+        "KEEPS_NUMEL": keeps_numel,
         "LOSSES": _losses(F),
+        "LEGACY_REDUCE": _legacy_reduce(F),
         "SAVED": {n: d for n, d in saved.items() if n in python_names},
         "FACTORIES": {n: k for n, k in factories.items() if n in functions},
         "LEGACY_CONSTRUCTORS": legacy,
@@ -455,6 +484,16 @@ def _losses(F) -> dict:
     return out
 
 
+def _legacy_reduce(F) -> dict:
+    """Losses that still take the deprecated `reduce` argument -> its position (`reduce=False` means reduction='none')."""
+    out = {}
+    for name in _losses(F):
+        parameters = list(inspect.signature(getattr(F, name)).parameters)
+        if "reduce" in parameters:
+            out[name] = parameters.index("reduce")
+    return out
+
+
 def _dtype_class(torch, dtype) -> str:
     return "float" if dtype.is_floating_point or dtype.is_complex else "int"
 
@@ -498,7 +537,7 @@ def _modules(torch, nn, F) -> dict:
         op = _forward_op(cls)
         if op is not None:
             entry["op"] = op
-        for argument in ("inplace", "reduction"):
+        for argument in ("inplace", "reduction", "reduce"):
             if argument in positional or any(p.name == argument for p in parameters):
                 entry[argument] = positional.index(argument) if argument in positional else -1
         if "reduction" in entry:
@@ -580,7 +619,10 @@ def render(facts: dict) -> str:
         "ZERO_GRADIENT": "Differentiable only formally: every gradient formula is zeros_like (round, sign, floor...).",
         "TENSOR_OPS": "Differentiable ops returning tensors: the result is in the graph of its inputs.",
         "SAME_SHAPE": "Ops whose result has their input's shape (pointwise, or found so by calling them on 2x3 and 1-element tensors).",
+        "KEEPS_NUMEL": "Differentiable tensor methods whose result never has fewer elements than the receiver (found by calling them "
+                       "with small dims/sizes on a 2x3 tensor of distinct values and of zeros: view, reshape, squeeze, expand...).",
         "LOSSES": "torch.nn.functional losses -> position of their `reduction` argument.",
+        "LEGACY_REDUCE": "torch.nn.functional losses -> position of their deprecated `reduce` argument (False: no reduction).",
         "SAVED": "op -> {tensor argument i (0: the receiver of a method call): what computing its gradient saves, tensor arguments "
                  "by position and \"result\" for the output}. Autograd saves them only when input i requires grad.",
         "FACTORIES": "Factories -> dtype class of their result without dtype=: float, int, like (the input's), data (the values'); "
@@ -599,7 +641,7 @@ def render(facts: dict) -> str:
         "METHODS": "Callable attributes of torch.Tensor.",
         "MODULE_ITERATORS": "nn.Module generator methods (parameters(), named_buffers(), modules()...).",
         "FUNCTIONAL": "Functions of torch.nn.functional.",
-        "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction: __init__ position (-1 keyword only); "
+        "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction/reduce: __init__ position (-1 keyword only); "
                    "parameters: names of its own parameters when built (None: could not build one).",
         "TUPLE_RESULTS": "Ops returning several tensors (an overload's `(Tensor values, Tensor indices)`) -> dtype class of each "
                          "output on float input (int: indices; float: the input's own dtype); dim: only when called with a dim (max(x) is one tensor); "

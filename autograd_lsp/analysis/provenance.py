@@ -41,6 +41,7 @@ class Provenance:
     uninitialised: bool = False  # torch.empty(...) / torch.Tensor(n): values not written yet
     node: object | None = None  # the ast node that created it (for related locations)
     base: object | None = None  # a view's base (`w` for `w[0]`, `w.t()`): the tensor an in-place change of the view writes
+    value: int | None = None  # NUMBER: the integer a name was bound to (`batch_size = 32`), for sizes
 
     @property
     def is_tensor(self) -> bool:
@@ -90,6 +91,7 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         saved_by=a.saved_by or b.saved_by,  # saved on one branch: an in-place change breaks that path's backward
         saved_node=a.saved_node if a.saved_by else b.saved_node,
         base=same("base"),
+        value=same("value"),
         nondiff=same("nondiff"),
         uninitialised=a.uninitialised and b.uninitialised,
         module_class=same("module_class"),

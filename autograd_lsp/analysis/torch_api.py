@@ -30,6 +30,7 @@ TENSOR_OPS = ops.TENSOR_OPS  # differentiable: the result joins the graph of its
 POINTWISE = ops.POINTWISE  # the result has the broadcast shape of the inputs
 SAME_SHAPE = ops.SAME_SHAPE  # pointwise, or keeps its input's shape (softmax, clone...): one element iff the input has one
 REDUCTIONS = ops.REDUCTIONS
+KEEPS_NUMEL = ops.KEEPS_NUMEL  # never fewer elements than the receiver (view, reshape, squeeze, expand...)
 VIEWS = ops.VIEWS  # the result may share storage (and, for autograd, the base) with the input
 # No gradient reaches the inputs through these: non-differentiable results and zero-gradient formulas.
 NONDIFFERENTIABLE = ops.NONDIFFERENTIABLE | ops.ZERO_GRADIENT
@@ -63,8 +64,15 @@ DEVICE_OVERRIDES = {"_apply", "to", "cuda", "_load_from_state_dict", "_save_to_s
 OPTIMIZER_PREFIXES = ("torch.optim.",)
 NOT_OPTIMIZERS_PREFIXES = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.")
 
+# torch.utils.data.DataLoader: its batches stack `batch_size` items (its second parameter; default 1) along a first
+# dimension, unless a sampler of batches or a collate function of the user's decides what a batch is.
+DATA_LOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+LOADER_BATCH_SIZE = ("batch_size", 1)
+LOADER_OWN_BATCHES = ("batch_sampler", "collate_fn")
+
 # Loss functions -> position of their `reduction=` argument: scalar results unless it is "none".
 FUNCTIONAL_LOSSES = ops.LOSSES
+LEGACY_REDUCE = ops.LEGACY_REDUCE  # their deprecated `reduce=` position: `reduce=False` is reduction="none"
 
 
 def integer_outputs(op: str | None, count: int | None, with_dim: bool) -> frozenset:

@@ -79,12 +79,12 @@ def _literal_numel(node: ast.AST) -> int | None:
     return None
 
 
-def _size_numel(args: list[ast.expr]) -> int | None:
-    """numel of `zeros(2, 3)` / `zeros((2, 3))`, when every size is a literal."""
+def _size_numel(args: list[ast.expr], number=None) -> int | None:
+    """numel of `zeros(2, 3)` / `zeros((2, 3))`, when every size is a literal (or a name `number` knows the value of)."""
     sizes = args[0].elts if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)) else args
     total = 1
     for size in sizes:
-        value = _const(size)
+        value = _const(size) if number is None else number(size)
         if not isinstance(value, int) or isinstance(value, bool):
             return None
         total *= value
@@ -100,7 +100,7 @@ def _number(node: ast.AST | None):
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _sequence_numel(short: str, args: list[ast.expr], keywords: dict) -> int | None:
+def _sequence_numel(short: str, args: list[ast.expr], keywords: dict, _number=_number) -> int | None:
     """numel of linspace/logspace/arange/range/eye calls whose counts are literals (torch's own size formulas)."""
     import math
 
@@ -363,7 +363,8 @@ class Walker:
             if index == 0 and info.cls is not None and not self._is_static(node):
                 self.bind(arg.arg, Provenance(Kind.MODULE, node.lineno, module_class=info.cls, origin="self"))
                 continue
-            self.bind(arg.arg, info.__dict__.get("passed_modules", {}).get(arg.arg) or self._param_prov(arg, index))
+            prov = info.__dict__.get("passed_modules", {}).get(arg.arg) or self._param_prov(arg, index)
+            self.bind(arg.arg, prov.but(scalar=False) if arg.arg in info.__dict__.get("passed_sizes", ()) else prov)
         for arg in (args.vararg, args.kwarg):
             if arg is not None:
                 self.bind(arg.arg, None)
@@ -703,6 +704,8 @@ class Walker:
     # -- assignment ----------------------------------------------------------------------------------
     def assign(self, target: ast.expr, value: ast.expr | None, prov: Provenance | None):
         if isinstance(target, ast.Name):
+            if prov is _INT_NUMBER and type(value) is ast.Constant and type(value.value) is int:
+                prov = _int_number(value.value)  # `batch_size = 32`: its value sizes tensors made from it
             alias = value.id if isinstance(value, ast.Name) else None
             self.emit(BindEvent(self.stmt, self.ctx(), name=target.id, target=target, value=value, prov=prov, alias_of=alias))
             self.bind(target.id, prov)
@@ -780,6 +783,8 @@ class Walker:
         if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph:
             # `y1, y2 = model(x)`: every output shares the forward's graph
             return [(None, prov.but(scalar=None)) for _ in range(count)]
+        if prov is not None and prov.kind is Kind.TENSOR and prov.origin == "batch":
+            return [(None, prov)] * count  # `for inputs, labels in loader`: every field has the batch's rows
         return [(None, None)] * count
 
     def _integer_outputs(self, value, prov, count) -> frozenset:
@@ -1235,7 +1240,7 @@ class Walker:
         so its body is walked with them (`train(net, loader, nn.CrossEntropyLoss(reduction="none"))`): info.passed_modules."""
         if self.summary_only or info.owner is not self or info.cls is not None or isinstance(info.node, ast.Lambda):
             return
-        if not any(p is not None and p.kind is Kind.MODULE and p.module_class is not None for p in [*arg_provs, *(keywords or {}).values()]):
+        if not any(p is not None and (p.kind is Kind.MODULE and p.module_class is not None or _sized(p)) for p in [*arg_provs, *(keywords or {}).values()]):
             return
         # named exactly twice in the code (its `def` and this call; a mention in a string makes us give up): no
         # other call, no use as a callback
@@ -1243,7 +1248,9 @@ class Walker:
             return
         bound = callsite.bind_arguments(info.node, False, node, arg_provs, keywords or {})
         info.passed_modules = {name: prov for name, prov in (bound or {}).items()  # type: ignore[attr-defined]
-                               if prov is not None and prov.kind is Kind.MODULE and prov.module_class is not None}
+                               if prov is not None and (prov.kind is Kind.MODULE and prov.module_class is not None or prov.origin == "DataLoader")}
+        # tensors known to have several elements: the parameter stays symbolic, with that one fact (for AG005)
+        info.passed_sizes = {name for name, prov in (bound or {}).items() if _sized(prov) and prov.kind is Kind.TENSOR}  # type: ignore[attr-defined]
 
     def call_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs, receiver: Provenance | None):
         """Walk `info`'s body with what this call passes, when that tells more than its symbolic summary: the helper's
@@ -1444,6 +1451,8 @@ class Walker:
         built = module.node if isinstance(module.node, ast.Call) else None
         if reduction is None and built is not None:
             reduction = _argument(built, "reduction", api.layer(name).get("reduction"))
+            if reduction is None and loss and _const(_argument(built, "reduce", api.layer(name).get("reduce"))) is False:
+                reduction = _NO_REDUCTION  # nn.MSELoss(reduce=False), the deprecated spelling of reduction="none"
         first, first_call = self._first_layer(name, built)  # nn.Sequential(nn.ReLU(inplace=True), ...) applies its first layer
         if first_call is not None and node.args and _const(_argument(first_call, "inplace", api.layer(first).get("inplace"))) is True \
                 and _writes(first_call, api.layer_op(first), 0):
@@ -1461,9 +1470,31 @@ class Walker:
         width = _layer_width(name, built)
         if width is not None and width > 1:
             result = result.but(scalar=False)  # nn.Linear(10, 5)(x): at least 5 elements
+        elif isinstance(cls, ClassInfo) and event.runs is not None and node.args and not node.keywords and not self.no_grad:
+            if self._forward_not_scalar(event.runs, arg_provs):
+                result = result.but(scalar=False)  # a user loss module returning `(pred - target) ** 2`
         if requires_grad and name is not None and api.saves_output(name):
             result = result.but(saved_by=name, saved_node=node)  # nn.Sigmoid()(x): its output is kept for backward (AG006)
         return result
+
+    def _forward_not_scalar(self, info: FunctionInfo, arg_provs) -> bool:
+        """A user module's forward() known to return several elements for these inputs: its summary says so (a wide
+        layer's output), or it returns an elementwise function of its inputs and one of them has several. Another
+        module's forward is walked only for calls with such an input."""
+        wide_input = any(p is not None and p.kind is Kind.TENSOR and p.scalar is False for p in arg_provs)
+        if not (wide_input or info.owner is self) or self._is_static(info.node):
+            return False
+        if not info.walked:
+            self.walk_function(info)
+        ret = info.returns
+        if ret is None or ret.kind is not Kind.TENSOR or not self._summarised(info) or not ret.param_deps:
+            return False
+        deps = []
+        for index in sorted(ret.param_deps):  # (index 0 is `self`)
+            if not 1 <= index <= len(arg_provs):
+                return False
+            deps.append((arg_provs[index - 1], None))
+        return ret.scalar is False or wide_input and _elementwise_scalar(info, ret, deps) is False
 
     def method_call(self, node, event, method, receiver, recv: Provenance | None, arg_provs) -> Provenance | None:
         if method == "backward":
@@ -1559,7 +1590,7 @@ class Walker:
             elif method in api.SAME_SHAPE:
                 scalar = "propagate"
             else:
-                scalar = None
+                scalar = False if recv.scalar is False and method in api.KEEPS_NUMEL else None  # `losses.view(-1)`
             result = self.derive(node, recv, inputs, dtype=dtype, scalar=scalar)
             if method in api.VIEWS:
                 result = self._view(result, recv)
@@ -1646,6 +1677,8 @@ class Walker:
                               origin="nn.Parameter" if default else "Variable",
                               no_grad=self.no_grad, loop=self.loop, epoch=self.epoch, scalar=data.scalar if data is not None else None,
                               uninitialised=bool(data is not None and data.uninitialised), node=node)
+        if qualname in api.DATA_LOADERS:
+            return self._loader(node)
         if qualname.startswith(api.OPTIMIZER_PREFIXES) and short[:1].isupper():
             if qualname.startswith(api.NOT_OPTIMIZERS_PREFIXES):
                 return None
@@ -1664,6 +1697,16 @@ class Walker:
         if module in ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft") or qualname == "torch.autograd.backward":
             return self.torch_op(node, short, arg_provs)
         return None
+
+    def _loader(self, node: ast.Call) -> Provenance | None:
+        """`DataLoader(ds, batch_size=32)`: each batch (and each field of one) has `batch_size` rows, the first batch at
+        least (the last may be smaller); nothing else about them is known."""
+        name, position = api.LOADER_BATCH_SIZE
+        size = self._int_value(_argument(node, name, position))
+        if not isinstance(size, int) or size < 2 or any(kw.arg in api.LOADER_OWN_BATCHES or kw.arg is None for kw in node.keywords):
+            return None
+        batch = Provenance(Kind.TENSOR, node.lineno, scalar=False, origin="batch", no_grad=self.no_grad, node=node)
+        return Provenance(Kind.SEQUENCE, node.lineno, elements=(batch,), origin="DataLoader", node=node)
 
     def _distribution(self, node: ast.Call, arg_provs) -> Provenance | None:
         """`Normal(mean, torch.exp(log_std))`: the distribution keeps its tensors, so it carries the graph of those built
@@ -1731,10 +1774,10 @@ class Walker:
             count = _literal_numel(data)
             scalar = None if count is None else count == 1
         elif short in ("zeros", "ones", "empty", "rand", "randn", "full") and node.args:
-            count = _size_numel(node.args[:1] if short == "full" else node.args)
+            count = _size_numel(node.args[:1] if short == "full" else node.args, self._int_value)
             scalar = None if count is None else count == 1
         elif short in ("linspace", "logspace", "arange", "range", "eye"):
-            count = _sequence_numel(short, node.args, keywords)
+            count = _sequence_numel(short, node.args, keywords, self._int_value)
             scalar = None if count is None else count == 1
         elif short in api.LIKE_FACTORIES and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.TENSOR:
             scalar = arg_provs[0].scalar
@@ -1749,6 +1792,13 @@ class Walker:
                           dtype=dtype, origin=f"torch.{short}", no_grad=self.no_grad, loop=self.loop, epoch=self.epoch, scalar=scalar,
                           uninitialised=uninitialised, node=node)
 
+    def _int_value(self, node: ast.expr | None):
+        """A literal number, or the integer a name was bound to (`n = 16` ... `torch.randn(n)`)."""
+        if isinstance(node, ast.Name):
+            prov = self.lookup(node.id)
+            return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
+        return _number(node)
+
     def torch_op(self, node: ast.Call, short: str, arg_provs) -> Provenance | None:
         inputs = [(p, a) for p, a in zip(arg_provs, node.args)]
         tensors = [p for p in flatten(arg_provs) if p is not None and p.kind is Kind.TENSOR]
@@ -1759,13 +1809,18 @@ class Walker:
         dtype = api.INT if short in api.INT_RESULT_METHODS else (api.FLOAT if short in api.FLOAT_RESULT_METHODS or short in api.FUNCTIONAL_LOSSES else None)
         nondiff = short if short in api.NONDIFFERENTIABLE else None
         if short in api.FUNCTIONAL_LOSSES:
-            scalar = _reduction_scalar(_argument(node, "reduction", api.FUNCTIONAL_LOSSES[short]))
+            reduction = _argument(node, "reduction", api.FUNCTIONAL_LOSSES[short])
+            if reduction is None and short in api.LEGACY_REDUCE and _const(_argument(node, "reduce", api.LEGACY_REDUCE[short])) is False:
+                reduction = _NO_REDUCTION
+            scalar = _reduction_scalar(reduction)
         elif short in api.REDUCTIONS:
             scalar = True if len(node.args) <= 1 and not any(kw.arg == "dim" for kw in node.keywords) else None
         elif short in ("stack", "cat", "conv1d", "conv2d", "conv3d", "linear", "matmul", "mm", "bmm", "outer", "einsum"):
             scalar = None if short in ("matmul", "einsum", "mm", "bmm", "linear") else False
         elif short in api.SAME_SHAPE:
             scalar = "propagate"
+        elif short in api.KEEPS_NUMEL and arg_provs[0] is not None and arg_provs[0].kind is Kind.TENSOR and arg_provs[0].scalar is False:
+            scalar = False  # torch.flatten(x), torch.squeeze(x): as many elements as x
         else:
             scalar = None  # torch.dist, torch.linalg.det, F.cosine_similarity...: many functions reduce
         result = self.derive(node, tensors[0], inputs, dtype=dtype, nondiff=nondiff, scalar=scalar)
@@ -1896,6 +1951,11 @@ _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), 
                 "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim")}
 
 
+def _sized(prov: Provenance | None) -> bool:
+    """A tensor known to have several elements, or a DataLoader's batches (what a single-call helper is walked with)."""
+    return prov is not None and (prov.kind is Kind.TENSOR and prov.scalar is False or prov.kind is Kind.SEQUENCE and prov.origin == "DataLoader")
+
+
 def _trainable_module(prov: Provenance) -> bool:
     """A user nn.Module, or a torch.nn layer that has parameters (not a loss, not ReLU)."""
     cls = prov.module_class
@@ -1978,6 +2038,9 @@ def _argument(call: ast.Call, name: str, position: int | None) -> ast.expr | Non
     return keyword
 
 
+_NO_REDUCTION = ast.Constant("none")
+
+
 def _reduction_scalar(argument: ast.expr | ast.keyword | None) -> bool | None:
     """A loss's `reduction=`: "mean"/"sum" (the default) give one element, "none" keeps the shape, a variable is unknown."""
     if argument is None:
@@ -2032,6 +2095,17 @@ def _elementwise_scalar(info: FunctionInfo, ret: Provenance, deps) -> bool | Non
 _ITERATOR_CALL = re.compile(r"\.(?:" + "|".join(sorted(map(re.escape, api.MODULE_ITERATORS))) + r")\(")
 _INT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.INT)
 _FLOAT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.FLOAT)
+_NAMED_INTS: dict = {}
+
+
+def _int_number(value: int) -> Provenance:
+    """An integer literal bound to a name, with its value (shared per value, like the literals)."""
+    prov = _NAMED_INTS.get(value)
+    if prov is None:
+        prov = Provenance(Kind.NUMBER, 0, dtype=api.INT, value=value)
+        if len(_NAMED_INTS) < 4096:
+            _NAMED_INTS[value] = prov
+    return prov
 
 _OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@",
         ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}

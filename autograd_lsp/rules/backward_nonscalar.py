@@ -2,8 +2,11 @@
 Flags `.backward()` (and `torch.autograd.backward`, `torch.autograd.grad`, `scaler.scale(y).backward()`,
 `accelerator.backward(y)`, a Lightning `training_step`'s returned loss) without a `gradient=` argument, on
 a tensor that requires grad and is known to have more than one element: a `torch.tensor([...])` or
-`linspace` of several values, an element-wise function of one, a loss with `reduction="none"` (by keyword or
-position, module or functional form), a stack.
+`linspace` of several values (sizes given as literals or names bound to integers), an element-wise function or a
+reshape (`view`, `squeeze`, `flatten`...) of one, a loss with `reduction="none"` or the deprecated `reduce=False`
+(by keyword or position, module or functional form), a user's loss module returning an element-wise function of
+such inputs, a model whose last layer is wide, a stack, a `DataLoader` batch with `batch_size > 1` (also inside a
+helper called once with it).
 
 ## Why is this bad?
 `backward()` computes the gradient of a *scalar*. For a tensor of several elements the implicit

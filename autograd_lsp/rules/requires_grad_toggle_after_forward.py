@@ -6,6 +6,10 @@ Lightning-style `training_step` whose returned loss the framework backpropagates
 reported when the tensors are known to have been frozen (otherwise the call changes nothing); turning them
 *off* is reported only when the frozen tensors are then modified in place before that backward.
 
+Also flags (as an error) changing `requires_grad` of a tensor known to be computed from a trainable one: a
+non-leaf (`h = w * 2; h.requires_grad = False`), including one that a loop rebinds to such a result before the
+next iteration's `x.requires_grad = True` (the iterative-attack shape: `x = x + step` without `.detach()`).
+
 ## Why is this bad?
 Autograd records the graph during the forward, and changing `requires_grad` afterwards does not change the
 pending graph. Parameters unfrozen after the forward are not in it: they get no gradient in this
@@ -39,7 +43,8 @@ before the forward; it is offered only when that statement reads nothing compute
 
 ## Runtime signature
 unfreezing after the forward: `p.grad` stays `None` for that step (silent); freezing and then editing `p`
-in place before backward: `RuntimeError: ... modified by an inplace operation`.
+in place before backward: `RuntimeError: ... modified by an inplace operation`; on a non-leaf:
+`RuntimeError: you can only change requires_grad flags of leaf variables`.
 """
 from __future__ import annotations
 
@@ -76,6 +81,11 @@ def check(model: ModuleModel):
     if not toggles:
         return
     frozen = [t for t in toggles if t.value is False]
+    on_non_leaf = set()
+    for finding, node in _non_leaf_toggles(model, toggles):
+        on_non_leaf.add(id(node))
+        yield finding
+    toggles = [t for t in toggles if id(t.event.node) not in on_non_leaf]
     backwards = [event for event in model.of_type(CallEvent) if is_backward(event)]
     calls = {id(event.node): event for event in model.of_type(CallEvent)}
     for toggle in toggles:
@@ -164,6 +174,78 @@ class _Returned:
 
     def __init__(self, node: ast.Return):
         self.node = node
+
+
+# -- requires_grad of a non-leaf ---------------------------------------------------------------------------
+def _non_leaf_toggles(model: ModuleModel, toggles: list):
+    """Toggles torch refuses: any `x.requires_grad = ...` and `x.requires_grad_(False)` on a non-leaf (autograd decides
+    its requires_grad from its graph). Known non-leaf: computed, outside no_grad, from trainable tensors that nothing in
+    this module freezes (a module's output is not enough: its parameters may all be frozen)."""
+    freezes = [t for t in toggles if t.value is not True]
+    seen = set()
+    for toggle in toggles:
+        event = toggle.event
+        if event.ctx.via is not None or id(event.node) in seen:
+            continue
+        if isinstance(event, AttrStoreEvent):
+            prov, receiver = event.prov, event.target.value
+        elif isinstance(event, CallEvent) and toggle.value is False:
+            prov, receiver = event.receiver_prov, event.receiver
+        else:
+            continue  # requires_grad_(True) on a tensor that already requires grad is allowed
+        where = None
+        if _computed_from_trainable(prov, freezes):
+            where = prov
+        elif isinstance(event, AttrStoreEvent) and isinstance(receiver, ast.Name):
+            where = _rebound_in_loop(model, event, receiver.id, freezes)
+        if where is None:
+            continue
+        seen.add(id(event.node))
+        name = _short(model, receiver)
+        if where is prov:
+            message = (f"`{name}` is computed from tensors that require grad (line {prov.line}): it is not a leaf, and torch "
+                       f"refuses to change `requires_grad` of a non-leaf. Use `{name}.detach()` (a leaf sharing its values) "
+                       f"and change that")
+        else:
+            message = (f"`{name}` is rebound at line {where.line} to a result computed from it, so from the loop's second "
+                       f"iteration on it is a non-leaf and torch refuses to change its `requires_grad`: detach it when "
+                       f"rebinding (`{name} = (...).detach()`)")
+        finding = model.finding(RULE, event.node, message, related=[(where.node, "the non-leaf is computed here")],
+                                target=model.text(receiver), value=toggle.value)
+        yield finding.with_severity(Severity.ERROR), event.node
+
+
+def _computed_from_trainable(prov, freezes: list) -> bool:
+    if prov is None or not prov.has_graph or prov.origin == "param" or prov.no_grad or prov.detached or not prov.composed_from:
+        return False
+    if prov.origin.endswith("(...)"):
+        return False  # a module's output: its graph depends on parameters that may be frozen elsewhere
+    return not any(_matches(t.targets, prov.composed_from) for t in freezes)
+
+
+def _rebound_in_loop(model: ModuleModel, event: AttrStoreEvent, name: str, freezes: list):
+    """`for ...: x.requires_grad = True; ...; x = x + step`: the loop's last rebinding of `x` (a statement of the body
+    itself, so every iteration runs it) makes it a non-leaf for the next iteration's toggle."""
+    loop = event.ctx.loop
+    if loop is None or event.node not in loop.node.body or not _iterates_twice(loop.node):
+        return None
+    last = None
+    for other in model.of_type(BindEvent):
+        if other.seq > event.seq and other.name == name and other.ctx.scope is event.ctx.scope and other.ctx.via is None \
+                and loop.contains(other.ctx.loop):
+            last = other
+    if last is None or last.node not in loop.node.body or not _computed_from_trainable(last.prov, freezes):
+        return None
+    return last.prov if name in last.prov.composed_from else None
+
+
+def _iterates_twice(node) -> bool:
+    """Not `for _ in range(1)`: a literal count below two never runs the toggle twice."""
+    if not isinstance(node, (ast.For, ast.AsyncFor)) or not isinstance(node.iter, ast.Call) or not isinstance(node.iter.func, ast.Name) \
+            or node.iter.func.id != "range" or len(node.iter.args) != 1:
+        return True
+    count = node.iter.args[0]
+    return not (isinstance(count, ast.Constant) and isinstance(count.value, int) and count.value < 2)
 
 
 # -- the toggles ----------------------------------------------------------------------------------------

@@ -1,0 +1,44 @@
+# source: https://github.com/1Konny/gradcam_plus_plus-pytorch/issues/7
+# symptom: grad can be implicitly created only for scalar outputs
+# gradcam.py's GradCAM.forward picks score = logit[:, class_idx].squeeze() and calls score.backward(...); with a
+# batch of images (mask, _ = gradcam(inputs)) the score is a vector, not a scalar, and backward raises.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class GradCAM:
+    def __init__(self, model_arch, target_layer):
+        self.model_arch = model_arch
+        self.gradients, self.activations = {}, {}
+        target_layer.register_forward_hook(lambda m, i, o: self.activations.__setitem__("value", o))
+        target_layer.register_full_backward_hook(lambda m, gi, go: self.gradients.__setitem__("value", go[0]))
+
+    def forward(self, input, class_idx=None, retain_graph=False):
+        b, c, h, w = input.size()
+        logit = self.model_arch(input)
+        if class_idx is None:
+            score = logit[:, logit.max(1)[-1]].squeeze()
+        else:
+            score = logit[:, class_idx].squeeze()
+        self.model_arch.zero_grad()
+        score.backward(retain_graph=retain_graph)  # expect: AG005
+        gradients = self.gradients["value"]
+        activations = self.activations["value"]
+        alpha = gradients.view(b, gradients.size(1), -1).mean(2)
+        weights = alpha.view(b, -1, 1, 1)
+        saliency_map = F.relu((weights * activations).sum(1, keepdim=True))
+        saliency_map = F.interpolate(saliency_map, size=(h, w), mode="bilinear", align_corners=False)
+        return saliency_map, logit
+
+    def __call__(self, input, class_idx=None, retain_graph=False):
+        return self.forward(input, class_idx, retain_graph)
+
+
+torch.manual_seed(0)
+features = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU())
+model = nn.Sequential(features, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 5))
+gradcam = GradCAM(model, features)
+inputs = torch.randn(4, 3, 16, 16)
+mask, _ = gradcam(inputs)
+print(mask.shape)

@@ -1,0 +1,34 @@
+# source: https://github.com/IBM/aihwkit/issues/446
+# symptom: gradients accumulated across \d+ steps: True
+# Clean twin: the maintainers' fix, opt.zero_grad() in each iteration.
+import torch
+from torch.nn import Linear
+from torch.nn.functional import mse_loss
+from torch.optim import SGD
+
+# Prepare the datasets (input and expected output).
+x = torch.tensor([[0.1, 0.2, 0.4, 0.3], [0.2, 0.1, 0.1, 0.3]])
+y = torch.tensor([[1.0, 0.5], [0.7, 0.3]])
+
+# Define a single-layer network.
+model = Linear(4, 2)
+fresh = []
+model.weight.register_hook(lambda g: fresh.append(g.clone()))
+
+# Define an optimizer.
+opt = SGD(model.parameters(), lr=0.1)
+
+for epoch in range(10):
+    opt.zero_grad()
+    # Add the training Tensor to the model (input).
+    pred = model(x)
+    # Add the expected output Tensor.
+    loss = mse_loss(pred, y)
+    # Run training (backward propagation).
+    loss.backward()
+
+    opt.step()
+    print(f"Loss error: {loss:.16f}")
+
+accumulated = len(fresh) > 1 and torch.allclose(model.weight.grad, torch.stack(fresh).sum(0))
+print(f"gradients accumulated across {len(fresh)} steps: {accumulated}")
