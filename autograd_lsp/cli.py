@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from . import __version__, report
@@ -26,7 +24,9 @@ def _csv(value: str) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """`command`: the only subcommand whose arguments are needed (None: all). The runtime subcommands' options come
+    from their packages, which a `check` run never needs to import."""
     parser = argparse.ArgumentParser(prog="autograd-lsp", description="Catch PyTorch autograd mistakes before they run.")
     parser.add_argument("--version", action="version", version=f"autograd-lsp {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -59,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead")
 
     confirm = commands.add_parser("confirm", help="run a reproducer of a finding and report whether it really fails")
+    explain = commands.add_parser("explain", help="show the autograd graph at a line and the in-place change that broke it")
+    audit = commands.add_parser("audit", help="run a script with its loops bounded and report every autograd problem it hits")
+    if command not in (None, "confirm", "explain", "audit"):
+        return parser
     try:
         from .confirm import cli as confirm_cli
 
@@ -66,12 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     except ImportError:  # pragma: no cover - the runtime confirmation package is part of the distribution
         confirm.set_defaults(_confirm_missing=True)
 
-    explain = commands.add_parser("explain", help="show the autograd graph at a line and the in-place change that broke it")
     from .explain import cli as explain_cli
 
     explain_cli.add_arguments(explain)
 
-    audit = commands.add_parser("audit", help="run a script with its loops bounded and report every autograd problem it hits")
     from .audit import cli as audit_cli
 
     audit_cli.add_arguments(audit)
@@ -79,8 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(next((arg for arg in argv if not arg.startswith("-")), None))
     script_args = None
     if "--" in argv and "audit" in argv[: argv.index("--")]:  # `audit SCRIPT [options] -- ARGS`: ARGS are the script's
         script_args, argv = argv[argv.index("--") + 1:], argv[: argv.index("--")]
@@ -193,6 +195,7 @@ def _check_one(job) -> tuple[str, object, list[Finding], bool, tuple]:
     result = check_source(source, settings, resolver=resolver)
     if result.model is not None:
         result.model.release()  # freed now by reference counting, not by a collection of the whole heap later
+    _collect_if_grown()
     if cache is not None:
         cache.put(path, source.text, result.findings, resolver.touched if resolver is not None else set())
     # A clean file's source is not needed for the report or fixes: kept for every file of a large tree, the texts and
@@ -210,6 +213,7 @@ def _resolver(path: Path):
     root = JediResolver.project_root(Path(path))
     if root not in _RESOLVERS:
         _RESOLVERS[root] = JediResolver(root, max_models=_WORKER_MODELS or MAX_MODELS)
+        _RESOLVERS[root].stat_memo = None if _FILES_MAY_CHANGE else {}
     resolver = _RESOLVERS[root]
     global _LAST_RESOLVER
     if _LAST_RESOLVER is not None and _LAST_RESOLVER is not resolver:
@@ -219,6 +223,7 @@ def _resolver(path: Path):
 
 
 _LAST_RESOLVER = None
+_FILES_MAY_CHANGE = True  # outside the checks of a run (--fix / --diff rewrite files): resolvers stat() files each time
 
 
 _WORKER_MODELS: int | None = None  # consulted modules kept by a worker process (None: not a worker)
@@ -229,18 +234,53 @@ def _start_worker(workers: int) -> None:
     global _WORKER_MODELS
     _WORKER_MODELS = max(32, 192 // workers)
     _quiet_gc()
+    _files_may_change(False)  # (a worker only checks)
+
+
+# A check allocates millions of short-lived, acyclic nodes, freed by reference counting (models release their cycles,
+# ModuleModel.release): the automatic collector found nothing to free but rescanned them, 7% of a run over the widened
+# corpus at the 50,000 threshold. It is off during a check; _collect_if_grown is the safety net for cycles it leaves.
+_GC_NET_OBJECTS = 2_000_000  # tracked objects allocated and still alive since the last collection (~200 MB of nodes)
 
 
 def _quiet_gc() -> None:
-    # A check allocates millions of short-lived, acyclic nodes: the default thresholds make the collector
-    # rescan the growing heap (trees, models, jedi's caches) thousands of times per run.
     import gc
 
     gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
+    gc.disable()
+
+
+def _collect_if_grown() -> None:
+    """A full collection between two files once the net count of tracked objects since the last one is large: what
+    reference counting could not free (a cycle a rule or jedi left) stays bounded."""
+    import gc
+
+    if not gc.isenabled() and gc.get_count()[0] > _GC_NET_OBJECTS:
+        gc.collect()
 
 
 def run_check(args) -> int:
+    import gc
+
+    enabled = gc.isenabled()
+    _files_may_change(False)
+    try:
+        return _run_check(args)
+    finally:
+        _files_may_change(True)
+        if enabled:
+            gc.enable()  # (an in-process caller, a test: its collector as it was)
+
+
+def _files_may_change(changing: bool) -> None:
+    """While a run checks its files (before any fix), each file is stat()ed once per resolver (JediResolver.stat_memo)."""
+    global _FILES_MAY_CHANGE
+    _FILES_MAY_CHANGE = changing
+    for resolver in _RESOLVERS.values():
+        resolver.stat_memo = None if changing else {}
+
+
+def _run_check(args) -> int:
     from .discovery import iter_files
 
     _quiet_gc()
@@ -259,11 +299,14 @@ def run_check(args) -> int:
     jobs = [(path, settings, not args.no_cross_module, cache_spec) for path in files]
     workers = args.jobs or (os.cpu_count() or 1 if len(files) >= 16 else 1)
     if workers > 1 and len(files) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(workers,)) as pool:
             results = list(pool.map(_check_one, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
     else:
         results = [_check_one(job) for job in jobs]
 
+    _files_may_change(True)
     unsafe = args.unsafe_fixes
     fixed_total = 0
     entries = [report.FileFindings(path, None, [unreadable("no such file or directory")]) for path in missing]
@@ -420,6 +463,8 @@ def _cell_edits(source, fix) -> list | None:
 
 
 def _unified(old: str, new: str, a: str, b: str) -> str:
+    import difflib
+
     lines = difflib.unified_diff(old.splitlines(True), new.splitlines(True), a, b)
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 

@@ -332,3 +332,76 @@ def test_a_resolver_that_forgot_its_models_gives_the_same_findings(tmp_path):
     resolver.forget_models()  # what the CLI does to the resolver of a project it has left
     assert not resolver._models and resolver._model_lines == 0
     assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == first == [("AG002", 8)]
+
+
+def _jedi_answer(tmp_path, train):
+    """What jedi alone says `compose` in `train` is (the line of its def), asked as the resolver asks it."""
+    import ast
+
+    from autograd_lsp.source import read_source
+
+    source = read_source(train)
+    call = next(node for node in ast.walk(ast.parse(source.text)) if isinstance(node, ast.Name) and node.id == "compose"
+                and node.lineno > 2)
+    found = JediResolver(tmp_path)._resolve(source, call)
+    return found.node.lineno if found is not None else None
+
+
+UNDECIDED_FLAG = """\
+import torch
+try:
+    import fastlib
+    WITH_FAST = True
+except ImportError:
+    WITH_FAST = False
+
+if WITH_FAST:
+    compose = fastlib.compose
+else:
+    def compose(a, b):
+        return torch.stack((a, b))
+"""
+
+
+def test_a_def_behind_a_flag_set_in_try_except_is_resolved_as_jedi_does_without_jedi(tmp_path):
+    from autograd_lsp.checker import check_path
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helpers.py").write_text(UNDECIDED_FLAG)
+    train = _train_with(tmp_path, "train.py", "from helpers import compose")
+    resolver = JediResolver(tmp_path)
+    assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == [("AG002", 8)]
+    assert resolver.queries == 0
+    assert _jedi_answer(tmp_path, train) == 11  # jedi cannot decide the branch either: the def
+
+
+def test_a_def_behind_a_flag_jedi_can_decide_is_left_to_jedi(tmp_path):
+    from autograd_lsp.checker import check_path
+
+    (tmp_path / "pyproject.toml").write_text("")
+    decided = UNDECIDED_FLAG.replace("except ImportError:\n    WITH_FAST = False\n", "except ImportError:\n    pass\nWITH_FAST = True\n")
+    assert decided != UNDECIDED_FLAG
+    (tmp_path / "helpers.py").write_text(decided)
+    train = _train_with(tmp_path, "train.py", "from helpers import compose")
+    resolver = JediResolver(tmp_path)
+    check_path(train, resolver=resolver)
+    assert resolver.queries == 1  # `WITH_FAST = True` unconditionally last: jedi takes the `if` branch, a value
+
+
+def test_a_star_reexport_importing_back_from_its_package_is_followed_past_the_cycle(tmp_path):
+    """torch_geometric/nn/__init__.py star-imports .pool, then .glob, whose `from torch_geometric.nn import
+    global_add_pool` reads back what .pool bound."""
+    from autograd_lsp.checker import check_path
+
+    (tmp_path / "pyproject.toml").write_text("")
+    pool = tmp_path / "pkg" / "pool"
+    pool.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("from .pool import *\nfrom .glob import *\n")
+    (tmp_path / "pkg" / "glob.py").write_text("from pkg import compose\n\ncompose.__doc__ = 'deprecated here'\n")
+    (pool / "__init__.py").write_text("from .ops import compose\n\n__all__ = ['compose']\n")
+    (pool / "ops.py").write_text("import torch\n\ndef compose(a, b):\n    return torch.stack((a, b))\n")
+    train = _train_with(tmp_path, "train.py", "from pkg import compose")
+    resolver = JediResolver(tmp_path)
+    assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == [("AG002", 8)]
+    assert resolver.queries == 0
+    assert _jedi_answer(tmp_path, train) == 3  # jedi's answer too: pool/ops.py's def

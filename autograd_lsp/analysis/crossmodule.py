@@ -74,6 +74,9 @@ class JediResolver:
         self._fs: dict = {}  # file-system answers (module files, resolved paths) for this run
         self._stale_fs = False  # forget_files() was called: clear _fs at the next lookup
         self.touched: set[Path] = set()  # other modules consulted since the last reset (cache dependencies)
+        # path -> its model's key, while no file can change (a `check` run before its fixes): each file is stat()ed once
+        self.stat_memo: dict | None = None
+        self._starring: set = set()  # (module, name) looked up through star imports right now (_through_stars)
 
     @property
     def depth(self) -> int:
@@ -315,6 +318,8 @@ class JediResolver:
             last = _last_binding(model, name)
             if isinstance(last, (ast.Assign, ast.AnnAssign)):
                 return _UNRESOLVABLE
+            if last is None:
+                last = _undecided_branch_def(model, name)
             return next((info for info in (*classes, *functions) if info.node is last), None)
         if assigned and not star:
             return _UNRESOLVABLE  # `Tensor = torch.Tensor`: a value, not a def or class
@@ -328,9 +333,22 @@ class JediResolver:
         return self._through_stars(path, model, name, hops)
 
     def _through_stars(self, path: Path, model, name: str, hops: int):
-        """`from .affwarp import *` in a package's __init__: the last star import that exports `name` binds it."""
+        """`from .affwarp import *` in a package's __init__: the last star import that exports `name` binds it.
+        A star-imported module that imports `name` back from this package while this lookup runs (torch_geometric's
+        nn/glob.py: `from torch_geometric.nn import global_add_pool`, star-imported by nn/__init__) binds what the
+        earlier star imports bound: _CYCLE, and the earlier ones are searched."""
         if hops > 6:
             return None
+        key = (path, name)
+        if key in self._starring:
+            return _CYCLE
+        self._starring.add(key)
+        try:
+            return self._through_stars_of(path, model, name, hops)
+        finally:
+            self._starring.discard(key)
+
+    def _through_stars_of(self, path: Path, model, name: str, hops: int):
         stars = sorted((node for node in _summary(model)[0] if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)),
                        key=lambda node: (node.lineno, node.col_offset), reverse=True)
         for node in stars:
@@ -349,10 +367,13 @@ class JediResolver:
             bound = (name in assigned or name in star_model.imports.names
                      or any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name for n in top))
             if bound:
-                return self._lookup(target, name, hops + 1)
+                found = self._lookup(target, name, hops + 1)
+                if found is _CYCLE:
+                    continue
+                return found
             if star:
                 found = self._through_stars(target, star_model, name, hops + 1)
-                if found is not _UNRESOLVABLE:
+                if found is not _UNRESOLVABLE and found is not _CYCLE:
                     return found
         return _UNRESOLVABLE
 
@@ -485,11 +506,16 @@ class JediResolver:
     def _model(self, path: Path):
         from .model import build_model
 
-        try:
-            stat = path.stat()
-        except OSError:
-            return None
-        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        memo = self.stat_memo
+        key = memo.get(path) if memo is not None else None
+        if key is None:
+            try:
+                stat = path.stat()
+            except OSError:
+                return None
+            key = (str(path), stat.st_mtime_ns, stat.st_size)
+            if memo is not None:
+                memo[path] = key
         self.touched.add(path)
         if key in self._models:
             return self._models[key]
@@ -543,6 +569,7 @@ def _digest(text: str) -> bytes:
 _UNRESOLVABLE = object()  # the direct lookup is sure: no workspace def or class by that name
 _NO_MODULE = object()  # no module of the name below one search directory
 _NOT_BOUND = object()  # a module of the name's prefix is there, but it binds nothing by the next part's name
+_CYCLE = object()  # a re-export leading back to a star lookup under way (_through_stars)
 
 
 class _Ordered(list):
@@ -652,6 +679,49 @@ def _last_binding(model, name: str):
             last = node
     body = model.tree.body
     return last if last is not None and any(stmt is last for stmt in body) else None
+
+
+def _undecided_branch_def(model, name: str):
+    """The def or class of `if FLAG: name = ... else: class name: ...` (either branch order) at the top of a module,
+    when nothing else binds `name` and FLAG is set to both True and False inside try/except blocks (pyg's
+    `WITH_CUDA_HASH_MAP`): jedi cannot decide the branch, answers with both bindings, and the def or class is the
+    one a caller can use. None for every other shape (jedi decides)."""
+    top = _summary(model)[0]
+    bindings = [node for node in top if _binds(node, name)]
+    if len(bindings) != 2:
+        return None
+    branch = next((node for node in model.tree.body if isinstance(node, ast.If) and bindings[0] in node.body), None)
+    if branch is None or not any(node is bindings[1] for node in branch.orelse) or not isinstance(branch.test, ast.Name):
+        return None
+    defs = [node for node in bindings if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    values = [node for node in bindings if isinstance(node, (ast.Assign, ast.AnnAssign))]
+    if len(defs) != 1 or len(values) != 1 or not _undecided_flag(model, branch.test.id):
+        return None
+    return defs[0]
+
+
+def _undecided_flag(model, flag: str) -> bool:
+    """`flag` holds True on some paths and False on others as jedi reads it: its last bindings, latest first, lie
+    inside top-level try/except blocks (each may or may not run) down to one unconditional binding, and they are
+    plain `flag = True` / `flag = False`. Any other binding (in an `if`, a loop, a computed value): not undecided."""
+    values = set()
+
+    def walk(body, in_try):
+        for node in body:
+            if isinstance(node, ast.Try):
+                for block in (node.body, *(handler.body for handler in node.handlers), node.orelse, node.finalbody):
+                    yield from walk(block, True)
+            elif _binds(node, flag) or isinstance(node, ast.If) and _binds_anything(_top_level([node]), flag):
+                yield node, in_try
+
+    for node, in_try in reversed(list(walk(model.tree.body, False))):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, bool)):
+            return False
+        values.add(node.value.value)
+        if not in_try:
+            break
+    return values == {True, False}
 
 
 def _binds_anything(top, name: str) -> bool:

@@ -296,7 +296,7 @@ class ModuleModel:
             walker.shadows.clear()
             walker.memo.clear()
             walker.function_aliases.clear()
-            walker.via = walker.overlay = walker.escaped = None
+            walker.via = walker.overlay = walker.escaped = walker._last_ctx = None
             walker.module_scope.bindings.clear()
             walker.module_scope.defs.clear()
             walker.scope = walker.module_scope = walker.function = walker.loop = walker.model = None

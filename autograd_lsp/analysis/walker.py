@@ -8,7 +8,9 @@ A method's `self` sees the attributes its class set in `__init__` (per construct
 from __future__ import annotations
 
 import ast
+import bisect
 import os
+import re
 
 from ..source import Source
 from . import callsite
@@ -180,6 +182,7 @@ class Walker:
         self.function_aliases: dict = {}  # (id of a scope, name) -> the torch function the name was bound to there
         self.table_changes = 0  # stores into class tables so far
         self.classes_read: set | None = None  # ids of the classes whose tables were read (recorded by analysis/rewalk.py only)
+        self._last_ctx: Context | None = None  # (ctx())
 
     # -- driving -------------------------------------------------------------------------------------
     def run(self) -> ModuleModel:
@@ -194,7 +197,13 @@ class Walker:
         return self.model
 
     def ctx(self) -> Context:
-        return Context(self.scope, self.loop, self.mode, self.epoch, self.stmt, self.via)
+        """The context of the point the walk is at; the events of one point share one (read-only) Context."""
+        found = self._last_ctx
+        if (found is not None and found.statement is self.stmt and found.scope is self.scope and found.loop is self.loop
+                and found.no_grad is self.mode and found.epoch == self.epoch and found.via is self.via):
+            return found
+        found = self._last_ctx = Context(self.scope, self.loop, self.mode, self.epoch, self.stmt, self.via)
+        return found
 
     def emit(self, event):
         self.seq += 1
@@ -388,8 +397,7 @@ class Walker:
         arguments = [*positional, *kwonly]
         index_of = {arg.arg: index for index, arg in enumerate(arguments) if not (method and index == 0)}
         found = {name: (index_of[name], arguments[index_of[name]]) for name in given if name in index_of}
-        text = self.model.text(node)
-        if "(" not in text or not any(f".{name}(" in text for name in api.MODULE_ITERATORS):
+        if not self._iterator_call_between(node.lineno, node.end_lineno or node.lineno):
             return list(found.values())
         for sub in ast.walk(node):
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS \
@@ -397,6 +405,25 @@ class Walker:
                 name = sub.func.value.id
                 found[name] = (index_of[name], arguments[index_of[name]])
         return list(found.values())
+
+    def _iterator_call_between(self, first: int, last: int) -> bool:
+        """Some line from `first` to `last` holds `.parameters(` or another of torch's module iterators called. The
+        lines are found once per module, by one search of its text: most functions are never searched further."""
+        text = self.model.source.text
+        cached = self.__dict__.get("_iterator_lines")
+        if cached is not None and cached[0] is text:
+            lines = cached[1]
+        elif "\r" in text:
+            return True  # (line endings the search would count wrong: the tree is searched)
+        else:  # (a walker kept across an edit sees the new text)
+            lines, line, position = [], 1, 0
+            for match in _ITERATOR_CALL.finditer(text):
+                line += text.count("\n", position, match.start())
+                position = match.start()
+                lines.append(line)
+            self._iterator_lines = (text, lines)
+        index = bisect.bisect_left(lines, first)
+        return index < len(lines) and lines[index] <= last
 
     def walk_for_caller(self, info: FunctionInfo):
         """Walk one of this (summary-only) module's functions because another module's analysis needs it."""
@@ -1378,7 +1405,7 @@ class Walker:
                 argument = call.args[index] if index < len(call.args) else next((kw.value for kw in call.keywords if kw.arg == name), None)
                 if argument is None or bound.get(name) is None:
                     continue
-                ctx = self.ctx()
+                ctx = Context(self.scope, self.loop, self.mode, self.epoch, self.stmt, self.via)  # its own: changed below
                 if event.ctx.no_grad is True and not ctx.no_grad:
                     ctx.no_grad = True  # the helper runs it under its own no_grad()
                 helper = getattr(call.func, "attr", None) or getattr(call.func, "id", "?")
@@ -1968,13 +1995,15 @@ def _class_constant(cls: ClassInfo, attr: str, line: int) -> Provenance | None:
     when no method of the class stores that attribute; None otherwise. Computed once per class."""
     table = cls.__dict__.get("_body_constants")
     if table is None:
+        bound = cls.__dict__.get("_body_names")
+        if bound is None:
+            bound = cls._body_names = {name for stmt in cls.node.body for name in _body_names(stmt)}  # type: ignore[attr-defined]
+        if attr not in bound:  # (the usual case: not a class-body name; the class's tree is walked only for one)
+            return None
         stored = {node.attr for node in ast.walk(cls.node) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)}
         table, seen = {}, set()
         for stmt in cls.node.body:
-            names = [stmt.name] if isinstance(stmt, ast.ClassDef) else [t.id for t in getattr(stmt, "targets", ()) if isinstance(t, ast.Name)]
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                names = [stmt.target.id]
-            for name in names:
+            for name in _body_names(stmt):
                 if name in seen or name in stored:
                     table[name] = None  # bound twice, or also stored on an instance: not one known value
                     continue
@@ -1986,6 +2015,15 @@ def _class_constant(cls: ClassInfo, attr: str, line: int) -> Provenance | None:
                     table[name] = None if value is None or isinstance(value, bool) else (_INT_NUMBER if isinstance(value, int) else _FLOAT_NUMBER)
         cls._body_constants = table  # type: ignore[attr-defined]
     return table.get(attr)
+
+
+def _body_names(stmt: ast.stmt) -> list[str]:
+    """The plain names a class-body statement binds that _class_constant knows: `x = ...`, `x: T = ...`, `class x`."""
+    if isinstance(stmt, ast.ClassDef):
+        return [stmt.name]
+    if isinstance(stmt, ast.AnnAssign):
+        return [stmt.target.id] if isinstance(stmt.target, ast.Name) else []
+    return [t.id for t in getattr(stmt, "targets", ()) if isinstance(t, ast.Name)]
 
 
 def _basic_index(index: ast.expr) -> bool:
@@ -2070,6 +2108,7 @@ def _elementwise_scalar(info: FunctionInfo, ret: Provenance, deps) -> bool | Non
 
 
 # Literal numbers carry no position worth keeping: two shared values instead of one per literal.
+_ITERATOR_CALL = re.compile(r"\.(?:" + "|".join(sorted(map(re.escape, api.MODULE_ITERATORS))) + r")\(")
 _INT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.INT)
 _FLOAT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.FLOAT)
 _NAMED_INTS: dict = {}

@@ -194,7 +194,7 @@ def _accumulations(model: ModuleModel):
         elif isinstance(event, CallEvent) and event.function is not None and event.receiver is not None and \
                 isinstance(event.ctx.statement, ast.Expr) and _label(event.receiver) is not None:
             # `meter.update(loss, n)`: a method that adds what it is given to its own state (an average meter)
-            for value in _kept_by_method(event):
+            for value in _kept_by_method(model, event):
                 prov = _candidate(model, value)
                 if prov is not None:
                     name = _label(event.receiver)
@@ -208,7 +208,7 @@ def _accumulations(model: ModuleModel):
                 yield _accumulation(event, event.ctx.statement, names[0], names[1], value, prov, "append")
 
 
-def _kept_by_method(call: CallEvent) -> list[ast.expr]:
+def _kept_by_method(model: ModuleModel, call: CallEvent) -> list[ast.expr]:
     """The arguments of a method call that the method accumulates into an attribute of its object: `self.sum += val * n`,
     `self.total = self.total + val`, `self.history.append(val)` for its parameter `val` (not through `.item()` & co.)."""
     function = call.function
@@ -220,8 +220,26 @@ def _kept_by_method(call: CallEvent) -> list[ast.expr]:
     passed.update({k.arg: k.value for k in call.node.keywords if k.arg is not None})
     if not passed:
         return []
-    me = node.args.args[0].arg if node.args.args else "self"
     kept = []
+    for name in _accumulated_params(model, node):
+        if name in passed and passed[name] not in kept:
+            kept.append(passed[name])
+    return kept
+
+
+def _accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The parameters whose values a method adds to its object's state, in the order of its statements (once per
+    method and model: a method is called from many places)."""
+    cache = model.__dict__.setdefault("_accumulated_params", {})
+    found = cache.get(node)
+    if found is None:
+        found = cache[node] = _find_accumulated_params(node)
+    return found
+
+
+def _find_accumulated_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    me = node.args.args[0].arg if node.args.args else "self"
+    names = []
     for stmt in ast.walk(node):
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and _own_state(stmt.target, me):
             added = stmt.value
@@ -234,10 +252,8 @@ def _kept_by_method(call: CallEvent) -> list[ast.expr]:
             added = stmt.args[-1]
         else:
             continue
-        for name in sorted(_carried_params(added)):
-            if name in passed and passed[name] not in kept:
-                kept.append(passed[name])
-    return kept
+        names.extend(sorted(_carried_params(added)))
+    return names
 
 
 def _own_state(target: ast.expr, me: str) -> bool:

@@ -81,7 +81,10 @@ def check(model: ModuleModel):
         if init is None:
             continue
         # construction: __init__ and the methods it calls on self (`self.init_states(x)`) run before any .to(device)
-        builders = [init] + [cls.methods[name] for name in _self_calls(init.node) if name in cls.methods and name != "__init__"]
+        builders = [init]
+        if any(method is not init and method.scope in in_methods for method in cls.methods.values()):
+            # (only then can a method __init__ calls add a candidate: its body is searched for those calls)
+            builders += [cls.methods[name] for name in _self_calls(init.node) if name in cls.methods and name != "__init__"]
         candidates = [bind for method in builders for bind in in_methods.get(method.scope, ()) if _is_plain_factory_tensor(model, cls, bind)]
         if not candidates:
             continue
