@@ -108,24 +108,28 @@ def _last_line(output: str) -> str:
     return output.strip().splitlines()[-1][:160] if output.strip() else "(no output)"
 
 
-def reproduce(path: Path, timeout: float = 120) -> tuple[bool, str]:
-    """Run the program with torch; its symptom regex must match what it printed."""
+def _run_with_symptom(path: Path, timeout: float) -> tuple[str | None, int | None, str]:
+    """(symptom regex, exit code or None on timeout, output) of running the program with torch; (None, None, why)
+    when the program has no symptom header."""
     symptom = header(path, "symptom")
     if not symptom:
-        return False, "no symptom header"
+        return None, None, "no symptom header"
     code, output = _run(path, timeout)
-    if code is None:
+    return symptom, code, output
+
+
+def reproduce(path: Path, timeout: float = 120) -> tuple[bool, str]:
+    """Run the program with torch; its symptom regex must match what it printed."""
+    symptom, code, output = _run_with_symptom(path, timeout)
+    if symptom is None or code is None:
         return False, output
     return bool(re.search(symptom, output, re.S)), _last_line(output)
 
 
 def reproduce_twin(path: Path, timeout: float = 120) -> tuple[bool, str]:
     """Run a clean twin with torch: it must exit 0 and its symptom regex must NOT match what it printed."""
-    symptom = header(path, "symptom")
-    if not symptom:
-        return False, "no symptom header"
-    code, output = _run(path, timeout)
-    if code is None:
+    symptom, code, output = _run_with_symptom(path, timeout)
+    if symptom is None or code is None:
         return False, output
     if code != 0:
         return False, f"exit {code}: {_last_line(output)}"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import gc
 import json
-import textwrap
 import weakref
 
 from autograd_lsp import cli
+from crossmodule_programs import HELPER, TRAIN
 
 
 class _Node:
@@ -41,20 +41,8 @@ def test_cycles_are_collected_once_the_net_count_of_objects_grows(monkeypatch):
 def test_a_helper_changed_between_two_in_process_runs_is_read_again(tmp_path, capsys):
     (tmp_path / "pyproject.toml").write_text("")
     helpers = tmp_path / "helpers.py"
-    helpers.write_text("import torch\n\ndef compose(a, b):\n    return torch.stack((a, b))\n")
-    (tmp_path / "train.py").write_text(textwrap.dedent("""\
-        import torch
-        from helpers import compose
-        a = torch.tensor(1.0, requires_grad=True)
-        b = torch.tensor(2.0, requires_grad=True)
-        opt = torch.optim.SGD([a, b], lr=0.1)
-        w = compose(a, b)
-        for step in range(3):
-            loss = (w * 2).sum()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-    """))
+    helpers.write_text(HELPER)
+    (tmp_path / "train.py").write_text(TRAIN.format(module="helpers"))
 
     def codes() -> list:
         capsys.readouterr()

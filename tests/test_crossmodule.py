@@ -7,21 +7,9 @@ import sys
 import textwrap
 
 from autograd_lsp.analysis.crossmodule import NEVER_INSPECT, JediResolver, refuse_compiled_torch
+from crossmodule_programs import HELPER, TRAIN
 
 
-TRAIN = """\
-import torch
-from {module} import compose
-a = torch.tensor(1.0, requires_grad=True)
-b = torch.tensor(2.0, requires_grad=True)
-opt = torch.optim.SGD([a, b], lr=0.1)
-w = compose(a, b)
-for step in range(3):
-    loss = (w * 2).sum()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-"""
 
 
 def test_the_private_jedi_hook_is_in_place():
@@ -168,7 +156,7 @@ def test_direct_resolution_follows_a_reexported_name_without_jedi(tmp_path):
     pkg = tmp_path / "pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("from . import ops as tools\nfrom .events import Events\n")
-    (pkg / "ops.py").write_text("import torch\n\ndef compose(a, b):\n    return torch.stack((a, b))\n")
+    (pkg / "ops.py").write_text(HELPER)
     (pkg / "events.py").write_text("import enum\n\nclass Events(enum.Enum):\n    STARTED = 1\n")
     (tmp_path / "train.py").write_text(textwrap.dedent("""\
         import torch
@@ -283,7 +271,7 @@ def test_an_absolute_import_looks_past_a_module_named_like_the_package(tmp_path)
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
     (pkg / "pkg.py").write_text("VERSION = 1\n")  # `import pkg` inside the package still means the package
-    (pkg / "ops.py").write_text("import torch\n\ndef compose(a, b):\n    return torch.stack((a, b))\n")
+    (pkg / "ops.py").write_text(HELPER)
     resolver = JediResolver(tmp_path)
     result = check_path(_train_with(tmp_path, "pkg/pkg/train.py", "from pkg.ops import compose"), resolver=resolver)
     assert [(f.code, f.span.line) for f in result.findings] == [("AG002", 8)]
@@ -308,7 +296,7 @@ def test_a_library_named_like_a_sibling_module_is_known_absent_without_jedi(tmp_
 
 def test_check_stats_counts_the_cross_module_work(tmp_path):
     (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "helpers.py").write_text("import torch\n\ndef compose(a, b):\n    return torch.stack((a, b))\n")
+    (tmp_path / "helpers.py").write_text(HELPER)
     _train_with(tmp_path, "train.py", "from helpers import compose")
     proc = subprocess.run([sys.executable, "-m", "autograd_lsp", "check", str(tmp_path), "--no-cache", "--jobs", "1", "--stats", "--exit-zero"],
                           capture_output=True, text=True, timeout=120)
@@ -324,7 +312,7 @@ def test_a_resolver_that_forgot_its_models_gives_the_same_findings(tmp_path):
     from autograd_lsp.checker import check_path
 
     (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "helpers.py").write_text("import torch\n\ndef compose(a, b):\n    return torch.stack((a, b))\n")
+    (tmp_path / "helpers.py").write_text(HELPER)
     train = _train_with(tmp_path, "train.py", "from helpers import compose")
     resolver = JediResolver(tmp_path)
     first = [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings]
@@ -399,7 +387,7 @@ def test_a_star_reexport_importing_back_from_its_package_is_followed_past_the_cy
     (tmp_path / "pkg" / "__init__.py").write_text("from .pool import *\nfrom .glob import *\n")
     (tmp_path / "pkg" / "glob.py").write_text("from pkg import compose\n\ncompose.__doc__ = 'deprecated here'\n")
     (pool / "__init__.py").write_text("from .ops import compose\n\n__all__ = ['compose']\n")
-    (pool / "ops.py").write_text("import torch\n\ndef compose(a, b):\n    return torch.stack((a, b))\n")
+    (pool / "ops.py").write_text(HELPER)
     train = _train_with(tmp_path, "train.py", "from pkg import compose")
     resolver = JediResolver(tmp_path)
     assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == [("AG002", 8)]
