@@ -13,6 +13,7 @@ class Kind(enum.Enum):
     OPTIMIZER = "optimizer"
     PARAMS = "params"  # model.parameters(), a list of parameters
     SEQUENCE = "sequence"  # a tuple/list literal whose elements we know
+    MAPPING = "mapping"  # a dict display: `elements` are its values, `keys` their string keys (None: not a literal)
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class Provenance:
     node: object | None = None  # the ast node that created it (for related locations)
     base: object | None = None  # a view's base (`w` for `w[0]`, `w.t()`): the tensor an in-place change of the view writes
     value: int | None = None  # NUMBER: the integer a name was bound to (`batch_size = 32`), for sizes
+    keys: tuple = ()  # MAPPING: the key of each element, in order
 
     @property
     def is_tensor(self) -> bool:

@@ -377,8 +377,11 @@ class Walker:
         for arg in (args.vararg, args.kwarg):
             if arg is not None:
                 self.bind(arg.arg, None)
+        passed = info.__dict__.get("passed_modules", {})
         for index, arg in self._module_parameters(node, positional, args.kwonlyargs, info.cls is not None and not self._is_static(node),
                                                   info.__dict__.get("module_arguments", ())):
+            if arg.arg in passed:
+                continue  # the module its only call passes (bound above) tells more than a symbolic module
             # `def train(netD, netG, ...)` that iterates `netD.parameters()`: a module, whose call is a forward
             self.scope.bindings[arg.arg] = Provenance(Kind.MODULE, arg.lineno, origin="param", param_deps=frozenset({index}), node=arg)
         self._register_defs(node.body)
@@ -460,6 +463,17 @@ class Walker:
         ret = info.returns
         if ret is None or not self._summarised(info):
             return None
+        return self._instantiate_returned(info, ret, call, arg_provs, arg_nodes)
+
+    def _instantiate_returned(self, info: FunctionInfo, ret: Provenance, call: ast.Call, arg_provs: list, arg_nodes: list):
+        if ret.kind in (Kind.SEQUENCE, Kind.MAPPING) and ret.elements:
+            # `return loss, {"mse": mse}`: each element is its own function of the arguments (`loss, logs = my_loss(pred, y)`)
+            elements = tuple(self._instantiate_returned(info, element, call, arg_provs, arg_nodes) if element is not None else None
+                             for element in ret.elements)
+            return ret.but(line=call.lineno, node=call, loop=self.loop, epoch=self.epoch, elements=elements)
+        return self._instantiate_value(info, ret, call, arg_provs, arg_nodes)
+
+    def _instantiate_value(self, info: FunctionInfo, ret: Provenance, call: ast.Call, arg_provs: list, arg_nodes: list) -> Provenance | None:
         offset = 1 if info.cls is not None and not self._is_static(info.node) else 0
         deps = []
         for index in sorted(ret.param_deps):
@@ -893,6 +907,17 @@ class Walker:
 
     ev_List = ev_Tuple
 
+    def ev_Dict(self, node):
+        """`{"loss": loss, "acc": acc}`: its values by their string keys (`**rest` or a computed key: None)."""
+        keys, values = [], []
+        for key, value in zip(node.keys, node.values):
+            if key is not None:
+                self.ev(key)
+            text = _const(key)
+            keys.append(text if isinstance(text, str) else None)
+            values.append(self.ev(value, usage="element"))
+        return Provenance(Kind.MAPPING, node.lineno, elements=tuple(values), keys=tuple(keys), node=node)
+
     def ev_ListComp(self, node):
         saved = self.scope
         self.scope = Scope(node, "<comprehension>", saved, function=saved.function)
@@ -989,6 +1014,8 @@ class Walker:
             if isinstance(index, int) and not isinstance(index, bool) and -len(base.elements) <= index < len(base.elements):
                 return base.elements[index]
             return self._element_of(base, node) if isinstance(node.slice, ast.Name) else None
+        if base.kind is Kind.MAPPING:
+            return _value_of(base, node.slice)
         if base.kind is Kind.SEQUENCE:
             index = _const(node.slice)
             if isinstance(index, int) and -len(base.elements) <= index < len(base.elements):
@@ -1965,6 +1992,24 @@ class Walker:
 _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), "Conv1d": (1, "out_channels"),
                 "Conv2d": (1, "out_channels"), "Conv3d": (1, "out_channels"), "ConvTranspose1d": (1, "out_channels"),
                 "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim")}
+
+
+def _value_of(mapping: Provenance, key: ast.expr) -> Provenance | None:
+    """`out["loss"]`: the value stored under a literal key; under any other key (`out[name]` in `for name in out`) one
+    of the values, so what all of them agree on. Unknown when a key is not a literal or the literal is not there."""
+    values, keys = mapping.elements, mapping.keys
+    if None in keys or not values:
+        return None
+    wanted = _const(key)
+    if isinstance(wanted, str):
+        found = [value for name, value in zip(keys, values) if name == wanted]
+        return found[-1] if found else None
+    if isinstance(key, ast.Constant):
+        return None
+    agreed = values[0]
+    for value in values[1:]:
+        agreed = merge(agreed, value)
+    return agreed
 
 
 def _sized(prov: Provenance | None) -> bool:
