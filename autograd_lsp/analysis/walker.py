@@ -1500,6 +1500,12 @@ class Walker:
         if first_call is not None and node.args and _const(_argument(first_call, "inplace", api.layer(first).get("inplace"))) is True \
                 and _writes(first_call, api.layer_op(first), 0):
             self._inplace_call(node, node.args[0], arg_provs[0], f"{first}(inplace=True)")  # nn.ReLU(inplace=True)(x) writes x
+        if requires_grad and name == "Sequential":
+            for saving, saving_node, layer, layer_node in self._sequential_hazards(node, built):
+                # the container's own forward applies `layer` to what `saving` returned and saved: report at the layer
+                output = Provenance(Kind.TENSOR, node.lineno, leaf=False, requires_grad=True, origin=f"{saving}(...)", node=saving_node,
+                                    saved_by=saving, saved_node=node, loop=self.loop, epoch=self.epoch)
+                self.emit(InplaceEvent(layer_node, self.ctx(), target=saving_node, prov=output, op=f"{layer}(inplace=True)", form="call"))
         if requires_grad and node.args and api.layer_parameters(first):
             # nn.Conv2d / nn.Linear keep their input for the weight's gradient (derivatives.yaml of their op)
             grads = [bool(arg_provs and arg_provs[0] is not None and arg_provs[0].requires_grad), True]
@@ -1697,6 +1703,64 @@ class Walker:
         if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") and prov.saved_by is None:
             self.update(name, prov.but(saved_by=op, saved_node=node))
 
+    def _note_sequential_order(self, node: ast.Call, layers: tuple):
+        """`nn.Sequential(..., nn.ReLU(), nn.Dropout(0.5, inplace=True))`: an in-place layer right after a layer whose
+        backward keeps its own output overwrites that output; each forward of the container is then an AG006 (forward())."""
+        hazards = []
+        for before, layer in zip(layers, layers[1:]):
+            if before is None or layer is None or before.kind is not Kind.MODULE or layer.kind is not Kind.MODULE:
+                continue
+            if not isinstance(before.module_class, str) or not isinstance(layer.module_class, str):
+                continue
+            if not isinstance(before.node, ast.Call) or not isinstance(layer.node, ast.Call):
+                continue
+            first, name = before.module_class.rsplit(".", 1)[-1], layer.module_class.rsplit(".", 1)[-1]
+            built = layer.node
+            if not api.saves_output(first) or _const(_argument(built, "inplace", api.layer(name).get("inplace"))) is not True:
+                continue
+            needed = api.noop_unless_positive(api.layer_op(name))
+            if needed is not None and not _writes(built, api.layer_op(name), 0):
+                # `nn.Dropout(dropout, inplace=True)` with `dropout` a parameter of this constructor: its callers decide
+                argument = _argument(built, needed, 0)
+                if not (isinstance(argument, ast.Name) and self.function is not None and self.function.name == "__init__"):
+                    continue
+                hazards.append((first, before.node, name, built, (self.function.context_of or self.function, argument.id)))
+                continue
+            hazards.append((first, before.node, name, built, None))
+        if hazards:
+            self.model.__dict__.setdefault("_sequential_hazards", {})[id(node)] = hazards
+
+    def _sequential_hazards(self, node: ast.Call, built: ast.Call | None):
+        """(saving layer, its node, in-place layer, its node) of the container `built` that certainly write."""
+        found = self.model.__dict__.get("_sequential_hazards", {}).get(id(built)) if built is not None else None
+        for first, first_node, name, layer_node, parameter in found or ():
+            if parameter is not None and not self._constructed_positive(*parameter):
+                continue
+            yield first, first_node, name, layer_node
+
+    def _constructed_positive(self, init: FunctionInfo, parameter: str) -> bool:
+        """Every construction of `init`'s class seen in this module passes a literal > 0 for `parameter` (or leaves it to
+        a default that is one), and there is at least one."""
+        node = init.node
+        positional = [arg.arg for arg in [*node.args.posonlyargs, *node.args.args]][1:]
+        defaults = dict(zip(positional[len(positional) - len(node.args.defaults):], node.args.defaults))
+        defaults.update({arg.arg: default for arg, default in zip(node.args.kwonlyargs, node.args.kw_defaults) if default is not None})
+        seen = False
+        for event in self.model.of_type(CallEvent):
+            if event.function is not init or event.role is not None:
+                continue
+            call = event.node
+            if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
+                return False
+            value = next((kw.value for kw in call.keywords if kw.arg == parameter), None)
+            if value is None and parameter in positional and positional.index(parameter) < len(call.args):
+                value = call.args[positional.index(parameter)]
+            value = _number(value if value is not None else defaults.get(parameter))
+            if value is None or value <= 0:
+                return False
+            seen = True
+        return seen
+
     @staticmethod
     def _first_layer(name: str | None, built: ast.Call | None) -> tuple[str | None, ast.Call | None]:
         """The layer a module applies first to its input: itself, or a Sequential's first element."""
@@ -1729,6 +1793,8 @@ class Walker:
         if module.startswith("torch.nn") and short[:1].isupper() and module != "torch.nn.functional":
             # nn.ModuleList([Block() for _ in ...]), nn.Sequential(a, b): a container of the layers it was given
             layers = tuple(flatten(arg_provs)) if api.layer_parameters(short) is None and arg_provs else ()
+            if short == "Sequential" and len(layers) > 1 and not self.summary_only:
+                self._note_sequential_order(node, layers)
             layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
             return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers)
         if module.startswith("torch.nn.init"):

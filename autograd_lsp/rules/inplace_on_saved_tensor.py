@@ -181,8 +181,13 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: st
         consequence = f"{later} will raise a version-counter error"
     else:
         consequence = f"the graph this function returns (line {returned.lineno}) needs it, so a backward through it will raise"
-    message = (f"in-place `{event.op}` on `{name}`{alias}, {role} of `{op}`{saved_at} that autograd saved for backward: "
-               f"{consequence}. Use an out-of-place op or `.clone()` first")
+    if isinstance(target, ast.Call):  # a container's layer after a saving layer (nn.Sequential order)
+        message = (f"in-place `{event.op}` right after `{name}` (line {target.lineno}) in the container run at line {saver.lineno}: "
+                   f"it overwrites the output `{op}` saved for backward: {consequence}. Drop `inplace=True` or put the layer "
+                   f"after one that does not keep its output")
+    else:
+        message = (f"in-place `{event.op}` on `{name}`{alias}, {role} of `{op}`{saved_at} that autograd saved for backward: "
+                   f"{consequence}. Use an out-of-place op or `.clone()` first")
     node = event.node if event.form in ("method", "call") else event.ctx.statement
     related = [(saver, f"`{op}` saves this tensor for its backward")]
     if backward is not None:
