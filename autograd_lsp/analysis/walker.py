@@ -578,10 +578,15 @@ class Walker:
         base = target.value if isinstance(target, ast.Subscript) else target
         before = self.ev_target(base)
         op = _OPS.get(type(node.op), "?") + "="
+        element = _item_of(before, target.slice) if isinstance(target, ast.Subscript) and before is not None and before.kind is Kind.SEQUENCE else None
         if before is not None and before.kind is Kind.TENSOR:
             self.emit(InplaceEvent(node, self.ctx(), target=target, prov=before, op=op if not isinstance(target, ast.Subscript) else f"[...] {op}",
                                    form="augassign"))
             after = self._after_inplace(before, [value])
+        elif element is not None and element.kind is Kind.TENSOR:
+            # `outs[i] += y`: the list's tensor changed in place (Tensor.__iadd__), the list itself stays what it was
+            self.emit(InplaceEvent(node, self.ctx(), target=target, prov=element, op=op, form="augassign"))
+            return
         else:
             if isinstance(target, ast.Subscript):
                 self._note_unknown_write(base)
@@ -1017,10 +1022,7 @@ class Walker:
         if base.kind is Kind.MAPPING:
             return _value_of(base, node.slice)
         if base.kind is Kind.SEQUENCE:
-            index = _const(node.slice)
-            if isinstance(index, int) and -len(base.elements) <= index < len(base.elements):
-                return base.elements[index]
-            return None
+            return _item_of(base, node.slice)
         if base.kind is not Kind.TENSOR:
             return None
         index = _const(node.slice)
@@ -1208,6 +1210,11 @@ class Walker:
                 return None
             items = [_INT_NUMBER, *items] if name == "enumerate" else items
             return Provenance(Kind.SEQUENCE, node.lineno, elements=(Provenance(Kind.SEQUENCE, node.lineno, elements=tuple(items)),))
+        if name == "sum" and len(arg_provs) == 1 and not node.keywords and arg_provs[0] is not None and arg_provs[0].kind is Kind.SEQUENCE \
+                and self.lookup_def(name) is None:
+            # `sum(losses)` of a list of tensors: their additions (the builtin starts from 0)
+            items = [(item, node.args[0]) for item in flatten(arg_provs[0].elements)]
+            return self.combine(node, items, binop=ast.Add()) if items else None
         if name == "float" or name == "int" or name == "len":
             return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT if name == "float" else api.INT)
         if self.resolver is not None and name in self.imports.names:
@@ -1524,6 +1531,11 @@ class Walker:
                 result = result.but(scalar=False)  # a user loss module returning `(pred - target) ** 2`
         if requires_grad and name is not None and api.saves_output(name):
             result = result.but(saved_by=name, saved_node=node)  # nn.Sigmoid()(x): its output is kept for backward (AG006)
+        elif requires_grad and not self.no_grad and isinstance(cls, ClassInfo) and event.runs is not None and event.runs.walked:
+            kept = event.runs.returns
+            if kept is not None and kept.kind is Kind.TENSOR and kept.saved_by is not None:
+                # a block whose forward ends in `self.act(...)` (nn.ReLU): what it returns is what that op kept for backward
+                result = result.but(saved_by=kept.saved_by, saved_node=node)
         return result
 
     def _forward_not_scalar(self, info: FunctionInfo, arg_provs) -> bool:
@@ -2058,6 +2070,21 @@ class Walker:
 _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), "Conv1d": (1, "out_channels"),
                 "Conv2d": (1, "out_channels"), "Conv3d": (1, "out_channels"), "ConvTranspose1d": (1, "out_channels"),
                 "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim")}
+
+
+def _item_of(sequence: Provenance, index: ast.expr) -> Provenance | None:
+    """`xs[0]`: that element; `xs[i - 1]` (a computed index, not a slice) of a list whose elements all agree (a
+    comprehension's): that element. None otherwise."""
+    elements = sequence.elements
+    if not elements:
+        return None
+    position = _number(index)
+    if isinstance(position, int):
+        return elements[position] if -len(elements) <= position < len(elements) else None
+    if position is not None or isinstance(index, (ast.Slice, ast.Constant, ast.Tuple)):
+        return None
+    first = elements[0]
+    return first if all(element == first for element in elements) else None
 
 
 def _value_of(mapping: Provenance, key: ast.expr) -> Provenance | None:

@@ -171,6 +171,8 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: st
     prov = event.prov
     target = _base(event.target)
     name = model.text(target)
+    if target is not event.target and not (model.prov(target) is not None and model.prov(target).is_tensor):
+        name = model.text(event.target)  # `outs[i]`: a tensor held in a list
     role = "the output" if saves_output(op) and loop is None else "an input"
     saved_at = f" (line {saver.lineno})" if hasattr(saver, "lineno") else ""
     if loop is not None:
@@ -199,6 +201,16 @@ def _fixes(model: ModuleModel, event: InplaceEvent, target: ast.expr) -> list[Fi
     fixes = []
     stmt = event.ctx.statement
     if not isinstance(target, (ast.Name, ast.Attribute)) or not edits.own_line(model, stmt):
+        return fixes
+    container = model.prov(target)
+    if isinstance(event.target, ast.Subscript) and (container is None or not container.is_tensor):
+        # `outs[i] += y` on a list's tensor: `outs[i] = outs[i] + y` stores a new tensor in the list; cloning the list is no fix
+        if event.form == "augassign" and isinstance(stmt, ast.AugAssign) and stmt.target is event.target:
+            name, value = model.text(stmt.target), model.text(stmt.value)
+            if isinstance(stmt.value, (ast.BinOp, ast.BoolOp, ast.IfExp, ast.Compare, ast.Lambda)):
+                value = f"({value})"
+            fixes.append(Fix(f"Rewrite out of place: `{name} = {name} {event.op[:-1]} …`", Safety.UNSAFE,
+                             (Edit(model.span(stmt), f"{name} = {name} {event.op[:-1]} {value}"),)))
         return fixes
     name = model.text(target)
     if event.form == "method" and isinstance(stmt, ast.Expr) and stmt.value is event.node:
