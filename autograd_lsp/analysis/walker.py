@@ -1487,6 +1487,10 @@ class Walker:
             return None
         if isinstance(cls, ClassInfo):
             event.runs = cls.methods.get("forward")  # `model(x)` is the call that gives forward() its grad mode
+            self._forward_in_context(event.runs, node, module, arg_provs)
+        elif name == "Sequential" and module.elements and module.elements[0] is not None and isinstance(module.elements[0].module_class, ClassInfo):
+            first_block = module.elements[0]  # nn.Sequential(Block(), ...): the first block's forward gets the input
+            self._forward_in_context(first_block.module_class.methods.get("forward"), node, first_block, arg_provs)
         cut = None
         if name is not None and (api.layer_parameters(name) == () or loss):
             requires_grad = True if any(p.requires_grad for p in inputs) else (False if inputs and len(inputs) == len(arg_provs) and all(p.requires_grad is False for p in inputs) else None)
@@ -1537,6 +1541,19 @@ class Walker:
                 # a block whose forward ends in `self.act(...)` (nn.ReLU): what it returns is what that op kept for backward
                 result = result.but(saved_by=kept.saved_by, saved_node=node)
         return result
+
+    def _forward_in_context(self, info: FunctionInfo | None, node: ast.Call, module: Provenance, arg_provs):
+        """`self.block(x)` whose forward changes its input in place (`x = self.act(x)`, an nn.ReLU(inplace=True)): walked
+        with what this call passes, so the change is judged against what the caller's `x` is (saved, a leaf)."""
+        if info is None or node.keywords or self.no_grad or self.summary_only:
+            return
+        if not info.walked and info.owner is self and not info.walking and not self._is_static(info.node):
+            self.walk_function(info)  # (a forward is summarised where it is first called, as a called function is)
+        if not info.walked or not info.uses_arguments:
+            return
+        keywords, self._keywords = self._keywords, None
+        self.call_in_context(info, node, arg_provs, {}, module)
+        self._keywords = keywords
 
     def _forward_not_scalar(self, info: FunctionInfo, arg_provs) -> bool:
         """A user module's forward() known to return several elements for these inputs: its summary says so (a wide
@@ -1600,6 +1617,9 @@ class Walker:
             if method in ("add_module", "register_module") and recv.origin == "self" and len(node.args) == 2 and isinstance(_const(node.args[0]), str):
                 self._store_self_attribute(_const(node.args[0]), arg_provs[1], self.stmt)  # self.add_module("conv", nn.Conv2d(...))
                 return None
+            if method in ("add_module", "append") and isinstance(recv.module_class, str) and api.layer_parameters(recv.module_class.rsplit(".", 1)[-1]) is None:
+                self._grow_container(receiver, recv, arg_provs[-1] if len(node.args) == (2 if method == "add_module" else 1) else None)
+                return None
             cls = recv.module_class
             if isinstance(cls, ClassInfo) and method in cls.methods:
                 info = cls.methods[method]
@@ -1659,6 +1679,21 @@ class Walker:
                 result = self._note_saved(node, result, method, [receiver, *node.args])
             return result
         return None
+
+    def _grow_container(self, receiver: ast.expr, container: Provenance, added: Provenance | None):
+        """`self.body.add_module(f"block{i}", Block())`, `self.layers.append(Block())`: the container's layers, in order
+        (a layer not known as a module: its layers from there on are unknown)."""
+        if container.elements and container.elements[-1] is None:
+            return
+        after = container.but(elements=container.elements + ((added,) if added is not None and added.kind is Kind.MODULE else (None,)))
+        name = label(receiver)
+        if name is None:
+            return
+        self.update(name, after)
+        info = self.function
+        if name.startswith("self.") and info is not None and info.cls is not None and info.name == "__init__" and info.context_of is None \
+                and info.cls.attributes.get(name[5:]) is container:
+            info.cls.attributes[name[5:]] = after  # (what __init__ leaves there is what the other methods see)
 
     def _is_optimizer(self, receiver: ast.expr | None, prov: Provenance | None) -> bool:
         if prov is not None and prov.origin != "param":  # a helper's parameter is symbolic: judge it by its name

@@ -80,6 +80,12 @@ def check(model: ModuleModel):
             end = event.node.lineno if loop is None else (loop.node.end_lineno or loop.node.lineno)
             returned = next((ret for ret, ret_prov in returns.get(function, ()) if ret.lineno >= end
                              and key in ret_prov.graph), None)
+            caller = event.ctx.via
+            while returned is None and caller is not None:
+                # a child's forward walked for its caller's call (`self.body(x)`): the caller's forward returns the graph
+                returned = next((ret for ret, ret_prov in returns.get(caller.scope.node, ()) if ret.lineno >= caller.statement.lineno
+                                 and key in ret_prov.graph), None)
+                caller = caller.via
             if returned is None:
                 continue
         yield _finding(model, event, backward, returned, op, saver, loop)
@@ -183,6 +189,9 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: st
         consequence = f"{later} will raise a version-counter error"
     else:
         consequence = f"the graph this function returns (line {returned.lineno}) needs it, so a backward through it will raise"
+        scope = event.ctx.scope.node
+        if not (getattr(scope, "lineno", 0) <= returned.lineno <= (getattr(scope, "end_lineno", 0) or 0)):
+            consequence = f"the graph its caller returns (line {returned.lineno}) needs it, so a backward through it will raise"
     if isinstance(target, ast.Call):  # a container's layer after a saving layer (nn.Sequential order)
         message = (f"in-place `{event.op}` right after `{name}` (line {target.lineno}) in the container run at line {saver.lineno}: "
                    f"it overwrites the output `{op}` saved for backward: {consequence}. Drop `inplace=True` or put the layer "
