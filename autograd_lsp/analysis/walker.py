@@ -1084,6 +1084,10 @@ class Walker:
                 found = self._late_attribute(cls, node.attr)
             if found is None and not any(node.attr in table for table in (cls.attributes, cls.constructed, cls.late)):
                 found = _class_constant(cls, node.attr, node.lineno)  # `cfg.network.bins`: a plain config class's number
+            if found is not None and found.param_deps and owner.origin == "self" and found.kind is not Kind.MODULE:
+                # `self.scale` set from __init__'s parameter (or a constructing caller's): those parameters are not this
+                # method's, so what the value depends on is not something this method's callers pass
+                found = found.but(param_deps=frozenset())
             return found
         if isinstance(cls, str) and node.attr in (api.layer_parameters(cls.rsplit(".", 1)[-1]) or api.PARAMETER_NAMES):
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=f"{cls}.{node.attr}", node=node)

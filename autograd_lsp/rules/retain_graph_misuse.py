@@ -278,7 +278,7 @@ def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
     for call in model.calls():
         if call.ctx.scope is scope and (call.qualname or "").endswith("autograd.grad"):
             return False
-        if call.ctx.scope is scope and call.function is not None and call.seq > event.seq:
+        if call.ctx.scope is scope and call.function is not None and call.seq > event.seq and _may_backpropagate(model, call.function):
             return False  # a helper may backpropagate through it
     for use in model.of_type(UseEvent):
         if use.ctx.scope is scope and use.seq > event.seq and use.prov.graph & prov.graph:
@@ -286,8 +286,45 @@ def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
                 continue
             if use.usage == "receiver" and use.callee == "backward":
                 continue
+            if use.usage == "arg" and _inspected_by_helper(model, use):
+                continue
             return False  # the graph is built upon further: a later backward may go through it
     return True
+
+
+def _inspected_by_helper(model, use) -> bool:
+    """`report(loss)`: an argument of a workspace helper that runs no backward and returns no graph."""
+    calls = model.__dict__.get("_ag003_calls")
+    if calls is None:
+        calls = model.__dict__["_ag003_calls"] = {id(arg): call for call in model.calls() if call.function is not None
+                                                  for arg in call.node.args}
+    call = calls.get(id(use.node))
+    if call is None or _may_backpropagate(model, call.function):
+        return False
+    result = call.result
+    return result is None and call.function.returned_any is False or result is not None and result.kind is Kind.NUMBER
+
+
+def _may_backpropagate(model, function, seen=None) -> bool:
+    """A helper whose body (or a helper it calls) runs a backward or autograd.grad, or whose body we did not walk."""
+    if not function.walked or function.calls_backward or function.scope is None or function.owner is not getattr(model, "_walker", None):
+        return True  # (another module's helper: its calls are not in this model)
+    cache = model.__dict__.setdefault("_ag003_backpropagates", {})
+    if function in cache:
+        return cache[function]
+    seen = seen if seen is not None else set()
+    seen.add(id(function))
+    cache[function] = True  # (a recursive call meets its own question: assume it may)
+    found = False
+    for call in model.calls():
+        if call.ctx.scope is not function.scope:
+            continue
+        if (call.qualname or "").endswith("autograd.grad") or call.method == "manual_backward" or \
+                call.function is not None and id(call.function) not in seen and _may_backpropagate(model, call.function, seen):
+            found = True
+            break
+    cache[function] = found
+    return found
 
 
 def _fed_from_before_loop(model, loop, graph) -> bool:
