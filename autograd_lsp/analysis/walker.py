@@ -1014,9 +1014,9 @@ class Walker:
             if qualname and qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES:
                 self.model.torch_subscripts.append((node, qualname))
             return None
-        if base.kind is Kind.MODULE:  # model.layers[i]: a layer of a container, when known
-            index = _const(node.slice)
-            if isinstance(index, int) and not isinstance(index, bool) and -len(base.elements) <= index < len(base.elements):
+        if base.kind is Kind.MODULE:  # model.layers[i], model.layers[-1]: a layer of a container, when known
+            index = _number(node.slice)
+            if isinstance(index, int) and -len(base.elements) <= index < len(base.elements):
                 return base.elements[index]
             return self._element_of(base, node) if isinstance(node.slice, ast.Name) else None
         if base.kind is Kind.MAPPING:
