@@ -496,7 +496,9 @@ class Walker:
         if any(prov is None for prov, _ in deps):
             # an integer cut has no grad whatever the rest is; a tensor built from one that requires grad has it
             # (`summed_loss(predictions, targets)` with unknown targets)
-            if not (ret.nondiff is not None and ret.requires_grad is False) and not (grads and ret.requires_grad is None):
+            # (and a graph the helper made from something that requires grad whatever its parameters hold: a module's forward)
+            if not (ret.nondiff is not None and ret.requires_grad is False) and not (grads and ret.requires_grad is None) \
+                    and not (ret.requires_grad is True and ret.leaf is False):
                 return None
             deps = [(prov, node) for prov, node in deps if prov is not None]
         requires_grad = ret.requires_grad
@@ -817,6 +819,10 @@ class Walker:
             return [(None, prov.but(scalar=None)) for _ in range(count)]
         if prov is not None and prov.kind is Kind.TENSOR and prov.origin == "batch":
             return [(None, prov)] * count  # `for inputs, labels in loader`: every field has the batch's rows
+        if prov is not None and prov.kind is Kind.TENSOR and prov.origin == "param" and prov.param_deps:
+            # `box, cls = predictions` of a helper's parameter: each part is what the call passes decides, as for the parameter
+            part = Provenance(Kind.TENSOR, prov.line, origin="element", param_deps=prov.param_deps, node=value)
+            return [(None, part)] * count
         return [(None, None)] * count
 
     def _integer_outputs(self, value, prov, count) -> frozenset:
@@ -1488,7 +1494,11 @@ class Walker:
         name = cls.rsplit(".", 1)[-1] if isinstance(cls, str) else None
         loss = name is not None and name.endswith("Loss")
         if isinstance(cls, ClassInfo) and not cls.is_module:
-            return None
+            call = cls.methods.get("__call__")  # `criterion(pred, y)` of a plain class: its __call__
+            if call is None or node.keywords:
+                return None
+            event.role = None
+            return self.call_function(call, node, arg_provs, event, receiver=module)
         if isinstance(cls, ClassInfo):
             event.runs = cls.methods.get("forward")  # `model(x)` is the call that gives forward() its grad mode
             self._forward_in_context(event.runs, node, module, arg_provs)
@@ -1636,6 +1646,12 @@ class Walker:
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
             return None
+        if recv.kind is Kind.MAPPING and not node.args and method in ("items", "values"):
+            value = _merged_values(recv)  # `for name, value in losses.items()`: each value is one of the dict's
+            if value is None:
+                return None
+            element = Provenance(Kind.SEQUENCE, node.lineno, elements=(None, value)) if method == "items" else value
+            return Provenance(Kind.SEQUENCE, node.lineno, elements=(element,))
         if recv.kind is not Kind.TENSOR:
             return None
         if api.is_inplace_method(method):
@@ -2137,6 +2153,14 @@ def _value_of(mapping: Provenance, key: ast.expr) -> Provenance | None:
         found = [value for name, value in zip(keys, values) if name == wanted]
         return found[-1] if found else None
     if isinstance(key, ast.Constant):
+        return None
+    return _merged_values(mapping)
+
+
+def _merged_values(mapping: Provenance) -> Provenance | None:
+    """What every value of a dict display agrees on (None when a key is not a literal: `**rest` may add others)."""
+    values = mapping.elements
+    if None in mapping.keys or not values:
         return None
     agreed = values[0]
     for value in values[1:]:
