@@ -387,6 +387,13 @@ class Walker:
         self._register_defs(node.body)
         try:
             self.walk_body(node.body)
+            if info.name == "forward" and info.cls is not None and info.cls.is_module:
+                # the inputs its ops keep for backward (`self.conv(x)`): a caller's tensor passed there is saved too
+                kept = {index: prov.saved_by for index, arg in enumerate(positional) for prov in [self.scope.bindings.get(arg.arg)]
+                        if prov is not None and prov.kind is Kind.TENSOR and prov.saved_by and prov.origin == "param"
+                        and prov.param_deps == frozenset({index})}
+                if kept:
+                    info.saved_inputs = kept  # type: ignore[attr-defined]
         finally:
             self._restore(saved)
             info.walking = False
@@ -1558,12 +1565,18 @@ class Walker:
 
     def _forward_in_context(self, info: FunctionInfo | None, node: ast.Call, module: Provenance, arg_provs):
         """`self.block(x)` whose forward changes its input in place (`x = self.act(x)`, an nn.ReLU(inplace=True)): walked
-        with what this call passes, so the change is judged against what the caller's `x` is (saved, a leaf)."""
+        with what this call passes, so the change is judged against what the caller's `x` is (saved, a leaf). One whose
+        ops keep its input for backward (`self.conv(x)`) marks the caller's `x` saved."""
         if info is None or node.keywords or self.no_grad or self.summary_only:
             return
         if not info.walked and info.owner is self and not info.walking and not self._is_static(info.node):
             self.walk_function(info)  # (a forward is summarised where it is first called, as a called function is)
-        if not info.walked or not info.uses_arguments:
+        if not info.walked:
+            return
+        for index, op in info.__dict__.get("saved_inputs", {}).items():
+            if 1 <= index <= len(node.args) and not isinstance(node.args[index - 1], ast.Starred):
+                self._mark(node.args[index - 1], op, node)
+        if not info.uses_arguments:
             return
         keywords, self._keywords = self._keywords, None
         self.call_in_context(info, node, arg_provs, {}, module)
@@ -1645,6 +1658,11 @@ class Walker:
             submodule = self._module_attribute(node.func, recv) if isinstance(cls, ClassInfo) or self.is_bound(label(node.func) or "") else None
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
+            return None
+        if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and arg_provs[0] is not None \
+                and arg_provs[0].kind is Kind.MODULE and all(p is not None and p.kind is Kind.MODULE for p in recv.elements) and label(receiver):
+            # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order
+            self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],)))
             return None
         if recv.kind is Kind.MAPPING and not node.args and method in ("items", "values"):
             value = _merged_values(recv)  # `for name, value in losses.items()`: each value is one of the dict's
