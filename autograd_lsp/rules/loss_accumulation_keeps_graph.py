@@ -529,7 +529,10 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
             if not all(names):
                 return ESCAPE
             root = _enclosing_scope(parent_of, parent)
-            results = {_use(model, load, parent_of, depth + 1) for name in names for load in _loads_after(root, name, parent)}
+            loads = {name: _loads_after(root, name, parent) for name in names}
+            if any(not isinstance(target, ast.Name) and not loads[name] for target, name in zip(targets, names)):
+                return ESCAPE  # `batch.x = total`: stored into an object that outlives this code (returned, read elsewhere)
+            results = {_use(model, load, parent_of, depth + 1) for name in names for load in loads[name]}
             for worst in (BACKWARDED, ESCAPE, TENSOR):
                 if worst in results:
                     return worst
