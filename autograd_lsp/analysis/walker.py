@@ -13,7 +13,7 @@ import os
 import re
 
 from ..source import Source
-from . import callsite
+from . import callsite, syntax
 from . import torch_api as api
 from . import uses
 from .imports import ImportTable
@@ -2025,7 +2025,7 @@ def _stored_attributes(node: ast.ClassDef) -> frozenset:
     found = node.__dict__.get("_stored_attributes")
     if found is None or found[0] is not node.body:
         found = node._stored_attributes = (node.body, frozenset(  # type: ignore[attr-defined]
-            child.attr for child in ast.walk(node) if type(child) is ast.Attribute and type(child.ctx) is ast.Store))
+            child.attr for child in syntax.nodes(node) if type(child) is ast.Attribute and type(child.ctx) is ast.Store))
     return found[1]
 
 
