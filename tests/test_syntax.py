@@ -28,6 +28,9 @@ def test_nodes_yields_every_node_ast_walk_does_but_the_context_markers():
 
 
 def test_parents_maps_every_child_to_the_node_holding_it():
+    from autograd_lsp.analysis import syntax
+
+    syntax._CHILD_FIELDS.clear()  # (as in a fresh process: no node type seen yet)
     for tree in list(_trees())[:40]:
         model = ModuleModel(tree, Source(""), ImportTable(tree))
         found = parents(model, tree)

@@ -50,13 +50,20 @@ def nodes(root: ast.AST) -> Iterator[ast.AST]:
         kind = type(node)
         fields = fields_of.get(kind)
         if fields is None:
-            fields = fields_of[kind] = tuple(name for name in kind._fields if name != "ctx")
+            fields = _child_fields(kind)
         for name in fields:
             value = getattr(node, name, None)
             if type(value) is list:
                 extend(item for item in value if isinstance(item, node_type))
             elif isinstance(value, node_type):
                 push(value)
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    found = _CHILD_FIELDS.get(kind)
+    if found is None:
+        found = _CHILD_FIELDS[kind] = tuple(name for name in kind._fields if name != "ctx")
+    return found
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -78,7 +85,7 @@ def parents(model: ModuleModel, root: ast.AST) -> dict[int, ast.AST]:
     if found is None:
         found = {}
         for node in nodes(root):
-            for name in _CHILD_FIELDS[type(node)]:
+            for name in _child_fields(type(node)):
                 value = getattr(node, name, None)
                 if type(value) is list:
                     for child in value:
