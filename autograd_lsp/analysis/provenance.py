@@ -38,6 +38,10 @@ class Provenance:
     params: frozenset = frozenset()  # optimizer: labels of the parameters it updates (empty: unknown)
     elements: tuple = ()  # SEQUENCE: element provenances (None for unknown ones)
     param_deps: frozenset = frozenset()  # inside a function summary: indexes of the parameters it depends on
+    # inside a function summary: ids of the parameters (ast.arg nodes) it has at least as many elements as (an
+    # elementwise or broadcast result, a reshape, a gather by that index): a call passing a wide tensor there gets a
+    # wide result. (Ids, not positions: a value stored on `self` by one method is not another method's parameter.)
+    as_large_as: frozenset = frozenset()
     uninitialised: bool = False  # torch.empty(...) / torch.Tensor(n): values not written yet
     node: object | None = None  # the ast node that created it (for related locations)
     base: object | None = None  # a view's base (`w` for `w[0]`, `w.t()`): the tensor an in-place change of the view writes
@@ -97,5 +101,6 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         module_class=same("module_class"),
         params=a.params | b.params,
         param_deps=a.param_deps | b.param_deps,
+        as_large_as=a.as_large_as & b.as_large_as,
         elements=(),
     )

@@ -449,7 +449,7 @@ class Walker:
 
     def _param_prov(self, arg: ast.arg, index: int) -> Provenance | None:
         # Parameters are symbolic: a call site substitutes what it passes (see instantiate()).
-        return Provenance(Kind.TENSOR, arg.lineno, origin="param", param_deps=frozenset({index}), node=arg)
+        return Provenance(Kind.TENSOR, arg.lineno, origin="param", param_deps=frozenset({index}), as_large_as=frozenset({id(arg)}), node=arg)
 
     def _summarised(self, info: FunctionInfo | None) -> bool:
         """A function's summary can be read: ours (a recursive call sees what is known so far), or another
@@ -493,6 +493,7 @@ class Walker:
         elif requires_grad is None and all(prov.requires_grad is False for prov, _ in deps):
             requires_grad = False
         carried = any(prov.kind is Kind.TENSOR and (prov.requires_grad or prov.composed_from or prov.nondiff) for prov, _ in deps)
+        covered = _covered(info, ret, arg_provs, offset)
         return ret.but(
             nondiff=ret.nondiff if carried else None,
             line=call.lineno,
@@ -507,7 +508,8 @@ class Walker:
             no_grad=self.no_grad,
             loop=self.loop,
             epoch=self.epoch,
-            scalar=ret.scalar if ret.scalar is not None else _elementwise_scalar(info, ret, deps),
+            scalar=ret.scalar if ret.scalar is not None else (False if any(p.scalar is False for p in covered) else _elementwise_scalar(info, ret, deps)),
+            as_large_as=frozenset().union(*(p.as_large_as for p in covered)),
             origin=f"{info.name}()",
             node=call,
         )
@@ -1510,6 +1512,8 @@ class Walker:
             if not 1 <= index <= len(arg_provs):
                 return False
             deps.append((arg_provs[index - 1], None))
+        if any(p.scalar is False for p in _covered(info, ret, arg_provs, 1)):
+            return True  # `return F.softmax(a, 1).gather(1, target.view(-1, 1)).view(-1)` given a wide target
         return ret.scalar is False or wide_input and _elementwise_scalar(info, ret, deps) is False
 
     def method_call(self, node, event, method, receiver, recv: Provenance | None, arg_provs) -> Provenance | None:
@@ -1607,7 +1611,11 @@ class Walker:
                 scalar = "propagate"
             else:
                 scalar = False if recv.scalar is False and method in api.KEEPS_NUMEL else None  # `losses.view(-1)`
-            result = self.derive(node, recv, inputs, dtype=dtype, scalar=scalar)
+            large = recv.as_large_as if method in api.KEEPS_NUMEL else frozenset()
+            index = _index_argument(node, method, arg_provs, 1)
+            if index is not None:  # `scores.gather(1, target.view(-1, 1))`: the index's shape
+                scalar, large = (False if index.scalar is False else scalar), index.as_large_as
+            result = self.derive(node, recv, inputs, dtype=dtype, scalar=scalar, as_large_as=large)
             if method in api.VIEWS:
                 result = self._view(result, recv)
             if result is not None and result.requires_grad:
@@ -1795,6 +1803,9 @@ class Walker:
         elif short in ("linspace", "logspace", "arange", "range", "eye"):
             count = _sequence_numel(short, node.args, keywords, self._int_value)
             scalar = None if count is None else count == 1
+        elif len(node.args) in api.FACTORY_SIZES.get(short, {}) and not any(isinstance(a, ast.Starred) for a in node.args):
+            count = _size_numel([node.args[api.FACTORY_SIZES[short][len(node.args)]]], self._int_value)  # randint(0, 5, (n,))
+            scalar = None if count is None else count == 1
         elif short in api.LIKE_FACTORIES and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.TENSOR:
             scalar = arg_provs[0].scalar
         elif short in api.LEGACY_CONSTRUCTORS:
@@ -1839,7 +1850,12 @@ class Walker:
             scalar = False  # torch.flatten(x), torch.squeeze(x): as many elements as x
         else:
             scalar = None  # torch.dist, torch.linalg.det, F.cosine_similarity...: many functions reduce
-        result = self.derive(node, tensors[0], inputs, dtype=dtype, nondiff=nondiff, scalar=scalar)
+        first = arg_provs[0] if arg_provs else None
+        large = first.as_large_as if short in api.KEEPS_NUMEL and first is not None and first.kind is Kind.TENSOR else frozenset()
+        index = _index_argument(node, short, arg_provs, 0)
+        if index is not None:  # torch.gather(x, 1, idx): the index's shape
+            scalar, large = (False if index.scalar is False else scalar), index.as_large_as
+        result = self.derive(node, tensors[0], inputs, dtype=dtype, nondiff=nondiff, scalar=scalar, as_large_as=large)
         if short in api.VIEWS and arg_provs and arg_provs[0] is not None:
             result = self._view(result, arg_provs[0])
         if result is not None and result.requires_grad:
@@ -1904,8 +1920,10 @@ class Walker:
         scalar = None if isinstance(binop, ast.MatMult) else "propagate"  # vector @ vector is 0-dim
         return self.derive(node, tensors[0], inputs, dtype=dtype, scalar=scalar, keep_dtype=False)
 
-    def derive(self, node, base: Provenance, inputs, dtype=None, nondiff=None, scalar="propagate", keep_dtype=True) -> Provenance:
-        """A new tensor computed from `inputs` [(prov, node)]: requires grad if any input does (outside no_grad)."""
+    def derive(self, node, base: Provenance, inputs, dtype=None, nondiff=None, scalar="propagate", keep_dtype=True,
+               as_large_as=frozenset()) -> Provenance:
+        """A new tensor computed from `inputs` [(prov, node)]: requires grad if any input does (outside no_grad).
+        scalar="propagate": the result has the (broadcast) shape of the inputs, so at least as many elements as each."""
         tensors = [p for p in flatten([p for p, _ in inputs]) if p is not None and p.kind is Kind.TENSOR]
         unknown_inputs = any(p is None for p, _ in inputs)
         if any(t.requires_grad for t in tensors):
@@ -1928,6 +1946,7 @@ class Walker:
             nondiff = None
         if scalar == "propagate":
             scalar = True if tensors and all(t.scalar for t in tensors) else (False if any(t.scalar is False for t in tensors) else None)
+            as_large_as = frozenset().union(*(t.as_large_as for t in tensors))
         graph = frozenset().union(*(t.graph for t in tensors))
         if requires_grad:
             graph = graph | {id(node)}
@@ -1945,6 +1964,7 @@ class Walker:
             scalar=scalar,
             nondiff=nondiff,
             param_deps=frozenset().union(*(t.param_deps for t in tensors)),
+            as_large_as=as_large_as,
             uninitialised=False,
             node=node,
         )
@@ -1965,6 +1985,26 @@ class Walker:
 _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), "Conv1d": (1, "out_channels"),
                 "Conv2d": (1, "out_channels"), "Conv3d": (1, "out_channels"), "ConvTranspose1d": (1, "out_channels"),
                 "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim")}
+
+
+def _covered(info: FunctionInfo, ret: Provenance, arg_provs, offset: int) -> list:
+    """The tensors a call passes (by position) to the parameters the function's result is at least as large as."""
+    if not ret.as_large_as:
+        return []
+    params = [*info.node.args.posonlyargs, *info.node.args.args]
+    provs = [arg_provs[i - offset] for i, arg in enumerate(params) if id(arg) in ret.as_large_as and 0 <= i - offset < len(arg_provs)]
+    return [p for p in provs if p is not None and p.kind is Kind.TENSOR]
+
+
+def _index_argument(call: ast.Call, op: str, arg_provs, shift: int) -> Provenance | None:
+    """The index tensor, passed by position, of an op whose result has its shape (generated INDEX_SHAPED; shift 1: a
+    method call, whose receiver is position 0)."""
+    position = api.INDEX_SHAPED.get(op)
+    if position is None or any(isinstance(arg, ast.Starred) for arg in call.args):
+        return None
+    position -= shift
+    prov = arg_provs[position] if 0 <= position < min(len(call.args), len(arg_provs)) else None
+    return prov if prov is not None and prov.kind is Kind.TENSOR else None
 
 
 def _sized(prov: Provenance | None) -> bool:
