@@ -13,6 +13,7 @@ class Kind(enum.Enum):
     OPTIMIZER = "optimizer"
     PARAMS = "params"  # model.parameters(), a list of parameters
     SEQUENCE = "sequence"  # a tuple/list literal whose elements we know
+    TEXT = "text"  # a str literal bound to a name (`reduction = "none"`), its value in `text`
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,9 @@ class Provenance:
     node: object | None = None  # the ast node that created it (for related locations)
     base: object | None = None  # a view's base (`w` for `w[0]`, `w.t()`): the tensor an in-place change of the view writes
     value: int | None = None  # NUMBER: the integer a name was bound to (`batch_size = 32`), for sizes
+    # TEXT: the string; a torch.nn loss MODULE: its `reduction=` when given as a name bound to a string (the module is
+    # called where that name is not visible: `self.criterion = nn.CrossEntropyLoss(reduction=reduction)` in __init__)
+    text: str | None = None
 
     @property
     def is_tensor(self) -> bool:
@@ -96,6 +100,7 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         saved_node=a.saved_node if a.saved_by else b.saved_node,
         base=same("base"),
         value=same("value"),
+        text=same("text"),
         nondiff=same("nondiff"),
         uninitialised=a.uninitialised and b.uninitialised,
         module_class=same("module_class"),

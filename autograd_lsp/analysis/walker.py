@@ -719,6 +719,8 @@ class Walker:
         if isinstance(target, ast.Name):
             if prov is _INT_NUMBER and type(value) is ast.Constant and type(value.value) is int:
                 prov = _int_number(value.value)  # `batch_size = 32`: its value sizes tensors made from it
+            elif prov is None and type(value) is ast.Constant and type(value.value) is str and len(value.value) <= 16:
+                prov = Provenance(Kind.TEXT, value.lineno, text=value.value)  # `reduction = "none"`: a loss's argument
             alias = value.id if isinstance(value, ast.Name) else None
             self.emit(BindEvent(self.stmt, self.ctx(), name=target.id, target=target, value=value, prov=prov, alias_of=alias))
             self.bind(target.id, prov)
@@ -1467,6 +1469,8 @@ class Walker:
         graph = frozenset().union(*(p.graph for p in inputs)) | ({id(node)} if requires_grad else frozenset())
         reduction = next((kw for kw in node.keywords if kw.arg == "reduction"), None)
         built = module.node if isinstance(module.node, ast.Call) else None
+        if reduction is None and module.text is not None:
+            reduction = ast.Constant(module.text)  # built with `reduction=<a name bound to a string>`
         if reduction is None and built is not None:
             reduction = _argument(built, "reduction", api.layer(name).get("reduction"))
             if reduction is None and loss and _const(_argument(built, "reduce", api.layer(name).get("reduce"))) is False:
@@ -1711,7 +1715,10 @@ class Walker:
             # nn.ModuleList([Block() for _ in ...]), nn.Sequential(a, b): a container of the layers it was given
             layers = tuple(flatten(arg_provs)) if api.layer_parameters(short) is None and arg_provs else ()
             layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
-            return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers)
+            reduction = _argument(node, "reduction", api.layer(short).get("reduction")) if short.endswith("Loss") else None
+            text = self._text_argument(reduction) if isinstance(reduction, ast.Name) else None
+            return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers,
+                              text=text.value if isinstance(text, ast.Constant) else None)
         if module.startswith("torch.nn.init"):
             return None
         if module.startswith("torch.distributions") and short in api.DISTRIBUTIONS:
@@ -1819,6 +1826,15 @@ class Walker:
                           dtype=dtype, origin=f"torch.{short}", no_grad=self.no_grad, loop=self.loop, epoch=self.epoch, scalar=scalar,
                           uninitialised=uninitialised, node=node)
 
+    def _text_argument(self, argument: ast.expr | None) -> ast.expr | None:
+        """An argument given as a name bound to a string literal (`red = "none"; F.l1_loss(a, b, reduction=red)`): that
+        literal; any other argument as it is."""
+        if isinstance(argument, ast.Name):
+            prov = self.lookup(argument.id)
+            if prov is not None and prov.kind is Kind.TEXT:
+                return ast.Constant(prov.text)
+        return argument
+
     def _int_value(self, node: ast.expr | None):
         """A literal number, or the integer a name was bound to (`n = 16` ... `torch.randn(n)`)."""
         if isinstance(node, ast.Name):
@@ -1836,7 +1852,7 @@ class Walker:
         dtype = api.INT if short in api.INT_RESULT_METHODS else (api.FLOAT if short in api.FLOAT_RESULT_METHODS or short in api.FUNCTIONAL_LOSSES else None)
         nondiff = short if short in api.NONDIFFERENTIABLE else None
         if short in api.FUNCTIONAL_LOSSES:
-            reduction = _argument(node, "reduction", api.FUNCTIONAL_LOSSES[short])
+            reduction = self._text_argument(_argument(node, "reduction", api.FUNCTIONAL_LOSSES[short]))
             if reduction is None and short in api.LEGACY_REDUCE and _const(_argument(node, "reduce", api.LEGACY_REDUCE[short])) is False:
                 reduction = _NO_REDUCTION
             scalar = _reduction_scalar(reduction)
