@@ -1253,6 +1253,10 @@ class Walker:
         if function is not None and not function.uses_arguments and callee.uses_arguments:
             if any(p is not None and p.param_deps for p in flatten([*arg_provs, *(keywords or {}).values()])):
                 function.uses_arguments = True  # hands its own parameters to a helper that changes or keeps them
+        if function is not None and self.via is None and callee.__dict__.get("backward_of_arguments") \
+                and not function.__dict__.get("backward_of_arguments"):
+            if any(p is not None and p.param_deps for p in flatten([*arg_provs, *(keywords or {}).values()])):
+                function.backward_of_arguments = True  # type: ignore[attr-defined]  # (hands them to one that backpropagates them)
 
     def _pass_modules(self, info: FunctionInfo, node: ast.Call, arg_provs, keywords):
         """The modules (a criterion, a model) handed to a plain function of this module named nowhere else: its only call,
@@ -1277,10 +1281,12 @@ class Walker:
         return value is what it makes of these arguments. Memoised by the facts of the arguments and the grad mode.
         Returns _NOT_WALKED when the summary has to do."""
         keyword_provs = keyword_provs or {}
-        if (not info.uses_arguments or not info.walked or self.context_depth >= callsite.MAX_DEPTH or info.walking or info.owner is None
-                or isinstance(info.node, ast.Lambda)):
+        passed = [*arg_provs, *keyword_provs.values()]
+        sized = info.__dict__.get("backward_of_arguments", False) and any(_sized_deeply(p) for p in passed)
+        if (not (info.uses_arguments or sized) or not info.walked or self.context_depth >= callsite.MAX_DEPTH or info.walking
+                or info.owner is None or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
-        if not callsite.worth_walking(info, [*arg_provs, *keyword_provs.values()]):
+        if not sized and not callsite.worth_walking(info, passed):
             return _NOT_WALKED
         owner = info.owner
         method = info.cls is not None and not self._is_static(info.node)
@@ -1523,6 +1529,7 @@ class Walker:
     def method_call(self, node, event, method, receiver, recv: Provenance | None, arg_provs) -> Provenance | None:
         if method == "backward":
             event.role = "backward"
+            self._note_backward(node, recv)
             return None
         if method == "zero_grad":
             event.role = "zero_grad"
@@ -1556,7 +1563,9 @@ class Walker:
                 if isinstance(function, FunctionInfo):
                     event.runs = function
                 return recv
-            if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
+            cls = recv.module_class
+            plain = isinstance(cls, ClassInfo) and not cls.is_module and method in cls.methods  # a trainer's own train()
+            if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_") and not plain:
                 return recv
             if method == "forward":
                 return self.forward(node, recv, arg_provs, event)
@@ -1626,6 +1635,19 @@ class Walker:
                 result = self._note_saved(node, result, method, [receiver, *node.args])
             return result
         return None
+
+    def _note_backward(self, node: ast.Call, recv: Provenance | None):
+        """A helper's backward of a value made from its parameters is judged again at each call site passing a tensor
+        known to have several elements (info.backward_of_arguments); there, a receiver known to have several elements
+        and requiring grad is kept for AG005 (model.call_site_backwards)."""
+        if recv is None or recv.kind is not Kind.TENSOR or node.args or any(kw.arg == "gradient" for kw in node.keywords):
+            return
+        function = self.function
+        if self.via is None:
+            if function is not None and recv.param_deps:
+                function.backward_of_arguments = True  # type: ignore[attr-defined]
+        elif recv.scalar is False and recv.requires_grad and not self.no_grad and not self.summary_only:
+            self.model.call_site_backwards.setdefault(id(node), recv)
 
     def _is_optimizer(self, receiver: ast.expr | None, prov: Provenance | None) -> bool:
         if prov is not None and prov.origin != "param":  # a helper's parameter is symbolic: judge it by its name
@@ -2021,6 +2043,15 @@ def _index_argument(call: ast.Call, op: str, arg_provs, shift: int) -> Provenanc
     position -= shift
     prov = arg_provs[position] if 0 <= position < min(len(call.args), len(arg_provs)) else None
     return prov if prov is not None and prov.kind is Kind.TENSOR else None
+
+
+def _sized_deeply(prov: Provenance | None, depth: int = 0) -> bool:
+    """A tensor known to have several elements, or a sequence holding one (a list of (inputs, labels) batches)."""
+    if prov is None or depth > 3:
+        return False
+    if prov.kind is Kind.SEQUENCE:
+        return any(_sized_deeply(element, depth + 1) for element in prov.elements)
+    return _sized(prov)
 
 
 def _sized(prov: Provenance | None) -> bool:

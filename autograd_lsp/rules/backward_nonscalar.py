@@ -41,6 +41,7 @@ import ast
 import sys
 
 from ..analysis.model import ModuleModel
+from ..analysis.provenance import Kind
 from ..findings import Edit, Fix, Safety, Severity, Span
 from .loss_sites import LossSite, loss_sites
 
@@ -57,7 +58,10 @@ ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 def check(model: ModuleModel):
     for site in loss_sites(model):
         prov = site.prov
-        if site.gradient or not site.is_tensor or prov.scalar is not False or prov.requires_grad is not True:
+        if site.form == "method" and not (site.is_tensor and prov.scalar is False):
+            # a helper's backward of what its caller passes (`do_batch(batch, label)` given batches of 32)
+            prov = model.call_site_backwards.get(id(site.node), prov)
+        if site.gradient or prov is None or prov.kind is not Kind.TENSOR or prov.scalar is not False or prov.requires_grad is not True:
             continue
         name = " ".join(model.text(site.value).split())
         if len(name) > 40:
