@@ -1255,8 +1255,9 @@ class Walker:
                 function.uses_arguments = True  # hands its own parameters to a helper that changes or keeps them
         if function is not None and self.via is None and callee.__dict__.get("backward_of_arguments") \
                 and not function.__dict__.get("backward_of_arguments"):
-            if any(p is not None and p.param_deps for p in flatten([*arg_provs, *(keywords or {}).values()])):
-                function.backward_of_arguments = True  # type: ignore[attr-defined]  # (hands them to one that backpropagates them)
+            # (hands its parameters, or values it cannot tell apart from them, to one that backpropagates them)
+            if any(p is None or p.param_deps for p in flatten([*arg_provs, *(keywords or {}).values()])):
+                function.backward_of_arguments = True  # type: ignore[attr-defined]
 
     def _pass_modules(self, info: FunctionInfo, node: ast.Call, arg_provs, keywords):
         """The modules (a criterion, a model) handed to a plain function of this module named nowhere else: its only call,
