@@ -4,9 +4,12 @@ Flags `.backward()` (and `torch.autograd.backward`, `torch.autograd.grad`, `scal
 a tensor that requires grad and is known to have more than one element: a `torch.tensor([...])` or
 `linspace` of several values (sizes given as literals or names bound to integers), an element-wise function or a
 reshape (`view`, `squeeze`, `flatten`...) of one, a loss with `reduction="none"` or the deprecated `reduce=False`
-(by keyword or position, module or functional form), a user's loss module returning an element-wise function of
-such inputs, a model whose last layer is wide, a stack, a `DataLoader` batch with `batch_size > 1` (also inside a
-helper called once with it).
+(by keyword or position, module or functional form, or a name bound to that string), a user's loss module or helper
+returning an element-wise function, a reshape or a per-sample pick (`gather`, `take`: the index's shape) of such
+inputs, a model whose last layer is wide, a stack, a `DataLoader` batch with `batch_size > 1` (also inside a
+helper called once with it), or a factory's size argument (`torch.randint(0, k, (n,))`). A helper's or a trainer's
+method's `backward()` of what it is given is judged at each call site that passes such a tensor (through up to
+three calls: `fit(batches)` -> `run_epoch` -> `step(inputs, labels)`).
 
 ## Why is this bad?
 `backward()` computes the gradient of a *scalar*. For a tensor of several elements the implicit
