@@ -62,7 +62,9 @@ SUMMARY = "Uninitialised tensor (torch.empty / torch.Tensor(n)) read before it i
 RUNTIME_SIGNATURE = "silent: garbage values (NaN under torch.utils.deterministic.fill_uninitialized_memory)"
 RULE = sys.modules[__name__]
 
-SIZE_NAMES = ("n", "k", "m", "d", "num", "size", "dim", "len", "length", "count", "width", "height", "depth", "channels", "features",
+# Names that hold one integer. Not `size`, `out_size`, `dims`: those are as often tuples, and a legacy constructor
+# given a tuple or list makes a tensor OF it (`torch.Tensor((2, 3))` is tensor([2., 3.])).
+SIZE_NAMES = ("n", "k", "m", "d", "num", "dim", "len", "length", "count", "width", "height", "depth", "channels", "features",
               "classes", "units", "hidden", "batch")
 
 WRITE, READ, ESCAPE, NEUTRAL, BOUND = "write", "read", "escape", "neutral", "bound"
@@ -123,7 +125,7 @@ def _size_like(model: ModuleModel, arg: ast.expr) -> bool:
     if name is None:
         return False
     words = name.lower().strip("_").split("_")
-    return name.lower() in SIZE_NAMES or words[0] in ("n", "num", "nb") or words[-1] in SIZE_NAMES or words[-1] in ("dim", "dims", "size")
+    return name.lower() in SIZE_NAMES or words[0] in ("n", "num", "nb") or words[-1] in SIZE_NAMES
 
 
 def _sequence(model: ModuleModel, node: ast.expr) -> bool:
