@@ -114,6 +114,8 @@ def _size_like(model: ModuleModel, arg: ast.expr) -> bool:
     prov = model.prov(arg)
     if prov is not None and prov.kind is Kind.NUMBER and prov.dtype == api.INT:
         return True
+    if prov is not None and (prov.kind is Kind.SEQUENCE or prov.kind is Kind.TENSOR and not prov.param_deps):
+        return False  # `lengths = [len(tokens)]`, a tensor (not a parameter's symbol): data, whatever the name says
     if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "size" or \
             isinstance(arg, ast.Attribute) and arg.attr == "shape":
         return True
