@@ -15,6 +15,7 @@ from ..findings import Finding, Fix, Related, Span
 from ..source import Source
 from .imports import ImportTable
 from .provenance import Provenance
+from .syntax import nodes
 
 
 @dataclass(eq=False)
@@ -405,7 +406,7 @@ _WORD = re.compile(r"(?<![\w.])\w+")
 
 
 def _bare_names(tree: ast.AST) -> Iterator[str]:
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         if isinstance(node, ast.Name):
             yield node.id
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
