@@ -16,7 +16,7 @@ class Kind(enum.Enum):
     TEXT = "text"  # a str literal bound to a name (`reduction = "none"`), its value in `text`
 
 
-# The walk makes ~0.3 provenances per line of code. A frozen dataclass's generated __init__ sets all 26 fields through
+# The walk makes ~0.3 provenances per line of code. A frozen dataclass's generated __init__ sets every field through
 # object.__setattr__ (and dataclasses.replace rebuilds every field by keyword): most of the cost of making one. Here the
 # defaults stay class attributes and an instance stores only what it was given; equality, hashing and repr are still
 # the dataclass's, over every field.
