@@ -66,6 +66,17 @@ def _child_fields(kind: type) -> tuple[str, ...]:
     return found
 
 
+def basic_index(index: ast.expr) -> bool:
+    """`0`, `:`, `1:3`, `..., None`, `(0, -1)`: basic indexing, which returns a view; a tensor or a name may be a copy."""
+    if isinstance(index, ast.Tuple):
+        return all(basic_index(element) for element in index.elts)
+    if isinstance(index, ast.Slice):
+        return True
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        index = index.operand
+    return isinstance(index, ast.Constant) and (index.value is None or index.value is Ellipsis or type(index.value) is int)
+
+
 def dotted(node: ast.AST) -> str | None:
     """`a.b.c` for a chain of attributes on a name; None for anything else."""
     parts = []
