@@ -345,6 +345,8 @@ def _reset_by_enclosing(loop: Loop, acc: Accumulation) -> bool:
     while outer is not None:
         if _reset_in(outer.node.body, acc):
             return True
+        if outer.forwards or outer.is_training:
+            return False  # it outlives the iterations of a training loop in between (an epoch's per-key sums)
         outer = outer.parent
     return False
 
