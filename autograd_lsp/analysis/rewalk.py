@@ -339,7 +339,8 @@ class _Rewalk:
         cls_node = cls.node if cls is not None else None
         # the class tables as they stand (the walk again empties and fills those of the classes it walks)
         self.classes = _classes(model)
-        self.tables = {key: (dict(c.attributes), dict(c.attribute_nodes), dict(c.late), c.__dict__.get("changed_at"))
+        self.tables = {key: (dict(c.attributes), dict(c.attribute_nodes), dict(c.late), c.__dict__.get("changed_at"),
+                             dict(c.__dict__.get("changed_attrs", ())))
                        for key, c in self.classes.items()}
         try:
             ok = self._walk(old_nodes, a, b, la, lb)
@@ -348,10 +349,13 @@ class _Rewalk:
         if not ok:
             walker.table_changes = self.final_tables
             for key, c in self.classes.items():
-                attributes, nodes, late, changed_at = self.tables[key]
+                attributes, nodes, late, changed_at, changed_attrs = self.tables[key]
                 for table, before in ((c.attributes, attributes), (c.attribute_nodes, nodes), (c.late, late)):
                     table.clear()
                     table.update(before)
+                c.__dict__.pop("changed_attrs", None)
+                if changed_attrs:
+                    c.changed_attrs = changed_attrs
                 if changed_at is None:
                     c.__dict__.pop("changed_at", None)
                 else:
@@ -386,8 +390,9 @@ class _Rewalk:
         end_tables = info.__dict__.get("walk_tables_end")
         if end_tables is None:
             return _no('walk without a table count')
-        # classes whose tables changed after the block: a walk again reads their final state, the first walk did not
-        changed_after = {key for key, c in self.classes.items() if c.__dict__.get("changed_at", 0) > end_tables}
+        # attributes set after the block: a walk again reads their final state, the first walk did not
+        changed_after = {(key, attr) for key, c in self.classes.items() for attr, count in c.__dict__.get("changed_attrs", {}).items()
+                         if count > end_tables}
         for member in self.members:
             member.__dict__.pop("reads_classes", None)
             if member.cls is not None and member.name == "__init__":
@@ -442,9 +447,13 @@ class _Rewalk:
         tdelta = walker.table_changes - end_tables
         changed = {id(member) for member in self.members
                    if {key: value for key, value in member.__dict__.items() if key not in _OWN or key in _SUMMARY} != summaries[id(member)]}
-        # class tables the walk made again that differ: the walks that read them read something else now
-        tables = {key for key, c in self.classes.items()
-                  if (c.attributes, c.attribute_nodes, c.late) != self.tables[key][:3]}
+        # class table entries the walk made again that differ: the walks that read them read something else now
+        tables = set()
+        for key, c in self.classes.items():
+            before = self.tables[key]
+            if (c.attributes, c.attribute_nodes, c.late) != before[:3]:
+                for new, old in zip((c.attributes, c.attribute_nodes, c.late), before):
+                    tables.update((key, attr) for attr in new.keys() | old.keys() if attr not in new or attr not in old or new[attr] != old[attr])
         readers = set()
         if tables:
             if tables & walker.module_reads or any(tables & shadow.__dict__.get("reads_classes", set()) for shadow in walker.shadows):
@@ -504,8 +513,11 @@ class _Rewalk:
                 d["walk_tables"] += tdelta
                 if "walk_tables_end" in d:
                     d["walk_tables_end"] += tdelta
-        for key in changed_after:
-            self.classes[key].changed_at += tdelta
+        for key, attr in changed_after:  # (their later stores moved like every later count)
+            self.classes[key].changed_attrs[attr] = self.tables[key][4][attr] + tdelta
+        for key, c in self.classes.items():
+            if (self.tables[key][3] or 0) > end_tables:
+                c.changed_at = self.tables[key][3] + tdelta
         self.walked = len(new_events)
         _FACTS.pop(id(self.old_f), None)
         model.events = events[:a] + new_events + events[b:]

@@ -181,8 +181,8 @@ class Walker:
         self.shadows: list[FunctionInfo] = []  # (for release())
         self.function_aliases: dict = {}  # (id of a scope, name) -> the torch function the name was bound to there
         self.table_changes = 0  # stores into class tables so far
-        self.classes_read: set | None = None  # ids of the classes whose tables were read (recorded by analysis/rewalk.py only)
-        self.module_reads: set = set()  # ids of the classes whose tables module code read (FunctionInfo.reads_classes: a function's)
+        self.classes_read: set | None = None  # (id of a class, attribute) read from class tables (recorded by analysis/rewalk.py only)
+        self.module_reads: set = set()  # the same, read by module code (FunctionInfo.reads_classes: by a function)
         self._last_ctx: Context | None = None  # (ctx())
 
     # -- driving -------------------------------------------------------------------------------------
@@ -767,6 +767,7 @@ class Walker:
             return
         self.table_changes += 1  # (a class table changed: analysis/rewalk.py)
         info.cls.changed_at = self.table_changes  # type: ignore[attr-defined]
+        info.cls.__dict__.setdefault("changed_attrs", {})[attr] = self.table_changes  # (the last store of each attribute)
         cls = info.cls
         if prov is not None and prov.param_deps:
             info.uses_arguments = True
@@ -1047,17 +1048,18 @@ class Walker:
             return self.lookup(name)
         cls = owner.module_class
         if isinstance(cls, ClassInfo):
+            # who read what of which class's tables (analysis/rewalk.py walks them again when an edit changes it)
+            read = (id(cls), node.attr)
             if self.classes_read is not None:
-                self.classes_read.add(id(cls))
-            # who read which class's tables (analysis/rewalk.py walks them again when an edit changes the tables)
+                self.classes_read.add(read)
             reader = self.function
             if reader is None:
-                self.module_reads.add(id(cls))
+                self.module_reads.add(read)
             else:
                 reads = reader.__dict__.get("reads_classes")
                 if reads is None:
                     reads = reader.reads_classes = set()  # type: ignore[attr-defined]
-                reads.add(id(cls))
+                reads.add(read)
             self.ensure_class_init(cls)
             if not self._summarised(cls.methods.get("__init__")):
                 return None
