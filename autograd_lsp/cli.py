@@ -208,11 +208,12 @@ _RESOLVERS: dict = {}
 
 
 def _resolver(path: Path):
-    from .analysis.crossmodule import MAX_MODELS, JediResolver
+    from .analysis.crossmodule import MAX_MODELS, MAX_TREE_LINES, JediResolver
 
     root = JediResolver.project_root(Path(path))
     if root not in _RESOLVERS:
-        _RESOLVERS[root] = JediResolver(root, max_models=_WORKER_MODELS or MAX_MODELS)
+        _RESOLVERS[root] = JediResolver(root, max_models=_WORKER_MODELS or MAX_MODELS,
+                                        max_tree_lines=_WORKER_TREE_LINES or MAX_TREE_LINES)
         _RESOLVERS[root].stat_memo = None if _FILES_MAY_CHANGE else {}
     resolver = _RESOLVERS[root]
     global _LAST_RESOLVER
@@ -227,12 +228,16 @@ _FILES_MAY_CHANGE = True  # outside the checks of a run (--fix / --diff rewrite 
 
 
 _WORKER_MODELS: int | None = None  # consulted modules kept by a worker process (None: not a worker)
+_WORKER_TREE_LINES: int | None = None  # ... and lines of parsed trees
 
 
 def _start_worker(workers: int) -> None:
     # Workers share the run's memory: together they keep up to 192 consulted modules (96 each on 2 cores).
-    global _WORKER_MODELS
+    global _WORKER_MODELS, _WORKER_TREE_LINES
+    from .analysis.crossmodule import MAX_TREE_LINES
+
     _WORKER_MODELS = max(32, 192 // workers)
+    _WORKER_TREE_LINES = max(10_000, 3 * MAX_TREE_LINES // (2 * workers))
     _quiet_gc()
     _files_may_change(False)  # (a worker only checks)
 

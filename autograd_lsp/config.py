@@ -77,6 +77,8 @@ class Settings:
     def is_excluded(self, path: Path) -> bool:
         if any(part in DEFAULT_EXCLUDES for part in path.parts[:-1]) or path.name in DEFAULT_EXCLUDES:
             return True
+        if not self.exclude:
+            return False  # (no pattern to match: the relative path, two resolve()s, is not needed)
         relative = self._relative(str(path))
         return any(_glob_match(relative, pattern) for pattern in self.exclude)
 

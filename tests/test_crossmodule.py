@@ -393,3 +393,43 @@ def test_a_star_reexport_importing_back_from_its_package_is_followed_past_the_cy
     assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == [("AG002", 8)]
     assert resolver.queries == 0
     assert _jedi_answer(tmp_path, train) == 3  # jedi's answer too: pool/ops.py's def
+
+
+def test_a_module_consulted_after_it_was_checked_or_trimmed_is_not_parsed_again(tmp_path):
+    """A run keeps the trees it parsed (bounded by lines) past their models: checking helpers0.py first and then
+    a file that consults it, or consulting it again after a trim, parses nothing twice; a changed file is read and
+    parsed anew, and the findings are those of a fresh resolver."""
+    import ast
+
+    from autograd_lsp.analysis.crossmodule import STATS
+    from autograd_lsp.checker import check_path
+
+    _workspace(tmp_path, 1)
+    helpers, train = tmp_path / "helpers0.py", tmp_path / "train0.py"
+    fresh = [(f.code, f.span.line) for f in check_path(train, resolver=JediResolver(tmp_path)).findings]
+    parses, real_parse = [], ast.parse
+
+    def counting_parse(text, *args, **kwargs):
+        parses.append(text)
+        return real_parse(text, *args, **kwargs)
+
+    resolver = JediResolver(tmp_path)
+    ast.parse = counting_parse
+    try:
+        reused = STATS.trees_reused
+        check_path(helpers, resolver=resolver)
+        assert len(parses) == 1
+        assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == fresh
+        assert len(parses) == 2 and STATS.trees_reused == reused + 1  # train0.py parsed; helpers0.py's tree reused
+        resolver.forget_models(keep_trees=True)  # what trim() does past its bounds
+        assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == fresh
+        assert len(parses) == 2  # both trees kept: nothing parsed again
+        helpers.write_text(helpers.read_text() + "\nEXTRA = 1\n")
+        os.utime(helpers, ns=(1, 1))  # another stat signature, whatever the clock's resolution
+        resolver.forget_models(keep_trees=True)
+        assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == fresh
+        assert len(parses) == 3 and "EXTRA = 1" in parses[-1]  # the changed file, and only it, parsed again
+        resolver.forget_models()  # leaving the project: its trees go too
+        assert not resolver._trees and resolver._tree_lines == 0
+    finally:
+        ast.parse = real_parse

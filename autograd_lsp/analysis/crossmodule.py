@@ -11,6 +11,7 @@ import hashlib
 import logging
 import threading
 import time
+from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -23,7 +24,8 @@ class Stats:
     """Cheap counters of one process's cross-module work (`autograd-lsp check --stats` prints them): how often the
     direct lookup answered, how often jedi was asked, and the time spent inside jedi."""
 
-    FIELDS = ("direct", "direct_none", "jedi_scripts", "jedi_queries", "jedi_cached", "jedi_skipped", "jedi_s", "models")
+    FIELDS = ("direct", "direct_none", "jedi_scripts", "jedi_queries", "jedi_cached", "jedi_skipped", "jedi_s", "models",
+              "trees_reused")  # (the last: a consulted or checked file's tree taken from JediResolver._trees, not parsed)
 
     def __init__(self):
         for name in self.FIELDS:
@@ -38,6 +40,10 @@ STATS = Stats()
 _MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 MAX_MODELS = 128  # consulted modules kept by one resolver (see JediResolver.trim)
 MAX_MODEL_LINES = 100_000  # ... and their lines: a tree is most of a model's memory, and some packages' modules are huge
+# Trees parsed in this run, kept (least recently used first out) past their models: without them a run over a package
+# parsed again ~45% of its lines, modules consulted after they were checked or after a trim (~1.2 KB per line: the
+# bound is ~120 MB; peak RSS did not grow on the benchmark corpus, whose models held those trees before).
+MAX_TREE_LINES = 100_000
 # jedi is the rare exception (the direct lookup answers almost every import), and slow on large files: parso parses
 # ~10k lines/s. Past these, a name the direct lookup left ambiguous stays unknown: silence, not slowness.
 JEDI_BUDGET_S = 0.5  # jedi time per checked file (its Script and all its queries)
@@ -57,10 +63,14 @@ def _is_root(directory: Path) -> bool:
 
 class JediResolver:
 
-    def __init__(self, root: Path, max_depth: int = 2, max_models: int = MAX_MODELS):
+    def __init__(self, root: Path, max_depth: int = 2, max_models: int = MAX_MODELS, max_tree_lines: int = MAX_TREE_LINES):
         self.root = Path(root).resolve()
         self.max_depth = max_depth
         self.max_models = max_models
+        self.max_tree_lines = max_tree_lines
+        # resolved path -> (source, tree, lines, (mtime, size) when read by _model), most recently used last
+        self._trees: OrderedDict = OrderedDict()
+        self._tree_lines = 0
         self._project = None
         self._scripts: dict = {}  # (path, text hash) -> jedi.Script; a few, since resolving a helper's module nests scripts
         self._models: dict = {}
@@ -470,7 +480,38 @@ class JediResolver:
             except OSError:
                 return parse(source)
             model = self._models.get(self._by_file.get(resolved))
-            return model.tree if model is not None and model.source.text == source.text else parse(source)
+            if model is not None and model.source.text == source.text:
+                return model.tree
+            tree = self._tree(resolved, source.text)
+            if tree is None:
+                tree = parse(source)
+                if isinstance(tree, ast.Module):
+                    self._keep_tree(resolved, source, tree, None)
+            return tree
+
+    def _tree(self, resolved: Path, text: str) -> ast.Module | None:
+        """The tree parsed from this file's very text earlier in the run, if it is still kept."""
+        found = self._trees.get(resolved)
+        if found is None or found[0].text != text:
+            return None
+        self._trees.move_to_end(resolved)
+        STATS.trees_reused += 1
+        return found[1]
+
+    def _keep_tree(self, resolved: Path, source: Source, tree: ast.Module, signature: tuple | None) -> None:
+        """Keep a parsed tree for later lookups (bounded by lines). Trees are never changed by an analysis (the
+        server's incremental parse copies what an edit touches), and a kept tree keeps its nodes' ids unique."""
+        lines = source.text.count("\n") + 1
+        if lines > self.max_tree_lines:
+            return
+        old = self._trees.pop(resolved, None)
+        if old is not None:
+            self._tree_lines -= old[2]
+        self._trees[resolved] = (source, tree, lines, signature)
+        self._tree_lines += lines
+        while self._tree_lines > self.max_tree_lines:
+            _, (_, _, dropped, _) = self._trees.popitem(last=False)
+            self._tree_lines -= dropped
 
     def trim(self) -> None:
         """Past `max_models` consulted modules (or MAX_MODEL_LINES of them), forget them all. Call it between two
@@ -484,12 +525,15 @@ class JediResolver:
         with self._lock:
             if len(self._models) <= self.max_models and self._model_lines <= MAX_MODEL_LINES:
                 return
-            self.forget_models()
+            self.forget_models(keep_trees=True)
 
-    def forget_models(self) -> None:
+    def forget_models(self, keep_trees: bool = False) -> None:
         """Release every consulted module now (trim's way: all at once). The CLI calls it on the resolver of a
-        project it has left, whose models would otherwise stay for the rest of the run."""
+        project it has left, whose models (and kept trees) would otherwise stay for the rest of the run."""
         with self._lock:
+            if not keep_trees:
+                self._trees.clear()
+                self._tree_lines = 0
             models, self._models, self._by_file, self._model_lines = self._models, {}, {}, 0
             for model in models.values():
                 if model is not None:
@@ -522,9 +566,19 @@ class JediResolver:
         self._models[key] = None  # guards import cycles
         STATS.models += 1
         try:
-            source = read_source(path)
-            tree = ast.parse(source.text)
-        except (SourceError, SyntaxError, ValueError, RecursionError):
+            resolved = self._resolved(path)
+            kept = self._trees.get(resolved)
+            if kept is not None and kept[3] == key[1:] and kept[0].path == str(path):
+                source, tree = kept[0], kept[1]  # read and parsed by this run, unchanged since (same stat)
+                self._trees.move_to_end(resolved)
+                STATS.trees_reused += 1
+            else:
+                source = read_source(path)
+                tree = self._tree(resolved, source.text)
+                if tree is None:
+                    tree = ast.parse(source.text)
+                self._keep_tree(resolved, source, tree, key[1:])
+        except (SourceError, SyntaxError, ValueError, RecursionError, OSError):
             return None
         self._depth += 1
         try:

@@ -34,6 +34,16 @@ class ImportTable:
                     if node.level:
                         self.relative.add(local)
 
+    @classmethod
+    def of(cls, tree: ast.Module) -> "ImportTable":
+        """The table of a tree, kept on it: a module consulted by another file and then checked (or walked again by
+        the server) shares its tree. Kept with the body it was read from: the server's incremental parse copies the
+        module on every edit (its __dict__ too) and gives the copy a new body list."""
+        found = tree.__dict__.get("_import_table")
+        if found is None or found[0] is not tree.body:
+            found = tree._import_table = (tree.body, cls(tree))  # type: ignore[attr-defined]
+        return found[1]
+
     def qualname(self, node: ast.expr) -> str | None:
         """`F.conv2d` -> "torch.nn.functional.conv2d" when F is an imported module alias; else None."""
         name = dotted(node)

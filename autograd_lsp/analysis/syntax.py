@@ -10,17 +10,25 @@ if TYPE_CHECKING:  # (imports.py, which model.py needs, uses this module)
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
+_BLOCKS: dict[type, tuple[str, ...]] = {}  # node type -> its fields of _BLOCK_FIELDS (most statements have none)
+
+
 def statements(body: list[ast.stmt], kinds: tuple[type, ...]) -> Iterator[ast.stmt]:
     """Statements of `kinds` at any depth of statement nesting, in source order; expressions are never entered
     (they hold no statement), which makes this several times cheaper than ast.walk."""
     stack = list(reversed(body))
+    blocks = _BLOCKS
     while stack:
         node = stack.pop()
         if isinstance(node, kinds):
             yield node
             continue
-        for field in _BLOCK_FIELDS:
-            children = getattr(node, field, None)
+        kind = type(node)
+        fields = blocks.get(kind)
+        if fields is None:
+            fields = blocks[kind] = tuple(name for name in _BLOCK_FIELDS if name in kind._fields)
+        for field in fields:
+            children = getattr(node, field)
             if children:
                 stack.extend(reversed(children))
 

@@ -153,7 +153,7 @@ _STMT: dict = {}  # statement type -> Walker.stmt_<Type> (or None)
 
 class Walker:
     def __init__(self, tree: ast.Module, source: Source, resolver=None, summary_only: bool = False):
-        self.model = ModuleModel(tree, source, ImportTable(tree))
+        self.model = ModuleModel(tree, source, ImportTable.of(tree))
         self.summary_only = summary_only
         self.depth = getattr(resolver, "depth", 0)  # how many imports away from the checked file this module is
         # nobody asks another module's expressions for their provenance
@@ -2023,7 +2023,7 @@ def _class_constant(cls: ClassInfo, attr: str, line: int) -> Provenance | None:
             bound = cls._body_names = {name for stmt in cls.node.body for name in _body_names(stmt)}  # type: ignore[attr-defined]
         if attr not in bound:  # (the usual case: not a class-body name; the class's tree is walked only for one)
             return None
-        stored = {node.attr for node in ast.walk(cls.node) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)}
+        stored = _stored_attributes(cls.node)
         table, seen = {}, set()
         for stmt in cls.node.body:
             for name in _body_names(stmt):
@@ -2038,6 +2038,18 @@ def _class_constant(cls: ClassInfo, attr: str, line: int) -> Provenance | None:
                     table[name] = None if value is None or isinstance(value, bool) else (_INT_NUMBER if isinstance(value, int) else _FLOAT_NUMBER)
         cls._body_constants = table  # type: ignore[attr-defined]
     return table.get(attr)
+
+
+def _stored_attributes(node: ast.ClassDef) -> frozenset:
+    """The attribute names a class's code stores (`self.x = ...`), kept on its tree: a file consulted by another one
+    and then checked (or re-walked by the server) shares the tree, and this is a walk of the whole class. Kept with
+    the body it was found in: the server's incremental parse copies a class on an edit's path (its __dict__ too) and
+    gives the copy a new body list."""
+    found = node.__dict__.get("_stored_attributes")
+    if found is None or found[0] is not node.body:
+        found = node._stored_attributes = (node.body, frozenset(  # type: ignore[attr-defined]
+            child.attr for child in ast.walk(node) if type(child) is ast.Attribute and type(child.ctx) is ast.Store))
+    return found[1]
 
 
 def _body_names(stmt: ast.stmt) -> list[str]:
