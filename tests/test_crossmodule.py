@@ -433,3 +433,17 @@ def test_a_module_consulted_after_it_was_checked_or_trimmed_is_not_parsed_again(
         assert not resolver._trees and resolver._tree_lines == 0
     finally:
         ast.parse = real_parse
+
+
+def test_resolved_paths_follow_links_of_directories_and_files_as_path_resolve_does(tmp_path):
+    """_resolved resolves a file's directory once and appends the name (one lstat per file, not one per component)."""
+    from pathlib import Path
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text("")
+    os.symlink(tmp_path / "pkg", tmp_path / "linked_pkg")
+    os.symlink(tmp_path / "pkg" / "mod.py", tmp_path / "linked_mod.py")
+    resolver = JediResolver(tmp_path)
+    for path in [tmp_path / "linked_pkg" / "mod.py", tmp_path / "linked_mod.py", tmp_path / "pkg" / ".." / "pkg" / "mod.py",
+                 tmp_path / "linked_pkg" / ".." / "linked_mod.py", Path(os.path.relpath(tmp_path / "pkg" / "mod.py"))]:
+        assert resolver._resolved(path) == path.resolve(), path

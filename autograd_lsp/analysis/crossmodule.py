@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import logging
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -298,9 +299,17 @@ class JediResolver:
 
     def _resolved(self, path: Path) -> Path:
         key = ("resolved", path)
-        if key not in self._fs:
-            self._fs[key] = path.resolve()
-        return self._fs[key]
+        found = self._fs.get(key)
+        if found is None:
+            # A file's real path is its directory's (resolved once per directory: every file of a package asks)
+            # with its own name, unless the file itself is a link: one lstat, not one per component.
+            parent = path.parent
+            if path.name in ("", ".", "..") or parent == path or os.path.islink(path):
+                found = path.resolve()
+            else:
+                found = self._resolved(parent) / path.name
+            self._fs[key] = found
+        return found
 
     def _inside_dir(self, directory: Path) -> bool:
         key = ("inside", directory)

@@ -46,12 +46,14 @@ class ImportTable:
 
     def qualname(self, node: ast.expr) -> str | None:
         """`F.conv2d` -> "torch.nn.functional.conv2d" when F is an imported module alias; else None."""
+        head = node
+        while type(head) is ast.Attribute:
+            head = head.value
+        if type(head) is not ast.Name or head.id not in self.names:
+            return None  # (most chains start at `self` or a local: no string is built for them)
         name = dotted(node)
-        if name is None:
-            return None
-        head, dot, rest = name.partition(".")
-        base = self.names.get(head)
-        return None if base is None else base + dot + rest
+        head_name, dot, rest = name.partition(".")
+        return self.names[head_name] + dot + rest
 
     def is_torch(self, qualname: str | None) -> bool:
         return bool(qualname) and (qualname == "torch" or qualname.startswith("torch."))

@@ -13,7 +13,7 @@ import os
 import re
 
 from ..source import Source
-from . import callsite
+from . import callsite, syntax
 from . import torch_api as api
 from . import uses
 from .imports import ImportTable
@@ -1005,7 +1005,7 @@ class Walker:
             if indices and index in indices:  # `x.max(1)[1]`
                 return self._indices(node)
         result = self.derive(node, base, [(base, node.value)], scalar=None)
-        return self._view(result, base) if _basic_index(node.slice) else result  # w[0], w[:, 1]; not w[mask]
+        return self._view(result, base) if syntax.basic_index(node.slice) else result  # w[0], w[:, 1]; not w[mask]
 
     def ev_Attribute(self, node):
         owner = self.ev(node.value, usage="receiver", callee="." + node.attr)
@@ -2048,7 +2048,7 @@ def _stored_attributes(node: ast.ClassDef) -> frozenset:
     found = node.__dict__.get("_stored_attributes")
     if found is None or found[0] is not node.body:
         found = node._stored_attributes = (node.body, frozenset(  # type: ignore[attr-defined]
-            child.attr for child in ast.walk(node) if type(child) is ast.Attribute and type(child.ctx) is ast.Store))
+            child.attr for child in syntax.nodes(node) if type(child) is ast.Attribute and type(child.ctx) is ast.Store))
     return found[1]
 
 
@@ -2059,17 +2059,6 @@ def _body_names(stmt: ast.stmt) -> list[str]:
     if isinstance(stmt, ast.AnnAssign):
         return [stmt.target.id] if isinstance(stmt.target, ast.Name) else []
     return [t.id for t in getattr(stmt, "targets", ()) if isinstance(t, ast.Name)]
-
-
-def _basic_index(index: ast.expr) -> bool:
-    """`0`, `:`, `1:3`, `..., None`, `(0, -1)`: basic indexing, which returns a view; a tensor or a name may be a copy."""
-    if isinstance(index, ast.Tuple):
-        return all(_basic_index(element) for element in index.elts)
-    if isinstance(index, ast.Slice):
-        return True
-    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
-        index = index.operand
-    return isinstance(index, ast.Constant) and (index.value is None or index.value is Ellipsis or type(index.value) is int)
 
 
 def _writes(call: ast.Call, op: str | None, position: int) -> bool:

@@ -43,6 +43,7 @@ silent: garbage values (NaN under `torch.utils.deterministic.fill_uninitialized_
 from __future__ import annotations
 
 import ast
+import heapq
 import operator
 import sys
 
@@ -51,7 +52,7 @@ from ..analysis import torch_ops as ops
 from ..analysis import uses
 from ..analysis.model import CallEvent, ClassInfo, InplaceEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
-from ..analysis.syntax import body_statement, parents
+from ..analysis.syntax import basic_index, body_statement, parents
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG012"
@@ -115,12 +116,23 @@ def _size_like(model: ModuleModel, arg: ast.expr) -> bool:
             isinstance(arg, ast.Attribute) and arg.attr == "shape":
         return True
     if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Mult, ast.Add, ast.FloorDiv, ast.Sub)):
+        if _sequence(model, arg.left) or _sequence(model, arg.right):
+            return False  # `[0] + counts`, `[w, h] * 2`: a list, which is data
         return _size_like(model, arg.left) or _size_like(model, arg.right)
     name = arg.id if isinstance(arg, ast.Name) else (arg.attr if isinstance(arg, ast.Attribute) else None)
     if name is None:
         return False
     words = name.lower().strip("_").split("_")
     return name.lower() in SIZE_NAMES or words[0] in ("n", "num", "nb") or words[-1] in SIZE_NAMES or words[-1] in ("dim", "dims", "size")
+
+
+def _sequence(model: ModuleModel, node: ast.expr) -> bool:
+    if isinstance(node, (ast.List, ast.Tuple, ast.ListComp)):
+        return True
+    if isinstance(node, ast.BinOp):
+        return _sequence(model, node.left) or _sequence(model, node.right)
+    prov = model.prov(node)
+    return prov is not None and prov.kind is Kind.SEQUENCE
 
 
 # -- following the value ----------------------------------------------------------------------------
@@ -146,15 +158,29 @@ def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
 def _check_references(model: ModuleModel, creation: CallEvent, short: str, values: set[int], target: str | None = None):
     owner = creation.ctx.scope.function
     index = _references_by_node(model)
-    references = []
-    for event in sorted((e for value in values for e in index.get(value, ())), key=lambda e: e.seq):
-        if event.seq <= creation.seq:
-            continue
-        if event.ctx.scope.function is not owner:
-            return None  # read or written in another function: beyond what order within one body can tell
-        references.append(event)
+    references, pending, followed = [], [], set()
+
+    def follow(after: int) -> bool:
+        """Queue the references of values not followed yet (a view bound to a name: `rows = x[a:b]`); False when
+        one lies in another function."""
+        for value in values - followed:
+            followed.add(value)
+            for event in index.get(value, ()):
+                if event.seq <= after:
+                    continue
+                if event.ctx.scope.function is not owner:
+                    return False  # read or written in another function: beyond what order within one body can tell
+                heapq.heappush(pending, (event.seq, id(event), event))
+        return True
+
+    if not follow(creation.seq):
+        return None
     first_read = None
-    for event in references:
+    while pending:
+        _, _, event = heapq.heappop(pending)
+        if references and references[-1] is event:
+            continue
+        references.append(event)
         if isinstance(event, InplaceEvent):
             kind, node = (WRITE, None) if event.form == "setitem" else (READ, event.node)
         else:
@@ -162,11 +188,14 @@ def _check_references(model: ModuleModel, creation: CallEvent, short: str, value
             if kind == BOUND:
                 kind = NEUTRAL if isinstance(node, ast.Name) else ESCAPE
         if kind == NEUTRAL:
+            if not follow(event.seq):
+                return None
             continue
         if kind != READ:
             return None
         first_read = (event, node)
         break
+    references.extend(event for _, _, event in sorted(pending, key=lambda item: item[0]))
     if first_read is None:
         return None
     read_event, node = first_read
@@ -242,6 +271,8 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
                 return (READ, grand) if isinstance(grand, ast.AugAssign) else (WRITE, parent)
             if isinstance(parent.ctx, ast.Del):
                 return NEUTRAL, None
+            if basic_index(parent.slice):
+                values.add(id(parent))  # `x[a:b]` is a view: what is written through it is written into x
             current = parent  # `x[i]`: the same garbage, part of it
             continue
         if isinstance(parent, ast.keyword):
