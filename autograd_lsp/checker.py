@@ -74,6 +74,8 @@ def check_source(source: Source, settings: Settings = DEFAULT_SETTINGS, resolver
     if tree is None:
         tree = getattr(resolver, "parsed", parse)(source)
     if isinstance(tree, Finding):
+        if source.cells:
+            return _without_broken_cells(source, tree, settings, resolver, rules)
         return CheckResult(source, [tree])
     try:
         return _analyse(tree, source, settings, resolver, rules)
@@ -106,6 +108,40 @@ def check_source(source: Source, settings: Settings = DEFAULT_SETTINGS, resolver
         return outcome[0]
     log.warning("%s: too deeply nested to analyse", source.path)
     return CheckResult(source, [not_analysed(f"nested more than {DEEP_RECURSION_LIMIT:,} calls deep for the analysis")])
+
+
+def _without_broken_cells(source: Source, error: Finding, settings: Settings, resolver, rules) -> CheckResult:
+    """A notebook with cells that are not Python (an exercise's `x = # TODO`, `???`): Jupyter compiles each cell
+    alone and runs the others, so the others are analysed with those cells blanked (lines keep their numbers),
+    and each broken cell is reported where its own parse fails. A notebook that fails only when joined (never a
+    cell alone) is reported as before."""
+    lines = source.lines
+    broken, errors = set(), []
+    for cell in source.cells:
+        start = cell.first_line - 1
+        found = parse(Source("\n".join(lines[start:start + cell.line_count])))
+        if isinstance(found, Finding):
+            broken.add(cell.index)
+            span = found.span
+            errors.append(Finding(found.code, found.name, found.severity,
+                                  f"{found.message} (the other cells are analysed without this one)",
+                                  Span(span.line + start, span.col, span.end_line + start, span.end_col)))
+    if not broken:
+        return CheckResult(source, [error])
+    kept = list(lines)
+    for cell in source.cells:
+        if cell.index in broken:
+            kept[cell.first_line - 1:cell.first_line - 1 + cell.line_count] = [""] * cell.line_count
+    blanked = Source("\n".join(kept), source.path, source.cells)
+    tree = parse(blanked)
+    if isinstance(tree, Finding):
+        return CheckResult(source, [error])
+    try:
+        result = _analyse(tree, blanked, settings, resolver, rules)
+    except RecursionError:
+        return CheckResult(source, [error])
+    findings = sorted([*errors, *result.findings], key=lambda f: (f.span, f.code))
+    return CheckResult(source, findings, result.model, result.rule_errors, suppressed=result.suppressed)
 
 
 def _analyse(tree: ast.Module, source: Source, settings: Settings, resolver, rules) -> CheckResult:

@@ -266,6 +266,52 @@ async def test_server_analyses_notebook_cells_with_ipython_syntax(client: Langua
         assert await editor.diagnostics(uri, lambda ds: True) == []  # no AG000 on the IPython lines
 
 
+async def test_server_reports_a_broken_cell_and_analyses_the_others(client: LanguageClient, tmp_path):
+    editor = Editor(client, "visual-studio-code", tmp_path)
+    capabilities = copy.deepcopy(pytest_lsp.client_capabilities("visual-studio-code"))
+    capabilities.notebook_document = types.NotebookDocumentClientCapabilities(
+        synchronization=types.NotebookDocumentSyncClientCapabilities(dynamic_registration=False))
+    await editor.start(capabilities=capabilities)
+    texts = ["import torch\nw = torch.ones(3, requires_grad=True)\n", "loss_fn = # TODO\n", "w += 1\n"]
+    path = tmp_path / "exercise.ipynb"
+    uris = [f"vscode-notebook-cell:{path}#cell{i}" for i in range(len(texts))]
+    editor.client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(uri=path.as_uri(), notebook_type="jupyter-notebook", version=1,
+                                                 cells=[types.NotebookCell(kind=types.NotebookCellKind.Code, document=uri) for uri in uris]),
+        cell_text_documents=[types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text) for uri, text in zip(uris, texts)]))
+    diagnostics = await editor.diagnostics(uris[2], lambda ds: any(d.code == "AG001" for d in ds))
+    assert [(d.code, d.range.start.line) for d in diagnostics] == [("AG001", 0)]
+    broken = await editor.diagnostics(uris[1], lambda ds: any(d.code == "AG000" for d in ds))
+    assert [(d.code, d.range.start.line) for d in broken] == [("AG000", 0)]
+
+
+# -- a cell that is not Python (an exercise's placeholder) ---------------------------------------------
+def exercise_notebook() -> dict:
+    return notebook(code(["import torch\n", "w = torch.ones(3, requires_grad=True)\n"]),
+                    markdown("Define the loss yourself:"),
+                    code(["criterion = # TODO: define the loss\n"]),
+                    code(["for step in range(3):\n", "    w += 1\n"]),
+                    code(["def f(:\n", "    pass\n"]))
+
+
+def test_broken_cells_are_reported_and_the_others_analysed(tmp_path):
+    write_notebook(tmp_path, exercise_notebook())
+    result = run("check", "nb.ipynb", "--no-cache", "--format", "json", cwd=tmp_path)
+    found = [(f["code"], f["cell"], f["cell_line"]) for f in json.loads(result.stdout)]
+    assert found == [("AG000", 3, 1), ("AG001", 4, 2), ("AG000", 5, 1)], result.stdout
+    assert result.returncode == 1
+
+
+def test_fix_leaves_broken_cells_as_they_are(tmp_path):
+    original = exercise_notebook()
+    path = write_notebook(tmp_path, original)
+    result = run("check", "nb.ipynb", "--fix", "--unsafe-fixes", "--no-cache", cwd=tmp_path)
+    assert "Fixed 1 problem." in result.stdout, result.stdout
+    cells = [json.loads(path.read_text(encoding="utf-8"))["cells"][i]["source"] for i in (2, 3, 4)]
+    assert cells[0] == original["cells"][2]["source"] and cells[2] == original["cells"][4]["source"]
+    assert "with torch.no_grad():" in "".join(cells[1])
+
+
 def test_fix_keeps_a_cells_crlf_line_endings(tmp_path):
     original = notebook(code(["import torch\r\n", "x = torch.tensor([1, 2, 3], requires_grad=True)\r\n", "print(x)\r\n"]))
     path = write_notebook(tmp_path, original)

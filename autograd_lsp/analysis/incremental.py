@@ -257,6 +257,8 @@ class IncrementalCheck:
         settings = settings if settings is not None else DEFAULT_SETTINGS
         parsed = self.reparser.parse(source, parse)
         if not isinstance(parsed, Parsed):
+            if source.cells:  # a notebook: its other cells are analysed without the broken ones (checker)
+                return check_source(source, settings, resolver=resolver, tree=parsed)
             return CheckResult(source, [parsed])  # the text does not parse: the full parse's finding
         if reuse is not None and reuse.__dict__.get("stale"):
             reuse = None  # (a walk again that stopped half-way: analysis/rewalk.py)

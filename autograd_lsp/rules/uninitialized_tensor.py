@@ -62,7 +62,9 @@ SUMMARY = "Uninitialised tensor (torch.empty / torch.Tensor(n)) read before it i
 RUNTIME_SIGNATURE = "silent: garbage values (NaN under torch.utils.deterministic.fill_uninitialized_memory)"
 RULE = sys.modules[__name__]
 
-SIZE_NAMES = ("n", "k", "m", "d", "num", "size", "dim", "len", "length", "count", "width", "height", "depth", "channels", "features",
+# Names that hold one integer. Not `size`, `out_size`, `dims`: those are as often tuples, and a legacy constructor
+# given a tuple or list makes a tensor OF it (`torch.Tensor((2, 3))` is tensor([2., 3.])).
+SIZE_NAMES = ("n", "k", "m", "d", "num", "dim", "len", "length", "count", "width", "height", "depth", "channels", "features",
               "classes", "units", "hidden", "batch")
 
 WRITE, READ, ESCAPE, NEUTRAL, BOUND = "write", "read", "escape", "neutral", "bound"
@@ -112,6 +114,8 @@ def _size_like(model: ModuleModel, arg: ast.expr) -> bool:
     prov = model.prov(arg)
     if prov is not None and prov.kind is Kind.NUMBER and prov.dtype == api.INT:
         return True
+    if prov is not None and (prov.kind is Kind.SEQUENCE or prov.kind is Kind.TENSOR and not prov.param_deps):
+        return False  # `lengths = [len(tokens)]`, a tensor (not a parameter's symbol): data, whatever the name says
     if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "size" or \
             isinstance(arg, ast.Attribute) and arg.attr == "shape":
         return True
@@ -123,7 +127,7 @@ def _size_like(model: ModuleModel, arg: ast.expr) -> bool:
     if name is None:
         return False
     words = name.lower().strip("_").split("_")
-    return name.lower() in SIZE_NAMES or words[0] in ("n", "num", "nb") or words[-1] in SIZE_NAMES or words[-1] in ("dim", "dims", "size")
+    return name.lower() in SIZE_NAMES or words[0] in ("n", "num", "nb") or words[-1] in SIZE_NAMES
 
 
 def _sequence(model: ModuleModel, node: ast.expr) -> bool:
