@@ -176,7 +176,7 @@ def _rule_findings(model: ModuleModel, source: Source, settings: Settings, rules
         except Exception:  # a broken rule must not take the others (or the server) down
             errors.append(f"rule {rule.code} ({rule.name}) failed on {source.path or '<buffer>'}:\n{traceback.format_exc()}")
             log.error(errors[-1])
-    file_level = noqa.file_directive(source.lines)
+    file_level = noqa.file_directive(source.lines, source.text)
     kept = [f for f in findings if not noqa.suppressed(f, source.lines, file_level)]
     kept.sort(key=lambda f: (f.span, f.code))
     return CheckResult(source, _dedupe(kept), model, errors, suppressed=len(findings) - len(kept))

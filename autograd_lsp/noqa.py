@@ -32,7 +32,11 @@ def _comment_part(line: str) -> str | None:
     return None if index < 0 else line[index:]
 
 
-def file_directive(lines: list[str]) -> Directive | None:
+def file_directive(lines: list[str], text: str | None = None) -> Directive | None:
+    """`text`, the lines joined: one search of it rules out a directive in most files (a directive in a line is
+    also a match in the text; a match in the text is checked line by line)."""
+    if text is not None and FILE_NOQA.search(text) is None:
+        return None
     for line in lines:
         comment = _comment_part(line)
         if comment and (match := FILE_NOQA.search(comment)):

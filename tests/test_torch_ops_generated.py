@@ -29,6 +29,10 @@ def test_table_knows_what_the_rules_rely_on():
     assert torch_ops.MODULES["ReLU"]["op"] == "relu" and torch_ops.MODULES["ReLU"]["inplace"] == 0
     assert torch_ops.MODULES["MSELoss"]["op"] == "mse_loss" and "reduction" in torch_ops.MODULES["MSELoss"]
     assert torch_ops.FACTORIES["randint"] == "int" and torch_ops.FACTORIES["zeros"] == "float"
+    assert torch_ops.INDEX_SHAPED["gather"] == 2 and torch_ops.INDEX_SHAPED["take"] == 1  # gather(input, dim, index)
+    assert "index_select" not in torch_ops.INDEX_SHAPED and "scatter" not in torch_ops.INDEX_SHAPED  # not the index's shape
+    assert torch_ops.FACTORY_SIZES["randint"][2] == 1 and torch_ops.FACTORY_SIZES["randint"][3] == 2  # randint([low,] high, size)
+    assert torch_ops.FACTORY_SIZES["randn"][1] == 0
 
 
 def test_the_analyzer_never_imports_torch(tmp_path):

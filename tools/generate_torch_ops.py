@@ -171,6 +171,7 @@ def _writes(derivatives: dict, inplace: dict) -> tuple[set, set]:
 
 def _same_shape(torch, function) -> bool:
     """`function(x)` keeps x's shape for a 2x3 and a one-element float tensor (softmax, cumsum-like, activations)."""
+    torch.manual_seed(0)  # the same inputs whatever was probed before: random ops (bernoulli) answer the same every run
     for shape in ((2, 3), (1,)):
         try:
             with warnings.catch_warnings():
@@ -220,6 +221,31 @@ def _same_values(torch, name: str) -> bool:
                     and bool((result.to(torch.complex128) == x).all()))
     except Exception:
         return False
+
+
+def _index_shaped(torch, name: str, schema: dict) -> int | None:
+    """The position of the index tensor of `torch.name(x, ..., index)` when the result always has that tensor's shape
+    (gather, take, take_along_dim): called on a 3x4 float tensor with zero indices of several shapes, with dim 0 and 1
+    for an `int dim` before it, every call that works gives the index's shape and one does. None otherwise."""
+    position = next((i for i, (arg, kind, _) in enumerate(schema["args"]) if arg in ("index", "indices") and kind == "Tensor"), None)
+    before = schema["args"][1:position] if position else None
+    if not position or any(kind != "int" for _, kind, _ in before) or not hasattr(torch, name):
+        return None
+    x = torch.arange(12.0).reshape(3, 4)
+    worked = False
+    for shape in ((2, 4), (3, 1), (1, 2), (3, 4), (2,)):
+        index = torch.zeros(shape, dtype=torch.long)
+        for dim in (0, 1):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = getattr(torch, name)(x, *[dim] * len(before), index)
+            except Exception:
+                continue
+            if not isinstance(result, torch.Tensor) or tuple(result.shape) != shape:
+                return None
+            worked = True
+    return position if worked else None
 
 
 def _first_parameter(function) -> str | None:
@@ -384,6 +410,19 @@ def collect() -> dict:
         if kind == "data" and match and match.group(1) in ("data", "obj"):
             factories[name] = "values"
     overwrites, partial_writes = _writes(derivatives, inplace)
+    index_shaped = {}
+    for name, overloads in by_name.items():
+        if not name.startswith("_") and not name.endswith("_"):
+            positions = {_index_shaped(torch, name, s) for s in overloads if not _is_out(s)} - {None}
+            if len(positions) == 1:
+                index_shaped[name] = positions.pop()
+    factory_sizes = {}
+    for name, kind in factories.items():  # `randint(low, high, size)`: where the shape is, by how many arguments come first
+        for schema in by_name.get(name, ()):
+            positional = [kind for _, kind, default in schema["args"] if default is None]
+            size = next((i for i, (arg, kind, _) in enumerate(schema["args"]) if arg == "size" and kind.startswith("SymInt[")), None)
+            if size is not None and not _is_out(schema) and size < len(positional):
+                factory_sizes.setdefault(name, {})[len(positional)] = size
     same_values = {n for n in methods if not n.startswith("_") and not n.endswith("_") and n not in GRAPH_CUTS and _same_values(torch, n)}
     # (methods that act on autograd or storage rather than compute are not probed: calling them is not a value's op)
     keeps_numel = {n for n in tensor_ops & methods if not n.startswith("_") and not n.endswith("_") and _keeps_numel(torch, n)}
@@ -430,6 +469,8 @@ def collect() -> dict:
         "MODULES": _modules(torch, nn, F),
         "TUPLE_RESULTS": _tuple_results(torch, schemas),
         "DISTRIBUTIONS": _distributions(torch),
+        "INDEX_SHAPED": {n: p for n, p in index_shaped.items() if n in python_names},
+        "FACTORY_SIZES": {n: sizes for n, sizes in factory_sizes.items() if n in functions},
     }
 
 
@@ -647,6 +688,10 @@ def render(facts: dict) -> str:
                          "output on float input (int: indices; float: the input's own dtype); dim: only when called with a dim (max(x) is one tensor); "
                          "names: the fields of its named tuple (`.indices`).",
         "DISTRIBUTIONS": "torch.distributions classes (Distribution subclasses): they keep the tensors they are built from.",
+        "INDEX_SHAPED": "Ops whose result has the shape of their index tensor -> its position (0: the receiver of a method call): "
+                        "gather, take... (found by calling them with indices of several shapes).",
+        "FACTORY_SIZES": "Factories -> {number of positional arguments without a default: position of the `size` argument} "
+                         "(native_functions.yaml: randint(high, size), randint(low, high, size)).",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")

@@ -62,7 +62,7 @@ def facts(prov: Provenance | None):
         return (kind, prov.params, prov.origin)
     if kind is Kind.SEQUENCE:
         return (kind, tuple(facts(element) for element in prov.elements))
-    return (kind, prov.dtype, prov.value)  # (a number's value sizes the tensors the body makes from it)
+    return (kind, prov.dtype, prov.value, prov.text)  # (a number's value sizes the tensors the body makes from it)
 
 
 def bind_arguments(function: ast.FunctionDef | ast.AsyncFunctionDef, skip_first: bool, call: ast.Call, arg_provs: list,

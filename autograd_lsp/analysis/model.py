@@ -201,6 +201,9 @@ class ModuleModel:
         self.classes: dict[str, ClassInfo] = {}
         self.torch_subscripts: list[tuple[ast.Subscript, str]] = []  # `torch.tensor[...]`: a factory subscripted
         self._provs: dict[int, Provenance | None] = {}
+        # `.backward()` calls in a helper whose receiver, walked with what one call site passes, has several elements
+        # (id of the call -> that provenance): the symbolic walk cannot know it (AG005)
+        self.call_site_backwards: dict[int, Provenance] = {}
         self._keep_alive: list[ast.AST] = []
         self._ascii = [line.isascii() for line in source.lines] if not source.text.isascii() else None
 
@@ -304,6 +307,7 @@ class ModuleModel:
         self.events = []
         self.loops = []
         self._provs = {}
+        self.call_site_backwards = {}
         self.__dict__.pop("_index", None)
         self.__dict__.pop("_callers_index", None)
 

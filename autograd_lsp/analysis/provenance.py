@@ -13,9 +13,10 @@ class Kind(enum.Enum):
     OPTIMIZER = "optimizer"
     PARAMS = "params"  # model.parameters(), a list of parameters
     SEQUENCE = "sequence"  # a tuple/list literal whose elements we know
+    TEXT = "text"  # a str literal bound to a name (`reduction = "none"`), its value in `text`
 
 
-# The walk makes ~0.3 provenances per line of code. A frozen dataclass's generated __init__ sets all 26 fields through
+# The walk makes ~0.3 provenances per line of code. A frozen dataclass's generated __init__ sets every field through
 # object.__setattr__ (and dataclasses.replace rebuilds every field by keyword): most of the cost of making one. Here the
 # defaults stay class attributes and an instance stores only what it was given; equality, hashing and repr are still
 # the dataclass's, over every field.
@@ -42,10 +43,17 @@ class Provenance:
     params: frozenset = frozenset()  # optimizer: labels of the parameters it updates (empty: unknown)
     elements: tuple = ()  # SEQUENCE: element provenances (None for unknown ones)
     param_deps: frozenset = frozenset()  # inside a function summary: indexes of the parameters it depends on
+    # inside a function summary: ids of the parameters (ast.arg nodes) it has at least as many elements as (an
+    # elementwise or broadcast result, a reshape, a gather by that index): a call passing a wide tensor there gets a
+    # wide result. (Ids, not positions: a value stored on `self` by one method is not another method's parameter.)
+    as_large_as: frozenset = frozenset()
     uninitialised: bool = False  # torch.empty(...) / torch.Tensor(n): values not written yet
     node: object | None = None  # the ast node that created it (for related locations)
     base: object | None = None  # a view's base (`w` for `w[0]`, `w.t()`): the tensor an in-place change of the view writes
     value: int | None = None  # NUMBER: the integer a name was bound to (`batch_size = 32`), for sizes
+    # TEXT: the string; a torch.nn loss MODULE: its `reduction=` when given as a name bound to a string (the module is
+    # called where that name is not visible: `self.criterion = nn.CrossEntropyLoss(reduction=reduction)` in __init__)
+    text: str | None = None
 
     @property
     def is_tensor(self) -> bool:
@@ -114,10 +122,12 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         saved_node=a.saved_node if a.saved_by else b.saved_node,
         base=same("base"),
         value=same("value"),
+        text=same("text"),
         nondiff=same("nondiff"),
         uninitialised=a.uninitialised and b.uninitialised,
         module_class=same("module_class"),
         params=a.params | b.params,
         param_deps=a.param_deps | b.param_deps,
+        as_large_as=a.as_large_as & b.as_large_as,
         elements=(),
     )

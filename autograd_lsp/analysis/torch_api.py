@@ -31,6 +31,8 @@ POINTWISE = ops.POINTWISE  # the result has the broadcast shape of the inputs
 SAME_SHAPE = ops.SAME_SHAPE  # pointwise, or keeps its input's shape (softmax, clone...): one element iff the input has one
 REDUCTIONS = ops.REDUCTIONS
 KEEPS_NUMEL = ops.KEEPS_NUMEL  # never fewer elements than the receiver (view, reshape, squeeze, expand...)
+INDEX_SHAPED = ops.INDEX_SHAPED  # op -> position of the index tensor whose shape the result has (gather, take)
+FACTORY_SIZES = ops.FACTORY_SIZES  # factory -> {positional arguments given: position of the size argument}
 VIEWS = ops.VIEWS  # the result may share storage (and, for autograd, the base) with the input
 # No gradient reaches the inputs through these: non-differentiable results and zero-gradient formulas.
 NONDIFFERENTIABLE = ops.NONDIFFERENTIABLE | ops.ZERO_GRADIENT

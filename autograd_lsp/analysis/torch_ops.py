@@ -3277,3 +3277,23 @@ DISTRIBUTIONS = frozenset({
     'Weibull',
     'Wishart',
 })
+
+# Ops whose result has the shape of their index tensor -> its position (0: the receiver of a method call): gather, take... (found by calling them with indices of several shapes).
+INDEX_SHAPED = {
+    'gather': 2,
+    'take': 1,
+}
+
+# Factories -> {number of positional arguments without a default: position of the `size` argument} (native_functions.yaml: randint(high, size), randint(low, high, size)).
+FACTORY_SIZES = {
+    'empty': {1: 0},
+    'empty_permuted': {2: 0},
+    'empty_strided': {2: 0},
+    'full': {2: 0},
+    'normal': {3: 2},
+    'ones': {1: 0},
+    'rand': {1: 0, 2: 0},
+    'randint': {2: 1, 3: 2, 4: 2},
+    'randn': {1: 0, 2: 0},
+    'zeros': {1: 0},
+}

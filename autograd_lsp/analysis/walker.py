@@ -451,7 +451,7 @@ class Walker:
 
     def _param_prov(self, arg: ast.arg, index: int) -> Provenance | None:
         # Parameters are symbolic: a call site substitutes what it passes (see instantiate()).
-        return Provenance(Kind.TENSOR, arg.lineno, origin="param", param_deps=frozenset({index}), node=arg)
+        return Provenance(Kind.TENSOR, arg.lineno, origin="param", param_deps=frozenset({index}), as_large_as=frozenset({id(arg)}), node=arg)
 
     def _summarised(self, info: FunctionInfo | None) -> bool:
         """A function's summary can be read: ours (a recursive call sees what is known so far), or another
@@ -495,6 +495,7 @@ class Walker:
         elif requires_grad is None and all(prov.requires_grad is False for prov, _ in deps):
             requires_grad = False
         carried = any(prov.kind is Kind.TENSOR and (prov.requires_grad or prov.composed_from or prov.nondiff) for prov, _ in deps)
+        covered = _covered(info, ret, arg_provs, offset)
         return ret.but(
             nondiff=ret.nondiff if carried else None,
             line=call.lineno,
@@ -509,7 +510,8 @@ class Walker:
             no_grad=self.no_grad,
             loop=self.loop,
             epoch=self.epoch,
-            scalar=ret.scalar if ret.scalar is not None else _elementwise_scalar(info, ret, deps),
+            scalar=ret.scalar if ret.scalar is not None else (False if any(p.scalar is False for p in covered) else _elementwise_scalar(info, ret, deps)),
+            as_large_as=frozenset().union(*(p.as_large_as for p in covered)),
             origin=f"{info.name}()",
             node=call,
         )
@@ -719,6 +721,8 @@ class Walker:
         if isinstance(target, ast.Name):
             if prov is _INT_NUMBER and type(value) is ast.Constant and type(value.value) is int:
                 prov = _int_number(value.value)  # `batch_size = 32`: its value sizes tensors made from it
+            elif prov is None and type(value) is ast.Constant and type(value.value) is str and len(value.value) <= 16:
+                prov = Provenance(Kind.TEXT, value.lineno, text=value.value)  # `reduction = "none"`: a loss's argument
             alias = value.id if isinstance(value, ast.Name) else None
             self.emit(BindEvent(self.stmt, self.ctx(), name=target.id, target=target, value=value, prov=prov, alias_of=alias))
             self.bind(target.id, prov)
@@ -1250,6 +1254,11 @@ class Walker:
         if function is not None and not function.uses_arguments and callee.uses_arguments:
             if any(p is not None and p.param_deps for p in flatten([*arg_provs, *(keywords or {}).values()])):
                 function.uses_arguments = True  # hands its own parameters to a helper that changes or keeps them
+        if function is not None and self.via is None and callee.__dict__.get("backward_of_arguments") \
+                and not function.__dict__.get("backward_of_arguments"):
+            # (hands its parameters, or values it cannot tell apart from them, to one that backpropagates them)
+            if any(p is None or p.param_deps for p in flatten([*arg_provs, *(keywords or {}).values()])):
+                function.backward_of_arguments = True  # type: ignore[attr-defined]
 
     def _pass_modules(self, info: FunctionInfo, node: ast.Call, arg_provs, keywords):
         """The modules (a criterion, a model) handed to a plain function of this module named nowhere else: its only call,
@@ -1274,10 +1283,12 @@ class Walker:
         return value is what it makes of these arguments. Memoised by the facts of the arguments and the grad mode.
         Returns _NOT_WALKED when the summary has to do."""
         keyword_provs = keyword_provs or {}
-        if (not info.uses_arguments or not info.walked or self.context_depth >= callsite.MAX_DEPTH or info.walking or info.owner is None
-                or isinstance(info.node, ast.Lambda)):
+        passed = [*arg_provs, *keyword_provs.values()]
+        sized = info.__dict__.get("backward_of_arguments", False) and any(_sized_deeply(p) for p in passed)
+        if (not (info.uses_arguments or sized) or not info.walked or self.context_depth >= callsite.MAX_DEPTH or info.walking
+                or info.owner is None or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
-        if not callsite.worth_walking(info, [*arg_provs, *keyword_provs.values()]):
+        if not sized and not callsite.worth_walking(info, passed):
             return _NOT_WALKED
         owner = info.owner
         method = info.cls is not None and not self._is_static(info.node)
@@ -1466,6 +1477,8 @@ class Walker:
         graph = frozenset().union(*(p.graph for p in inputs)) | ({id(node)} if requires_grad else frozenset())
         reduction = next((kw for kw in node.keywords if kw.arg == "reduction"), None)
         built = module.node if isinstance(module.node, ast.Call) else None
+        if reduction is None and module.text is not None:
+            reduction = ast.Constant(module.text)  # built with `reduction=<a name bound to a string>`
         if reduction is None and built is not None:
             reduction = _argument(built, "reduction", api.layer(name).get("reduction"))
             if reduction is None and loss and _const(_argument(built, "reduce", api.layer(name).get("reduce"))) is False:
@@ -1511,11 +1524,14 @@ class Walker:
             if not 1 <= index <= len(arg_provs):
                 return False
             deps.append((arg_provs[index - 1], None))
+        if any(p.scalar is False for p in _covered(info, ret, arg_provs, 1)):
+            return True  # `return F.softmax(a, 1).gather(1, target.view(-1, 1)).view(-1)` given a wide target
         return ret.scalar is False or wide_input and _elementwise_scalar(info, ret, deps) is False
 
     def method_call(self, node, event, method, receiver, recv: Provenance | None, arg_provs) -> Provenance | None:
         if method == "backward":
             event.role = "backward"
+            self._note_backward(node, recv)
             return None
         if method == "zero_grad":
             event.role = "zero_grad"
@@ -1549,7 +1565,9 @@ class Walker:
                 if isinstance(function, FunctionInfo):
                     event.runs = function
                 return recv
-            if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
+            cls = recv.module_class
+            plain = isinstance(cls, ClassInfo) and not cls.is_module and method in cls.methods  # a trainer's own train()
+            if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_") and not plain:
                 return recv
             if method == "forward":
                 return self.forward(node, recv, arg_provs, event)
@@ -1608,13 +1626,30 @@ class Walker:
                 scalar = "propagate"
             else:
                 scalar = False if recv.scalar is False and method in api.KEEPS_NUMEL else None  # `losses.view(-1)`
-            result = self.derive(node, recv, inputs, dtype=dtype, scalar=scalar)
+            large = recv.as_large_as if method in api.KEEPS_NUMEL else frozenset()
+            index = _index_argument(node, method, arg_provs, 1)
+            if index is not None:  # `scores.gather(1, target.view(-1, 1))`: the index's shape
+                scalar, large = (False if index.scalar is False else scalar), index.as_large_as
+            result = self.derive(node, recv, inputs, dtype=dtype, scalar=scalar, as_large_as=large)
             if method in api.VIEWS:
                 result = self._view(result, recv)
             if result is not None and result.requires_grad:
                 result = self._note_saved(node, result, method, [receiver, *node.args])
             return result
         return None
+
+    def _note_backward(self, node: ast.Call, recv: Provenance | None):
+        """A helper's backward of a value made from its parameters is judged again at each call site passing a tensor
+        known to have several elements (info.backward_of_arguments); there, a receiver known to have several elements
+        and requiring grad is kept for AG005 (model.call_site_backwards)."""
+        if recv is None or recv.kind is not Kind.TENSOR or node.args or any(kw.arg == "gradient" for kw in node.keywords):
+            return
+        function = self.function
+        if self.via is None:
+            if function is not None and recv.param_deps:
+                function.backward_of_arguments = True  # type: ignore[attr-defined]
+        elif recv.scalar is False and recv.requires_grad and not self.no_grad and not self.summary_only:
+            self.model.call_site_backwards.setdefault(id(node), recv)
 
     def _is_optimizer(self, receiver: ast.expr | None, prov: Provenance | None) -> bool:
         if prov is not None and prov.origin != "param":  # a helper's parameter is symbolic: judge it by its name
@@ -1704,7 +1739,10 @@ class Walker:
             # nn.ModuleList([Block() for _ in ...]), nn.Sequential(a, b): a container of the layers it was given
             layers = tuple(flatten(arg_provs)) if api.layer_parameters(short) is None and arg_provs else ()
             layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
-            return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers)
+            reduction = _argument(node, "reduction", api.layer(short).get("reduction")) if short.endswith("Loss") else None
+            text = self._text_argument(reduction) if isinstance(reduction, ast.Name) else None
+            return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers,
+                              text=text.value if isinstance(text, ast.Constant) else None)
         if module.startswith("torch.nn.init"):
             return None
         if module.startswith("torch.distributions") and short in api.DISTRIBUTIONS:
@@ -1796,6 +1834,9 @@ class Walker:
         elif short in ("linspace", "logspace", "arange", "range", "eye"):
             count = _sequence_numel(short, node.args, keywords, self._int_value)
             scalar = None if count is None else count == 1
+        elif len(node.args) in api.FACTORY_SIZES.get(short, {}) and not any(isinstance(a, ast.Starred) for a in node.args):
+            count = _size_numel([node.args[api.FACTORY_SIZES[short][len(node.args)]]], self._int_value)  # randint(0, 5, (n,))
+            scalar = None if count is None else count == 1
         elif short in api.LIKE_FACTORIES and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.TENSOR:
             scalar = arg_provs[0].scalar
         elif short in api.LEGACY_CONSTRUCTORS:
@@ -1808,6 +1849,15 @@ class Walker:
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=requires_grad if isinstance(requires_grad, bool) else None,
                           dtype=dtype, origin=f"torch.{short}", no_grad=self.no_grad, loop=self.loop, epoch=self.epoch, scalar=scalar,
                           uninitialised=uninitialised, node=node)
+
+    def _text_argument(self, argument: ast.expr | None) -> ast.expr | None:
+        """An argument given as a name bound to a string literal (`red = "none"; F.l1_loss(a, b, reduction=red)`): that
+        literal; any other argument as it is."""
+        if isinstance(argument, ast.Name):
+            prov = self.lookup(argument.id)
+            if prov is not None and prov.kind is Kind.TEXT:
+                return ast.Constant(prov.text)
+        return argument
 
     def _int_value(self, node: ast.expr | None):
         """A literal number, or the integer a name was bound to (`n = 16` ... `torch.randn(n)`)."""
@@ -1826,7 +1876,7 @@ class Walker:
         dtype = api.INT if short in api.INT_RESULT_METHODS else (api.FLOAT if short in api.FLOAT_RESULT_METHODS or short in api.FUNCTIONAL_LOSSES else None)
         nondiff = short if short in api.NONDIFFERENTIABLE else None
         if short in api.FUNCTIONAL_LOSSES:
-            reduction = _argument(node, "reduction", api.FUNCTIONAL_LOSSES[short])
+            reduction = self._text_argument(_argument(node, "reduction", api.FUNCTIONAL_LOSSES[short]))
             if reduction is None and short in api.LEGACY_REDUCE and _const(_argument(node, "reduce", api.LEGACY_REDUCE[short])) is False:
                 reduction = _NO_REDUCTION
             scalar = _reduction_scalar(reduction)
@@ -1840,7 +1890,12 @@ class Walker:
             scalar = False  # torch.flatten(x), torch.squeeze(x): as many elements as x
         else:
             scalar = None  # torch.dist, torch.linalg.det, F.cosine_similarity...: many functions reduce
-        result = self.derive(node, tensors[0], inputs, dtype=dtype, nondiff=nondiff, scalar=scalar)
+        first = arg_provs[0] if arg_provs else None
+        large = first.as_large_as if short in api.KEEPS_NUMEL and first is not None and first.kind is Kind.TENSOR else frozenset()
+        index = _index_argument(node, short, arg_provs, 0)
+        if index is not None:  # torch.gather(x, 1, idx): the index's shape
+            scalar, large = (False if index.scalar is False else scalar), index.as_large_as
+        result = self.derive(node, tensors[0], inputs, dtype=dtype, nondiff=nondiff, scalar=scalar, as_large_as=large)
         if short in api.VIEWS and arg_provs and arg_provs[0] is not None:
             result = self._view(result, arg_provs[0])
         if result is not None and result.requires_grad:
@@ -1905,8 +1960,10 @@ class Walker:
         scalar = None if isinstance(binop, ast.MatMult) else "propagate"  # vector @ vector is 0-dim
         return self.derive(node, tensors[0], inputs, dtype=dtype, scalar=scalar, keep_dtype=False)
 
-    def derive(self, node, base: Provenance, inputs, dtype=None, nondiff=None, scalar="propagate", keep_dtype=True) -> Provenance:
-        """A new tensor computed from `inputs` [(prov, node)]: requires grad if any input does (outside no_grad)."""
+    def derive(self, node, base: Provenance, inputs, dtype=None, nondiff=None, scalar="propagate", keep_dtype=True,
+               as_large_as=frozenset()) -> Provenance:
+        """A new tensor computed from `inputs` [(prov, node)]: requires grad if any input does (outside no_grad).
+        scalar="propagate": the result has the (broadcast) shape of the inputs, so at least as many elements as each."""
         tensors = [p for p in flatten([p for p, _ in inputs]) if p is not None and p.kind is Kind.TENSOR]
         unknown_inputs = any(p is None for p, _ in inputs)
         if any(t.requires_grad for t in tensors):
@@ -1929,6 +1986,7 @@ class Walker:
             nondiff = None
         if scalar == "propagate":
             scalar = True if tensors and all(t.scalar for t in tensors) else (False if any(t.scalar is False for t in tensors) else None)
+            as_large_as = frozenset().union(*(t.as_large_as for t in tensors))
         graph = frozenset().union(*(t.graph for t in tensors))
         if requires_grad:
             graph = graph | {id(node)}
@@ -1946,6 +2004,7 @@ class Walker:
             scalar=scalar,
             nondiff=nondiff,
             param_deps=frozenset().union(*(t.param_deps for t in tensors)),
+            as_large_as=as_large_as,
             uninitialised=False,
             node=node,
         )
@@ -1966,6 +2025,35 @@ class Walker:
 _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), "Conv1d": (1, "out_channels"),
                 "Conv2d": (1, "out_channels"), "Conv3d": (1, "out_channels"), "ConvTranspose1d": (1, "out_channels"),
                 "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim")}
+
+
+def _covered(info: FunctionInfo, ret: Provenance, arg_provs, offset: int) -> list:
+    """The tensors a call passes (by position) to the parameters the function's result is at least as large as."""
+    if not ret.as_large_as:
+        return []
+    params = [*info.node.args.posonlyargs, *info.node.args.args]
+    provs = [arg_provs[i - offset] for i, arg in enumerate(params) if id(arg) in ret.as_large_as and 0 <= i - offset < len(arg_provs)]
+    return [p for p in provs if p is not None and p.kind is Kind.TENSOR]
+
+
+def _index_argument(call: ast.Call, op: str, arg_provs, shift: int) -> Provenance | None:
+    """The index tensor, passed by position, of an op whose result has its shape (generated INDEX_SHAPED; shift 1: a
+    method call, whose receiver is position 0)."""
+    position = api.INDEX_SHAPED.get(op)
+    if position is None or any(isinstance(arg, ast.Starred) for arg in call.args):
+        return None
+    position -= shift
+    prov = arg_provs[position] if 0 <= position < min(len(call.args), len(arg_provs)) else None
+    return prov if prov is not None and prov.kind is Kind.TENSOR else None
+
+
+def _sized_deeply(prov: Provenance | None, depth: int = 0) -> bool:
+    """A tensor known to have several elements, or a sequence holding one (a list of (inputs, labels) batches)."""
+    if prov is None or depth > 3:
+        return False
+    if prov.kind is Kind.SEQUENCE:
+        return any(_sized_deeply(element, depth + 1) for element in prov.elements)
+    return _sized(prov)
 
 
 def _sized(prov: Provenance | None) -> bool:

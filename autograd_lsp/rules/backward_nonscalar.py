@@ -4,9 +4,12 @@ Flags `.backward()` (and `torch.autograd.backward`, `torch.autograd.grad`, `scal
 a tensor that requires grad and is known to have more than one element: a `torch.tensor([...])` or
 `linspace` of several values (sizes given as literals or names bound to integers), an element-wise function or a
 reshape (`view`, `squeeze`, `flatten`...) of one, a loss with `reduction="none"` or the deprecated `reduce=False`
-(by keyword or position, module or functional form), a user's loss module returning an element-wise function of
-such inputs, a model whose last layer is wide, a stack, a `DataLoader` batch with `batch_size > 1` (also inside a
-helper called once with it).
+(by keyword or position, module or functional form, or a name bound to that string), a user's loss module or helper
+returning an element-wise function, a reshape or a per-sample pick (`gather`, `take`: the index's shape) of such
+inputs, a model whose last layer is wide, a stack, a `DataLoader` batch with `batch_size > 1` (also inside a
+helper called once with it), or a factory's size argument (`torch.randint(0, k, (n,))`). A helper's or a trainer's
+method's `backward()` of what it is given is judged at each call site that passes such a tensor (through up to
+three calls: `fit(batches)` -> `run_epoch` -> `step(inputs, labels)`).
 
 ## Why is this bad?
 `backward()` computes the gradient of a *scalar*. For a tensor of several elements the implicit
@@ -41,6 +44,7 @@ import ast
 import sys
 
 from ..analysis.model import ModuleModel
+from ..analysis.provenance import Kind
 from ..findings import Edit, Fix, Safety, Severity, Span
 from .loss_sites import LossSite, loss_sites
 
@@ -57,7 +61,10 @@ ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 def check(model: ModuleModel):
     for site in loss_sites(model):
         prov = site.prov
-        if site.gradient or not site.is_tensor or prov.scalar is not False or prov.requires_grad is not True:
+        if site.form == "method" and not (site.is_tensor and prov.scalar is False):
+            # a helper's backward of what its caller passes (`do_batch(batch, label)` given batches of 32)
+            prov = model.call_site_backwards.get(id(site.node), prov)
+        if site.gradient or prov is None or prov.kind is not Kind.TENSOR or prov.scalar is not False or prov.requires_grad is not True:
             continue
         name = " ".join(model.text(site.value).split())
         if len(name) > 40:

@@ -301,6 +301,10 @@ def _judge(model: ModuleModel, acc: Accumulation):
             return None
     elif not _defined_before(model, acc, loop):
         return None
+    elif not loop.forwards and not loop.is_training and _reset_by_enclosing(loop, acc):
+        # an inner loop summing pieces of one forward (per-class or per-head losses), the sum started again by the
+        # loop around it: it lives one outer iteration and shares that iteration's graph; nothing grows
+        return None
     backward = Part(BACKWARD, acc.helper) if acc.helper is not None else _per_iteration_backward(model, acc, loop, hook)
     if acc.prov is None and backward is None:
         return None  # unknown value: only a backward of the very same tensor tells us it has a graph
@@ -334,6 +338,15 @@ def _backpropagated(model: ModuleModel) -> tuple[set, set]:
                     found[1].add((id(call.ctx.scope), _holder(target)))
         model.__dict__["_ag015_backpropagated"] = found
     return found
+
+
+def _reset_by_enclosing(loop: Loop, acc: Accumulation) -> bool:
+    outer = loop.parent
+    while outer is not None:
+        if _reset_in(outer.node.body, acc):
+            return True
+        outer = outer.parent
+    return False
 
 
 def _reset_in(body: list[ast.stmt], acc: Accumulation) -> bool:
