@@ -32,6 +32,7 @@ from .model import CallEvent, FunctionInfo, ModuleModel, _bare_names
 _SUMMARY = ("returns", "returned_any", "calls_backward", "calls_step", "calls_zero_grad", "uses_arguments")
 # what a walk records about itself, or what is made again by walking (not a fact others read)
 _OWN = {"node", "scope", "walked", "walking", "walk_from", "walk_seq", "walk_end", "walk_stmt", "walk_tables", "walk_module",
+        "walk_tables_end", "reads_classes",
         "defining_scope", "owner", "cls",
         "name", "context_of", *_SUMMARY}
 # a nested def gets a FunctionInfo of its own per walk; imports are the module's ImportTable (compared instead)
@@ -107,16 +108,12 @@ def _edited(model: ModuleModel, parsed):
         return _no('function not walked')
     if cls_pair is not None and (info.cls is None or info.cls.node is not cls_pair[0]):
         return _no('class mismatch')
-    if info.cls is not None and info.name == "__init__":
-        return _no('__init__ or a store on self')
     old, new = _facts(walker, old_f), _facts(walker, new_f)
     _FACTS.pop(id(old_f), None)  # (the old def is in no later tree: keeping it would keep its whole body alive)
-    if info.cls is not None and (old.on_self or new.on_self):
-        return _no('__init__ or a store on self')
     if not old.plain or not new.plain:
         return _no('nested def')
-    if info.cls is not None and old.stored != new.stored:
-        return _no('attribute stores changed')  # (walker._class_constant)
+    if info.cls is not None and (old.stored != new.stored or info.name != "__init__" and old.setters != new.setters):
+        return _no('attribute stores changed')  # (walker._class_constant, the class's setters)
     defined = {function.name for function in model.functions.values()} | set(model.classes)
     if any(old.names[name] != new.names[name] for name in (old.names - new.names) + (new.names - old.names) if name in defined):
         return _no("a def's name mentions changed")
@@ -139,11 +136,16 @@ def _plan(model: ModuleModel, edit, root: FunctionInfo, first: bool = True):
         return _no('a call-site walk inside')
     if first and info not in members:
         return _no('edited function not in the block')
+    ids = {id(member) for member in members}
     for member in members:
         facts = _facts(walker, member.node)
-        if not facts.plain or (member.cls is not None and (member.name == "__init__" or facts.on_self)):
-            return _no('nested def or a store on self')
-    ids = {id(member) for member in members}
+        if not facts.plain:
+            return _no('nested def')
+        on_self = facts.on_self | (_facts(walker, new_f).on_self if member is info else set())
+        if member.cls is not None and (member.name == "__init__" or on_self):
+            reason = _tables_refused(model, walker, member, on_self, ids)
+            if reason is not None:
+                return _no(reason)
     for shadow in walker.shadows:
         if id(shadow.context_of) in ids:
             return _no('walked for a call site')
@@ -165,6 +167,22 @@ def _plan(model: ModuleModel, edit, root: FunctionInfo, first: bool = True):
                     and read & _facts(walker, method.node).on_self:
                 return _no('a setter method walked later')
     return members, view
+
+
+def _tables_refused(model: ModuleModel, walker, member: FunctionInfo, on_self: set, ids) -> str | None:
+    """Why the class tables `member` writes cannot be made again by walking it again (None: they can). Its
+    __init__'s table is its own (emptied, then filled by the walk); what another method sets (`late`) is merged
+    over the methods that set it: only when no method outside the block sets the same attributes."""
+    cls = member.cls
+    if cls.constructed or cls.instances or any(shadow.cls is cls for shadow in walker.shadows):
+        return 'class walked for a call site'  # (the per-construction tables)
+    if member.name == "__init__":
+        return None
+    for method in cls.methods.values():
+        if id(method) not in ids and method.name != "__init__" and (method.walked or method.walking) \
+                and _facts(walker, method.node).on_self & on_self:
+            return 'attribute set by another method too'
+    return None
 
 
 def _top(info: FunctionInfo) -> FunctionInfo:
@@ -205,7 +223,7 @@ class _Facts:
     """What a function's body shows without walking it, in one pass (kept per node: unchanged bodies are shared)."""
 
     def __init__(self, node):
-        from .walker import label
+        from .walker import label, setter_attributes
 
         args = node.args.posonlyargs or node.args.args
         me = args[0].arg if args else None
@@ -216,6 +234,7 @@ class _Facts:
         self.zero_grad: Counter = Counter()  # receivers of `.zero_grad()` (walker._zero_grad_receivers)
         self.imports: list = []
         self.names: Counter = Counter()  # bare names written (ModuleModel.mentions)
+        self.setters = sorted(setter_attributes(node))  # (walker._late_attribute)
         for stmt in node.body:
             self.names.update(_bare_names(stmt))
             for sub in ast.walk(stmt):
@@ -229,6 +248,9 @@ class _Facts:
                             self.on_self.add(sub.attr)
                 elif kind is ast.Call and isinstance(sub.func, ast.Attribute) and sub.func.attr == "zero_grad":
                     self.zero_grad[label(sub.func.value)] += 1
+                elif kind is ast.Call and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("add_module", "register_module") \
+                        and sub.args and isinstance(sub.args[0], ast.Constant) and isinstance(sub.args[0].value, str):
+                    self.on_self.add(sub.args[0].value)  # (stored on the receiver's class table when it is self)
                 elif kind is ast.Import or kind is ast.ImportFrom:
                     self.imports.append(ast.dump(sub))
                 elif isinstance(sub, _FORBIDDEN):
@@ -276,7 +298,7 @@ class _Rewalk:
         walker, self.edited, self.old_f, self.new_f, self.cls_pair = edit
         self.model, self.parsed_tree, self.source, self.resolver, self.walker = model, tree, source, resolver, walker
         self.info, self.members, self.view = root, members, view
-        self.final_seq = walker.seq
+        self.final_seq, self.final_tables = walker.seq, walker.table_changes
         self.ids = {id(member) for member in members}
         self.escalate = None  # an ancestor walk to try from instead
         self.later: list = []  # walks after the block that read what changed in it
@@ -315,11 +337,29 @@ class _Rewalk:
         old_subs = model.torch_subscripts
         cls = self.edited.cls
         cls_node = cls.node if cls is not None else None
+        # the class tables as they stand (the walk again empties and fills those of the classes it walks)
+        self.classes = _classes(model)
+        self.tables = {key: (dict(c.attributes), dict(c.attribute_nodes), dict(c.late), c.__dict__.get("changed_at"),
+                             dict(c.__dict__.get("changed_attrs", ())))
+                       for key, c in self.classes.items()}
         try:
             ok = self._walk(old_nodes, a, b, la, lb)
         except Exception:  # RecursionError included: the full walk decides (and says what is wrong)
             ok = _no("error while walking")
         if not ok:
+            walker.table_changes = self.final_tables
+            for key, c in self.classes.items():
+                attributes, nodes, late, changed_at, changed_attrs = self.tables[key]
+                for table, before in ((c.attributes, attributes), (c.attribute_nodes, nodes), (c.late, late)):
+                    table.clear()
+                    table.update(before)
+                c.__dict__.pop("changed_attrs", None)
+                if changed_attrs:
+                    c.changed_attrs = changed_attrs
+                if changed_at is None:
+                    c.__dict__.pop("changed_at", None)
+                else:
+                    c.changed_at = changed_at
             for member in self.members:
                 member.__dict__.clear()
                 member.__dict__.update(saved[id(member)])
@@ -347,6 +387,21 @@ class _Rewalk:
         scopes = {id(member.scope) for member in self.members if member.scope is not None}
         for key in [key for key in walker.function_aliases if key[0] in scopes]:
             del walker.function_aliases[key]
+        end_tables = info.__dict__.get("walk_tables_end")
+        if end_tables is None:
+            return _no('walk without a table count')
+        # attributes set after the block: a walk again reads their final state, the first walk did not
+        changed_after = {(key, attr) for key, c in self.classes.items() for attr, count in c.__dict__.get("changed_attrs", {}).items()
+                         if count > end_tables}
+        for member in self.members:
+            member.__dict__.pop("reads_classes", None)
+            if member.cls is not None and member.name == "__init__":
+                member.cls.attributes.clear()  # (only the class's own __init__, walked once, fills these)
+                member.cls.attribute_nodes.clear()
+            elif member.cls is not None:
+                for attr in _facts(walker, member.node).on_self | _facts(walker, self.new_f if member is self.edited else member.node).on_self:
+                    member.cls.late.pop(attr, None)  # (no method outside the block sets them: _tables_refused)
+        walker.table_changes = info.walk_tables
         for member in self.members:
             member.walked = member.walking = False
             member.returns, member.returned_any = None, False
@@ -387,16 +442,29 @@ class _Rewalk:
         # what a fresh walk would have done differently
         if len(walker.shadows) != shadows or walker.context_walks != walks or not all(member.walked for member in self.members):
             return _no('call-site walk or a nested walk missing')
-        ours = _classes(model)
-        if any(ours[key].__dict__.get("changed_at", 0) > info.walk_tables for key in read if key in ours):
+        if read & changed_after:
             return _no("read a class table that changed later")
+        tdelta = walker.table_changes - end_tables
         changed = {id(member) for member in self.members
                    if {key: value for key, value in member.__dict__.items() if key not in _OWN or key in _SUMMARY} != summaries[id(member)]}
-        if changed:  # what others read of it changed: fine if none of them read it (they are walked again from further up)
-            readers = set()
+        # class table entries the walk made again that differ: the walks that read them read something else now
+        tables = set()
+        for key, c in self.classes.items():
+            before = self.tables[key]
+            if (c.attributes, c.attribute_nodes, c.late) != before[:3]:
+                for new, old in zip((c.attributes, c.attribute_nodes, c.late), before):
+                    tables.update((key, attr) for attr in new.keys() | old.keys() if attr not in new or attr not in old or new[attr] != old[attr])
+        readers = set()
+        if tables:
+            if tables & walker.module_reads or any(tables & shadow.__dict__.get("reads_classes", set()) for shadow in walker.shadows):
+                return _no('class table read by module code or a call-site walk')
+            readers = {function for function in model.functions.values()
+                       if id(function) not in self.ids and tables & function.__dict__.get("reads_classes", set())}
+        if changed:
             for event in events[:a] + events[b:]:
                 if type(event) is CallEvent and (id(event.function) in changed or id(event.runs) in changed):
                     readers.add(event.ctx.scope.function)
+        if readers:  # what others read of it changed: fine if none of them read it (they are walked again from further up)
             if None in readers or any(reader.context_of is not None for reader in readers):
                 return _no('summary changed, read by module code or a call-site walk')
             top = _top(info)
@@ -437,15 +505,26 @@ class _Rewalk:
                 continue
             if id(function) in ancestors:
                 d["walk_end"] += delta  # a walk the block was nested in
+                if "walk_tables_end" in d:
+                    d["walk_tables_end"] += tdelta
             elif d["walk_seq"] >= end:  # began after the block (a walk that ended before it ended by `start`)
                 d["walk_seq"] += delta
                 d["walk_end"] += delta
+                d["walk_tables"] += tdelta
+                if "walk_tables_end" in d:
+                    d["walk_tables_end"] += tdelta
+        for key, attr in changed_after:  # (their later stores moved like every later count)
+            self.classes[key].changed_attrs[attr] = self.tables[key][4][attr] + tdelta
+        for key, c in self.classes.items():
+            if (self.tables[key][3] or 0) > end_tables:
+                c.changed_at = self.tables[key][3] + tdelta
         self.walked = len(new_events)
         _FACTS.pop(id(self.old_f), None)
         model.events = events[:a] + new_events + events[b:]
         model.loops = loops[:la] + new_loops + loops[lb:]
         model.torch_subscripts = new_subs
         walker.seq = self.final_seq + delta
+        walker.table_changes = self.final_tables + tdelta
         walker.function, walker.stmt, walker.table = None, model.tree, model._provs
         walker.scope = walker.module_scope
         model.rebase(self.source)

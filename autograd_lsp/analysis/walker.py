@@ -181,7 +181,8 @@ class Walker:
         self.shadows: list[FunctionInfo] = []  # (for release())
         self.function_aliases: dict = {}  # (id of a scope, name) -> the torch function the name was bound to there
         self.table_changes = 0  # stores into class tables so far
-        self.classes_read: set | None = None  # ids of the classes whose tables were read (recorded by analysis/rewalk.py only)
+        self.classes_read: set | None = None  # (id of a class, attribute) read from class tables (recorded by analysis/rewalk.py only)
+        self.module_reads: set = set()  # the same, read by module code (FunctionInfo.reads_classes: by a function)
         self._last_ctx: Context | None = None  # (ctx())
 
     # -- driving -------------------------------------------------------------------------------------
@@ -399,6 +400,7 @@ class Walker:
             info.walking = False
             info.walked = True
             info.walk_end = self.seq  # type: ignore[attr-defined]
+            info.walk_tables_end = self.table_changes  # type: ignore[attr-defined]
 
     def _module_parameters(self, node, positional, kwonly, method: bool, given=()):
         """Parameters that are an nn.Module: those the first call passed a module for (`given`), and those the body
@@ -797,6 +799,7 @@ class Walker:
             return
         self.table_changes += 1  # (a class table changed: analysis/rewalk.py)
         info.cls.changed_at = self.table_changes  # type: ignore[attr-defined]
+        info.cls.__dict__.setdefault("changed_attrs", {})[attr] = self.table_changes  # (the last store of each attribute)
         cls = info.cls
         if prov is not None and prov.param_deps:
             info.uses_arguments = True
@@ -1091,8 +1094,18 @@ class Walker:
             return self.lookup(name)
         cls = owner.module_class
         if isinstance(cls, ClassInfo):
+            # who read what of which class's tables (analysis/rewalk.py walks them again when an edit changes it)
+            read = (id(cls), node.attr)
             if self.classes_read is not None:
-                self.classes_read.add(id(cls))
+                self.classes_read.add(read)
+            reader = self.function
+            if reader is None:
+                self.module_reads.add(read)
+            else:
+                reads = reader.__dict__.get("reads_classes")
+                if reads is None:
+                    reads = reader.reads_classes = set()  # type: ignore[attr-defined]
+                reads.add(read)
             self.ensure_class_init(cls)
             if not self._summarised(cls.methods.get("__init__")):
                 return None
@@ -1122,22 +1135,10 @@ class Walker:
         if cls.setters is None:
             cls.setters = {}
             for method in cls.methods.values():
-                if method.name == "__init__" or not method.node.args.args:
+                if method.name == "__init__":
                     continue
-                me = method.node.args.args[0].arg
-                # a setup method sets its attributes at the top of its body or in an if/with/try there, not in loops
-                stack = list(method.node.body)
-                while stack:
-                    stmt = stack.pop()
-                    kind = type(stmt)
-                    if kind is ast.Assign or kind is ast.AnnAssign:
-                        for target in (stmt.targets if kind is ast.Assign else [stmt.target]):
-                            for item in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
-                                if isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == me:
-                                    cls.setters.setdefault(item.attr, []).append(method)
-                    elif kind is ast.If or kind is ast.With or kind is ast.Try:
-                        stack.extend(stmt.body)
-                        stack.extend(getattr(stmt, "orelse", ()))
+                for name in setter_attributes(method.node):
+                    cls.setters.setdefault(name, []).append(method)
         for method in cls.setters.get(attr, ()):
             if not method.walked and not method.walking:
                 self.walk_function(method)
@@ -2296,6 +2297,28 @@ def _layer_width(name: str | None, built: ast.Call | None) -> int | None:
     node = built.args[index] if len(built.args) > index else next((kw.value for kw in built.keywords if kw.arg == keyword), None)
     value = _const(node)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+def setter_attributes(node) -> list[str]:
+    """The attributes a method sets on its `self` the way a setup method does: at the top of its body or in an
+    if/with/try there, not in loops (Walker._late_attribute walks it first when one of them is read)."""
+    if not node.args.args:
+        return []
+    me = node.args.args[0].arg
+    found = []
+    stack = list(node.body)
+    while stack:
+        stmt = stack.pop()
+        kind = type(stmt)
+        if kind is ast.Assign or kind is ast.AnnAssign:
+            for target in (stmt.targets if kind is ast.Assign else [stmt.target]):
+                for item in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+                    if isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == me:
+                        found.append(item.attr)
+        elif kind is ast.If or kind is ast.With or kind is ast.Try:
+            stack.extend(stmt.body)
+            stack.extend(getattr(stmt, "orelse", ()))
+    return found
+
+
 def _class_constant(cls: ClassInfo, attr: str, line: int) -> Provenance | None:
     """A plain class-body number (`class Cfg: bins = 8`) or nested class (`class network: ...`) read as an attribute,
     when no method of the class stores that attribute; None otherwise. Computed once per class."""
