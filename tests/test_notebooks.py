@@ -247,19 +247,25 @@ async def client(lsp_client: LanguageClient):
     await asyncio.wait_for(lsp_client.shutdown_session(), WAIT)
 
 
-async def test_server_analyses_notebook_cells_with_ipython_syntax(client: LanguageClient, tmp_path):
+async def open_notebook(client: LanguageClient, tmp_path: Path, name: str, texts: list[str]) -> tuple[Editor, list[str]]:
+    """A VS Code-like client that syncs notebooks opens one whose code cells hold `texts`: the editor and cell URIs."""
     editor = Editor(client, "visual-studio-code", tmp_path)
     capabilities = copy.deepcopy(pytest_lsp.client_capabilities("visual-studio-code"))
     capabilities.notebook_document = types.NotebookDocumentClientCapabilities(
         synchronization=types.NotebookDocumentSyncClientCapabilities(dynamic_registration=False))
     await editor.start(capabilities=capabilities)
-    texts = ["".join(IPYTHON_SETUP), "%%time\n" + "".join(INDENTED_MAGICS), "".join(BUG_CELL)]
-    path = tmp_path / "nb.ipynb"
+    path = tmp_path / name
     uris = [f"vscode-notebook-cell:{path}#cell{i}" for i in range(len(texts))]
     editor.client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
         notebook_document=types.NotebookDocument(uri=path.as_uri(), notebook_type="jupyter-notebook", version=1,
                                                  cells=[types.NotebookCell(kind=types.NotebookCellKind.Code, document=uri) for uri in uris]),
         cell_text_documents=[types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text) for uri, text in zip(uris, texts)]))
+    return editor, uris
+
+
+async def test_server_analyses_notebook_cells_with_ipython_syntax(client: LanguageClient, tmp_path):
+    texts = ["".join(IPYTHON_SETUP), "%%time\n" + "".join(INDENTED_MAGICS), "".join(BUG_CELL)]
+    editor, uris = await open_notebook(client, tmp_path, "nb.ipynb", texts)
     diagnostics = await editor.diagnostics(uris[2], lambda ds: any(d.code == "AG001" for d in ds))
     assert [(d.code, d.range.start.line) for d in diagnostics] == [("AG001", 1)]
     for uri in uris[:2]:
@@ -267,18 +273,8 @@ async def test_server_analyses_notebook_cells_with_ipython_syntax(client: Langua
 
 
 async def test_server_reports_a_broken_cell_and_analyses_the_others(client: LanguageClient, tmp_path):
-    editor = Editor(client, "visual-studio-code", tmp_path)
-    capabilities = copy.deepcopy(pytest_lsp.client_capabilities("visual-studio-code"))
-    capabilities.notebook_document = types.NotebookDocumentClientCapabilities(
-        synchronization=types.NotebookDocumentSyncClientCapabilities(dynamic_registration=False))
-    await editor.start(capabilities=capabilities)
     texts = ["import torch\nw = torch.ones(3, requires_grad=True)\n", "loss_fn = # TODO\n", "w += 1\n"]
-    path = tmp_path / "exercise.ipynb"
-    uris = [f"vscode-notebook-cell:{path}#cell{i}" for i in range(len(texts))]
-    editor.client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
-        notebook_document=types.NotebookDocument(uri=path.as_uri(), notebook_type="jupyter-notebook", version=1,
-                                                 cells=[types.NotebookCell(kind=types.NotebookCellKind.Code, document=uri) for uri in uris]),
-        cell_text_documents=[types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text) for uri, text in zip(uris, texts)]))
+    editor, uris = await open_notebook(client, tmp_path, "exercise.ipynb", texts)
     diagnostics = await editor.diagnostics(uris[2], lambda ds: any(d.code == "AG001" for d in ds))
     assert [(d.code, d.range.start.line) for d in diagnostics] == [("AG001", 0)]
     broken = await editor.diagnostics(uris[1], lambda ds: any(d.code == "AG000" for d in ds))
