@@ -73,6 +73,17 @@ def parse_args(argv=None):
     return args
 
 
+def _shown(path: Path) -> str:
+    """A corpus root for the report: relative to the checkout, or to the corpus directory when
+    AUTOGRAD_LSP_CORPUS_DIR puts it elsewhere (never the machine's absolute path)."""
+    for base, prefix in ((REPO, ""), (corpus.CORPUS_DIR, "$AUTOGRAD_LSP_CORPUS_DIR/")):
+        try:
+            return prefix + str(Path(path).resolve().relative_to(Path(base).resolve()))
+        except ValueError:
+            continue
+    return Path(path).name
+
+
 def log(message: str) -> None:
     print(message, flush=True)
 
@@ -103,7 +114,7 @@ def main(argv=None) -> int:
     else:
         roots = corpus.corpus_roots()
         files = corpus.corpus_files() + corpus.notebook_files()
-    data["corpus"] = {"roots": [str(r.relative_to(REPO)) for r in roots], "files": len(files), "lines": corpus.count_lines(files),
+    data["corpus"] = {"roots": [_shown(r) for r in roots], "files": len(files), "lines": corpus.count_lines(files),
                       "projects": {p: v for p, v in corpus.PACKAGES.items() if not args.quick or p in QUICK_PROJECTS}}
     log(f"corpus: {data['corpus']['files']} files, {data['corpus']['lines']:,} lines ({', '.join(data['corpus']['roots'])})")
 
@@ -173,7 +184,7 @@ def main(argv=None) -> int:
                 tf_roots = [r for r in roots if r.name in ("pytorch_ignite", "skorch")] or roots
                 tf_reps = args.torchfix_reps or 3
             tf_files = [f for r in tf_roots for f in (corpus.corpus_files([r.name], generated=False) if r != corpus.GENERATED_DIR else [corpus.TRAIN_SCRIPT])]
-            data["torchfix"] = {"mode": args.torchfix, "roots": [str(r.relative_to(REPO)) for r in tf_roots], "lines": corpus.count_lines(tf_files), "reps": tf_reps}
+            data["torchfix"] = {"mode": args.torchfix, "roots": [_shown(r) for r in tf_roots], "lines": corpus.count_lines(tf_files), "reps": tf_reps}
             log(f"TorchFix figures ({args.torchfix}: {data['torchfix']['lines']:,} lines, {tf_reps} rep(s)) …")
             data["torchfix_series"] = cli_bench.torchfix_figures(info if cli_ok else None, python, torchfix, tf_roots, tf_reps, LOG_DIR, progress=log)["series"]
         except tools.ToolUnavailable as error:
