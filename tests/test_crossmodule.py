@@ -447,3 +447,34 @@ def test_resolved_paths_follow_links_of_directories_and_files_as_path_resolve_do
     for path in [tmp_path / "linked_pkg" / "mod.py", tmp_path / "linked_mod.py", tmp_path / "pkg" / ".." / "pkg" / "mod.py",
                  tmp_path / "linked_pkg" / ".." / "linked_mod.py", Path(os.path.relpath(tmp_path / "pkg" / "mod.py"))]:
         assert resolver._resolved(path) == path.resolve(), path
+
+
+def test_a_local_shadowing_an_imported_name_is_not_resolved_in_another_module(tmp_path):
+    """`ones = torch.ones_like(a); ones.view(...)` in a function of a module importing a helper `ones`: the call is
+    a method of the local tensor, not `inits.ones.view` (once sent to jedi: seconds per file on a large package)."""
+    from autograd_lsp.analysis.crossmodule import STATS
+    from autograd_lsp.checker import check_path
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "inits.py").write_text("import torch\n\ndef ones(x):\n    x.data.fill_(1.0)\n")
+    (tmp_path / "layer.py").write_text(textwrap.dedent("""\
+        import torch
+        from inits import ones
+
+        class Gate(torch.nn.Module):
+            def __init__(self, heads):
+                super().__init__()
+                self.heads = heads
+                self.w = torch.nn.Parameter(torch.randn(heads))
+                ones(self.w)
+
+            def forward(self, alpha):
+                ones = torch.ones_like(alpha)
+                return ones.view(-1, self.heads, 1) * self.w.view(1, -1, 1)
+    """))
+    before = STATS.snapshot()
+    resolver = JediResolver(tmp_path)
+    check_path(tmp_path / "layer.py", resolver=resolver)
+    counters = dict(zip(STATS.FIELDS, (b - a for a, b in zip(before, STATS.snapshot()))))
+    assert counters["jedi_queries"] == 0 and counters["jedi_scripts"] == 0 and resolver.queries == 0
+    assert counters["direct"] >= 1  # `ones(self.w)` in __init__ is still the workspace helper

@@ -1080,6 +1080,20 @@ class Walker:
             return self._view(self.derive(node, owner, [(owner, node.value)]), owner)
         return None
 
+    def _local(self, func: ast.expr) -> bool:
+        """The name a dotted call starts at is bound in a function scope (a local shadowing an import)."""
+        head = func
+        while type(head) is ast.Attribute:
+            head = head.value
+        if type(head) is not ast.Name:
+            return False
+        scope = self.scope
+        while scope is not None and scope is not self.module_scope:
+            if head.id in scope.bindings:
+                return True
+            scope = scope.parent
+        return False
+
     def is_bound(self, name: str) -> bool:
         scope = self.scope
         while scope is not None:
@@ -1148,6 +1162,8 @@ class Walker:
     def ev_Call(self, node: ast.Call):
         func = node.func
         qualname = self.imports.qualname(func)
+        if qualname is not None and self.scope is not self.module_scope and self._local(func):
+            qualname = None  # `ones = torch.ones_like(a); ones.view(...)` in a function importing `ones`: the local
         if qualname is None and isinstance(func, ast.Name) and self.function_aliases:
             qualname = self._function_alias(func.id)
         method = func.attr if isinstance(func, ast.Attribute) and qualname is None else None
