@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 
-from .syntax import dotted, statements
+from .syntax import dotted, head, kept_on, statements
 
 
 class ImportTable:
@@ -36,20 +36,13 @@ class ImportTable:
 
     @classmethod
     def of(cls, tree: ast.Module) -> "ImportTable":
-        """The table of a tree, kept on it: a module consulted by another file and then checked (or walked again by
-        the server) shares its tree. Kept with the body it was read from: the server's incremental parse copies the
-        module on every edit (its __dict__ too) and gives the copy a new body list."""
-        found = tree.__dict__.get("_import_table")
-        if found is None or found[0] is not tree.body:
-            found = tree._import_table = (tree.body, cls(tree))  # type: ignore[attr-defined]
-        return found[1]
+        """The table of a tree, kept on it (syntax.kept_on)."""
+        return kept_on(tree, "_import_table", cls)
 
     def qualname(self, node: ast.expr) -> str | None:
         """`F.conv2d` -> "torch.nn.functional.conv2d" when F is an imported module alias; else None."""
-        head = node
-        while type(head) is ast.Attribute:
-            head = head.value
-        if type(head) is not ast.Name or head.id not in self.names:
+        start = head(node)
+        if start is None or start.id not in self.names:
             return None  # (most chains start at `self` or a local: no string is built for them)
         name = dotted(node)
         head_name, dot, rest = name.partition(".")

@@ -77,6 +77,24 @@ def basic_index(index: ast.expr) -> bool:
     return isinstance(index, ast.Constant) and (index.value is None or index.value is Ellipsis or type(index.value) is int)
 
 
+def head(node: ast.AST) -> ast.Name | None:
+    """The name an attribute chain starts at (`a` of `a.b.c`); None when it starts at anything else."""
+    while type(node) is ast.Attribute:
+        node = node.value
+    return node if type(node) is ast.Name else None
+
+
+def kept_on(node: ast.AST, key: str, compute):
+    """`compute(node)`, kept on the node: a file consulted by another one and then checked (or walked again by the
+    server) shares its tree. Kept with the body it was computed from: the server's incremental parse copies a node
+    on an edit's path (its __dict__ too) and gives the copy a new body list."""
+    found = node.__dict__.get(key)
+    if found is None or found[0] is not node.body:
+        found = (node.body, compute(node))
+        setattr(node, key, found)
+    return found[1]
+
+
 def dotted(node: ast.AST) -> str | None:
     """`a.b.c` for a chain of attributes on a name; None for anything else."""
     parts = []

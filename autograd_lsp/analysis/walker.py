@@ -1082,14 +1082,12 @@ class Walker:
 
     def _local(self, func: ast.expr) -> bool:
         """The name a dotted call starts at is bound in a function scope (a local shadowing an import)."""
-        head = func
-        while type(head) is ast.Attribute:
-            head = head.value
-        if type(head) is not ast.Name:
+        start = syntax.head(func)
+        if start is None:
             return False
         scope = self.scope
         while scope is not None and scope is not self.module_scope:
-            if head.id in scope.bindings:
+            if start.id in scope.bindings:
                 return True
             scope = scope.parent
         return False
@@ -2363,15 +2361,9 @@ def _class_constant(cls: ClassInfo, attr: str, line: int) -> Provenance | None:
 
 
 def _stored_attributes(node: ast.ClassDef) -> frozenset:
-    """The attribute names a class's code stores (`self.x = ...`), kept on its tree: a file consulted by another one
-    and then checked (or re-walked by the server) shares the tree, and this is a walk of the whole class. Kept with
-    the body it was found in: the server's incremental parse copies a class on an edit's path (its __dict__ too) and
-    gives the copy a new body list."""
-    found = node.__dict__.get("_stored_attributes")
-    if found is None or found[0] is not node.body:
-        found = node._stored_attributes = (node.body, frozenset(  # type: ignore[attr-defined]
-            child.attr for child in syntax.nodes(node) if type(child) is ast.Attribute and type(child.ctx) is ast.Store))
-    return found[1]
+    """The attribute names a class's code stores (`self.x = ...`): a walk of the whole class, kept on its tree."""
+    return syntax.kept_on(node, "_stored_attributes", lambda cls: frozenset(
+        child.attr for child in syntax.nodes(cls) if type(child) is ast.Attribute and type(child.ctx) is ast.Store))
 
 
 def _body_names(stmt: ast.stmt) -> list[str]:

@@ -182,8 +182,6 @@ def _check_references(model: ModuleModel, creation: CallEvent, short: str, value
     first_read = None
     while pending:
         _, _, event = heapq.heappop(pending)
-        if references and references[-1] is event:
-            continue
         references.append(event)
         if isinstance(event, InplaceEvent):
             kind, node = (WRITE, None) if event.form == "setitem" else (READ, event.node)
