@@ -116,9 +116,13 @@ def _size_like(model: ModuleModel, arg: ast.expr) -> bool:
         return True
     if prov is not None and (prov.kind is Kind.SEQUENCE or prov.kind is Kind.TENSOR and not prov.param_deps):
         return False  # `lengths = [len(tokens)]`, a tensor (not a parameter's symbol): data, whatever the name says
-    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "size" or \
-            isinstance(arg, ast.Attribute) and arg.attr == "shape":
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "size":
         return True
+    if isinstance(arg, ast.Attribute) and arg.attr == "shape":
+        # a tensor's `.shape` is a torch.Size, which the constructor takes as sizes; a NumPy array's or a gym space's
+        # is a plain tuple, which it takes as data (`torch.Tensor(space.shape)` holds the dimensions themselves)
+        owner = model.prov(arg.value)
+        return owner is not None and owner.kind is Kind.TENSOR and owner.origin != "param"  # (a parameter's is a guess)
     if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Mult, ast.Add, ast.FloorDiv, ast.Sub)):
         if _sequence(model, arg.left) or _sequence(model, arg.right):
             return False  # `[0] + counts`, `[w, h] * 2`: a list, which is data
