@@ -286,6 +286,9 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
             call = parent_of.get(id(parent))
             if parent.arg == "out":
                 return WRITE, call
+            event = _call_events(model).get(id(call)) if call is not None else None
+            if event is not None and event.role == "forward" and not _torch_layer(model, event, call.func):
+                return ESCAPE, None  # `self.proj(x, write_to=buf)`: a keyword of a workspace forward may be where it writes
             return _call_argument(model, call, current, parent_of, values)
         if isinstance(parent, ast.Call):
             if parent.func is current:
@@ -372,10 +375,21 @@ def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, pare
         return NEUTRAL, None
     if module.startswith("torch.nn.init"):
         return WRITE, call
+    if module == "torch" and call.args and call.args[0] is arg and uses.may_ignore_input(short, call):
+        return NEUTRAL, None  # torch.baddbmm(torch.empty(...), q, k, beta=0): the buffer gives only shape and dtype
     if module in api.MATH_MODULES and short not in api.TENSOR_FACTORIES and not short.startswith(("is_", "get_", "set_")) \
             and (module != "torch" or api.is_op(short)):
         return READ, call
     return ESCAPE, None
+
+
+def _torch_layer(model: ModuleModel, event: CallEvent, func: ast.expr) -> bool:
+    """The called module is a torch.nn layer (whose forward computes with what it is given), not a workspace class."""
+    prov = model.prov(func)
+    owner = event.receiver_prov  # `self.rnn(...)`: the module's own attribute
+    if prov is None and isinstance(func, ast.Attribute) and owner is not None and isinstance(owner.module_class, ClassInfo):
+        prov = owner.module_class.attribute(func.attr)
+    return prov is not None and prov.kind is Kind.MODULE and isinstance(prov.module_class, str)
 
 
 def _call_events(model: ModuleModel) -> dict[int, CallEvent]:
