@@ -264,6 +264,32 @@ def _index_shaped(torch, name: str, schema: dict) -> int | None:
     return position if worked else None
 
 
+def _per_input_views(torch, schemas) -> set:
+    """Ops taking a list of tensors and returning a list whose i-th tensor is a view of the i-th input alone
+    (broadcast_tensors, meshgrid...): called on two 3-element tensors, each output shares only its own input's storage."""
+    found = set()
+    for schema in schemas:
+        args = schema["args"]
+        if schema["returns"] != "Tensor[]" or not args or args[0][1] != "Tensor[]" or _is_out(schema) \
+                or schema["name"].startswith("_") or not hasattr(torch, schema["name"]):
+            continue
+        inputs = [torch.arange(3.0), torch.arange(3.0) + 10]
+        storage = [t.untyped_storage().data_ptr() for t in inputs]
+        for call in (lambda f: f(inputs), lambda f: f(*inputs)):  # torch.meshgrid([a, b]) and torch.broadcast_tensors(a, b)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    outputs = call(getattr(torch, schema["name"]))
+            except Exception:
+                continue
+            if isinstance(outputs, (list, tuple)) and len(outputs) == len(inputs) and all(
+                    isinstance(out, torch.Tensor) and out.untyped_storage().data_ptr() == storage[i]
+                    for i, out in enumerate(outputs)):
+                found.add(schema["name"])
+                break
+    return found
+
+
 def _first_parameter(function) -> str | None:
     try:
         return next(iter(inspect.signature(function).parameters), None)
@@ -488,6 +514,7 @@ def collect() -> dict:
         "INDEX_SHAPED": {n: p for n, p in index_shaped.items() if n in python_names},
         "FACTORY_SIZES": {n: sizes for n, sizes in factory_sizes.items() if n in functions},
         "BETA_SCALED": {n: p for n, p in _beta_scaled(derivatives, by_name).items() if n in python_names},
+        "PER_INPUT_VIEWS": _per_input_views(torch, schemas),
     }
 
 
@@ -711,6 +738,8 @@ def render(facts: dict) -> str:
                          "(native_functions.yaml: randint(high, size), randint(low, high, size)).",
         "BETA_SCALED": "Ops computing beta * self + ... (derivatives.yaml: self's gradient is maybe_multiply(grad, beta)) -> "
                        "position of `beta` (0: self): with beta=0 the result ignores self's values.",
+        "PER_INPUT_VIEWS": "Ops taking a list of tensors whose i-th output is a view of the i-th input alone (found by calling "
+                           "them on two tensors): broadcast_tensors, meshgrid...",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")

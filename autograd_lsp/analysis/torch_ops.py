@@ -3306,3 +3306,12 @@ BETA_SCALED = {
     'addr': 3,
     'baddbmm': 3,
 }
+
+# Ops taking a list of tensors whose i-th output is a view of the i-th input alone (found by calling them on two tensors): broadcast_tensors, meshgrid...
+PER_INPUT_VIEWS = frozenset({
+    'atleast_1d',
+    'atleast_2d',
+    'atleast_3d',
+    'broadcast_tensors',
+    'meshgrid',
+})

@@ -164,6 +164,11 @@ def may_ignore_input(name: str, call: ast.Call) -> bool:
     return not isinstance(beta, ast.Constant) or not isinstance(beta.value, bool) and beta.value == 0
 
 
+def per_input_view(name: str) -> bool:
+    """`torch.broadcast_tensors(a, b)`, `torch.meshgrid(a, b)`: the i-th result is a view of the i-th input alone."""
+    return name in ops.PER_INPUT_VIEWS
+
+
 def compares_values(name: str | None) -> bool:
     """`torch.allclose(w, before)`, `torch.equal(a, b)`, `(w != before).any()`: a result no gradient flows through, so
     the call looks at the values without building on them (checking a snapshot against the live tensor)."""

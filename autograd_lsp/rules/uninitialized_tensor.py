@@ -52,7 +52,7 @@ from ..analysis import torch_ops as ops
 from ..analysis import uses
 from ..analysis.model import CallEvent, ClassInfo, InplaceEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
-from ..analysis.syntax import basic_index, body_statement, dotted, parents
+from ..analysis.syntax import basic_index, body_statement, dotted, nodes, parents
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG012"
@@ -380,12 +380,29 @@ def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, pare
         return NEUTRAL, None
     if module.startswith("torch.nn.init"):
         return WRITE, call
+    if module == "torch" and uses.per_input_view(short) and _own_output_dropped(model, call, arg, parent_of):
+        return NEUTRAL, None  # `x, _ = torch.broadcast_tensors(x, torch.empty(shape))`: only x's view is kept
     if module == "torch" and call.args and call.args[0] is arg and uses.may_ignore_input(short, call):
         return NEUTRAL, None  # torch.baddbmm(torch.empty(...), q, k, beta=0): the buffer gives only shape and dtype
     if module in api.MATH_MODULES and short not in api.TENSOR_FACTORIES and not short.startswith(("is_", "get_", "set_")) \
             and (module != "torch" or api.is_op(short)):
         return READ, call
     return ESCAPE, None
+
+
+def _own_output_dropped(model: ModuleModel, call: ast.Call, arg: ast.AST, parent_of) -> bool:
+    """The result of a per-input view op is unpacked and the target at `arg`'s position is never read (`_`)."""
+    if arg not in call.args:
+        return False
+    stmt = parent_of.get(id(call))
+    if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], (ast.Tuple, ast.List)) and len(stmt.targets[0].elts) == len(call.args)):
+        return False
+    target = stmt.targets[0].elts[call.args.index(arg)]
+    if not isinstance(target, ast.Name):
+        return False
+    return target.id == "_" or not any(isinstance(node, ast.Name) and node.id == target.id and isinstance(node.ctx, ast.Load)
+                                       for node in nodes(model.tree))
 
 
 def _torch_layer(model: ModuleModel, event: CallEvent, func: ast.expr) -> bool:
