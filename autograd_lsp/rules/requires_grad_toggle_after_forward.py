@@ -101,6 +101,8 @@ def check(model: ModuleModel):
             forward = _forward_using(model, prov, toggle, calls)
             if forward is None:
                 continue
+            if _bracketed(toggle, forward, frozen):
+                break
             if any(is_step(model, event) for event in model.of_type(CallEvent)
                    if event.ctx.scope is scope and forward.seq < event.seq < toggle.event.seq):
                 continue  # a step between forward and toggle: that graph was already consumed
@@ -115,8 +117,8 @@ def check(model: ModuleModel):
             break
         else:
             if toggle.value is not False:
-                returned = _hook_return(model, toggle, calls)
-                if returned is not None:
+                returned = _hook_return(model, toggle, calls) or _returned_to_caller(model, toggle, backwards, calls)
+                if returned is not None and not _bracketed(toggle, returned[0], frozen):
                     yield _finding(model, toggle, returned[0], returned[1], None)
 
 
@@ -167,6 +169,44 @@ def _hook_return(model: ModuleModel, toggle: Toggle, calls):
                     if forward is not None:
                         return forward, _Returned(node)
     return None
+
+
+def _returned_to_caller(model: ModuleModel, toggle: Toggle, backwards: list, calls):
+    """A function that runs the forward, then toggles, and hands the loss back: its caller's `backward()` of what the
+    call returned (`loss = model.compute_loss(x, y); loss.backward()`) backpropagates the graph recorded before the toggle."""
+    scope = toggle.event.ctx.scope
+    function = scope.function
+    if function is None:
+        return None
+    function = function.context_of or function
+    if function.calls_backward:
+        return None  # its own backward is judged in its scope
+    callers = [event for event in model.of_type(CallEvent) if event.function is not None and event.ctx.scope is not scope
+               and (event.function.context_of or event.function) is function]
+    if not callers:
+        return None
+    for backward in backwards:
+        if backward.ctx.scope is scope:
+            continue
+        _, prov = backward_target(model, backward)
+        if prov is None or not prov.graph:
+            continue
+        if not any(call.ctx.scope is backward.ctx.scope and call.seq < backward.seq and id(call.node) in prov.graph for call in callers):
+            continue  # that backward is not of what this function returned
+        forward = _forward_using(model, prov, toggle, calls)
+        if forward is not None:
+            return forward, backward
+    return None
+
+
+def _bracketed(toggle: Toggle, forward, frozen: list) -> bool:
+    """`D.requires_grad_(False); loss = -D(G(z)).mean(); D.requires_grad_(True)`: the freeze-for-this-forward idiom. The
+    same targets were frozen just before this forward (same function, same loop iteration), so the graph leaving them
+    out is what the code asked for; turning them back on after it restores them for the next forward."""
+    if toggle.value is not True:
+        return False
+    return any(other.event.ctx.scope is toggle.event.ctx.scope and other.event.ctx.loop is toggle.event.ctx.loop
+               and other.event.seq < forward.seq and _matches(toggle.targets, other.targets) for other in frozen)
 
 
 class _Returned:
@@ -264,21 +304,72 @@ def _toggles(model: ModuleModel):
             function = event.ctx.scope.function
             if function is not None:
                 direct.setdefault(id(function), []).append(toggle)
-    # helpers that toggle: `set_requires_grad(backbone, True)`, `self.unfreeze()`
+    # helpers that toggle: `set_requires_grad(backbone, True)`, `self.unfreeze()`; one of another module by its body
     for event in model.of_type(CallEvent):
-        inner = direct.get(id(event.function)) if event.function is not None else None
+        if event.function is None:
+            continue
+        inner = direct.get(id(event.function))
+        if inner:
+            inner = [(toggle.targets, toggle.value) for toggle in inner]
+        else:
+            inner = _body_toggles(event.function)  # (a same-module function with toggles has them in `direct`)
         if not inner:
             continue
         targets = set()
-        for toggle in inner:
-            targets |= _at_call_site(model, event, toggle.targets)
-        values = {toggle.value for toggle in inner}
+        for toggled, _ in inner:
+            targets |= _at_call_site(model, event, toggled)
+        values = {value for _, value in inner}
         value = values.pop() if len(values) == 1 else None
         if value is None and event.node.args:
             literal = [_bool(arg) for arg in [*event.node.args, *(kw.value for kw in event.node.keywords)] if _bool(arg) is not None]
             value = literal[0] if len(literal) == 1 else None
         if targets:
             yield Toggle(event, value, targets, model.text(event.node))
+
+
+def _body_toggles(function) -> list:
+    """(targets, value) of each `requires_grad` change written in a function's own body, in its own names (`module` for
+    `for p in module.parameters(): p.requires_grad = flag`): the summary of a helper defined in another module, whose
+    events this module's walk does not hold. Memoised on the function."""
+    cached = function.__dict__.get("_body_toggles")
+    if cached is not None:
+        return cached
+    found = []
+
+    def visit(node, loops):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue  # a nested definition runs only if called
+            receiver = value = None
+            if isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Attribute) \
+                    and child.targets[0].attr == "requires_grad":
+                receiver, value = child.targets[0].value, _bool(child.value)
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.attr == "requires_grad_":
+                receiver = child.func.value
+                argument = child.args[0] if child.args else next((kw.value for kw in child.keywords if kw.arg == "requires_grad"), None)
+                value = True if argument is None else _bool(argument)
+            if receiver is not None:
+                targets = _loop_owners(receiver, loops)
+                if targets:
+                    found.append((targets, value))
+            visit(child, loops + [child] if isinstance(child, (ast.For, ast.AsyncFor)) else loops)
+
+    visit(function.node, [])
+    function.__dict__["_body_toggles"] = found
+    return found
+
+
+def _loop_owners(receiver: ast.expr, loops: list) -> set:
+    """The modules whose parameters a loop variable runs over, or the receiver itself (as _targets, over the AST)."""
+    if isinstance(receiver, ast.Name):
+        for node in reversed(loops):
+            if _binds(node.target, receiver.id):
+                owners = {dotted(sub.func.value) for sub in ast.walk(node.iter) if isinstance(sub, ast.Call) and
+                          isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS}
+                owners.discard(None)
+                return owners
+    name = dotted(receiver)
+    return {name} if name else set()
 
 
 def _bool(node) -> bool | None:
