@@ -1,10 +1,13 @@
 """## What it does
 Flags `p.requires_grad = …`, `p.requires_grad_(…)` or `module.requires_grad_(…)` (directly, in a loop over
-`module.parameters()`, or inside a helper such as `set_requires_grad(backbone, True)`) that runs after a
-forward which used those tensors and before the `backward()` of the loss that forward built — including a
-Lightning-style `training_step` whose returned loss the framework backpropagates. Turning gradients *on* is
-reported when the tensors are known to have been frozen (otherwise the call changes nothing); turning them
-*off* is reported only when the frozen tensors are then modified in place before that backward.
+`module.parameters()`, or inside a helper such as `set_requires_grad(backbone, True)`, also one defined in
+another module) that runs after a forward which used those tensors and before the `backward()` of the loss
+that forward built — including a Lightning-style `training_step` whose returned loss the framework
+backpropagates, and any function or method that returns that loss to a caller which calls `backward()` on it
+(`loss = model.compute_loss(x, y); loss.backward()`). Turning gradients *on* is reported when the tensors are
+known to have been frozen (otherwise the call changes nothing), but not when they were frozen just before this
+same forward (freeze, forward, unfreeze: the graph leaves them out on purpose); turning them *off* is reported
+only when the frozen tensors are then modified in place before that backward.
 
 Also flags (as an error) changing `requires_grad` of a tensor known to be computed from a trainable one: a
 non-leaf (`h = w * 2; h.requires_grad = False`), including one that a loop rebinds to such a result before the
