@@ -308,14 +308,15 @@ def _toggles(model: ModuleModel):
             if function is not None:
                 direct.setdefault(id(function), []).append(toggle)
     # helpers that toggle: `set_requires_grad(backbone, True)`, `self.unfreeze()`; one of another module by its body
+    walker = model.__dict__.get("_walker")
     for event in model.of_type(CallEvent):
         if event.function is None:
             continue
         inner = direct.get(id(event.function))
         if inner:
             inner = [(toggle.targets, toggle.value) for toggle in inner]
-        else:
-            inner = _body_toggles(event.function)  # (a same-module function with toggles has them in `direct`)
+        elif event.function.owner is not walker or walker is None:
+            inner = _body_toggles(event.function)  # (a function of this module that toggles has its events in `direct`)
         if not inner:
             continue
         targets = set()
