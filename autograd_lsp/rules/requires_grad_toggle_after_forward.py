@@ -130,7 +130,12 @@ def _was_frozen(toggle: Toggle, frozen: list) -> bool:
     prov = toggle.event.prov if isinstance(toggle.event, AttrStoreEvent) else getattr(toggle.event, "receiver_prov", None)
     if prov is not None and prov.kind is Kind.TENSOR and prov.requires_grad is False and prov.origin != "param":
         return True
-    return any(_matches(toggle.targets, other.targets) for other in frozen if other is not toggle)
+    if any(_matches(toggle.targets, other.targets) for other in frozen if other is not toggle):
+        return True
+    mine = _in_class_terms(toggle)  # `model.unfreeze()` after the class froze `self.backbone` (in `__init__`, say)
+    cls = toggle.event.function.cls if mine else None
+    return any(_matches(mine, other.targets) for other in frozen if other is not toggle and other.event.ctx.scope.function is not None
+               and other.event.ctx.scope.function.cls is cls)
 
 
 def _edited_in_place(model: ModuleModel, toggle: Toggle, backward: CallEvent):
@@ -409,9 +414,11 @@ def _at_call_site(model: ModuleModel, call: CallEvent, targets: set) -> set:
     found = set()
     for target in targets:
         head, _, rest = target.partition(".")
-        if head == "self" and offset:  # a method's own module: the caller's receiver, when that is `self` too
+        if head == "self" and offset:  # a method's own module: the caller's receiver (`self`, or `model` of that class)
             if isinstance(call.receiver, ast.Name) and call.receiver.id == "self":
                 found.add(target)
+            elif _instance_of(call, function.cls):
+                found.add(dotted(call.receiver) + target[len("self"):])
         elif head in names:
             index = names.index(head) - offset
             keyword = next((kw for kw in call.node.keywords if kw.arg == head), None)
@@ -422,6 +429,22 @@ def _at_call_site(model: ModuleModel, call: CallEvent, targets: set) -> set:
         elif head == "self" and isinstance(call.receiver, ast.Name) and call.receiver.id == "self":
             found.add(target)
     return found
+
+
+def _instance_of(call: CallEvent, cls) -> bool:
+    """`model.unfreeze()` where `model` is known to hold an instance of the method's class."""
+    prov = call.receiver_prov
+    return dotted(call.receiver) is not None and prov is not None and prov.kind is Kind.MODULE and prov.module_class is cls
+
+
+def _in_class_terms(toggle: Toggle) -> set:
+    """A toggle's targets on an instance (`model.backbone`, via `model.unfreeze()`) in its class's terms
+    (`self.backbone`), to match what that class's own methods freeze."""
+    event = toggle.event
+    if not isinstance(event, CallEvent) or event.function is None or event.function.cls is None or not _instance_of(event, event.function.cls):
+        return set()
+    receiver = dotted(event.receiver)
+    return {"self" + t[len(receiver):] for t in toggle.targets if t == receiver or t.startswith(receiver + ".")}
 
 
 def _matches(targets: set, others: set) -> bool:
