@@ -406,12 +406,13 @@ def _own_layer(cls: ClassInfo, func: ast.AST) -> bool:
 
 
 def _moves_or_inspects(call: ast.Call) -> bool:
-    """`torch.as_tensor(self.x, device=d)`, `self.x.to(...)`, `print(..., self.x)`: no device mismatch can come of it."""
+    """`torch.as_tensor(self.x, device=d)`, `self.x.to(...)`, `print(..., self.x)`, `OrderedDict(mean=self.x)`: no device
+    mismatch can come of it."""
     if any(kw.arg == "device" for kw in call.keywords):
         return True
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else None)
-    return (uses.is_reporter(name) or name in uses.COPIERS or name in uses.CHECKERS or name in api.MODULE_REGISTRARS
+    return (uses.is_reporter(name) or name in uses.COPIERS or name in uses.CHECKERS or name in uses.CONTAINERS or name in api.MODULE_REGISTRARS
             or (name is not None and uses.moves_device(name)))
 
 
