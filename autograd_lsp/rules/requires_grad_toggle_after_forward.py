@@ -132,10 +132,16 @@ def _was_frozen(toggle: Toggle, frozen: list) -> bool:
         return True
     if any(_matches(toggle.targets, other.targets) for other in frozen if other is not toggle):
         return True
-    mine = _in_class_terms(toggle)  # `model.unfreeze()` after the class froze `self.backbone` (in `__init__`, say)
+    mine = _in_class_terms(toggle)  # `model.unfreeze()` after the class's `__init__` froze `self.backbone`
     cls = toggle.event.function.cls if mine else None
-    return any(_matches(mine, other.targets) for other in frozen if other is not toggle and other.event.ctx.scope.function is not None
-               and other.event.ctx.scope.function.cls is cls)
+    return any(_matches(mine, other.targets) for other in frozen if other is not toggle and _in_init_of(other, cls))
+
+
+def _in_init_of(toggle: Toggle, cls) -> bool:
+    """A freeze that runs whenever the class is built: written in its `__init__` (or a helper `__init__` calls), not one
+    in a method that may never be called."""
+    function = toggle.event.ctx.scope.function
+    return cls is not None and function is not None and function.cls is cls and function.name == "__init__"
 
 
 def _edited_in_place(model: ModuleModel, toggle: Toggle, backward: CallEvent):
