@@ -5,6 +5,8 @@ torch's part is the generated table (torch_ops); the Python part (print, len, lo
 """
 from __future__ import annotations
 
+import ast
+
 from . import torch_ops as ops
 
 METADATA, PASSIVE, VIEW, WRITE, ALIAS, CUT, COMPUTE = "metadata", "passive", "view", "write", "alias", "cut", "compute"
@@ -149,6 +151,17 @@ def may_return_self(name: str) -> bool:
 def moves_device(name: str) -> bool:
     """`to`, `cuda`, `cpu`, `type_as`, `new_zeros`...: the result's device is chosen by the call."""
     return name in ops.DEVICE_MOVES
+
+
+def may_ignore_input(name: str, call: ast.Call) -> bool:
+    """`torch.baddbmm(buf, q, k, beta=0)`, `torch.addmm(m, a, b, beta=scale)`: beta * input + ...; with beta zero the
+    input's values are not read (only its shape and dtype), and a beta that is not a constant may be zero."""
+    if name not in ops.BETA_SCALED:
+        return False
+    beta = next((kw.value for kw in call.keywords if kw.arg == "beta"), None)
+    if beta is None:
+        return False
+    return not isinstance(beta, ast.Constant) or not isinstance(beta.value, bool) and beta.value == 0
 
 
 def compares_values(name: str | None) -> bool:

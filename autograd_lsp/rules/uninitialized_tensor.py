@@ -52,7 +52,7 @@ from ..analysis import torch_ops as ops
 from ..analysis import uses
 from ..analysis.model import CallEvent, ClassInfo, InplaceEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
-from ..analysis.syntax import basic_index, body_statement, parents
+from ..analysis.syntax import basic_index, body_statement, dotted, parents
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG012"
@@ -235,9 +235,14 @@ def _references_by_node(model: ModuleModel) -> dict[int, list]:
 
 
 def _allocator(function) -> bool:
-    """A helper whose name says it hands out storage for the caller to fill."""
+    """A helper whose name says it hands out storage for the caller to fill, or a fake/meta kernel (`@op.register_fake`,
+    `torch.library.register_fake`): those compute shapes only and return empty tensors by design."""
     name = (function.name if function is not None else "").lower()
-    return any(word in name for word in ("empty", "alloc", "buffer", "placeholder", "storage", "like", "new_", "out"))
+    if any(word in name for word in ("empty", "alloc", "buffer", "placeholder", "storage", "like", "new_", "out", "fake", "meta")):
+        return True
+    node = getattr(function, "node", None)
+    return any(word in (dotted(dec.func if isinstance(dec, ast.Call) else dec) or "") for dec in getattr(node, "decorator_list", ())
+               for word in ("register_fake", "impl_abstract", "register_meta", "register_kernel_fake"))
 
 
 def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) -> tuple[str, ast.AST | None]:
@@ -286,6 +291,9 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
             call = parent_of.get(id(parent))
             if parent.arg == "out":
                 return WRITE, call
+            event = _call_events(model).get(id(call)) if call is not None else None
+            if event is not None and event.role == "forward" and not _torch_layer(model, event, call.func):
+                return ESCAPE, None  # `self.proj(x, write_to=buf)`: a keyword of a workspace forward may be where it writes
             return _call_argument(model, call, current, parent_of, values)
         if isinstance(parent, ast.Call):
             if parent.func is current:
@@ -372,10 +380,21 @@ def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, pare
         return NEUTRAL, None
     if module.startswith("torch.nn.init"):
         return WRITE, call
+    if module == "torch" and call.args and call.args[0] is arg and uses.may_ignore_input(short, call):
+        return NEUTRAL, None  # torch.baddbmm(torch.empty(...), q, k, beta=0): the buffer gives only shape and dtype
     if module in api.MATH_MODULES and short not in api.TENSOR_FACTORIES and not short.startswith(("is_", "get_", "set_")) \
             and (module != "torch" or api.is_op(short)):
         return READ, call
     return ESCAPE, None
+
+
+def _torch_layer(model: ModuleModel, event: CallEvent, func: ast.expr) -> bool:
+    """The called module is a torch.nn layer (whose forward computes with what it is given), not a workspace class."""
+    prov = model.prov(func)
+    owner = event.receiver_prov  # `self.rnn(...)`: the module's own attribute
+    if prov is None and isinstance(func, ast.Attribute) and owner is not None and isinstance(owner.module_class, ClassInfo):
+        prov = owner.module_class.attribute(func.attr)
+    return prov is not None and prov.kind is Kind.MODULE and isinstance(prov.module_class, str)
 
 
 def _call_events(model: ModuleModel) -> dict[int, CallEvent]:
