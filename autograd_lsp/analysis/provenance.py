@@ -51,7 +51,7 @@ class Provenance:
     uninitialised: bool = False  # torch.empty(...) / torch.Tensor(n): values not written yet
     node: object | None = None  # the ast node that created it (for related locations)
     base: object | None = None  # a view's base (`w` for `w[0]`, `w.t()`): the tensor an in-place change of the view writes
-    value: int | None = None  # NUMBER: the integer a name was bound to (`batch_size = 32`), for sizes
+    value: int | None = None  # NUMBER: the integer a name was bound to (`batch_size = 32`), for sizes; a torch.nn layer: its width when built with such a name
     keys: tuple = ()  # MAPPING: the key of each element, in order
     # TEXT: the string; a torch.nn loss MODULE: its `reduction=` when given as a name bound to a string (the module is
     # called where that name is not visible: `self.criterion = nn.CrossEntropyLoss(reduction=reduction)` in __init__)

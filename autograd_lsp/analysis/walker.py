@@ -1577,6 +1577,8 @@ class Walker:
                             composed_from=frozenset().union(*(p.composed_from for p in inputs)),
                             param_deps=frozenset().union(*(p.param_deps for p in inputs)))
         width = _layer_width(name, built)
+        if width is None and module.kind is Kind.MODULE and module.module_class == module.origin:
+            width = module.value  # a torch.nn layer built with a name bound to an integer (_named_width)
         if width is not None and width > 1:
             result = result.but(scalar=False)  # nn.Linear(10, 5)(x): at least 5 elements
         elif isinstance(cls, ClassInfo) and event.runs is not None and node.args and not node.keywords and not self.no_grad:
@@ -1934,7 +1936,7 @@ class Walker:
             reduction = _argument(node, "reduction", api.layer(short).get("reduction")) if short.endswith("Loss") else None
             text = self._text_argument(reduction) if isinstance(reduction, ast.Name) else None
             return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers,
-                              text=text.value if isinstance(text, ast.Constant) else None)
+                              text=text.value if isinstance(text, ast.Constant) else None, value=self._named_width(short, node))
         if module.startswith("torch.nn.init"):
             return None
         if module.startswith("torch.distributions") and short in api.DISTRIBUTIONS:
@@ -2050,6 +2052,16 @@ class Walker:
             if prov is not None and prov.kind is Kind.TEXT:
                 return ast.Constant(prov.text)
         return argument
+
+    def _named_width(self, name: str, built: ast.Call) -> int | None:
+        """`nn.Linear(hidden, n_classes)` with `n_classes = 10` bound where the layer is built: its width, kept on the
+        layer's provenance (the call that runs it may be where that name is not visible)."""
+        if name not in _LAYER_WIDTH:
+            return None
+        index, keyword = _LAYER_WIDTH[name]
+        node = built.args[index] if len(built.args) > index else next((kw.value for kw in built.keywords if kw.arg == keyword), None)
+        value = self._int_value(node) if isinstance(node, ast.Name) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
 
     def _int_value(self, node: ast.expr | None):
         """A literal number, or the integer a name was bound to (`n = 16` ... `torch.randn(n)`)."""

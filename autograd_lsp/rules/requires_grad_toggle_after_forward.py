@@ -1,10 +1,13 @@
 """## What it does
 Flags `p.requires_grad = …`, `p.requires_grad_(…)` or `module.requires_grad_(…)` (directly, in a loop over
-`module.parameters()`, or inside a helper such as `set_requires_grad(backbone, True)`) that runs after a
-forward which used those tensors and before the `backward()` of the loss that forward built — including a
-Lightning-style `training_step` whose returned loss the framework backpropagates. Turning gradients *on* is
-reported when the tensors are known to have been frozen (otherwise the call changes nothing); turning them
-*off* is reported only when the frozen tensors are then modified in place before that backward.
+`module.parameters()`, or inside a helper such as `set_requires_grad(backbone, True)`, also one defined in
+another module) that runs after a forward which used those tensors and before the `backward()` of the loss
+that forward built — including a Lightning-style `training_step` whose returned loss the framework
+backpropagates, and any function or method that returns that loss to a caller which calls `backward()` on it
+(`loss = model.compute_loss(x, y); loss.backward()`). Turning gradients *on* is reported when the tensors are
+known to have been frozen (otherwise the call changes nothing), but not when they were frozen just before this
+same forward (freeze, forward, unfreeze: the graph leaves them out on purpose); turning them *off* is reported
+only when the frozen tensors are then modified in place before that backward.
 
 Also flags (as an error) changing `requires_grad` of a tensor known to be computed from a trainable one: a
 non-leaf (`h = w * 2; h.requires_grad = False`), including one that a loop rebinds to such a result before the
@@ -101,6 +104,8 @@ def check(model: ModuleModel):
             forward = _forward_using(model, prov, toggle, calls)
             if forward is None:
                 continue
+            if _bracketed(toggle, forward, frozen):
+                break
             if any(is_step(model, event) for event in model.of_type(CallEvent)
                    if event.ctx.scope is scope and forward.seq < event.seq < toggle.event.seq):
                 continue  # a step between forward and toggle: that graph was already consumed
@@ -115,8 +120,8 @@ def check(model: ModuleModel):
             break
         else:
             if toggle.value is not False:
-                returned = _hook_return(model, toggle, calls)
-                if returned is not None:
+                returned = _hook_return(model, toggle, calls) or _returned_to_caller(model, toggle, backwards, calls)
+                if returned is not None and not _bracketed(toggle, returned[0], frozen):
                     yield _finding(model, toggle, returned[0], returned[1], None)
 
 
@@ -125,7 +130,18 @@ def _was_frozen(toggle: Toggle, frozen: list) -> bool:
     prov = toggle.event.prov if isinstance(toggle.event, AttrStoreEvent) else getattr(toggle.event, "receiver_prov", None)
     if prov is not None and prov.kind is Kind.TENSOR and prov.requires_grad is False and prov.origin != "param":
         return True
-    return any(_matches(toggle.targets, other.targets) for other in frozen if other is not toggle)
+    if any(_matches(toggle.targets, other.targets) for other in frozen if other is not toggle):
+        return True
+    mine = _in_class_terms(toggle)  # `model.unfreeze()` after the class's `__init__` froze `self.backbone`
+    cls = toggle.event.function.cls if mine else None
+    return any(_matches(mine, other.targets) for other in frozen if other is not toggle and _in_init_of(other, cls))
+
+
+def _in_init_of(toggle: Toggle, cls) -> bool:
+    """A freeze that runs whenever the class is built: written in its `__init__` (or a helper `__init__` calls), not one
+    in a method that may never be called."""
+    function = toggle.event.ctx.scope.function
+    return cls is not None and function is not None and function.cls is cls and function.name == "__init__"
 
 
 def _edited_in_place(model: ModuleModel, toggle: Toggle, backward: CallEvent):
@@ -167,6 +183,44 @@ def _hook_return(model: ModuleModel, toggle: Toggle, calls):
                     if forward is not None:
                         return forward, _Returned(node)
     return None
+
+
+def _returned_to_caller(model: ModuleModel, toggle: Toggle, backwards: list, calls):
+    """A function that runs the forward, then toggles, and hands the loss back: its caller's `backward()` of what the
+    call returned (`loss = model.compute_loss(x, y); loss.backward()`) backpropagates the graph recorded before the toggle."""
+    scope = toggle.event.ctx.scope
+    function = scope.function
+    if function is None:
+        return None
+    function = function.context_of or function
+    if function.calls_backward:
+        return None  # its own backward is judged in its scope
+    callers = [event for event in model.of_type(CallEvent) if event.function is not None and event.ctx.scope is not scope
+               and (event.function.context_of or event.function) is function]
+    if not callers:
+        return None
+    for backward in backwards:
+        if backward.ctx.scope is scope:
+            continue
+        _, prov = backward_target(model, backward)
+        if prov is None or not prov.graph:
+            continue
+        if not any(call.ctx.scope is backward.ctx.scope and call.seq < backward.seq and id(call.node) in prov.graph for call in callers):
+            continue  # that backward is not of what this function returned
+        forward = _forward_using(model, prov, toggle, calls)
+        if forward is not None:
+            return forward, backward
+    return None
+
+
+def _bracketed(toggle: Toggle, forward, frozen: list) -> bool:
+    """`D.requires_grad_(False); loss = -D(G(z)).mean(); D.requires_grad_(True)`: the freeze-for-this-forward idiom. The
+    same targets were frozen just before this forward (same function, same loop iteration), so the graph leaving them
+    out is what the code asked for; turning them back on after it restores them for the next forward."""
+    if toggle.value is not True:
+        return False
+    return any(other.event.ctx.scope is toggle.event.ctx.scope and other.event.ctx.loop is toggle.event.ctx.loop
+               and other.event.seq < forward.seq and _matches(toggle.targets, other.targets) for other in frozen)
 
 
 class _Returned:
@@ -264,21 +318,73 @@ def _toggles(model: ModuleModel):
             function = event.ctx.scope.function
             if function is not None:
                 direct.setdefault(id(function), []).append(toggle)
-    # helpers that toggle: `set_requires_grad(backbone, True)`, `self.unfreeze()`
+    # helpers that toggle: `set_requires_grad(backbone, True)`, `self.unfreeze()`; one of another module by its body
+    walker = model.__dict__.get("_walker")
     for event in model.of_type(CallEvent):
-        inner = direct.get(id(event.function)) if event.function is not None else None
+        if event.function is None:
+            continue
+        inner = direct.get(id(event.function))
+        if inner:
+            inner = [(toggle.targets, toggle.value) for toggle in inner]
+        elif event.function.owner is not walker or walker is None:
+            inner = _body_toggles(event.function)  # (a function of this module that toggles has its events in `direct`)
         if not inner:
             continue
         targets = set()
-        for toggle in inner:
-            targets |= _at_call_site(model, event, toggle.targets)
-        values = {toggle.value for toggle in inner}
+        for toggled, _ in inner:
+            targets |= _at_call_site(model, event, toggled)
+        values = {value for _, value in inner}
         value = values.pop() if len(values) == 1 else None
         if value is None and event.node.args:
             literal = [_bool(arg) for arg in [*event.node.args, *(kw.value for kw in event.node.keywords)] if _bool(arg) is not None]
             value = literal[0] if len(literal) == 1 else None
         if targets:
             yield Toggle(event, value, targets, model.text(event.node))
+
+
+def _body_toggles(function) -> list:
+    """(targets, value) of each `requires_grad` change written in a function's own body, in its own names (`module` for
+    `for p in module.parameters(): p.requires_grad = flag`): the summary of a helper defined in another module, whose
+    events this module's walk does not hold. Memoised on the function."""
+    cached = function.__dict__.get("_body_toggles")
+    if cached is not None:
+        return cached
+    found = []
+
+    def visit(node, loops):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue  # a nested definition runs only if called
+            receiver = value = None
+            if isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Attribute) \
+                    and child.targets[0].attr == "requires_grad":
+                receiver, value = child.targets[0].value, _bool(child.value)
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.attr == "requires_grad_":
+                receiver = child.func.value
+                argument = child.args[0] if child.args else next((kw.value for kw in child.keywords if kw.arg == "requires_grad"), None)
+                value = True if argument is None else _bool(argument)
+            if receiver is not None:
+                targets = _loop_owners(receiver, loops)
+                if targets:
+                    found.append((targets, value))
+            visit(child, loops + [child] if isinstance(child, (ast.For, ast.AsyncFor)) else loops)
+
+    visit(function.node, [])
+    function.__dict__["_body_toggles"] = found
+    return found
+
+
+def _loop_owners(receiver: ast.expr, loops: list) -> set:
+    """The modules whose parameters a loop variable runs over, or the receiver itself (as _targets, over the AST)."""
+    if isinstance(receiver, ast.Name):
+        for node in reversed(loops):
+            if _binds(node.target, receiver.id):
+                owners = {dotted(sub.func.value) for sub in ast.walk(node.iter) if isinstance(sub, ast.Call) and
+                          isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS}
+                owners.discard(None)
+                return owners
+    name = dotted(receiver)
+    return {name} if name else set()
 
 
 def _bool(node) -> bool | None:
@@ -314,9 +420,11 @@ def _at_call_site(model: ModuleModel, call: CallEvent, targets: set) -> set:
     found = set()
     for target in targets:
         head, _, rest = target.partition(".")
-        if head == "self" and offset:  # a method's own module: the caller's receiver, when that is `self` too
+        if head == "self" and offset:  # a method's own module: the caller's receiver (`self`, or `model` of that class)
             if isinstance(call.receiver, ast.Name) and call.receiver.id == "self":
                 found.add(target)
+            elif _instance_of(call, function.cls):
+                found.add(dotted(call.receiver) + target[len("self"):])
         elif head in names:
             index = names.index(head) - offset
             keyword = next((kw for kw in call.node.keywords if kw.arg == head), None)
@@ -327,6 +435,22 @@ def _at_call_site(model: ModuleModel, call: CallEvent, targets: set) -> set:
         elif head == "self" and isinstance(call.receiver, ast.Name) and call.receiver.id == "self":
             found.add(target)
     return found
+
+
+def _instance_of(call: CallEvent, cls) -> bool:
+    """`model.unfreeze()` where `model` is known to hold an instance of the method's class."""
+    prov = call.receiver_prov
+    return dotted(call.receiver) is not None and prov is not None and prov.kind is Kind.MODULE and prov.module_class is cls
+
+
+def _in_class_terms(toggle: Toggle) -> set:
+    """A toggle's targets on an instance (`model.backbone`, via `model.unfreeze()`) in its class's terms
+    (`self.backbone`), to match what that class's own methods freeze."""
+    event = toggle.event
+    if not isinstance(event, CallEvent) or event.function is None or event.function.cls is None or not _instance_of(event, event.function.cls):
+        return set()
+    receiver = dotted(event.receiver)
+    return {"self" + t[len(receiver):] for t in toggle.targets if t == receiver or t.startswith(receiver + ".")}
 
 
 def _matches(targets: set, others: set) -> bool:
