@@ -379,12 +379,17 @@ def _loop_owners(receiver: ast.expr, loops: list) -> set:
     if isinstance(receiver, ast.Name):
         for node in reversed(loops):
             if _binds(node.target, receiver.id):
-                owners = {dotted(sub.func.value) for sub in ast.walk(node.iter) if isinstance(sub, ast.Call) and
-                          isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS}
-                owners.discard(None)
-                return owners
+                return _iterated_owners(node)
     name = dotted(receiver)
     return {name} if name else set()
+
+
+def _iterated_owners(loop: ast.For | ast.AsyncFor) -> set:
+    """The modules whose parameters (`m.parameters()`, `m.named_parameters()`...) a for loop runs over."""
+    owners = {dotted(sub.func.value) for sub in ast.walk(loop.iter) if isinstance(sub, ast.Call) and
+              isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS}
+    owners.discard(None)
+    return owners
 
 
 def _bool(node) -> bool | None:
@@ -397,10 +402,7 @@ def _targets(model: ModuleModel, receiver: ast.expr, event: Event) -> set:
         for loop in event.ctx.loops():
             node = loop.node
             if isinstance(node, (ast.For, ast.AsyncFor)) and _binds(node.target, receiver.id):
-                owners = {dotted(sub.func.value) for sub in ast.walk(node.iter) if isinstance(sub, ast.Call) and
-                          isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS}
-                owners.discard(None)
-                return owners
+                return _iterated_owners(node)
     name = dotted(receiver)
     return {name} if name else set()
 
