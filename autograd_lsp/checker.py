@@ -62,6 +62,12 @@ def unreadable(reason: str) -> Finding:
     return Finding(SYNTAX_ERROR_CODE, UNREADABLE_NAME, Severity.ERROR, reason, Span(1, 0, 1, 0))
 
 
+def not_python(reason: str) -> Finding:
+    """The finding of a file that is not Python at all (a Julia notebook): information, not an error, and never a pass."""
+    return Finding(SYNTAX_ERROR_CODE, NOT_ANALYSED_NAME, Severity.INFO,
+                   f"not analysed: {reason}; no rule checked this file", Span(1, 0, 1, 0))
+
+
 def not_analysed(reason: str) -> Finding:
     """The finding of a file that parses but was not analysed: never reported as passing."""
     return Finding(SYNTAX_ERROR_CODE, NOT_ANALYSED_NAME, Severity.ERROR,

@@ -7,14 +7,14 @@ import sys
 from pathlib import Path
 
 from . import __version__, report
-from .checker import check_source, unreadable
+from .checker import check_source, not_python, unreadable
 from .config import ConfigError, Settings, load_settings
 from .docs import AG000_DOC, AG000_NAMES, is_ag000
 from .findings import Edit, Finding, Span
 from .fixes import apply_edits, apply_edits_keeping_newlines, choose_fixes
 from .notebook import with_cells
 from .rules import ALL_RULES, SYNTAX_ERROR_CODE, find_rule
-from .source import Source, SourceError, decode_python, join_cells, normalise, read_source
+from .source import NotPythonSource, Source, SourceError, decode_python, join_cells, normalise, read_source
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 MAX_FIX_PASSES = 10
@@ -183,6 +183,8 @@ def _check_one(job) -> tuple[str, object, list[Finding], bool, tuple]:
     path, settings, cross_module, cache_spec = job
     try:
         source = read_source(path)
+    except NotPythonSource as error:
+        return str(path), None, [not_python(str(error).split(": ", 1)[-1])], False, ()
     except SourceError as error:
         return str(path), None, [unreadable(str(error).split(": ", 1)[-1])], False, ()
     cache = _cache(cache_spec)

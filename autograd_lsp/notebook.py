@@ -174,6 +174,10 @@ class NotebookError(ValueError):
     """JSON that is not an nbformat 4 notebook."""
 
 
+class NotPythonNotebook(NotebookError):
+    """A notebook whose kernel runs another language (Julia, R...): its cells are not Python."""
+
+
 def code_cells(raw: str) -> list[tuple[int, str]]:
     """(index among all cells, source text) of each code cell; raises NotebookError on anything malformed."""
     try:
@@ -185,6 +189,9 @@ def code_cells(raw: str) -> list[tuple[int, str]]:
     cells = notebook["cells"]
     if not isinstance(cells, list):
         raise NotebookError(f"'cells' is {type(cells).__name__}, not a list")
+    language = _language(notebook.get("metadata"))
+    if language is not None and language != "python":
+        raise NotPythonNotebook(f"a notebook whose kernel runs {language}, not Python")
     out = []
     for index, cell in enumerate(cells):
         if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
@@ -192,6 +199,17 @@ def code_cells(raw: str) -> list[tuple[int, str]]:
         if cell["cell_type"] == "code":
             out.append((index, cell_text(cell, index)))
     return out
+
+
+def _language(metadata) -> str | None:
+    """The notebook's language as Jupyter records it (`language_info.name`, else the kernelspec's), lower case."""
+    if not isinstance(metadata, dict):
+        return None
+    for key, field_name in (("language_info", "name"), ("kernelspec", "language")):
+        value = metadata.get(key)
+        if isinstance(value, dict) and isinstance(value.get(field_name), str) and value[field_name].strip():
+            return value[field_name].strip().lower()
+    return None
 
 
 def cell_text(cell: dict, index: int) -> str:

@@ -6,11 +6,15 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .notebook import NotebookError, code_cells, mask_cell
+from .notebook import NotebookError, NotPythonNotebook, code_cells, mask_cell
 
 
 class SourceError(Exception):
     """A file that cannot be read as Python (bad encoding, broken notebook JSON)."""
+
+
+class NotPythonSource(SourceError):
+    """A file that is fine but not Python (a notebook whose kernel runs Julia or R): nothing to analyse."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,8 @@ def decode(data: bytes, path: str | None = None) -> str:
 def notebook_source(raw: str, path: str | None = None) -> Source:
     try:
         cells = code_cells(raw)
+    except NotPythonNotebook as error:
+        raise NotPythonSource(f"{path or 'notebook'}: {error}") from None
     except NotebookError as error:
         raise SourceError(f"{path or 'notebook'}: not a valid .ipynb notebook: {error}") from None
     return join_cells(cells, path)

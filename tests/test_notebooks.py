@@ -396,3 +396,15 @@ def test_doctest_prompts_are_read_as_ipython_reads_them(tmp_path):
     result = run("check", "nb.ipynb", "--no-cache", "--format", "json", cwd=tmp_path)
     found = [(f["code"], f["cell"], f["cell_line"], f["column"]) for f in json.loads(result.stdout)]
     assert found == [("AG001", 1, 4, 9)], result.stdout
+
+
+def test_a_notebook_of_another_language_is_reported_not_analysed(tmp_path):
+    nb = notebook(code(["using LinearAlgebra\n", "x = [1, 2, 3]' * 2\n"]))
+    nb["metadata"] = {"kernelspec": {"display_name": "Julia 1.9", "language": "julia", "name": "julia-1.9"},
+                      "language_info": {"name": "julia"}}
+    write_notebook(tmp_path, nb)
+    result = run("check", "nb.ipynb", "--no-cache", "--format", "json", cwd=tmp_path)
+    found = json.loads(result.stdout)
+    assert [(f["code"], f["severity"]) for f in found] == [("AG000", "info")], result.stdout
+    assert "julia" in found[0]["message"] and "no rule checked this file" in found[0]["message"]
+    assert "passed" not in run("check", "nb.ipynb", "--no-cache", cwd=tmp_path).stdout
