@@ -316,7 +316,7 @@ def _device_sensitive_use(cls: ClassInfo, attr: str, imports=None) -> ast.AST | 
             if (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Load)
                     and isinstance(node.value, ast.Name) and node.value.id == "self"):
                 use = _combined(node, parents, cls=cls, imports=imports)
-                if use is not None:
+                if use is not None and not _device_checked_first(use, attr, parents):
                     return use
     return None
 
@@ -356,6 +356,20 @@ def _rebound_elsewhere(cls: ClassInfo, attr: str, builders: list, anywhere: bool
                     return True
             elif itself:
                 derived.update(n.id for t in targets for n in nodes(t) if isinstance(n, ast.Name))
+    return False
+
+
+def _device_checked_first(use: ast.AST, attr: str, parents: dict) -> bool:
+    """`if x.device != self.cache.device or not torch.equal(x, self.cache)`: the operand before the use compares the
+    attribute's device, so the combination only runs when the devices match."""
+    child, node = use, parents.get(use)
+    while node is not None and not isinstance(node, ast.stmt):
+        if isinstance(node, ast.BoolOp):
+            for operand in node.values[:node.values.index(child)] if child in node.values else ():
+                if any(isinstance(n, ast.Attribute) and n.attr == "device" and isinstance(n.value, ast.Attribute)
+                       and n.value.attr == attr for n in nodes(operand)):
+                    return True
+        child, node = node, parents.get(node)
     return False
 
 
