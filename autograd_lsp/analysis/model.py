@@ -15,7 +15,6 @@ from ..findings import Finding, Fix, Related, Span
 from ..source import Source
 from .imports import ImportTable
 from .provenance import Provenance
-from .syntax import nodes
 
 
 @dataclass(eq=False)
@@ -402,26 +401,52 @@ def build_model(tree: ast.Module, source: Source, resolver=None, summary_only: b
     return Walker(tree, source, resolver, summary_only=summary_only).run()
 
 
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _WORD = re.compile(r"(?<![\w.])\w+")
 
 
-def _bare_names(tree: ast.AST) -> Iterator[str]:
-    for node in nodes(tree):
-        if isinstance(node, ast.Name):
-            yield node.id
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield node.name
-        elif isinstance(node, ast.arg):
-            yield node.arg
-        elif isinstance(node, ast.keyword) and node.arg:
-            yield node.arg
-        elif isinstance(node, ast.alias):
-            yield node.name.split(".")[0]
+def _bare_names(tree: ast.AST) -> list[str]:
+    """The names ModuleModel.mentions counts, in one pass over the tree: an explicit stack and a test of each node's
+    type (a generic walk and an isinstance chain cost ~2x as much: ~10 ms of the first walk at 2,000 lines)."""
+    found: list[str] = []
+    add, extend, words = found.append, found.extend, _WORD.findall
+    Name, Constant, arg, keyword, alias, ImportFrom = ast.Name, ast.Constant, ast.arg, ast.keyword, ast.alias, ast.ImportFrom
+    scoped, AST = (ast.Global, ast.Nonlocal), ast.AST
+    stack = [tree]
+    pop, push, push_all = stack.pop, stack.append, stack.extend
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is Name:
+            add(node.id)
+            continue  # (its only child is its context)
+        if kind is Constant:
+            if type(node.value) is str:
+                extend(words(node.value))
+            continue
+        if kind is str or node is None:
+            continue  # (lists of fields hold names and holes too: Global.names, Dict.keys)
+        if kind is arg:
+            add(node.arg)
+        elif kind is keyword:
+            if node.arg:
+                add(node.arg)
+        elif kind is alias:
+            add(node.name.split(".")[0])
             if node.asname:
-                yield node.asname
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            yield node.module.split(".")[0]
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            yield from node.names
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            yield from _WORD.findall(node.value)
+                add(node.asname)
+        elif kind in _DEFS:
+            add(node.name)
+        elif kind is ImportFrom:
+            if node.module and not node.level:
+                add(node.module.split(".")[0])
+        elif kind in scoped:
+            extend(node.names)
+            continue
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                push_all(value)
+            elif isinstance(value, AST):
+                push(value)
+    return found
