@@ -216,14 +216,26 @@ class ModuleModel:
                 yield event
 
     def _by_type(self, kind: type) -> list:
-        # Eighteen rules each filter the events by kind, several times: index them once, in execution order.
+        # Eighteen rules each filter the events by kind, several times: index them once, in execution order, all
+        # kinds in one pass (a pass per kind asked was ~15% of the rules' time).
         index = self.__dict__.get("_index")
         if index is None or index[0] != len(self.events):
-            index = (len(self.events), {})
-            self._index = index
-        found = index[1].get(kind)
+            exact: dict = {}
+            for event in self.events:
+                same = exact.get(type(event))
+                if same is None:
+                    exact[type(event)] = [event]
+                else:
+                    same.append(event)
+            index = self._index = (len(self.events), exact, {})
+        found = index[2].get(kind)
         if found is None:
-            found = index[1][kind] = [event for event in self.events if isinstance(event, kind)]
+            classes = [cls for cls in index[1] if issubclass(cls, kind)]
+            if len(classes) > 1:  # (events of several classes: their execution order is the events' own)
+                found = [event for event in self.events if isinstance(event, kind)]
+            else:
+                found = index[1][classes[0]] if classes else []
+            index[2][kind] = found
         return found
 
     def grad_enabled(self, ctx: Context, depth: int = 0) -> bool | None:

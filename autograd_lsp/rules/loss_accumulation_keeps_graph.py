@@ -240,7 +240,7 @@ def _accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.AsyncFun
 def _find_accumulated_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     me = node.args.args[0].arg if node.args.args else "self"
     names = []
-    for stmt in ast.walk(node):
+    for stmt in _breadth_first(node):
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and _own_state(stmt.target, me):
             added = stmt.value
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _own_state(stmt.targets[0], me) and \
@@ -254,6 +254,31 @@ def _find_accumulated_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> li
             continue
         names.extend(sorted(_carried_params(added)))
     return names
+
+
+_CHILD_FIELDS: dict = {}  # node type -> its fields but `ctx` (a context marker is a leaf no test here looks at)
+
+
+def _breadth_first(root: ast.AST) -> list[ast.AST]:
+    """The nodes under `root` in ast.walk's order, context markers left out: ~2x cheaper than ast.walk's generators
+    (a method's accumulated parameters keep the order of this walk, which decides the value reported)."""
+    found = [root]
+    fields_of, node_type = _CHILD_FIELDS, ast.AST
+    add = found.append
+    for node in found:  # (the list grows while it is read: a queue)
+        kind = type(node)
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = tuple(name for name in kind._fields if name != "ctx")
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, node_type):
+                        add(item)
+            elif isinstance(value, node_type):
+                add(value)
+    return found
 
 
 def _own_state(target: ast.expr, me: str) -> bool:

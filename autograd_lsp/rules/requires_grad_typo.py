@@ -63,7 +63,9 @@ def check(model: ModuleModel):
                 if kind is not None:
                     yield _attribute_load(model, event, kind)
         elif isinstance(event, CallEvent):
-            yield from _call(model, event)
+            method = event.method
+            if event.node.keywords or method is not None and (method == "requires_grad" or method.endswith("_")):
+                yield from _call(model, event)  # (only these can hold a typo: most calls skip the generator)
 
 
 def _call(model: ModuleModel, event: CallEvent):
