@@ -58,6 +58,7 @@ from ..analysis.model import BindEvent, ClassInfo, ModuleModel
 from ..analysis.provenance import Kind
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
+from .tree_order import children
 
 CODE = "AG009"
 NAME = "module-tensor-attribute"
@@ -111,7 +112,7 @@ def _self_calls(function: ast.AST) -> list[str]:
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
                 and node.func.value.id == "self"):
             names.append(node.func.attr)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(children(node))
     return names
 
 

@@ -139,11 +139,18 @@ def _globally_rebound(model: ModuleModel) -> set[str]:
     return {name for node in statements(model.tree.body, (ast.Global, ast.Nonlocal)) for name in node.names}
 
 
+def _bind_of(model: ModuleModel) -> dict:
+    """id of a value's node -> the first bind of that value (for the findings' related line; made when one is found)."""
+    found = model.__dict__.get("_ag002_bind_of")
+    if found is None:
+        found = model.__dict__["_ag002_bind_of"] = {}
+        for event in model.of_type(BindEvent):
+            if event.prov is not None and event.prov.node is not None:
+                found.setdefault(id(event.prov.node), event)
+    return found
+
+
 def check(model: ModuleModel):
-    bind_of = {}
-    for event in model.of_type(BindEvent):
-        if event.prov is not None and event.prov.node is not None:
-            bind_of.setdefault(id(event.prov.node), event)
     reported = set()
     rebound = None
     for use in model.of_type(UseEvent):
@@ -166,7 +173,7 @@ def check(model: ModuleModel):
                 break
             reported.add(key)
             step = manual or (loop.steps[0] if loop.steps else None)
-            yield _finding(model, use, prov, bind_of.get(id(prov.node)), step, loop=loop)
+            yield _finding(model, use, prov, _bind_of(model).get(id(prov.node)), step, loop=loop)
             break
         else:
             # Straight-line: composed, stepped, then used again in the same scope without a rebuild.
@@ -178,7 +185,7 @@ def check(model: ModuleModel):
                 if not _optimizer_may_update(steps, prov.composed_from):
                     continue
                 reported.add(key)
-                yield _finding(model, use, prov, bind_of.get(id(prov.node)), steps[-1] if steps else None, loop=None)
+                yield _finding(model, use, prov, _bind_of(model).get(id(prov.node)), steps[-1] if steps else None, loop=None)
                 continue
             # A function that reads a global/closure composed once, called (directly or through another function)
             # from a training loop: `def predict(x): return x @ W` with `W = U @ V` at module level.
@@ -193,7 +200,7 @@ def check(model: ModuleModel):
                 if key not in reported:
                     reported.add(key)
                     step = loop.steps[0] if loop.steps else None
-                    yield _finding(model, use, prov, bind_of.get(id(prov.node)), step, loop=loop)
+                    yield _finding(model, use, prov, _bind_of(model).get(id(prov.node)), step, loop=loop)
                 break
     yield from _module_attributes(model)
     yield from _late_attributes(model)
