@@ -165,9 +165,9 @@ def training_units(model: ModuleModel) -> list[TrainingUnit]:
     cached = model.__dict__.get("_training_units")
     if cached is not None:
         return cached
-    kinds = {}  # id(event) -> its direct kinds, for the few events that have any
-    for event in model.events:
-        if isinstance(event, (CallEvent, AttrStoreEvent)):
+    kinds = {}  # id(event) -> its direct kinds, for the few events that have any (from the events' index by kind)
+    for kind_of_event in (CallEvent, AttrStoreEvent):
+        for event in model.of_type(kind_of_event):
             found = _direct_kinds(model, event)
             if found:
                 kinds[id(event)] = found
