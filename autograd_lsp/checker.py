@@ -158,11 +158,13 @@ def _analyse(tree: ast.Module, source: Source, settings: Settings, resolver, rul
     return _rule_findings(model, source, settings, rules)
 
 
-def recheck(model: ModuleModel, source: Source, settings: Settings = DEFAULT_SETTINGS, rules=None) -> CheckResult:
+def recheck(model: ModuleModel, source: Source, settings: Settings = DEFAULT_SETTINGS, rules=None,
+            walk_kept: bool = False) -> CheckResult:
     """The rules again on the model of a tree an edit left unchanged (a comment, trailing spaces; see
     analysis/incremental.py), under the new text: the findings of a full check of that text without walking
-    it again. RecursionError propagates (the caller checks in full)."""
-    model.rebase(source)
+    it again. `walk_kept`: no part of the model was walked again since its rules last ran (ModuleModel.rebase).
+    RecursionError propagates (the caller checks in full)."""
+    model.rebase(source, walk_kept=walk_kept)
     return _rule_findings(model, source, settings, rules)
 
 

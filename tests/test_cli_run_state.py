@@ -52,3 +52,21 @@ def test_a_helper_changed_between_two_in_process_runs_is_read_again(tmp_path, ca
     assert codes() == ["AG002"]  # the weight composed once, before the loop
     helpers.write_text("import torch\n\ndef compose(a, b):\n    return torch.stack((a, b)).detach()  # a longer text\n")
     assert codes() == []  # the same resolver, a new run: the file's new size is seen, its new model says detached
+
+
+def test_workers_share_the_runs_budget_of_kept_trees(tmp_path):
+    # (in a child: a worker's start turns the collector off for the rest of its process)
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "a.py").write_text("import torch\n")
+    probe = (
+        "import sys; from pathlib import Path; from autograd_lsp import cli\n"
+        "from autograd_lsp.analysis.crossmodule import MAX_TREE_LINES\n"
+        "workers = int(sys.argv[1]); cli._start_worker(workers)\n"
+        "print(cli._resolver(Path(sys.argv[2])).max_tree_lines * workers <= MAX_TREE_LINES)\n"
+    )
+    for workers in (2, 4):
+        done = subprocess.run([sys.executable, "-c", probe, str(workers), str(tmp_path / "a.py")], capture_output=True, text=True)
+        assert done.stdout.strip() == "True", done.stderr

@@ -43,7 +43,8 @@ MAX_MODELS = 128  # consulted modules kept by one resolver (see JediResolver.tri
 MAX_MODEL_LINES = 100_000  # ... and their lines: a tree is most of a model's memory, and some packages' modules are huge
 # Trees parsed in this run, kept (least recently used first out) past their models: without them a run over a package
 # parsed again ~45% of its lines, modules consulted after they were checked or after a trim (~1.2 KB per line: the
-# bound is ~120 MB; peak RSS did not grow on the benchmark corpus, whose models held those trees before).
+# bound is ~120 MB; peak RSS did not grow on the benchmark corpus, whose models held those trees before). The bound
+# is the run's: `check --jobs N` workers keep MAX_TREE_LINES // N each (cli._start_worker).
 MAX_TREE_LINES = 100_000
 # jedi is the rare exception (the direct lookup answers almost every import), and slow on large files: parso parses
 # ~10k lines/s. Past these, a name the direct lookup left ambiguous stays unknown: silence, not slowness.

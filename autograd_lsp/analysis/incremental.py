@@ -264,7 +264,7 @@ class IncrementalCheck:
             reuse = None  # (a walk again that stopped half-way: analysis/rewalk.py)
         if parsed.same and reuse is not None and reuse.tree is parsed.tree:
             try:
-                result = recheck(reuse, source, settings)
+                result = recheck(reuse, source, settings, walk_kept=True)
                 result.walked = "none"
                 return result
             except RecursionError:

@@ -9,6 +9,7 @@ inside the helper). Everything here is a query over the walk's events; nothing r
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 from .model import AttrStoreEvent, CallEvent, Event, FunctionInfo, Loop, ModuleModel, Scope
@@ -23,6 +24,7 @@ BACKWARD_WRAPPERS = {"accelerator", "fabric", "engine", "model_engine", "strateg
 BACKWARD_METHODS = {"manual_backward"}  # Lightning's manual optimisation: `self.manual_backward(loss)`
 ZEROING_METHODS = {"zero_", "fill_", "mul_", "detach_", "requires_grad_"}  # on `p.grad`: `p.grad.zero_()`
 ZEROING_WORDS = ("zero", "clear_grad", "reset_grad", "set_grad_none", "grads_to_none", "grad_to_none")  # helpers we cannot see into
+_ZEROING_WORD = re.compile("|".join(map(re.escape, ZEROING_WORDS)))  # (any of them in a name: one search per call)
 
 
 @dataclass(eq=False)
@@ -101,13 +103,17 @@ def is_zeroing(event: Event) -> bool:
     if event.role == "zero_grad":
         return True
     func = event.node.func
-    if isinstance(func, ast.Attribute) and func.attr in ZEROING_METHODS and _grad_expression(func.value):
-        return True
-    name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
+    if type(func) is ast.Attribute:
+        if func.attr in ZEROING_METHODS and _grad_expression(func.value):
+            return True
+        name = func.attr
+    else:
+        name = func.id if type(func) is ast.Name else ""
     lowered = name.lower()
-    if (event.qualname or "").startswith("torch") or lowered.startswith(("zeros", "new_zeros")) or lowered == "zero_":
-        return False  # tensor factories and in-place fills: not a gradient reset
-    return any(word in lowered for word in ZEROING_WORDS)
+    if _ZEROING_WORD.search(lowered) is None:
+        return False  # (most calls: tested first)
+    # tensor factories and in-place fills: not a gradient reset
+    return not ((event.qualname or "").startswith("torch") or lowered.startswith(("zeros", "new_zeros")) or lowered == "zero_")
 
 
 def _grad_expression(node: ast.expr) -> bool:
@@ -159,9 +165,9 @@ def training_units(model: ModuleModel) -> list[TrainingUnit]:
     cached = model.__dict__.get("_training_units")
     if cached is not None:
         return cached
-    kinds = {}  # id(event) -> its direct kinds, for the few events that have any
-    for event in model.events:
-        if isinstance(event, (CallEvent, AttrStoreEvent)):
+    kinds = {}  # id(event) -> its direct kinds, for the few events that have any (from the events' index by kind)
+    for kind_of_event in (CallEvent, AttrStoreEvent):
+        for event in model.of_type(kind_of_event):
             found = _direct_kinds(model, event)
             if found:
                 kinds[id(event)] = found
@@ -175,9 +181,12 @@ def training_units(model: ModuleModel) -> list[TrainingUnit]:
     units.extend(hooks.values())
     for event in model.events:
         direct = kinds.get(id(event), ())
+        through = summaries.get(id(event.function)) if isinstance(event, CallEvent) and event.function is not None else None
+        if not direct and not through:
+            continue  # (most events: no part, no list made)
         found = [Part(kind, event) for kind in direct]
-        if isinstance(event, CallEvent) and event.function is not None:
-            for kind, inner in summaries.get(id(event.function), {}).items():
+        if through:
+            for kind, inner in through.items():
                 if kind not in direct and not _switched_off(model, event, kind, kinds):
                     found.append(Part(kind, event, inner))
         if not found:

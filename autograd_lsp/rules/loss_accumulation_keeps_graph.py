@@ -53,6 +53,7 @@ from ..analysis.syntax import parents
 from ..analysis.training import BACKWARD, Part, backward_target, training_units
 from ..findings import Edit, Fix, Safety, Severity
 from ..analysis.walker import label as _label
+from .tree_order import breadth_first
 
 CODE = "AG015"
 NAME = "loss-accumulation-keeps-graph"
@@ -172,26 +173,28 @@ def _accumulator(model: ModuleModel, node: ast.expr) -> tuple[str, str] | None:
 
 
 def _accumulations(model: ModuleModel):
-    for event in model.events:
-        if isinstance(event, BindEvent):
-            stmt = event.node
-            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
-                prov = _candidate(model, stmt.value)
-                if prov is not None and _label(stmt.target) == event.name and not _number(model, event):
-                    yield _accumulation(event, stmt, event.name, event.name, stmt.value, prov, "augassign")
-                elif prov is not None and isinstance(stmt.target, ast.Subscript) and _label(stmt.target.value) == event.name:
-                    names = _accumulator(model, stmt.target)  # `stats["loss"] += loss`, `totals[name] += value`
-                    if names is not None:
-                        yield _accumulation(event, stmt, names[0], names[1], stmt.value, prov, "augassign")
-            elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add):
-                binop = stmt.value
-                for mine, other in ((binop.left, binop.right), (binop.right, binop.left)):
-                    if _label(mine) == event.name and _label(event.target) == event.name:
-                        prov = _candidate(model, other)
-                        if prov is not None:
-                            yield _accumulation(event, stmt, event.name, event.name, other, prov, "add")
-                        break
-        elif isinstance(event, CallEvent) and event.function is not None and event.receiver is not None and \
+    # Binds, then calls (the events' index by kind): a bind's statement is an assignment, a call's an expression
+    # statement, so the two never report the same statement, and findings are sorted by place afterwards.
+    for event in model.of_type(BindEvent):
+        stmt = event.node
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
+            prov = _candidate(model, stmt.value)
+            if prov is not None and _label(stmt.target) == event.name and not _number(model, event):
+                yield _accumulation(event, stmt, event.name, event.name, stmt.value, prov, "augassign")
+            elif prov is not None and isinstance(stmt.target, ast.Subscript) and _label(stmt.target.value) == event.name:
+                names = _accumulator(model, stmt.target)  # `stats["loss"] += loss`, `totals[name] += value`
+                if names is not None:
+                    yield _accumulation(event, stmt, names[0], names[1], stmt.value, prov, "augassign")
+        elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add):
+            binop = stmt.value
+            for mine, other in ((binop.left, binop.right), (binop.right, binop.left)):
+                if _label(mine) == event.name and _label(event.target) == event.name:
+                    prov = _candidate(model, other)
+                    if prov is not None:
+                        yield _accumulation(event, stmt, event.name, event.name, other, prov, "add")
+                    break
+    for event in model.of_type(CallEvent):
+        if event.function is not None and event.receiver is not None and \
                 isinstance(event.ctx.statement, ast.Expr) and _label(event.receiver) is not None:
             # `meter.update(loss, n)`: a method that adds what it is given to its own state (an average meter)
             for value in _kept_by_method(model, event):
@@ -200,7 +203,7 @@ def _accumulations(model: ModuleModel):
                     name = _label(event.receiver)
                     yield _accumulation(event, event.ctx.statement, name, name, value, prov, "update")
                     break
-        elif isinstance(event, CallEvent) and event.method in uses.APPENDERS and event.receiver is not None and event.node.args:
+        elif event.method in uses.APPENDERS and event.receiver is not None and event.node.args:
             value = event.node.args[-1]
             prov = _candidate(model, value)
             names = _accumulator(model, event.receiver)
@@ -240,7 +243,7 @@ def _accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.AsyncFun
 def _find_accumulated_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     me = node.args.args[0].arg if node.args.args else "self"
     names = []
-    for stmt in ast.walk(node):
+    for stmt in breadth_first(node):  # (the order of the parameters decides the value reported)
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and _own_state(stmt.target, me):
             added = stmt.value
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _own_state(stmt.targets[0], me) and \

@@ -32,7 +32,15 @@ class LossSite:
         return self.prov is not None and self.prov.kind is Kind.TENSOR
 
 
-def loss_sites(model: ModuleModel) -> Iterator[LossSite]:
+def loss_sites(model: ModuleModel) -> list[LossSite]:
+    """Every site of the module, found once per model (four rules ask; a model's rebase drops the list)."""
+    found = model.__dict__.get("_loss_sites")
+    if found is None:
+        found = model.__dict__["_loss_sites"] = list(_sites(model))
+    return found
+
+
+def _sites(model: ModuleModel) -> Iterator[LossSite]:
     for event in model.calls():
         call = event.node
         if event.method == "backward" and event.role == "backward":

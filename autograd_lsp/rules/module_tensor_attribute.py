@@ -59,6 +59,7 @@ from ..analysis.provenance import Kind
 from ..analysis.syntax import nodes, statements
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
+from .tree_order import children
 
 CODE = "AG009"
 NAME = "module-tensor-attribute"
@@ -112,7 +113,7 @@ def _self_calls(function: ast.AST) -> list[str]:
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
                 and node.func.value.id == "self"):
             names.append(node.func.attr)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(children(node))
     return names
 
 
@@ -209,16 +210,9 @@ def _plain_local(model: ModuleModel, function: ast.AST, name: str, locals_: tupl
     args = function.args
     if name in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
         return False
-    assigns, stores = [], 0
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            stores += 1
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name:
-            assigns.append(node)
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) and \
-                any(isinstance(e, ast.Name) and e.id == name for e in node.targets[0].elts):
-            assigns.append(node)  # `xx, yy = torch.meshgrid(ax, ax)`: every output of an op of plain tensors is plain
-    if not assigns or len(assigns) != stores:
+    stores, assigned = _local_bindings(model, function)
+    assigns = assigned.get(name, [])
+    if not assigns or len(assigns) != stores.get(name, 0):
         return False  # bound some other way too (a loop variable, `with ... as`, unpacking, +=)
     created = False
     for assign in assigns:
@@ -228,6 +222,27 @@ def _plain_local(model: ModuleModel, function: ast.AST, name: str, locals_: tupl
             return False
         created = created or not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(assign.value))
     return created
+
+
+def _local_bindings(model: ModuleModel, function: ast.AST) -> tuple[dict, dict]:
+    """name -> how many times the function stores it, and name -> the `name = ...` / `a, name = ...` assignments
+    binding it: one walk per constructor (it was one per local asked about)."""
+    cache = model.__dict__.setdefault("_ag009_local_bindings", {})
+    found = cache.get(id(function))
+    if found is None:
+        stores: dict = {}
+        assigns: dict = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                stores[node.id] = stores.get(node.id, 0) + 1
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                assigns.setdefault(node.targets[0].id, []).append(node)
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)):
+                # `xx, yy = torch.meshgrid(ax, ax)`: every output of an op of plain tensors is plain
+                for target in dict.fromkeys(e.id for e in node.targets[0].elts if isinstance(e, ast.Name)):
+                    assigns.setdefault(target, []).append(node)
+        found = cache[id(function)] = (stores, assigns)
+    return found
 
 
 def _built_by_method(model: ModuleModel, cls: ClassInfo, value: ast.AST) -> bool:

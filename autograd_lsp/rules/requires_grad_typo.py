@@ -50,20 +50,32 @@ RULE = sys.modules[__name__]
 
 
 def check(model: ModuleModel):
-    for event in model.events:
+    # From the events' index by kind, not a pass over all events. A call's findings never share a place with an
+    # attribute's; a store and a load can (`p.requires_gard += 1`): those keep the events' order.
+    attributes = [event for event in model.of_type(AttrStoreEvent) if _misspelt_attribute(event.target.attr)]
+    loads = [event for event in model.of_type(AttrLoadEvent) if _misspelt_attribute(event.attr)]
+    if attributes and loads:
+        order = {id(event): index for index, event in enumerate(model.events)}
+        attributes = sorted(attributes + loads, key=lambda event: order[id(event)])
+    else:
+        attributes = attributes or loads
+    for event in attributes:
         if isinstance(event, AttrStoreEvent):
-            attr = event.target.attr
-            if misspells_requires_grad(attr) and not attr.endswith("_"):
-                kind = _evidence(model, event.target.value, event.prov, event.ctx, attr)
-                if kind is not None:
-                    yield _attribute_store(model, event, kind)
-        elif isinstance(event, AttrLoadEvent):
-            if misspells_requires_grad(event.attr) and not event.attr.endswith("_"):
-                kind = _evidence(model, event.receiver, event.prov, event.ctx, event.attr)
-                if kind is not None:
-                    yield _attribute_load(model, event, kind)
-        elif isinstance(event, CallEvent):
-            yield from _call(model, event)
+            kind = _evidence(model, event.target.value, event.prov, event.ctx, event.target.attr)
+            if kind is not None:
+                yield _attribute_store(model, event, kind)
+        else:
+            kind = _evidence(model, event.receiver, event.prov, event.ctx, event.attr)
+            if kind is not None:
+                yield _attribute_load(model, event, kind)
+    for event in model.of_type(CallEvent):
+        method = event.method
+        if event.node.keywords or method is not None and (method == "requires_grad" or method.endswith("_")):
+            yield from _call(model, event)  # (only these can hold a typo: most calls skip the generator)
+
+
+def _misspelt_attribute(attr: str) -> bool:
+    return misspells_requires_grad(attr) and not attr.endswith("_")
 
 
 def _call(model: ModuleModel, event: CallEvent):

@@ -130,23 +130,44 @@ def _is_view_of_leaf(model: ModuleModel, prov, depth: int = 0) -> bool:
     return inner.has_graph and inner.node is not None and _is_view_of_leaf(model, inner, depth + 1)
 
 
-_DECLARATION = re.compile(r"\b(?:global|nonlocal)\s+[^\W\d]")
+_DECLARED = re.compile(r"\s+[^\W\d]")  # (what follows the keyword)
+_WORD_CHARACTER = re.compile(r"\w")
+
+
+def _declares(text: str) -> bool:
+    r"""Whether `\b(?:global|nonlocal)\s+[^\W\d]` matches somewhere in the text, tried only where the keywords
+    occur (str.find): a search of that pattern tries every position of the text (2-10 ms on 2,000 lines). The same
+    answer on 17,965 files (corpus, tests, stdlib), ~14x cheaper."""
+    for keyword in ("global", "nonlocal"):
+        at = text.find(keyword)
+        while at >= 0:
+            if (at == 0 or not _WORD_CHARACTER.match(text, at - 1)) and _DECLARED.match(text, at + len(keyword)):
+                return True
+            at = text.find(keyword, at + 1)
+    return False
 
 
 def _globally_rebound(model: ModuleModel) -> set[str]:
     """Names of `global`/`nonlocal` statements. Only statements are visited (no expression holds one), and
     only when the text has such a statement at all (`global_step` is not one): on a 2,000-line script a
     walk of the whole tree cost more than every other rule together."""
-    if not _DECLARATION.search(model.source.text):
+    if not _declares(model.source.text):
         return set()
     return {name for node in statements(model.tree.body, (ast.Global, ast.Nonlocal)) for name in node.names}
 
 
+def _bind_of(model: ModuleModel) -> dict:
+    """id of a value's node -> the first bind of that value (for the findings' related line; made when one is found)."""
+    found = model.__dict__.get("_ag002_bind_of")
+    if found is None:
+        found = model.__dict__["_ag002_bind_of"] = {}
+        for event in model.of_type(BindEvent):
+            if event.prov is not None and event.prov.node is not None:
+                found.setdefault(id(event.prov.node), event)
+    return found
+
+
 def check(model: ModuleModel):
-    bind_of = {}
-    for event in model.of_type(BindEvent):
-        if event.prov is not None and event.prov.node is not None:
-            bind_of.setdefault(id(event.prov.node), event)
     reported = set()
     rebound = None
     for use in model.of_type(UseEvent):
@@ -169,7 +190,7 @@ def check(model: ModuleModel):
                 break
             reported.add(key)
             step = manual or (loop.steps[0] if loop.steps else None)
-            yield _finding(model, use, prov, bind_of.get(id(prov.node)), step, loop=loop)
+            yield _finding(model, use, prov, _bind_of(model).get(id(prov.node)), step, loop=loop)
             break
         else:
             # Straight-line: composed, stepped, then used again in the same scope without a rebuild.
@@ -181,7 +202,7 @@ def check(model: ModuleModel):
                 if not _optimizer_may_update(steps, prov.composed_from):
                     continue
                 reported.add(key)
-                yield _finding(model, use, prov, bind_of.get(id(prov.node)), steps[-1] if steps else None, loop=None)
+                yield _finding(model, use, prov, _bind_of(model).get(id(prov.node)), steps[-1] if steps else None, loop=None)
                 continue
             # A function that reads a global/closure composed once, called (directly or through another function)
             # from a training loop: `def predict(x): return x @ W` with `W = U @ V` at module level.
@@ -196,7 +217,7 @@ def check(model: ModuleModel):
                 if key not in reported:
                     reported.add(key)
                     step = loop.steps[0] if loop.steps else None
-                    yield _finding(model, use, prov, bind_of.get(id(prov.node)), step, loop=loop)
+                    yield _finding(model, use, prov, _bind_of(model).get(id(prov.node)), step, loop=loop)
                 break
     yield from _module_attributes(model)
     yield from _late_attributes(model)
