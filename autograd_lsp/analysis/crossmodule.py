@@ -326,8 +326,7 @@ class JediResolver:
         if model is None:
             return None
         top, star, assigned_names = _summary(model)
-        classes = [info for info in model.classes.values() if info.name == name and info.node in top]
-        functions = [info for info in model.functions.values() if info.name == name and info.cls is None and info.node in top]
+        classes, functions = _top_definitions(model, top).get(name, ((), ()))
         assigned = name in assigned_names
         if len(classes) + len(functions) == 1 and not assigned:
             return classes[0] if classes else functions[0]
@@ -464,12 +463,21 @@ class JediResolver:
 
     def workspace_module(self, path: str, top: str) -> bool:
         """walker.workspace_module, remembered per directory (every file of a package imports the same names)."""
-        from .walker import workspace_module
+        key = ("top", os.path.dirname(path), top)
+        found = self._fs.get(key)
+        if found is None:
+            # walker.workspace_module's probes, each directory's answer kept: the files of sibling packages share
+            # the directories above them, and a directory's real path is resolved once (_resolved)
+            here = self._resolved(Path(path)).parent
+            found = self._fs[key] = any(self._holds_module(root, top) for root in [here, *list(here.parents)[:3]])
+        return found
 
-        key = ("top", str(Path(path).parent), top)
-        if key not in self._fs:
-            self._fs[key] = workspace_module(path, top)
-        return self._fs[key]
+    def _holds_module(self, root: Path, top: str) -> bool:
+        key = ("holds", root, top)
+        found = self._fs.get(key)
+        if found is None:
+            found = self._fs[key] = (root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file() or (root / "src" / top).is_dir()
+        return found
 
     def forget_files(self) -> None:
         """Files were created, moved or deleted: ask the file system again (the language server, on save). Takes
@@ -691,6 +699,23 @@ def _summary(model):
         summary = (_Ordered(ordered), star, assigned)
         model._direct_summary = summary
     return summary
+
+
+def _top_definitions(model, top) -> dict:
+    """name -> (its top-level classes, its top-level plain functions), in the order of model.classes and
+    model.functions; rebuilt when either has grown (a lookup scanned both for every name it was asked)."""
+    sizes = (len(model.classes), len(model.functions))
+    index = model.__dict__.get("_top_definitions")
+    if index is None or index[0] != sizes:
+        table: dict = {}
+        for info in model.classes.values():
+            if info.node in top:
+                table.setdefault(info.name, ([], []))[0].append(info)
+        for info in model.functions.values():
+            if info.cls is None and info.node in top:
+                table.setdefault(info.name, ([], []))[1].append(info)
+        index = model._top_definitions = (sizes, table)
+    return index[1]
 
 
 def _exported(model):

@@ -411,9 +411,9 @@ class Walker:
         found = {name: (index_of[name], arguments[index_of[name]]) for name in given if name in index_of}
         if not self._iterator_call_between(node.lineno, node.end_lineno or node.lineno):
             return list(found.values())
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS \
-                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id in index_of:
+        for sub in syntax.nodes(node):  # (in no order: each name is found once, and its parameter is bound already)
+            if type(sub) is ast.Call and type(sub.func) is ast.Attribute and sub.func.attr in api.MODULE_ITERATORS \
+                    and type(sub.func.value) is ast.Name and sub.func.value.id in index_of:
                 name = sub.func.value.id
                 found[name] = (index_of[name], arguments[index_of[name]])
         return list(found.values())
@@ -650,9 +650,12 @@ class Walker:
             self.bind(*narrowed)  # `if isinstance(m, nn.Conv2d):` m is a Conv2d in the body
         self.walk_body(node.body)
         after_body = self.scope.bindings
-        self.scope.bindings = dict(before)
-        self.walk_body(node.orelse)
-        after_else = self.scope.bindings
+        if node.orelse:
+            self.scope.bindings = dict(before)
+            self.walk_body(node.orelse)
+            after_else = self.scope.bindings
+        else:
+            after_else = before  # (no else: what held before, read only below)
         # Most names are bound to the very same provenance after both branches (neither touched them): keep it
         # without comparing (a large scope has hundreds of names, and a module thousands of `if`s).
         merged = {}
@@ -886,6 +889,30 @@ class Walker:
         if node is None:
             return None
         kind = type(node)
+        if kind is ast.Name:  # (a third of all evaluations: ev_Name inlined)
+            name = node.id
+            scope = self.scope
+            while scope is not None:
+                bindings = scope.bindings
+                if name in bindings:
+                    prov = bindings[name]
+                    break
+                scope = scope.parent
+            else:
+                prov = None
+            if prov is not None and prov.kind is Kind.TENSOR:
+                self.emit(UseEvent(node, self.ctx(), name=name, prov=prov, usage=usage, callee=callee))
+            table = self.table
+            if table is not None:
+                table[id(node)] = prov
+            return prov
+        if kind is ast.Constant:  # (a quarter: numbers size tensors, other constants are nothing the walk tracks)
+            value = node.value
+            prov = _INT_NUMBER if isinstance(value, int) else _FLOAT_NUMBER if isinstance(value, float) else None  # (int: bool too)
+            table = self.table
+            if table is not None:
+                table[id(node)] = prov
+            return prov
         method = _EV.get(kind, _UNSET)
         if method is _UNSET:  # the hottest call of the walk: dispatch on the node's type once per type
             method = _EV[kind] = getattr(Walker, "ev_" + kind.__name__, None)
@@ -894,8 +921,6 @@ class Walker:
                 if isinstance(child, ast.expr):
                     self.ev(child)
             prov = None
-        elif kind is ast.Name:
-            prov = method(self, node, usage, callee)
         else:
             prov = method(self, node)
         table = self.table  # (recorded inline: the hottest call of the walk)
@@ -911,20 +936,6 @@ class Walker:
                 self.table[id(node)] = prov
             return prov
         return self.ev(node)
-
-    def ev_Name(self, node: ast.Name, usage: str, callee: str | None):
-        prov = self.lookup(node.id)
-        if prov is not None and prov.kind is Kind.TENSOR:
-            self.emit(UseEvent(node, self.ctx(), name=node.id, prov=prov, usage=usage, callee=callee))
-        return prov
-
-    def ev_Constant(self, node: ast.Constant):
-        value = node.value
-        if isinstance(value, int):  # bool included
-            return _INT_NUMBER
-        if isinstance(value, float):
-            return _FLOAT_NUMBER
-        return None
 
     def ev_Tuple(self, node):
         elements = tuple(self.ev(element, usage="element") for element in node.elts)
