@@ -88,6 +88,7 @@ class JediResolver:
         # path -> its model's key, while no file can change (a `check` run before its fixes): each file is stat()ed once
         self.stat_memo: dict | None = None
         self._starring: set = set()  # (module, name) looked up through star imports right now (_through_stars)
+        self._direct_memo: tuple = (None, {})  # (the source being checked, its names' direct answers: _direct_for)
 
     @property
     def depth(self) -> int:
@@ -176,12 +177,9 @@ class JediResolver:
             if self._stale_fs:
                 self._stale_fs = False
                 self._fs = {}
+                self._direct_memo = (None, {})
             if qualname:
-                try:
-                    found = self._resolve_direct(Path(source.path), qualname, hops=0, text=source.text)
-                except (OSError, ValueError, RecursionError) as error:
-                    log.debug("direct resolution of %s failed: %s", qualname, error)
-                    found = None
+                found = self._direct_for(source, qualname)
                 if found is _UNRESOLVABLE:
                     STATS.direct_none += 1
                     return None  # bound by an assignment, or not bound at all: jedi would find no def or class either
@@ -195,6 +193,38 @@ class JediResolver:
                 return None
 
     # -- direct resolution (no jedi) ---------------------------------------------------------------------
+    def _direct_for(self, source: Source, qualname: str):
+        """_resolve_direct's answer for the file being checked, once per name: its every call of `helpers.f` asks.
+        Remembered only while nothing can change it: a run whose files stay as they are (stat_memo), at depth 0
+        (no module's summary is half-built), for the current file (its text decides whether sys.path is edited),
+        with the modules it consulted replayed into `touched` (the cache's dependencies)."""
+        if self.stat_memo is None or self._depth != 0:
+            return self._direct(source, qualname)[0]
+        if self._direct_memo[0] is not source:
+            self._direct_memo = (source, {})
+        memo = self._direct_memo[1]
+        if qualname in memo:
+            found, consulted = memo[qualname]
+            self.touched |= consulted
+            return found
+        outer, self.touched = self.touched, set()
+        try:
+            found, sure = self._direct(source, qualname)
+        finally:
+            consulted, self.touched = self.touched, outer
+            outer |= consulted
+        if sure:  # (a failure is not remembered: a recursion limit depends on where the name was asked)
+            memo[qualname] = (found, consulted)
+        return found
+
+    def _direct(self, source: Source, qualname: str) -> tuple:
+        """(_resolve_direct's answer, whether it came without an error)."""
+        try:
+            return self._resolve_direct(Path(source.path), qualname, hops=0, text=source.text), True
+        except (OSError, ValueError, RecursionError) as error:
+            log.debug("direct resolution of %s failed: %s", qualname, error)
+            return None, False
+
     def _module_file(self, base: Path, parts: list[str]) -> Path | None:
         # The same few directories are probed for every import of every file: remember the answers.
         key = ("module", base, tuple(parts))
@@ -552,6 +582,7 @@ class JediResolver:
                 self._trees.clear()
                 self._tree_lines = 0
             models, self._models, self._by_file, self._model_lines = self._models, {}, {}, 0
+            self._direct_memo = (None, {})  # (its answers are these models' functions and classes)
             for model in models.values():
                 if model is not None:
                     model.release()

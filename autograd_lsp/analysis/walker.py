@@ -147,6 +147,7 @@ def _changes(event) -> bool:
     return kind is InplaceEvent or kind is AttrStoreEvent or kind is CallEvent and event.role == "requires_grad_"
 
 _NOT_WALKED = object()
+_PARAMETER_INDEX: dict = {}  # index -> frozenset({index}) (made for every parameter of every walk)
 _EV: dict = {}  # node type -> Walker.ev_<Type> (or None)
 _STMT: dict = {}  # statement type -> Walker.stmt_<Type> (or None)
 
@@ -461,7 +462,10 @@ class Walker:
 
     def _param_prov(self, arg: ast.arg, index: int) -> Provenance | None:
         # Parameters are symbolic: a call site substitutes what it passes (see instantiate()).
-        return Provenance(Kind.TENSOR, arg.lineno, origin="param", param_deps=frozenset({index}), as_large_as=frozenset({id(arg)}), node=arg)
+        deps = _PARAMETER_INDEX.get(index)
+        if deps is None:
+            deps = _PARAMETER_INDEX[index] = frozenset({index})
+        return Provenance(Kind.TENSOR, arg.lineno, origin="param", param_deps=deps, as_large_as=frozenset({id(arg)}), node=arg)
 
     def _summarised(self, info: FunctionInfo | None) -> bool:
         """A function's summary can be read: ours (a recursive call sees what is known so far), or another
@@ -606,7 +610,10 @@ class Walker:
             after = self.combine(node, [(before, base), (value, node.value)], binop=node.op)
         name = label(base)
         if name is not None:
-            self.emit(BindEvent(node, self.ctx(), name=name, target=base, value=node.value, prov=after))
+            if self.summary_only or self.via is not None:
+                self.seq += 1  # (emit() keeps no binding there: its place in the order only)
+            else:
+                self.emit(BindEvent(node, self.ctx(), name=name, target=base, value=node.value, prov=after))
             self.bind(name, after)
             if isinstance(base, ast.Attribute) and base.value.id == "self":
                 self._store_self_attribute(base.attr, after, node)
@@ -755,7 +762,10 @@ class Walker:
             elif prov is None and type(value) is ast.Constant and type(value.value) is str and len(value.value) <= 16:
                 prov = Provenance(Kind.TEXT, value.lineno, text=value.value)  # `reduction = "none"`: a loss's argument
             alias = value.id if isinstance(value, ast.Name) else None
-            self.emit(BindEvent(self.stmt, self.ctx(), name=target.id, target=target, value=value, prov=prov, alias_of=alias))
+            if self.summary_only or self.via is not None:
+                self.seq += 1  # (emit() keeps no binding there: its place in the order only)
+            else:
+                self.emit(BindEvent(self.stmt, self.ctx(), name=target.id, target=target, value=value, prov=prov, alias_of=alias))
             self.bind(target.id, prov)
             if prov is None and isinstance(value, (ast.Attribute, ast.Name)):
                 qualname = self.imports.qualname(value) or self._function_alias(value.id if isinstance(value, ast.Name) else "")
@@ -781,7 +791,10 @@ class Walker:
             if name is None:
                 return
             alias = value.id if isinstance(value, ast.Name) else None
-            self.emit(BindEvent(self.stmt, self.ctx(), name=name, target=target, value=value, prov=prov, alias_of=alias))
+            if self.summary_only or self.via is not None:
+                self.seq += 1  # (emit() keeps no binding there: its place in the order only)
+            else:
+                self.emit(BindEvent(self.stmt, self.ctx(), name=name, target=target, value=value, prov=prov, alias_of=alias))
             self.bind(name, prov)
             if owner == "self":
                 self._store_self_attribute(target.attr, prov, self.stmt)
@@ -901,7 +914,12 @@ class Walker:
             else:
                 prov = None
             if prov is not None and prov.kind is Kind.TENSOR:
-                self.emit(UseEvent(node, self.ctx(), name=name, prov=prov, usage=usage, callee=callee))
+                if self.summary_only or self.via is not None:
+                    # another module's summary, a body walked for one call site: emit() would keep no use (only
+                    # in-place changes and requires_grad), so none is made; its place in the order still counts
+                    self.seq += 1
+                else:
+                    self.emit(UseEvent(node, self.ctx(), name=name, prov=prov, usage=usage, callee=callee))
             table = self.table
             if table is not None:
                 table[id(node)] = prov
