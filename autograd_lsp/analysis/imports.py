@@ -2,18 +2,24 @@
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 
 from .syntax import dotted, head, kept_on, statements
+
+_IMPORT = re.compile("import")
 
 
 class ImportTable:
     """Maps local names to the qualified names they were imported as."""
 
-    def __init__(self, tree: ast.Module, package: str | None = None):
+    def __init__(self, tree: ast.Module, package: str | None = None, text: str | None = None):
+        """`text`, the tree's source when known, lets the search skip blocks (function and class bodies...) whose
+        lines never say "import"."""
         self.names: dict[str, str] = {}
         self.relative: set[str] = set()  # names imported from this workspace's relative modules
         self.torch_alias: str | None = None  # a local name bound to the torch module, for fixes
-        for node in statements(tree.body, (ast.Import, ast.ImportFrom)):
+        for node in statements(tree.body, (ast.Import, ast.ImportFrom), _lines_saying_import(text)):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -35,9 +41,9 @@ class ImportTable:
                         self.relative.add(local)
 
     @classmethod
-    def of(cls, tree: ast.Module) -> "ImportTable":
-        """The table of a tree, kept on it (syntax.kept_on)."""
-        return kept_on(tree, "_import_table", cls)
+    def of(cls, tree: ast.Module, text: str | None = None) -> "ImportTable":
+        """The table of a tree, kept on it (syntax.kept_on); `text`: the source it was parsed from, if known."""
+        return kept_on(tree, "_import_table", lambda node: cls(node, text=text))
 
     def qualname(self, node: ast.expr) -> str | None:
         """`F.conv2d` -> "torch.nn.functional.conv2d" when F is an imported module alias; else None."""
@@ -52,3 +58,19 @@ class ImportTable:
         return bool(qualname) and (qualname == "torch" or qualname.startswith("torch."))
 
 
+def _lines_saying_import(text: str | None):
+    """A test `(first, last) -> some line from first to last holds "import"`, from one search of the text; None
+    (enter every block) without a text or where lines may end in "\r" (counted otherwise by the parser)."""
+    if text is None or "\r" in text:
+        return None
+    lines, line, position = [], 1, 0
+    for match in _IMPORT.finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        lines.append(line)
+
+    def enter(first: int, last: int) -> bool:
+        index = bisect.bisect_left(lines, first)
+        return index < len(lines) and lines[index] <= last
+
+    return enter

@@ -154,7 +154,8 @@ _STMT: dict = {}  # statement type -> Walker.stmt_<Type> (or None)
 
 class Walker:
     def __init__(self, tree: ast.Module, source: Source, resolver=None, summary_only: bool = False):
-        self.model = ModuleModel(tree, source, ImportTable.of(tree))
+        # (a notebook's tree is of its masked cells: its joined text is not searched for import lines)
+        self.model = ModuleModel(tree, source, ImportTable.of(tree, source.text if source.cells is None else None))
         self.summary_only = summary_only
         self.depth = getattr(resolver, "depth", 0)  # how many imports away from the checked file this module is
         # nobody asks another module's expressions for their provenance
