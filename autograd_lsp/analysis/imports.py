@@ -5,7 +5,7 @@ import ast
 import bisect
 import re
 
-from .syntax import dotted, head, kept_on, statements
+from .syntax import kept_on, statements
 
 _IMPORT = re.compile("import")
 
@@ -47,12 +47,17 @@ class ImportTable:
 
     def qualname(self, node: ast.expr) -> str | None:
         """`F.conv2d` -> "torch.nn.functional.conv2d" when F is an imported module alias; else None."""
-        start = head(node)
-        if start is None or start.id not in self.names:
-            return None  # (most chains start at `self` or a local: no string is built for them)
-        name = dotted(node)
-        head_name, dot, rest = name.partition(".")
-        return self.names[head_name] + dot + rest
+        attrs = []  # (one pass down the chain: the walk asks this of every call and decorator)
+        while type(node) is ast.Attribute:
+            attrs.append(node.attr)
+            node = node.value
+        if type(node) is not ast.Name:
+            return None
+        imported = self.names.get(node.id)
+        if imported is None or not attrs:
+            return imported  # (most chains start at `self` or a local: no string is built for them)
+        attrs.append(imported)
+        return ".".join(reversed(attrs))
 
     def is_torch(self, qualname: str | None) -> bool:
         return bool(qualname) and (qualname == "torch" or qualname.startswith("torch."))
