@@ -118,8 +118,8 @@ def _without_broken_cells(source: Source, error: Finding, settings: Settings, re
     lines = source.lines
     broken, errors = set(), []
     for cell in source.cells:
-        start = cell.first_line - 1
-        found = parse(Source("\n".join(lines[start:start + cell.line_count])))
+        start = cell.first_line - 1 - cell.indented  # (with the `if True:` line before an indented cell)
+        found = parse(Source("\n".join(lines[start:cell.first_line - 1 + cell.line_count])))
         if isinstance(found, Finding):
             broken.add(cell.index)
             span = found.span
@@ -131,7 +131,8 @@ def _without_broken_cells(source: Source, error: Finding, settings: Settings, re
     kept = list(lines)
     for cell in source.cells:
         if cell.index in broken:
-            kept[cell.first_line - 1:cell.first_line - 1 + cell.line_count] = [""] * cell.line_count
+            start = cell.first_line - 1 - cell.indented  # (its `if True:` line too)
+            kept[start:cell.first_line - 1 + cell.line_count] = [""] * (cell.line_count + cell.indented)
     blanked = Source("\n".join(kept), source.path, source.cells)
     tree = parse(blanked)
     if isinstance(tree, Finding):

@@ -20,6 +20,7 @@ class Cell:
     line_count: int
     text: str = ""  # the cell's own text (LF line endings), IPython syntax and all
     masked: frozenset[int] = frozenset()  # 0-based lines of the cell that were IPython syntax, masked for analysis
+    indented: bool = False  # its first line is indented (IPython strips that indentation): an `if True:` line precedes it
 
     def contains(self, line: int) -> bool:
         return self.first_line <= line < self.first_line + self.line_count
@@ -135,10 +136,26 @@ def join_cells(cells: list[tuple[int, str]], path: str | None = None) -> Source:
     for index, text in cells:
         text = normalise(text)
         lines, masked = mask_cell(text)
-        cell_map.append(Cell(index, line, len(lines), text, masked))
+        indented = _leading_indent(lines)
+        if indented:
+            # IPython removes the first line's indentation from every line of the cell (its `leading_indent`
+            # transform); an `if True:` line of its own, between the cells, keeps the cell's lines and columns
+            parts.append(INDENTED_CELL_HEADER)
+            line += 1
+        cell_map.append(Cell(index, line, len(lines), text, masked, indented))
         parts.extend(lines)
         line += len(lines)
     return Source("\n".join(parts), path, cell_map)
+
+
+INDENTED_CELL_HEADER = "if True:"
+
+
+def _leading_indent(lines: list[str]) -> bool:
+    """The cell's first non-blank line and its first line of code are indented (a comment alone is not a block)."""
+    first = next((line for line in lines if line.strip()), None)
+    code = next((line for line in lines if line.strip() and not line.lstrip().startswith("#")), None)
+    return first is not None and code is not None and first[:1] in (" ", "\t") and code[:1] in (" ", "\t")
 
 
 def read_source(path: str | Path) -> Source:

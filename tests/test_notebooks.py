@@ -349,3 +349,29 @@ def test_magics_at_any_statement_start_still_parse():
                 lines.insert(line - 1, " " * starts[line] + chooser.choice(magics))
         masked, _ = mask_cell("\n".join(lines))
         ast.parse("\n".join(masked))  # raises on the first one that does not
+
+
+# -- a cell whose first line is indented (IPython strips that indentation) ----------------------------------------
+def indented_notebook() -> dict:
+    return notebook(code(["import torch\n"]),
+                    code(["  # the weights\n", "  w = torch.ones(3, requires_grad=True)\n", "  w += 1\n"]),
+                    code(["w2 = torch.zeros(2, requires_grad=True)\n", "w2.add_(1)\n"]),
+                    code(["  x = 1\n", " y = 2\n"]))
+
+
+def test_indented_cell_is_analysed_in_place(tmp_path):
+    write_notebook(tmp_path, indented_notebook())
+    result = run("check", "nb.ipynb", "--no-cache", "--format", "json", cwd=tmp_path)
+    found = [(f["code"], f["cell"], f["cell_line"], f["column"] if f["code"] != "AG000" else None) for f in json.loads(result.stdout)]
+    # cell 2 runs in Jupyter and keeps its own lines and columns; cell 4's second line is less indented than its
+    # first, which IPython cannot run either
+    assert found == [("AG001", 2, 3, 3), ("AG001", 3, 2, 1), ("AG000", 4, 2, None)], result.stdout
+
+
+def test_fix_in_an_indented_cell_keeps_its_indentation(tmp_path):
+    path = write_notebook(tmp_path, indented_notebook())
+    result = run("check", "nb.ipynb", "--select", "AG001", "--fix", "--unsafe-fixes", "--no-cache", cwd=tmp_path)
+    assert "Fixed 2 problems." in result.stdout, result.stdout
+    fixed = "".join(json.loads(path.read_text(encoding="utf-8"))["cells"][1]["source"])
+    assert fixed.startswith("  # the weights\n  w = torch.ones(3, requires_grad=True)\n  with torch.no_grad():"), fixed
+    compile("if True:\n" + fixed, "cell", "exec")

@@ -169,6 +169,22 @@ def _writes(derivatives: dict, inplace: dict) -> tuple[set, set]:
     return overwrites, partial
 
 
+def _beta_scaled(derivatives: dict, by_name: dict) -> dict:
+    """Ops computing `beta * self + alpha * (...)`: self's gradient is `maybe_multiply(grad, beta)` -> position of `beta`
+    (0: self). With beta=0 the result does not depend on self's values (addmm, baddbmm...)."""
+    found = {}
+    for full, info in derivatives.items():
+        name = full.split(".", 1)[0]
+        if name.startswith("_") or not any(d.var_names == ("self",) and d.formula.replace(" ", "").startswith("maybe_multiply(grad,beta")
+                                           for d in info.derivatives):
+            continue
+        for schema in by_name.get(name, ()):
+            args = [arg for arg, _, _ in schema["args"]]
+            if "beta" in args and not _is_out(schema):
+                found[name] = min(found.get(name, len(args)), args.index("beta"))  # (keyword-only in Python's signatures)
+    return found
+
+
 def _same_shape(torch, function) -> bool:
     """`function(x)` keeps x's shape for a 2x3 and a one-element float tensor (softmax, cumsum-like, activations)."""
     torch.manual_seed(0)  # the same inputs whatever was probed before: random ops (bernoulli) answer the same every run
@@ -471,6 +487,7 @@ def collect() -> dict:
         "DISTRIBUTIONS": _distributions(torch),
         "INDEX_SHAPED": {n: p for n, p in index_shaped.items() if n in python_names},
         "FACTORY_SIZES": {n: sizes for n, sizes in factory_sizes.items() if n in functions},
+        "BETA_SCALED": {n: p for n, p in _beta_scaled(derivatives, by_name).items() if n in python_names},
     }
 
 
@@ -692,6 +709,8 @@ def render(facts: dict) -> str:
                         "gather, take... (found by calling them with indices of several shapes).",
         "FACTORY_SIZES": "Factories -> {number of positional arguments without a default: position of the `size` argument} "
                          "(native_functions.yaml: randint(high, size), randint(low, high, size)).",
+        "BETA_SCALED": "Ops computing beta * self + ... (derivatives.yaml: self's gradient is maybe_multiply(grad, beta)) -> "
+                       "position of `beta` (0: self): with beta=0 the result ignores self's values.",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")

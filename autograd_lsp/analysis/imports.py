@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from functools import cached_property
 
 from .syntax import kept_on, statements
 
@@ -39,6 +40,15 @@ class ImportTable:
                     self.names[local] = f"{prefix}.{alias.name}" if prefix and not prefix.endswith(".") else prefix + alias.name
                     if node.level:
                         self.relative.add(local)
+
+    @cached_property
+    def other_framework(self) -> bool:
+        """The module imports another autograd framework (mxnet, paddle...) and nothing of torch: names alone
+        (`optimizer.step()`, `loss.backward()`) are that framework's."""
+        from .torch_api import OTHER_AUTOGRAD_FRAMEWORKS
+
+        tops = {qualname.lstrip(".").split(".", 1)[0] for qualname in self.names.values()}
+        return "torch" not in tops and not tops.isdisjoint(OTHER_AUTOGRAD_FRAMEWORKS)
 
     @classmethod
     def of(cls, tree: ast.Module, text: str | None = None) -> "ImportTable":

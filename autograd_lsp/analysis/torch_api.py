@@ -176,6 +176,10 @@ def tensor_type_class(name: str) -> str | None:
     return _LEGACY_CLASS.get(name.rsplit(".", 1)[-1])
 
 
+# Other frameworks with their own `loss.backward()` and `trainer.step()` (d2l's mxnet module, chainer, paddle scripts):
+# in a module that imports one of these and not torch, an `optimizer`-named object is that framework's, not torch's.
+OTHER_AUTOGRAD_FRAMEWORKS = frozenset({"mxnet", "chainer", "paddle", "tensorflow", "jax", "mindspore", "oneflow", "dynet"})
+
 OPTIMIZER_NAMES = {"opt", "optim", "optimizer", "optimiser", "opt_g", "opt_d", "optimizer_g", "optimizer_d", "g_optimizer", "d_optimizer"}
 
 

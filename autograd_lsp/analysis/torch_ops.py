@@ -3297,3 +3297,12 @@ FACTORY_SIZES = {
     'randn': {1: 0, 2: 0},
     'zeros': {1: 0},
 }
+
+# Ops computing beta * self + ... (derivatives.yaml: self's gradient is maybe_multiply(grad, beta)) -> position of `beta` (0: self): with beta=0 the result ignores self's values.
+BETA_SCALED = {
+    'addbmm': 3,
+    'addmm': 3,
+    'addmv': 3,
+    'addr': 3,
+    'baddbmm': 3,
+}

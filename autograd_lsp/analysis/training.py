@@ -126,7 +126,7 @@ def optimizer_like(model: ModuleModel, node: ast.expr) -> bool:
     if prov is not None and prov.origin != "param":
         return prov.kind is Kind.OPTIMIZER
     text = node.attr if isinstance(node, ast.Attribute) else (node.id if isinstance(node, ast.Name) else "")
-    return bool(text) and looks_like_optimizer_name(text)
+    return bool(text) and looks_like_optimizer_name(text) and not model.imports.other_framework
 
 
 def optimizer_of(model: ModuleModel, event: CallEvent) -> str | None:

@@ -5,6 +5,8 @@ torch's part is the generated table (torch_ops); the Python part (print, len, lo
 """
 from __future__ import annotations
 
+import ast
+
 from . import torch_ops as ops
 
 METADATA, PASSIVE, VIEW, WRITE, ALIAS, CUT, COMPUTE = "metadata", "passive", "view", "write", "alias", "cut", "compute"
@@ -25,6 +27,8 @@ CONTAINER_METHODS = frozenset({"clear", "__len__", "copy", "keys", "values", "it
 INT_RESULTS = frozenset({"len", "int", "size", "numel", "dim", "__len__", "item"})
 # Ways to put values in a Python container (`losses.append(loss)`).
 APPENDERS = frozenset({"append", "extend", "insert"})
+# Calls that hold the values they are given (a state dict, a record) without computing with them.
+CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "OrderedDict", "defaultdict", "namedtuple", "SimpleNamespace"})
 # Python aggregates over a container: the result is still the values (a float for floats, a tensor for tensors).
 AGGREGATES = frozenset({"sum", "min", "max", "mean", "average", "median", "fsum", "array", "asarray", "sorted", "list", "tuple", "abs"})
 # Building a new tensor from values: a container of tensors stays a tensor (`torch.stack(losses)`).
@@ -147,6 +151,23 @@ def may_return_self(name: str) -> bool:
 def moves_device(name: str) -> bool:
     """`to`, `cuda`, `cpu`, `type_as`, `new_zeros`...: the result's device is chosen by the call."""
     return name in ops.DEVICE_MOVES
+
+
+def may_ignore_input(name: str, call: ast.Call) -> bool:
+    """`torch.baddbmm(buf, q, k, beta=0)`, `torch.addmm(m, a, b, beta=scale)`: beta * input + ...; with beta zero the
+    input's values are not read (only its shape and dtype), and a beta that is not a constant may be zero."""
+    if name not in ops.BETA_SCALED:
+        return False
+    beta = next((kw.value for kw in call.keywords if kw.arg == "beta"), None)
+    if beta is None:
+        return False
+    return not isinstance(beta, ast.Constant) or not isinstance(beta.value, bool) and beta.value == 0
+
+
+def compares_values(name: str | None) -> bool:
+    """`torch.allclose(w, before)`, `torch.equal(a, b)`, `(w != before).any()`: a result no gradient flows through, so
+    the call looks at the values without building on them (checking a snapshot against the live tensor)."""
+    return name in ops.NONDIFFERENTIABLE or name in CHECKERS
 
 
 def passive(name: str) -> bool:

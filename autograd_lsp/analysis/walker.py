@@ -1820,7 +1820,7 @@ class Walker:
         if name is None:
             return isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "optimizers"
         short = name.rsplit(".", 1)[-1]
-        if "sched" in short.lower():
+        if "sched" in short.lower() or self.model.imports.other_framework:
             return False
         return api.looks_like_optimizer_name(short) or name in self._zero_grad_receivers()
 

@@ -97,7 +97,9 @@ def child_cells(source: Source) -> list[dict]:
     if not source.cells:
         return [{"first_line": 1, "text": source.text}]
     lines = source.lines
-    return [{"first_line": cell.first_line, "text": "\n".join(lines[cell.first_line - 1: cell.first_line - 1 + cell.line_count]),
+    # an indented cell (IPython strips its indentation) runs with the `if True:` line the joined program has before it
+    return [{"first_line": cell.first_line - cell.indented,
+             "text": "\n".join(lines[cell.first_line - 1 - cell.indented: cell.first_line - 1 + cell.line_count]),
              "cell": cell.index + 1} for cell in source.cells]
 
 

@@ -313,6 +313,10 @@ def _judge(model: ModuleModel, acc: Accumulation):
         return None
     if backward is None and hook is None and (ESCAPE in uses or not uses):
         return None  # the accumulated graph may be wanted (summed losses backpropagated later, or by a caller)
+    if backward is None and hook is None and loop is not None and not loop.forwards and not loop.is_training \
+            and acc.prov is not None and not _from_forward(model, acc.prov):
+        return None  # no forward anywhere in it, no backward, no step: a one-off computation over parameters (a
+        # pruning score per neuron), not losses kept across the iterations of a training loop
     return _finding(model, acc, loop, hook, backward, uses)
 
 
@@ -617,6 +621,12 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
         related.append((backward.node, "this backward frees the graph's buffers, but the accumulator still references it"))
     return model.finding(RULE, acc.statement, message, fixes=fixes, related=related, accumulator=acc.accumulator,
                          loop_line=loop.node.lineno if loop is not None else None)
+
+
+def _from_forward(model: ModuleModel, prov: Provenance) -> bool:
+    """Some module forward (or a workspace function) is in the value's graph."""
+    return any(id(event.node) in prov.graph for event in model.of_type(CallEvent)
+               if event.role == "forward" or event.function is not None)
 
 
 def _graph_start(model: ModuleModel, prov: Provenance | None):

@@ -56,6 +56,7 @@ from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.model import BindEvent, ClassInfo, ModuleModel
 from ..analysis.provenance import Kind
+from ..analysis.syntax import nodes, statements
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
 
@@ -95,7 +96,7 @@ def check(model: ModuleModel):
             if attr in registered or attr in reported:
                 continue
             use = _device_sensitive_use(cls, attr)
-            if use is None:
+            if use is None or _rebound_elsewhere(cls, attr, builders, anywhere=_placeholder(bind.value)):
                 continue
             reported.add(attr)
             yield _finding(model, cls, bind, attr, use)
@@ -320,6 +321,44 @@ def _device_sensitive_use(cls: ClassInfo, attr: str) -> ast.AST | None:
     return None
 
 
+def _placeholder(value: ast.AST | None) -> bool:
+    """`torch.empty(0)`, `torch.zeros((0,))`, `torch.tensor([])`: a tensor with no elements, kept until the real one."""
+    if not isinstance(value, ast.Call) or not value.args:
+        return False
+    first = value.args[0]
+    if isinstance(first, (ast.Tuple, ast.List)):
+        return not first.elts or any(isinstance(e, ast.Constant) and e.value == 0 for e in first.elts)
+    return any(isinstance(a, ast.Constant) and a.value == 0 and not isinstance(a.value, bool) for a in value.args)
+
+
+def _rebound_elsewhere(cls: ClassInfo, attr: str, builders: list, anywhere: bool = False) -> bool:
+    """A method that does not build the module assigns `self.<attr>`, in its top-level block (on every call), a moved
+    copy of itself (`self.mean = self.mean.type_as(x)` at the top of forward) or another value: the tensor a later use
+    combines is then not provably the plain one __init__ made (under an `if`, the plain one is still used otherwise;
+    `anywhere`: for a placeholder with no elements, which only a later value can make useful, an `if` is enough). An update from itself that keeps its device
+    (`self.count = self.count + 1`) is still that tensor."""
+    def is_self_attr(node):
+        return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+    for method in cls.methods.values():
+        if method in builders:
+            continue
+        derived: set = set()  # locals computed from self.<attr> (`new_mean = self.mean + delta / n`), in statement order
+        for node in statements(method.node.body, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            if node.value is None:
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            inner = list(nodes(node.value))
+            itself = any(is_self_attr(n) or isinstance(n, ast.Name) and n.id in derived for n in inner)
+            if any(is_self_attr(t) for t in targets) and not isinstance(node, ast.AugAssign) and (anywhere or node in method.node.body):
+                moved = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and uses.moves_device(n.func.attr) for n in inner)
+                if moved or not itself:
+                    return True
+            elif itself:
+                derived.update(n.id for t in targets for n in nodes(t) if isinstance(n, ast.Name))
+    return False
+
+
 def _parents(function: ast.AST) -> dict:
     parents = {}
     stack = [function]
@@ -406,12 +445,13 @@ def _own_layer(cls: ClassInfo, func: ast.AST) -> bool:
 
 
 def _moves_or_inspects(call: ast.Call) -> bool:
-    """`torch.as_tensor(self.x, device=d)`, `self.x.to(...)`, `print(..., self.x)`: no device mismatch can come of it."""
+    """`torch.as_tensor(self.x, device=d)`, `self.x.to(...)`, `print(..., self.x)`, `OrderedDict(mean=self.x)`: no device
+    mismatch can come of it."""
     if any(kw.arg == "device" for kw in call.keywords):
         return True
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else None)
-    return (uses.is_reporter(name) or name in uses.COPIERS or name in uses.CHECKERS or name in api.MODULE_REGISTRARS
+    return (uses.is_reporter(name) or name in uses.COPIERS or name in uses.CHECKERS or name in uses.CONTAINERS or name in api.MODULE_REGISTRARS
             or (name is not None and uses.moves_device(name)))
 
 

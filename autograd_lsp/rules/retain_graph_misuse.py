@@ -50,6 +50,7 @@ from ..analysis.model import BindEvent, CallEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
 from ..analysis import torch_api as api
 from ..analysis import uses
+from ..analysis.syntax import nodes, statements
 from ..analysis.training import is_frozen
 from ..findings import Edit, Fix, Safety, Severity, Span
 
@@ -269,6 +270,8 @@ def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
         return False
     if event.ctx.loop is not None and _fed_from_before_loop(model, event.ctx.loop, prov.graph):
         return False
+    if event.ctx.loop is not None and _may_carry(event, prov.graph):
+        return False
     for other in same_scope:
         if other is event or other.seq < event.seq and not event.ctx.loop:
             continue
@@ -290,6 +293,25 @@ def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
                 continue
             return False  # the graph is built upon further: a later backward may go through it
     return True
+
+
+def _may_carry(event, graph) -> bool:
+    """A statement of the loop that computes part of this graph binds a name the loop reads before it (`output, state =
+    model(X, state)` with a model the walk cannot see into): the value may carry this graph into the next iteration,
+    whose backward then goes through it (2b reports the carriers whose graph is known)."""
+    for loop in event.ctx.loops():
+        if loop.scope is not event.ctx.scope:
+            break
+        for stmt in statements(loop.node.body, (ast.Assign,)):
+            if not any(id(node) in graph for node in nodes(stmt.value)):
+                continue
+            names = {node.id for target in stmt.targets for node in nodes(target) if isinstance(node, ast.Name)}
+            end = (stmt.end_lineno, stmt.end_col_offset)
+            for node in nodes(loop.node):
+                if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load) \
+                        and (node.lineno, node.col_offset) <= end:
+                    return True
+    return False
 
 
 def _inspected_by_helper(model, use) -> bool:

@@ -70,7 +70,10 @@ def _is_forward_use(use: UseEvent) -> bool:
     if use.usage not in ("arg", "operand", "receiver", "element"):
         return False
     callee = (use.callee or "").rsplit(".", 1)[-1] if use.callee and not use.callee.startswith(".") else use.callee
-    # Uses that read a value without building on it (logging, shape checks, copies, hooks) are not forward uses.
+    # Uses that read a value without building on it (logging, shape checks, copies, hooks, comparing it with the
+    # live parameters: `torch.allclose(before, layer.weight)` after training) are not forward uses.
+    if use.usage in ("arg", "receiver") and uses.compares_values(callee):
+        return False
     return not (uses.passive_receiver(callee) or uses.is_reporter(callee) or uses.receiver(callee) == uses.ALIAS)
 
 

@@ -116,9 +116,13 @@ def _size_like(model: ModuleModel, arg: ast.expr) -> bool:
         return True
     if prov is not None and (prov.kind is Kind.SEQUENCE or prov.kind is Kind.TENSOR and not prov.param_deps):
         return False  # `lengths = [len(tokens)]`, a tensor (not a parameter's symbol): data, whatever the name says
-    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "size" or \
-            isinstance(arg, ast.Attribute) and arg.attr == "shape":
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "size":
         return True
+    if isinstance(arg, ast.Attribute) and arg.attr == "shape":
+        # a tensor's `.shape` is a torch.Size, which the constructor takes as sizes; a NumPy array's or a gym space's
+        # is a plain tuple, which it takes as data (`torch.Tensor(space.shape)` holds the dimensions themselves)
+        owner = model.prov(arg.value)
+        return owner is not None and owner.kind is Kind.TENSOR and owner.origin != "param"  # (a parameter's is a guess)
     if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Mult, ast.Add, ast.FloorDiv, ast.Sub)):
         if _sequence(model, arg.left) or _sequence(model, arg.right):
             return False  # `[0] + counts`, `[w, h] * 2`: a list, which is data
@@ -250,8 +254,9 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
                 use = uses.method(attr)
                 if uses.writes_without_reading(attr):
                     return WRITE, grand
-                if use in (uses.VIEW, uses.ALIAS, uses.CUT) or uses.is_bookkeeping(attr) or uses.is_conversion(attr):
-                    values.add(id(grand))  # the same storage, or a copy of the same garbage: follow it
+                if use in (uses.VIEW, uses.ALIAS, uses.CUT) or uses.is_bookkeeping(attr) or uses.is_conversion(attr) \
+                        or uses.keeps_values(attr):
+                    values.add(id(grand))  # the same storage, or a copy of the same garbage (`clone()`, `to()`): follow it
                     current = grand
                     continue
                 if use == uses.METADATA or uses.is_tensor_factory_method(attr):
@@ -281,6 +286,9 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
             call = parent_of.get(id(parent))
             if parent.arg == "out":
                 return WRITE, call
+            event = _call_events(model).get(id(call)) if call is not None else None
+            if event is not None and event.role == "forward" and not _torch_layer(model, event, call.func):
+                return ESCAPE, None  # `self.proj(x, write_to=buf)`: a keyword of a workspace forward may be where it writes
             return _call_argument(model, call, current, parent_of, values)
         if isinstance(parent, ast.Call):
             if parent.func is current:
@@ -329,7 +337,7 @@ def _element_of_argument(model: ModuleModel, sequence: ast.expr, parent_of, valu
     if model.imports.qualname(call.func) in api.TENSOR_WRAPPERS:
         return ESCAPE, None
     kind, where = _call_argument(model, call, sequence, parent_of, values)
-    return (READ, where) if kind == READ else (ESCAPE, None)
+    return (kind, where) if kind in (READ, BOUND) else (ESCAPE, None)
 
 
 def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, parent_of, values) -> tuple[str, ast.AST | None]:
@@ -337,7 +345,9 @@ def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, pare
         return ESCAPE, None
     event = _call_events(model).get(id(call))
     if event is not None and event.role == "forward":
-        return READ, call  # a module's forward computes with its input
+        # A module's forward computes with its input; one whose result is dropped (`model(torch.empty(1, 3, 64, 64))`
+        # to warm kernels up) puts the garbage nowhere that is read.
+        return (NEUTRAL, None) if isinstance(parent_of.get(id(call)), ast.Expr) else (READ, call)
     func = call.func
     qualname = model.imports.qualname(func) or (func.id if isinstance(func, ast.Name) else None)
     if qualname is None and isinstance(func, ast.Attribute):
@@ -351,14 +361,35 @@ def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, pare
     if qualname in uses.PRINTERS or qualname in uses.NUMBER_CASTS:  # print(t), float(t): the values are read
         return READ, call
     module, _, short = (qualname or "").rpartition(".")
+    if module == "torch" and short in uses.STACKERS:
+        # `torch.cat((data, padding))` copies the garbage into a new tensor without computing with it: its `.shape`
+        # reads nothing, and a name bound to it is followed where the caller follows names (a local allocation:
+        # `values` holds it); anywhere else the copy is where the garbage is read, as before.
+        following = bool(values)
+        values.add(id(call))
+        kind, where = _classify(model, call, parent_of, values)
+        if kind == NEUTRAL or kind == READ or following and kind == BOUND and isinstance(where, ast.Name):
+            return kind, where
+        return READ, call
     if qualname in uses.INSPECTORS or module == "torch" and (uses.is_metadata(short) or short.startswith("is_") or short == "typename"):
         return NEUTRAL, None
     if module.startswith("torch.nn.init"):
         return WRITE, call
+    if module == "torch" and call.args and call.args[0] is arg and uses.may_ignore_input(short, call):
+        return NEUTRAL, None  # torch.baddbmm(torch.empty(...), q, k, beta=0): the buffer gives only shape and dtype
     if module in api.MATH_MODULES and short not in api.TENSOR_FACTORIES and not short.startswith(("is_", "get_", "set_")) \
             and (module != "torch" or api.is_op(short)):
         return READ, call
     return ESCAPE, None
+
+
+def _torch_layer(model: ModuleModel, event: CallEvent, func: ast.expr) -> bool:
+    """The called module is a torch.nn layer (whose forward computes with what it is given), not a workspace class."""
+    prov = model.prov(func)
+    owner = event.receiver_prov  # `self.rnn(...)`: the module's own attribute
+    if prov is None and isinstance(func, ast.Attribute) and owner is not None and isinstance(owner.module_class, ClassInfo):
+        prov = owner.module_class.attribute(func.attr)
+    return prov is not None and prov.kind is Kind.MODULE and isinstance(prov.module_class, str)
 
 
 def _call_events(model: ModuleModel) -> dict[int, CallEvent]:
