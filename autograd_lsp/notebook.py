@@ -21,6 +21,18 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 _STATEMENT_MAGIC = re.compile(r"%(?:time|timeit|prun)[ \t]+(?=[^-\s])")
 _ASSIGN_ESCAPE = re.compile(r"[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*(?=[!%])")
 _ESCAPE_START = ("%", "!", "?", "/", ",", ";")  # `/f x`, `,f x`, `;f x`: IPython's autocall escapes
+# IPython's line magics (`%lsmagic`), which its automagic (on by default) runs without the `%`: `pip install x`,
+# `cd data`. A line is one only when it starts with the name, a space follows, and it is not Python by itself.
+AUTOMAGICS = frozenset("""alias alias_magic autoawait autocall automagic bookmark cat cd clear colors conda config cp
+    cpaste debug dhist dirs doctest_mode ed edit env gui hist history killbgscripts ldir less lf lk ll load load_ext
+    loadpy logoff logon logstart logstate logstop ls lsmagic lx macro magic man matplotlib mkdir more mv notebook page
+    paste pastebin pdb pdef pdoc pfile pinfo pinfo2 pip popd pprint precision prun psearch psource pushd pwd pycat
+    pylab qtconsole quickref recall rehashx reload_ext rep rerun reset reset_selective rm rmdir run save sc set_env
+    store sx system tb time timeit unalias unload_ext uv who who_ls whos xdel xmode""".split())
+_AUTOMAGIC = re.compile(r"([A-Za-z_]\w*)[ \t]+(?!=(?!=)|[(\[,:;)]|\.[A-Za-z_]|$)")  # (not `ls = [`, `time (`: Python going on)
+# IPython's classic prompts (code pasted from a doctest): stripped when the cell's first line has one.
+_CLASSIC_FIRST = re.compile(r">>>(?: |$)")
+_CLASSIC = re.compile(r"(?:>>>|\.\.\.)(?: |$)")
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
              ast.AsyncFunctionDef, ast.ClassDef) + ((ast.Match,) if hasattr(ast, "Match") else ())
 
@@ -84,6 +96,14 @@ def _simple_statement(text: str) -> bool:
     return len(body) == 1 and not isinstance(body[0], _COMPOUND)
 
 
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
 def _mask_statement(line: str) -> str | None:
     """The Python of the same shape for an IPython escape starting a statement; None for a Python line."""
     body = line.lstrip()
@@ -94,6 +114,9 @@ def _mask_statement(line: str) -> str | None:
         magic = _STATEMENT_MAGIC.match(body)
         if magic and _simple_statement(body[magic.end():]):
             return indent + "pass;".ljust(magic.end()) + body[magic.end():]
+        return indent + "pass"
+    automagic = _AUTOMAGIC.match(body)
+    if automagic and automagic.group(1) in AUTOMAGICS and not _parses(body):
         return indent + "pass"
     if "?" in body:  # `x?`, `obj.attr??`; not `"""Why?` (a docstring) nor `x = 1  # why?`
         probe = _Scan()
@@ -111,6 +134,14 @@ def mask_cell(text: str) -> tuple[list[str], frozenset[int]]:
     lines = text.split("\n")
     masked: set[int] = set()
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and _CLASSIC_FIRST.match(lines[first]):
+        # `>>> x = f()` / `... more`: IPython removes the prompts (the cell is then indented by their width, which
+        # join_cells handles as IPython does); the columns stay, the lines count as masked (fixes leave them)
+        for number, line in enumerate(lines):
+            prompt = _CLASSIC.match(line)
+            if prompt:
+                lines[number] = " " * prompt.end() + line[prompt.end():]
+                masked.add(number)
     start = 0
     if first is not None and lines[first].lstrip().startswith("%%"):
         name = re.match(r"%%(\w*)", lines[first].lstrip()).group(1)

@@ -26,6 +26,7 @@ CASES = {
     SAMPLES / "ag008_data_attribute.py": {20: W},
     FIXTURES / "clip_between_forward_and_backward.py": {13: W},
     FIXTURES / "discarded_second_order_graph.py": {9: W, 10: W, 18: W},
+    FIXTURES / "gan_stop_gradient.py": {15: I, 28: W},
 }
 
 

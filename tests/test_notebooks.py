@@ -375,3 +375,24 @@ def test_fix_in_an_indented_cell_keeps_its_indentation(tmp_path):
     fixed = "".join(json.loads(path.read_text(encoding="utf-8"))["cells"][1]["source"])
     assert fixed.startswith("  # the weights\n  w = torch.ones(3, requires_grad=True)\n  with torch.no_grad():"), fixed
     compile("if True:\n" + fixed, "cell", "exec")
+
+
+@pytest.mark.parametrize("cell, masked", [
+    ("pip install torch torchvision\nimport torch", {0}),          # automagic: IPython runs %pip
+    ("cd data\nrun prepare.py --fast", {0, 1}),
+    ("time = 5\nls = [1,\n  2]\ncd = time", set()),                 # Python that uses the names
+    ("if not ok:\n    pip install -q timm", {1}),
+])
+def test_automagic_lines_are_masked(cell, masked):
+    lines, found = mask_cell(cell)
+    assert set(found) == masked
+    ast.parse("\n".join(lines))
+
+
+def test_doctest_prompts_are_read_as_ipython_reads_them(tmp_path):
+    nb = notebook(code([">>> import torch\n", ">>> w = torch.ones(2, requires_grad=True)\n", ">>> for _ in range(2):\n",
+                        "...     w += 1\n"]))
+    write_notebook(tmp_path, nb)
+    result = run("check", "nb.ipynb", "--no-cache", "--format", "json", cwd=tmp_path)
+    found = [(f["code"], f["cell"], f["cell_line"], f["column"]) for f in json.loads(result.stdout)]
+    assert found == [("AG001", 1, 4, 9)], result.stdout

@@ -501,10 +501,17 @@ def _starved(model, site, owner_prov):
     cut = _sources(model, owner_prov)
     if not cut or cut & _sources(model, site.prov):
         return None
+    scope = site.event.ctx.scope
     for call in model.calls():
-        if call.role == "step" and call.seq > site.event.seq and call.ctx.scope is site.event.ctx.scope:
+        if call.role == "step" and call.seq > site.event.seq and call.ctx.scope is scope:
             params = call.receiver_prov.params if call.receiver_prov is not None else frozenset()
             if params and all(_covers(params, source) for source in cut):
+                # a backward in between that reaches them (the generator's own loss after the discriminator's
+                # `netG(z).data`): they do get a gradient before that step
+                if any(other.seq > site.event.seq and other.seq < call.seq and other.ctx.scope is scope
+                       and (other.receiver_prov is None or _sources(model, other.receiver_prov) & cut)
+                       for other in model.calls(role="backward") if other is not site.event):
+                    return None
                 return call
     return None
 

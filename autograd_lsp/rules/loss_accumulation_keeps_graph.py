@@ -313,10 +313,13 @@ def _judge(model: ModuleModel, acc: Accumulation):
         return None
     if backward is None and hook is None and (ESCAPE in uses or not uses):
         return None  # the accumulated graph may be wanted (summed losses backpropagated later, or by a caller)
-    if backward is None and hook is None and loop is not None and not loop.forwards and not loop.is_training \
-            and acc.prov is not None and not _from_forward(model, acc.prov):
-        return None  # no forward anywhere in it, no backward, no step: a one-off computation over parameters (a
-        # pruning score per neuron), not losses kept across the iterations of a training loop
+    if backward is None and hook is None and loop is not None and not loop.is_training and acc.prov is not None:
+        if not loop.forwards and not _from_forward(model, acc.prov):
+            return None  # no forward anywhere in it, no backward, no step: a one-off computation over parameters (a
+            # pruning score per neuron), not losses kept across the iterations of a training loop
+        if acc.prov.scalar is not True:
+            return None  # outputs collected step by step (an RNN unrolled over time: `outs.append(h)`, stacked
+            # after the loop) are the forward itself; only a loss, one number per iteration, is kept for nothing
     return _finding(model, acc, loop, hook, backward, uses)
 
 

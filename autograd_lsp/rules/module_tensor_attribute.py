@@ -95,7 +95,7 @@ def check(model: ModuleModel):
             attr = bind.name.split(".", 1)[1]
             if attr in registered or attr in reported:
                 continue
-            use = _device_sensitive_use(cls, attr)
+            use = _device_sensitive_use(cls, attr, model.imports)
             if use is None or _rebound_elsewhere(cls, attr, builders, anywhere=_placeholder(bind.value)):
                 continue
             reported.add(attr)
@@ -306,7 +306,7 @@ def _registered_names(cls: ClassInfo) -> set[str]:
     return names
 
 
-def _device_sensitive_use(cls: ClassInfo, attr: str) -> ast.AST | None:
+def _device_sensitive_use(cls: ClassInfo, attr: str, imports=None) -> ast.AST | None:
     """A load of `self.<attr>` outside `__init__` that combines it with other (possibly device) tensors."""
     for name, method in cls.methods.items():
         if name == "__init__":
@@ -315,7 +315,7 @@ def _device_sensitive_use(cls: ClassInfo, attr: str) -> ast.AST | None:
         for node, parent in parents.items():
             if (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Load)
                     and isinstance(node.value, ast.Name) and node.value.id == "self"):
-                use = _combined(node, parents, cls=cls)
+                use = _combined(node, parents, cls=cls, imports=imports)
                 if use is not None:
                     return use
     return None
@@ -376,7 +376,7 @@ def _constant(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant))
 
 
-def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | None = None) -> ast.AST | None:
+def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | None = None, imports=None) -> ast.AST | None:
     """Follow `self.x[...]`, `self.x.view(...)`, a local `h = self.x` up to where the value meets other values (or a layer of
     the module, whose weights move with it); None if it never does."""
     parent = parents.get(node)
@@ -386,7 +386,7 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         alias = parent.targets[0].id
         for other in parents:
             if (isinstance(other, ast.Name) and other.id == alias and isinstance(other.ctx, ast.Load) and other.lineno >= parent.lineno):
-                use = _combined(other, parents, depth + 1, cls)
+                use = _combined(other, parents, depth + 1, cls, imports)
                 if use is not None:
                     return use
         return None
@@ -398,34 +398,34 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
             return None
         if isinstance(grand, ast.Call) and grand.func is parent:
             if _keeps_device(parent.attr) and all(_constant(a) for a in grand.args):
-                return _combined(grand, parents, depth + 1, cls)
+                return _combined(grand, parents, depth + 1, cls, imports)
             others = [a for a in [*grand.args, *(k.value for k in grand.keywords)] if not _constant(a)]
             return grand if others else None  # self.x.mul(y): combined with y
         return None
     if isinstance(parent, ast.Subscript):
         if parent.value is node:
-            return _combined(parent, parents, depth + 1, cls)  # self.x[:, None]
+            return _combined(parent, parents, depth + 1, cls, imports)  # self.x[:, None]
         return None  # used as an index: CPU index tensors work on any device
     if isinstance(parent, ast.BinOp):
         other = parent.right if parent.left is node else parent.left
-        return parent if not _constant(other) else _combined(parent, parents, depth + 1, cls)
+        return parent if not _constant(other) else _combined(parent, parents, depth + 1, cls, imports)
     if isinstance(parent, ast.Compare):
         operands = [parent.left, *parent.comparators]
         return parent if any(not _constant(o) for o in operands if o is not node) else None
     if isinstance(parent, (ast.List, ast.Tuple)):
         grand = parents.get(parent)
-        if isinstance(grand, ast.Call) and parent in grand.args and not _moves_or_inspects(grand):
+        if isinstance(grand, ast.Call) and parent in grand.args and not _moves_or_inspects(grand) and not _extension_call(grand, imports):
             others = [e for e in parent.elts if e is not node and not _constant(e)] + [a for a in grand.args if a is not parent and not _constant(a)]
             return grand if others else None  # torch.cat([x, self.x])
         return None
     if isinstance(parent, ast.Call) and node in parent.args:
-        if _moves_or_inspects(parent):
+        if _moves_or_inspects(parent) or _extension_call(parent, imports):
             return None
         others = [a for a in [*parent.args, *(k.value for k in parent.keywords)] if a is not node and not _constant(a)]
         return parent if others else None  # F.conv2d(x, self.kernel), torch.matmul(x, self.P)
     if isinstance(parent, ast.keyword):
         call = parents.get(parent)
-        if isinstance(call, ast.Call) and not _moves_or_inspects(call):
+        if isinstance(call, ast.Call) and not _moves_or_inspects(call) and not _extension_call(call, imports):
             others = [a for a in [*call.args, *(k.value for k in call.keywords)] if a is not node and not _constant(a)]
             return call if others else None
     return None
@@ -442,6 +442,17 @@ def _own_layer(cls: ClassInfo, func: ast.AST) -> bool:
     if isinstance(layer, str):
         return api.layer_parameters(layer.rsplit(".", 1)[-1]) != ()
     return isinstance(layer, ClassInfo) and layer.is_module
+
+
+def _extension_call(call: ast.Call, imports) -> bool:
+    """`bnp.bn_fwd_nhwc(x, ..., self.magic)`, `add_boundary_tokens(x, self.bos)`: a function imported from outside torch
+    and this workspace's relative imports (a compiled extension, another library): what it does with each tensor, and
+    on which device it wants it, is unknown."""
+    func = call.func
+    if imports is None or not isinstance(func, (ast.Attribute, ast.Name)):
+        return False
+    qualname = imports.qualname(func)
+    return qualname is not None and not imports.is_torch(qualname) and qualname.split(".", 1)[0] not in imports.relative
 
 
 def _moves_or_inspects(call: ast.Call) -> bool:

@@ -52,7 +52,7 @@ from ..analysis import torch_ops as ops
 from ..analysis import uses
 from ..analysis.model import CallEvent, ClassInfo, InplaceEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
-from ..analysis.syntax import basic_index, body_statement, parents
+from ..analysis.syntax import basic_index, body_statement, dotted, parents
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG012"
@@ -235,9 +235,14 @@ def _references_by_node(model: ModuleModel) -> dict[int, list]:
 
 
 def _allocator(function) -> bool:
-    """A helper whose name says it hands out storage for the caller to fill."""
+    """A helper whose name says it hands out storage for the caller to fill, or a fake/meta kernel (`@op.register_fake`,
+    `torch.library.register_fake`): those compute shapes only and return empty tensors by design."""
     name = (function.name if function is not None else "").lower()
-    return any(word in name for word in ("empty", "alloc", "buffer", "placeholder", "storage", "like", "new_", "out"))
+    if any(word in name for word in ("empty", "alloc", "buffer", "placeholder", "storage", "like", "new_", "out", "fake", "meta")):
+        return True
+    node = getattr(function, "node", None)
+    return any(word in (dotted(dec.func if isinstance(dec, ast.Call) else dec) or "") for dec in getattr(node, "decorator_list", ())
+               for word in ("register_fake", "impl_abstract", "register_meta", "register_kernel_fake"))
 
 
 def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) -> tuple[str, ast.AST | None]:
