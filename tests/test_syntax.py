@@ -46,3 +46,31 @@ def test_statements_finds_nested_statements_depth_first_later_blocks_first():
                      "try:\n    import e\nexcept E:\n    import f\nfinally:\n    import g\n"
                      "match v:\n    case 1:\n        import h\nclass K:\n    import i\n")
     assert [node.names[0].name for node in statements(tree.body, (ast.Import,))] == list("adbcfgehi")
+
+
+def _table(tree, text=None):
+    table = ImportTable(tree, text=text)
+    return table.names, table.relative, table.torch_alias
+
+
+def test_import_table_from_the_lines_saying_import_is_the_full_search():
+    # blocks whose lines never say "import" are skipped: the same table, in the same last-binding-wins order
+    tricky = ("import torch as t\nclass K:\n    def f(self):\n        from . import (\n            helpers as t)\n"
+              "match v:\n    case 1:\n        import numpy as t\n"
+              "def g():\n    x = 1\n    from os import \\\n        path as t\n"
+              "try:\n    pass\nexcept E:\n    from torch import nn as t\n")
+    tree = ast.parse(tricky)
+    assert _table(tree, tricky) == _table(tree) == ({"t": "torch.nn"}, {"t"}, "t")
+    checked = 0
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        assert _table(tree, text) == _table(tree), path
+        checked += 1
+    assert checked > 50
+
+
+def test_import_table_searches_everything_where_lines_may_end_in_carriage_returns():
+    text = "x = 1\rdef f():\r    import torch as t\r"  # (counted by "\n", the import would be on line 1, before the def)
+    tree = ast.parse(text)
+    assert _table(tree, text) == ({"t": "torch"}, set(), "t")

@@ -89,6 +89,7 @@ class JediResolver:
         # path -> its model's key, while no file can change (a `check` run before its fixes): each file is stat()ed once
         self.stat_memo: dict | None = None
         self._starring: set = set()  # (module, name) looked up through star imports right now (_through_stars)
+        self._direct_memo: tuple = (None, {})  # (the source being checked, its names' direct answers: _direct_for)
 
     @property
     def depth(self) -> int:
@@ -177,12 +178,9 @@ class JediResolver:
             if self._stale_fs:
                 self._stale_fs = False
                 self._fs = {}
+                self._direct_memo = (None, {})
             if qualname:
-                try:
-                    found = self._resolve_direct(Path(source.path), qualname, hops=0, text=source.text)
-                except (OSError, ValueError, RecursionError) as error:
-                    log.debug("direct resolution of %s failed: %s", qualname, error)
-                    found = None
+                found = self._direct_for(source, qualname)
                 if found is _UNRESOLVABLE:
                     STATS.direct_none += 1
                     return None  # bound by an assignment, or not bound at all: jedi would find no def or class either
@@ -196,6 +194,38 @@ class JediResolver:
                 return None
 
     # -- direct resolution (no jedi) ---------------------------------------------------------------------
+    def _direct_for(self, source: Source, qualname: str):
+        """_resolve_direct's answer for the file being checked, once per name: its every call of `helpers.f` asks.
+        Remembered only while nothing can change it: a run whose files stay as they are (stat_memo), at depth 0
+        (no module's summary is half-built), for the current file (its text decides whether sys.path is edited),
+        with the modules it consulted replayed into `touched` (the cache's dependencies)."""
+        if self.stat_memo is None or self._depth != 0:
+            return self._direct(source, qualname)[0]
+        if self._direct_memo[0] is not source:
+            self._direct_memo = (source, {})
+        memo = self._direct_memo[1]
+        if qualname in memo:
+            found, consulted = memo[qualname]
+            self.touched |= consulted
+            return found
+        outer, self.touched = self.touched, set()
+        try:
+            found, sure = self._direct(source, qualname)
+        finally:
+            consulted, self.touched = self.touched, outer
+            outer |= consulted
+        if sure:  # (a failure is not remembered: a recursion limit depends on where the name was asked)
+            memo[qualname] = (found, consulted)
+        return found
+
+    def _direct(self, source: Source, qualname: str) -> tuple:
+        """(_resolve_direct's answer, whether it came without an error)."""
+        try:
+            return self._resolve_direct(Path(source.path), qualname, hops=0, text=source.text), True
+        except (OSError, ValueError, RecursionError) as error:
+            log.debug("direct resolution of %s failed: %s", qualname, error)
+            return None, False
+
     def _module_file(self, base: Path, parts: list[str]) -> Path | None:
         # The same few directories are probed for every import of every file: remember the answers.
         key = ("module", base, tuple(parts))
@@ -327,8 +357,7 @@ class JediResolver:
         if model is None:
             return None
         top, star, assigned_names = _summary(model)
-        classes = [info for info in model.classes.values() if info.name == name and info.node in top]
-        functions = [info for info in model.functions.values() if info.name == name and info.cls is None and info.node in top]
+        classes, functions = _top_definitions(model, top).get(name, ((), ()))
         assigned = name in assigned_names
         if len(classes) + len(functions) == 1 and not assigned:
             return classes[0] if classes else functions[0]
@@ -465,12 +494,21 @@ class JediResolver:
 
     def workspace_module(self, path: str, top: str) -> bool:
         """walker.workspace_module, remembered per directory (every file of a package imports the same names)."""
-        from .walker import workspace_module
+        key = ("top", os.path.dirname(path), top)
+        found = self._fs.get(key)
+        if found is None:
+            # walker.workspace_module's probes, each directory's answer kept: the files of sibling packages share
+            # the directories above them, and a directory's real path is resolved once (_resolved)
+            here = self._resolved(Path(path)).parent
+            found = self._fs[key] = any(self._holds_module(root, top) for root in [here, *list(here.parents)[:3]])
+        return found
 
-        key = ("top", str(Path(path).parent), top)
-        if key not in self._fs:
-            self._fs[key] = workspace_module(path, top)
-        return self._fs[key]
+    def _holds_module(self, root: Path, top: str) -> bool:
+        key = ("holds", root, top)
+        found = self._fs.get(key)
+        if found is None:
+            found = self._fs[key] = (root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file() or (root / "src" / top).is_dir()
+        return found
 
     def forget_files(self) -> None:
         """Files were created, moved or deleted: ask the file system again (the language server, on save). Takes
@@ -545,6 +583,7 @@ class JediResolver:
                 self._trees.clear()
                 self._tree_lines = 0
             models, self._models, self._by_file, self._model_lines = self._models, {}, {}, 0
+            self._direct_memo = (None, {})  # (its answers are these models' functions and classes)
             for model in models.values():
                 if model is not None:
                     model.release()
@@ -692,6 +731,23 @@ def _summary(model):
         summary = (_Ordered(ordered), star, assigned)
         model._direct_summary = summary
     return summary
+
+
+def _top_definitions(model, top) -> dict:
+    """name -> (its top-level classes, its top-level plain functions), in the order of model.classes and
+    model.functions; rebuilt when either has grown (a lookup scanned both for every name it was asked)."""
+    sizes = (len(model.classes), len(model.functions))
+    index = model.__dict__.get("_top_definitions")
+    if index is None or index[0] != sizes:
+        table: dict = {}
+        for info in model.classes.values():
+            if info.node in top:
+                table.setdefault(info.name, ([], []))[0].append(info)
+        for info in model.functions.values():
+            if info.cls is None and info.node in top:
+                table.setdefault(info.name, ([], []))[1].append(info)
+        index = model._top_definitions = (sizes, table)
+    return index[1]
 
 
 def _exported(model):

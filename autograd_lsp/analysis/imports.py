@@ -2,19 +2,25 @@
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from functools import cached_property
 
-from .syntax import dotted, head, kept_on, statements
+from .syntax import kept_on, statements
+
+_IMPORT = re.compile("import")
 
 
 class ImportTable:
     """Maps local names to the qualified names they were imported as."""
 
-    def __init__(self, tree: ast.Module, package: str | None = None):
+    def __init__(self, tree: ast.Module, package: str | None = None, text: str | None = None):
+        """`text`, the tree's source when known, lets the search skip blocks (function and class bodies...) whose
+        lines never say "import"."""
         self.names: dict[str, str] = {}
         self.relative: set[str] = set()  # names imported from this workspace's relative modules
         self.torch_alias: str | None = None  # a local name bound to the torch module, for fixes
-        for node in statements(tree.body, (ast.Import, ast.ImportFrom)):
+        for node in statements(tree.body, (ast.Import, ast.ImportFrom), _lines_saying_import(text)):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -45,20 +51,41 @@ class ImportTable:
         return "torch" not in tops and not tops.isdisjoint(OTHER_AUTOGRAD_FRAMEWORKS)
 
     @classmethod
-    def of(cls, tree: ast.Module) -> "ImportTable":
-        """The table of a tree, kept on it (syntax.kept_on)."""
-        return kept_on(tree, "_import_table", cls)
+    def of(cls, tree: ast.Module, text: str | None = None) -> "ImportTable":
+        """The table of a tree, kept on it (syntax.kept_on); `text`: the source it was parsed from, if known."""
+        return kept_on(tree, "_import_table", lambda node: cls(node, text=text))
 
     def qualname(self, node: ast.expr) -> str | None:
         """`F.conv2d` -> "torch.nn.functional.conv2d" when F is an imported module alias; else None."""
-        start = head(node)
-        if start is None or start.id not in self.names:
-            return None  # (most chains start at `self` or a local: no string is built for them)
-        name = dotted(node)
-        head_name, dot, rest = name.partition(".")
-        return self.names[head_name] + dot + rest
+        attrs = []  # (one pass down the chain: the walk asks this of every call and decorator)
+        while type(node) is ast.Attribute:
+            attrs.append(node.attr)
+            node = node.value
+        if type(node) is not ast.Name:
+            return None
+        imported = self.names.get(node.id)
+        if imported is None or not attrs:
+            return imported  # (most chains start at `self` or a local: no string is built for them)
+        attrs.append(imported)
+        return ".".join(reversed(attrs))
 
     def is_torch(self, qualname: str | None) -> bool:
         return bool(qualname) and (qualname == "torch" or qualname.startswith("torch."))
 
 
+def _lines_saying_import(text: str | None):
+    """A test `(first, last) -> some line from first to last holds "import"`, from one search of the text; None
+    (enter every block) without a text or where lines may end in "\r" (counted otherwise by the parser)."""
+    if text is None or "\r" in text:
+        return None
+    lines, line, position = [], 1, 0
+    for match in _IMPORT.finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        lines.append(line)
+
+    def enter(first: int, last: int) -> bool:
+        index = bisect.bisect_left(lines, first)
+        return index < len(lines) and lines[index] <= last
+
+    return enter

@@ -13,11 +13,12 @@ _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 _BLOCKS: dict[type, tuple[str, ...]] = {}  # node type -> its fields of _BLOCK_FIELDS (most statements have none)
 
 
-def statements(body: list[ast.stmt], kinds: tuple[type, ...]) -> Iterator[ast.stmt]:
+def statements(body: list[ast.stmt], kinds: tuple[type, ...], enter=None) -> Iterator[ast.stmt]:
     """Statements of `kinds` at any depth of statement nesting, depth first: in source order within a block, a
     compound statement's later blocks before its first (an if's `else` before its body, a try's handlers, `finally`
     and `else` before its body; ImportTable's last-binding-wins reads this order). Expressions are never entered
-    (they hold no statement), which makes this several times cheaper than ast.walk."""
+    (they hold no statement), which makes this several times cheaper than ast.walk. `enter(first, last)`, when
+    given, says whether a compound statement spanning those lines can hold one (its blocks are skipped if not)."""
     stack = list(reversed(body))
     blocks = _BLOCKS
     while stack:
@@ -29,6 +30,8 @@ def statements(body: list[ast.stmt], kinds: tuple[type, ...]) -> Iterator[ast.st
         fields = blocks.get(kind)
         if fields is None:
             fields = blocks[kind] = tuple(name for name in _BLOCK_FIELDS if name in kind._fields)
+        if fields and enter is not None and kind is not ast.match_case and not enter(node.lineno, node.end_lineno or node.lineno):
+            continue
         for field in fields:
             children = getattr(node, field)
             if children:

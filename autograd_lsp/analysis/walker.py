@@ -147,13 +147,15 @@ def _changes(event) -> bool:
     return kind is InplaceEvent or kind is AttrStoreEvent or kind is CallEvent and event.role == "requires_grad_"
 
 _NOT_WALKED = object()
+_PARAMETER_INDEX: dict = {}  # index -> frozenset({index}) (made for every parameter of every walk)
 _EV: dict = {}  # node type -> Walker.ev_<Type> (or None)
 _STMT: dict = {}  # statement type -> Walker.stmt_<Type> (or None)
 
 
 class Walker:
     def __init__(self, tree: ast.Module, source: Source, resolver=None, summary_only: bool = False):
-        self.model = ModuleModel(tree, source, ImportTable.of(tree))
+        # (a notebook's tree is of its masked cells: its joined text is not searched for import lines)
+        self.model = ModuleModel(tree, source, ImportTable.of(tree, source.text if source.cells is None else None))
         self.summary_only = summary_only
         self.depth = getattr(resolver, "depth", 0)  # how many imports away from the checked file this module is
         # nobody asks another module's expressions for their provenance
@@ -411,9 +413,9 @@ class Walker:
         found = {name: (index_of[name], arguments[index_of[name]]) for name in given if name in index_of}
         if not self._iterator_call_between(node.lineno, node.end_lineno or node.lineno):
             return list(found.values())
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in api.MODULE_ITERATORS \
-                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id in index_of:
+        for sub in syntax.nodes(node):  # (in no order: each name is found once, and its parameter is bound already)
+            if type(sub) is ast.Call and type(sub.func) is ast.Attribute and sub.func.attr in api.MODULE_ITERATORS \
+                    and type(sub.func.value) is ast.Name and sub.func.value.id in index_of:
                 name = sub.func.value.id
                 found[name] = (index_of[name], arguments[index_of[name]])
         return list(found.values())
@@ -461,7 +463,10 @@ class Walker:
 
     def _param_prov(self, arg: ast.arg, index: int) -> Provenance | None:
         # Parameters are symbolic: a call site substitutes what it passes (see instantiate()).
-        return Provenance(Kind.TENSOR, arg.lineno, origin="param", param_deps=frozenset({index}), as_large_as=frozenset({id(arg)}), node=arg)
+        deps = _PARAMETER_INDEX.get(index)
+        if deps is None:
+            deps = _PARAMETER_INDEX[index] = frozenset({index})
+        return Provenance(Kind.TENSOR, arg.lineno, origin="param", param_deps=deps, as_large_as=frozenset({id(arg)}), node=arg)
 
     def _summarised(self, info: FunctionInfo | None) -> bool:
         """A function's summary can be read: ours (a recursive call sees what is known so far), or another
@@ -606,7 +611,10 @@ class Walker:
             after = self.combine(node, [(before, base), (value, node.value)], binop=node.op)
         name = label(base)
         if name is not None:
-            self.emit(BindEvent(node, self.ctx(), name=name, target=base, value=node.value, prov=after))
+            if self.summary_only or self.via is not None:
+                self.seq += 1  # (emit() keeps no binding there: its place in the order only)
+            else:
+                self.emit(BindEvent(node, self.ctx(), name=name, target=base, value=node.value, prov=after))
             self.bind(name, after)
             if isinstance(base, ast.Attribute) and base.value.id == "self":
                 self._store_self_attribute(base.attr, after, node)
@@ -650,9 +658,12 @@ class Walker:
             self.bind(*narrowed)  # `if isinstance(m, nn.Conv2d):` m is a Conv2d in the body
         self.walk_body(node.body)
         after_body = self.scope.bindings
-        self.scope.bindings = dict(before)
-        self.walk_body(node.orelse)
-        after_else = self.scope.bindings
+        if node.orelse:
+            self.scope.bindings = dict(before)
+            self.walk_body(node.orelse)
+            after_else = self.scope.bindings
+        else:
+            after_else = before  # (no else: what held before, read only below)
         # Most names are bound to the very same provenance after both branches (neither touched them): keep it
         # without comparing (a large scope has hundreds of names, and a module thousands of `if`s).
         merged = {}
@@ -752,7 +763,10 @@ class Walker:
             elif prov is None and type(value) is ast.Constant and type(value.value) is str and len(value.value) <= 16:
                 prov = Provenance(Kind.TEXT, value.lineno, text=value.value)  # `reduction = "none"`: a loss's argument
             alias = value.id if isinstance(value, ast.Name) else None
-            self.emit(BindEvent(self.stmt, self.ctx(), name=target.id, target=target, value=value, prov=prov, alias_of=alias))
+            if self.summary_only or self.via is not None:
+                self.seq += 1  # (emit() keeps no binding there: its place in the order only)
+            else:
+                self.emit(BindEvent(self.stmt, self.ctx(), name=target.id, target=target, value=value, prov=prov, alias_of=alias))
             self.bind(target.id, prov)
             if prov is None and isinstance(value, (ast.Attribute, ast.Name)):
                 qualname = self.imports.qualname(value) or self._function_alias(value.id if isinstance(value, ast.Name) else "")
@@ -778,7 +792,10 @@ class Walker:
             if name is None:
                 return
             alias = value.id if isinstance(value, ast.Name) else None
-            self.emit(BindEvent(self.stmt, self.ctx(), name=name, target=target, value=value, prov=prov, alias_of=alias))
+            if self.summary_only or self.via is not None:
+                self.seq += 1  # (emit() keeps no binding there: its place in the order only)
+            else:
+                self.emit(BindEvent(self.stmt, self.ctx(), name=name, target=target, value=value, prov=prov, alias_of=alias))
             self.bind(name, prov)
             if owner == "self":
                 self._store_self_attribute(target.attr, prov, self.stmt)
@@ -886,6 +903,35 @@ class Walker:
         if node is None:
             return None
         kind = type(node)
+        if kind is ast.Name:  # (a third of all evaluations: ev_Name inlined)
+            name = node.id
+            scope = self.scope
+            while scope is not None:
+                bindings = scope.bindings
+                if name in bindings:
+                    prov = bindings[name]
+                    break
+                scope = scope.parent
+            else:
+                prov = None
+            if prov is not None and prov.kind is Kind.TENSOR:
+                if self.summary_only or self.via is not None:
+                    # another module's summary, a body walked for one call site: emit() would keep no use (only
+                    # in-place changes and requires_grad), so none is made; its place in the order still counts
+                    self.seq += 1
+                else:
+                    self.emit(UseEvent(node, self.ctx(), name=name, prov=prov, usage=usage, callee=callee))
+            table = self.table
+            if table is not None:
+                table[id(node)] = prov
+            return prov
+        if kind is ast.Constant:  # (a quarter: numbers size tensors, other constants are nothing the walk tracks)
+            value = node.value
+            prov = _INT_NUMBER if isinstance(value, int) else _FLOAT_NUMBER if isinstance(value, float) else None  # (int: bool too)
+            table = self.table
+            if table is not None:
+                table[id(node)] = prov
+            return prov
         method = _EV.get(kind, _UNSET)
         if method is _UNSET:  # the hottest call of the walk: dispatch on the node's type once per type
             method = _EV[kind] = getattr(Walker, "ev_" + kind.__name__, None)
@@ -894,8 +940,6 @@ class Walker:
                 if isinstance(child, ast.expr):
                     self.ev(child)
             prov = None
-        elif kind is ast.Name:
-            prov = method(self, node, usage, callee)
         else:
             prov = method(self, node)
         table = self.table  # (recorded inline: the hottest call of the walk)
@@ -911,20 +955,6 @@ class Walker:
                 self.table[id(node)] = prov
             return prov
         return self.ev(node)
-
-    def ev_Name(self, node: ast.Name, usage: str, callee: str | None):
-        prov = self.lookup(node.id)
-        if prov is not None and prov.kind is Kind.TENSOR:
-            self.emit(UseEvent(node, self.ctx(), name=node.id, prov=prov, usage=usage, callee=callee))
-        return prov
-
-    def ev_Constant(self, node: ast.Constant):
-        value = node.value
-        if isinstance(value, int):  # bool included
-            return _INT_NUMBER
-        if isinstance(value, float):
-            return _FLOAT_NUMBER
-        return None
 
     def ev_Tuple(self, node):
         elements = tuple(self.ev(element, usage="element") for element in node.elts)
