@@ -40,6 +40,11 @@ class ImportTable:
                     self.names[local] = f"{prefix}.{alias.name}" if prefix and not prefix.endswith(".") else prefix + alias.name
                     if node.level:
                         self.relative.add(local)
+        for name in _rebound_at_module_level(tree, self.names):
+            # `from torchao import optim` ... `optim = optim_cls(params)`: later uses mean the new value, earlier
+            # ones the module; which one a use sees is flow, so the name is not taken as the import anywhere
+            del self.names[name]
+            self.relative.discard(name)
 
     @cached_property
     def other_framework(self) -> bool:
@@ -71,6 +76,47 @@ class ImportTable:
 
     def is_torch(self, qualname: str | None) -> bool:
         return bool(qualname) and (qualname == "torch" or qualname.startswith("torch."))
+
+
+def _rebound_at_module_level(tree: ast.Module, names: dict) -> set:
+    """Imported names that a module-level statement assigns again (not in an `except` handler: `try: import apex` /
+    `except ImportError: apex = None` keeps the import's meaning where the import worked)."""
+    if not names:
+        return set()
+    found, stack = set(), list(tree.body)
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        targets = ()
+        if kind is ast.Assign:
+            targets = node.targets
+        elif kind is ast.AnnAssign or kind is ast.AugAssign:
+            targets = (node.target,)
+        elif kind is ast.For or kind is ast.AsyncFor:
+            targets = (node.target,)
+            stack.extend(node.body)
+            stack.extend(node.orelse)
+        elif kind is ast.If or kind is ast.While:
+            stack.extend(node.body)
+            stack.extend(node.orelse)
+        elif kind is ast.With or kind is ast.AsyncWith:
+            targets = tuple(item.optional_vars for item in node.items if item.optional_vars is not None)
+            stack.extend(node.body)
+        elif kind is ast.Try or kind.__name__ == "TryStar":
+            stack.extend(node.body)
+            stack.extend(node.orelse)
+            stack.extend(node.finalbody)
+        targets = list(targets)
+        while targets:  # names bound (`x`, `a, *b`), not attributes or items (`torch.x.y = 1` keeps `torch`)
+            target = targets.pop()
+            if type(target) is ast.Name:
+                if target.id in names:
+                    found.add(target.id)
+            elif type(target) in (ast.Tuple, ast.List):
+                targets.extend(target.elts)
+            elif type(target) is ast.Starred:
+                targets.append(target.value)
+    return found
 
 
 def _lines_saying_import(text: str | None):
