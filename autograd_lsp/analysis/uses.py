@@ -164,6 +164,12 @@ def may_ignore_input(name: str, call: ast.Call) -> bool:
     return not isinstance(beta, ast.Constant) or not isinstance(beta.value, bool) and beta.value == 0
 
 
+def overwrites_all(name: str) -> bool:
+    """`torch.fill(t, v)`, `t.fill(v)`: the out-of-place twin of an in-place op that replaces every value without
+    reading it (`fill_`): the result does not depend on t's values."""
+    return ops.INPLACE.get(name + "_", "") == name and name + "_" in ops.OVERWRITES
+
+
 def per_input_view(name: str) -> bool:
     """`torch.broadcast_tensors(a, b)`, `torch.meshgrid(a, b)`: the i-th result is a view of the i-th input alone."""
     return name in ops.PER_INPUT_VIEWS

@@ -380,6 +380,11 @@ def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, pare
         return NEUTRAL, None
     if module.startswith("torch.nn.init"):
         return WRITE, call
+    if module == "torch" and call.args and call.args[0] is arg and uses.overwrites_all(short):
+        return WRITE, call  # torch.fill(torch.empty(n), v): every value replaced, none read
+    if module == "torch" and uses.is_view(short) and call.args and call.args[0] is arg:
+        values.add(id(call))  # torch.split(buf, sizes), torch.narrow(buf, ...): views of the garbage, followed
+        return _classify(model, call, parent_of, values)
     if module == "torch" and uses.per_input_view(short) and _own_output_dropped(model, call, arg, parent_of):
         return NEUTRAL, None  # `x, _ = torch.broadcast_tensors(x, torch.empty(shape))`: only x's view is kept
     if module == "torch" and call.args and call.args[0] is arg and uses.may_ignore_input(short, call):
