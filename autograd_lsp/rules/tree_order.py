@@ -38,6 +38,7 @@ def breadth_first(root: ast.AST) -> list[ast.AST]:
     """ast.walk(root)'s nodes, in its order (~2.5x cheaper)."""
     found = [root]
     add, node_type, fields_of = found.append, ast.AST, _CHILD_FIELDS
+    # (children() inlined: a call and a list per node would cost most of what this saves over ast.walk)
     for node in found:  # (the list grows while it is read: a queue)
         fields = fields_of.get(type(node))
         for name in fields if fields is not None else _fields(type(node)):
