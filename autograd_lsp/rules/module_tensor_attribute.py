@@ -328,8 +328,7 @@ def _device_sensitive_use(cls: ClassInfo, attr: str, imports=None) -> ast.AST | 
             continue
         parents = _parents(method.node)
         for node, parent in parents.items():
-            if (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Load)
-                    and isinstance(node.value, ast.Name) and node.value.id == "self"):
+            if _self_attribute(node, attr) and isinstance(node.ctx, ast.Load):
                 use = _combined(node, parents, cls=cls, imports=imports)
                 if use is not None and not _device_checked_first(use, attr, parents):
                     return use
@@ -352,9 +351,6 @@ def _rebound_elsewhere(cls: ClassInfo, attr: str, builders: list, anywhere: bool
     combines is then not provably the plain one __init__ made (under an `if`, the plain one is still used otherwise;
     `anywhere`: for a placeholder with no elements, which only a later value can make useful, an `if` is enough). An update from itself that keeps its device
     (`self.count = self.count + 1`) is still that tensor."""
-    def is_self_attr(node):
-        return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) and node.value.id == "self"
-
     for method in cls.methods.values():
         if method in builders:
             continue
@@ -364,14 +360,19 @@ def _rebound_elsewhere(cls: ClassInfo, attr: str, builders: list, anywhere: bool
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             inner = list(nodes(node.value))
-            itself = any(is_self_attr(n) or isinstance(n, ast.Name) and n.id in derived for n in inner)
-            if any(is_self_attr(t) for t in targets) and not isinstance(node, ast.AugAssign) and (anywhere or node in method.node.body):
+            itself = any(_self_attribute(n, attr) or isinstance(n, ast.Name) and n.id in derived for n in inner)
+            if any(_self_attribute(t, attr) for t in targets) and not isinstance(node, ast.AugAssign) and (anywhere or node in method.node.body):
                 moved = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and uses.moves_device(n.func.attr) for n in inner)
                 if moved or not itself:
                     return True
             elif itself:
                 derived.update(n.id for t in targets for n in nodes(t) if isinstance(n, ast.Name))
     return False
+
+
+def _self_attribute(node: ast.AST, attr: str) -> bool:
+    """`self.<attr>`."""
+    return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 def _device_checked_first(use: ast.AST, attr: str, parents: dict) -> bool:

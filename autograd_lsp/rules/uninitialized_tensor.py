@@ -52,7 +52,7 @@ from ..analysis import torch_ops as ops
 from ..analysis import uses
 from ..analysis.model import CallEvent, ClassInfo, InplaceEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
-from ..analysis.syntax import basic_index, body_statement, dotted, nodes, parents
+from ..analysis.syntax import basic_index, body_statement, dotted, parents
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG012"
@@ -406,8 +406,7 @@ def _own_output_dropped(model: ModuleModel, call: ast.Call, arg: ast.AST, parent
     target = stmt.targets[0].elts[call.args.index(arg)]
     if not isinstance(target, ast.Name):
         return False
-    return target.id == "_" or not any(isinstance(node, ast.Name) and node.id == target.id and isinstance(node.ctx, ast.Load)
-                                       for node in nodes(model.tree))
+    return target.id == "_" or model.mentions(target.id) <= 1  # (the target is its only mention: never read)
 
 
 def _torch_layer(model: ModuleModel, event: CallEvent, func: ast.expr) -> bool:
