@@ -50,7 +50,7 @@ import sys
 from ..analysis import torch_api as api
 from ..analysis import torch_ops as ops
 from ..analysis import uses
-from ..analysis.model import CallEvent, ClassInfo, InplaceEvent, ModuleModel, UseEvent
+from ..analysis.model import BindEvent, CallEvent, ClassInfo, InplaceEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
 from ..analysis.syntax import basic_index, body_statement, dotted, parents
 from ..findings import Edit, Fix, Safety, Severity, Span
@@ -94,7 +94,7 @@ def _uninitialised_factory(model: ModuleModel, event: CallEvent) -> str | None:
             return None
         return short if call.args or event.keyword("size") is not None else None
     if short in api.LEGACY_CONSTRUCTORS and call.args and not _zero_sized(call):
-        if len(call.args) > 1 or _size_like(model, call.args[0]):
+        if len(call.args) > 1 or _size_like(model, call.args[0], event.ctx.scope):
             return short
     return None
 
@@ -105,8 +105,9 @@ def _zero_sized(call: ast.Call) -> bool:
         len(call.args) == 1 and isinstance(call.args[0], (ast.Tuple, ast.List)) and not call.args[0].elts)
 
 
-def _size_like(model: ModuleModel, arg: ast.expr) -> bool:
-    """A single argument of a legacy constructor is a size (not data) when it is an int, `*shape`, `.size()`/`.shape`."""
+def _size_like(model: ModuleModel, arg: ast.expr, scope) -> bool:
+    """A single argument of a legacy constructor is a size (not data) when it is an int, `*shape`, `.size()`/`.shape`,
+    or a name that says so (`d`, `num_units`) and is not a local bound to a value the walk could not type."""
     if isinstance(arg, ast.Constant):
         return isinstance(arg.value, int) and not isinstance(arg.value, bool)
     if isinstance(arg, ast.Starred):
@@ -126,12 +127,20 @@ def _size_like(model: ModuleModel, arg: ast.expr) -> bool:
     if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Mult, ast.Add, ast.FloorDiv, ast.Sub)):
         if _sequence(model, arg.left) or _sequence(model, arg.right):
             return False  # `[0] + counts`, `[w, h] * 2`: a list, which is data
-        return _size_like(model, arg.left) or _size_like(model, arg.right)
+        return _size_like(model, arg.left, scope) or _size_like(model, arg.right, scope)
+    if isinstance(arg, ast.Name) and _bound_untyped(model, arg.id, scope):
+        return False  # `x, y, d = buffer.sample(n)`: the name is all we know, and here it names data
     name = arg.id if isinstance(arg, ast.Name) else (arg.attr if isinstance(arg, ast.Attribute) else None)
     if name is None:
         return False
     words = name.lower().strip("_").split("_")
     return name.lower() in SIZE_NAMES or words[0] in ("n", "num", "nb") or words[-1] in SIZE_NAMES
+
+
+def _bound_untyped(model: ModuleModel, name: str, scope) -> bool:
+    """`name` is bound in `scope` (not a parameter or a global) and no binding of it is a known integer."""
+    binds = [bind for bind in model.of_type(BindEvent) if bind.name == name and bind.ctx.scope is scope]
+    return bool(binds) and not any(bind.prov is not None and bind.prov.kind is Kind.NUMBER for bind in binds)
 
 
 def _sequence(model: ModuleModel, node: ast.expr) -> bool:
