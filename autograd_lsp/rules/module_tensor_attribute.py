@@ -94,7 +94,7 @@ def check(model: ModuleModel):
         reported = set()
         for bind in candidates:
             attr = bind.name.split(".", 1)[1]
-            if attr in registered or attr in reported:
+            if attr in registered or attr in reported or _replaced_while_building(model, cls, bind, in_methods):
                 continue
             use = _device_sensitive_use(cls, attr, model.imports)
             if use is None or _rebound_elsewhere(cls, attr, builders, anywhere=_placeholder(bind.value)):
@@ -333,6 +333,20 @@ def _device_sensitive_use(cls: ClassInfo, attr: str, imports=None) -> ast.AST | 
                 if use is not None and not _device_checked_first(use, attr, parents):
                     return use
     return None
+
+
+def _replaced_while_building(model: ModuleModel, cls: ClassInfo, bind: BindEvent, in_methods: dict) -> bool:
+    """The same method later assigns the attribute, on every call (its top-level block), something that is not a plain
+    tensor: `self.lr = torch.ones(n); self.lr = nn.Parameter(self.lr)` leaves a Parameter, which `.to()` moves."""
+    method = bind.ctx.scope.function
+    body = method.node.body if method is not None else ()
+    return any(other.name == bind.name and other.seq > bind.seq and other.node in body
+               and _not_plain(other.prov) for other in in_methods.get(bind.ctx.scope, ()))
+
+
+def _not_plain(prov) -> bool:
+    """A Parameter, a module, or a value the walk could not type (unknown: silence), not a tensor computed from one."""
+    return prov is None or prov.kind is not Kind.TENSOR or prov.origin == "nn.Parameter"
 
 
 def _placeholder(value: ast.AST | None) -> bool:
