@@ -25,8 +25,16 @@ NUMBER_CASTS = frozenset({"float", "int", "round", "bool", "complex"})
 CONTAINER_METHODS = frozenset({"clear", "__len__", "copy", "keys", "values", "items"})
 # Builtins whose result is a Python int whatever they are given (`len(x)`, `int(n)`); tensor reads add theirs.
 INT_RESULTS = frozenset({"len", "int", "size", "numel", "dim", "__len__", "item"})
-# Ways to put values in a Python container (`losses.append(loss)`).
-APPENDERS = frozenset({"append", "extend", "insert"})
+# Ways to put values in a Python container (`losses.append(loss)`), with their number of positional arguments: a call
+# of another shape (`meter.append(loss, count=n)`) is some other object's method.
+APPENDERS = {"append": 1, "extend": 1, "insert": 2}
+
+
+def list_append(call: ast.Call) -> bool:
+    """`x.append(v)` / `x.extend(vs)` / `x.insert(i, v)` in the shape a list's method is called with."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and APPENDERS.get(func.attr) == len(call.args) and not call.keywords and \
+        not any(isinstance(arg, ast.Starred) for arg in call.args)
 # Calls that hold the values they are given (a state dict, a record) without computing with them.
 CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "OrderedDict", "defaultdict", "namedtuple", "SimpleNamespace"})
 # Python aggregates over a container: the result is still the values (a float for floats, a tensor for tensors).

@@ -203,7 +203,7 @@ def _accumulations(model: ModuleModel):
                     name = _label(event.receiver)
                     yield _accumulation(event, event.ctx.statement, name, name, value, prov, "update")
                     break
-        elif event.method in uses.APPENDERS and event.receiver is not None and event.node.args:
+        elif event.method in uses.APPENDERS and event.receiver is not None and uses.list_append(event.node):
             value = event.node.args[-1]
             prov = _candidate(model, value)
             names = _accumulator(model, event.receiver)
@@ -250,8 +250,7 @@ def _find_accumulated_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> li
                 isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add):
             added = stmt.value.right if _label(stmt.value.left) == _label(stmt.targets[0]) else (
                 stmt.value.left if _label(stmt.value.right) == _label(stmt.targets[0]) else None)
-        elif isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute) and stmt.func.attr in uses.APPENDERS and \
-                _own_state(stmt.func.value, me) and stmt.args:
+        elif isinstance(stmt, ast.Call) and uses.list_append(stmt) and _own_state(stmt.func.value, me):
             added = stmt.args[-1]
         else:
             continue
