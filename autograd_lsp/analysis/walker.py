@@ -2029,7 +2029,7 @@ class Walker:
         scalar = None
         data = node.args[0] if node.args else keywords.get("data")
         uninitialised = False
-        if dtype is None and "dtype" not in keywords:
+        if dtype is None and "dtype" not in keywords and len(keywords) == len(node.keywords):  # (a `**options` may give dtype)
             if short in ("tensor", "as_tensor") and data is not None:
                 dtype = _literal_dtype(data)
                 if dtype is None and arg_provs and arg_provs[0] is not None and arg_provs[0].kind in (Kind.TENSOR, Kind.NUMBER):
