@@ -42,7 +42,8 @@ from __future__ import annotations
 import ast
 import sys
 
-from ..analysis.model import CallEvent, ModuleModel
+from ..analysis import torch_ops as ops
+from ..analysis.model import BindEvent, CallEvent, ModuleModel
 from ..analysis.training import BACKWARD, STEP, ZERO_GRAD, first_forward, forward_statement, innermost_unit, optimizer_of, training_units
 from ..findings import Fix, Safety, Severity
 from . import edits
@@ -64,6 +65,7 @@ def check(model: ModuleModel):
         if not backwards or not steps:
             continue
         own = [step for step in steps if innermost_unit(model, step.event, needs=BACKWARD) is unit]
+        own = [step for step in own if not _fresh_each_iteration(model, unit, step)]
         if not own:
             continue
         zeros = unit.of(ZERO_GRAD)
@@ -88,6 +90,36 @@ def check(model: ModuleModel):
                 if name and not any(_same_optimizer(name, other) for other in reset) and name not in reported:
                     reported.add(name)
                     yield _finding(model, unit, step, backwards, missing=name)
+
+
+def _fresh_each_iteration(model: ModuleModel, unit, step) -> bool:
+    """The stepped optimizer is made, in the loop's own body, over the parameters of a module also made there (`net =
+    Net(); opt = SGD(net.parameters())` at the top of each iteration, maybe wrapped after): every iteration trains new
+    parameters, whose gradients start empty, so nothing accumulates across iterations."""
+    event = step.event
+    if unit.loop is None or step.inner is not None or not isinstance(event, CallEvent) or not isinstance(event.receiver, ast.Name):
+        return False
+    binds = [b for b in model.of_type(BindEvent) if b.ctx.scope is unit.scope and b.node in unit.body]
+    made = _made_before(binds, event.receiver.id, event.seq)
+    if made is None:
+        return False
+    owners = [node.func.value for node in ast.walk(made.node.value) if isinstance(node, ast.Call)
+              and isinstance(node.func, ast.Attribute) and node.func.attr in ops.MODULE_ITERATORS]
+    return bool(owners) and all(isinstance(owner, ast.Name) and _made_before(binds, owner.id, made.seq) is not None
+                                for owner in owners)
+
+
+def _made_before(binds: list, name: str, seq: int):
+    """The loop body's last statement before `seq` that makes `name` from a call not involving it (`Net()`, not
+    `wrap(net)`, which keeps the same parameters); None if the last one that does not involve it is something else."""
+    for bind in sorted((b for b in binds if b.name == name and b.seq < seq), key=lambda b: b.seq, reverse=True):
+        value = getattr(bind.node, "value", None)
+        if value is None:
+            return None
+        if any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(value)):
+            continue  # a wrapper of the same object
+        return bind if isinstance(value, ast.Call) else None
+    return None
 
 
 def _same_optimizer(a: str, b: str | None) -> bool:
