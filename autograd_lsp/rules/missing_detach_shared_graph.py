@@ -160,12 +160,26 @@ def _trainable_forward(model: ModuleModel, event: CallEvent) -> bool:
     if is_frozen(model, _forward_name(model, event)):
         return False
     module = model.prov(event.node.func) if event.method != "forward" else model.prov(event.receiver)
+    if _built_frozen(model, event):
+        return False  # `GaussianFilter(sigma=gt, requires_grad=False)`: a fixed module, its output has no graph
     cls = module.module_class if module is not None and module.kind is Kind.MODULE else None
     if isinstance(cls, str):
         if cls.endswith("Loss") or not api.layer_parameters(cls.rsplit(".", 1)[-1]):
             return False
         return any(p is not None and p.is_tensor and p.requires_grad for p in map(model.prov, event.node.args))
     return event.result is not None and event.result.requires_grad is True
+
+
+def _built_frozen(model: ModuleModel, event: CallEvent) -> bool:
+    """The called module was last bound, in this scope, to a constructor given `requires_grad=False`: whatever its
+    parameters, it was asked not to train them (its class may live where the walk cannot see)."""
+    func = event.node.func if event.method != "forward" else event.receiver
+    if not isinstance(func, ast.Name):
+        return False
+    binds = [b for b in model.of_type(BindEvent) if b.name == func.id and b.seq < event.seq and b.ctx.scope is event.ctx.scope]
+    value = max(binds, key=lambda b: b.seq).value if binds else None
+    return isinstance(value, ast.Call) and any(kw.arg == "requires_grad" and isinstance(kw.value, ast.Constant)
+                                               and kw.value.value is False for kw in value.keywords)
 
 
 def _updates(model: ModuleModel, step: CallEvent, forward: CallEvent) -> bool:
