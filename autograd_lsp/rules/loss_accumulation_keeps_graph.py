@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, Event, Loop, ModuleModel
 from ..analysis import uses
 from ..analysis.provenance import Kind, Provenance, flatten
-from ..analysis.syntax import parents
+from ..analysis.syntax import nodes, parents
 from ..analysis.training import BACKWARD, Part, backward_target, training_units
 from ..findings import Edit, Fix, Safety, Severity
 from ..analysis.walker import label as _label
@@ -255,6 +255,9 @@ def _find_accumulated_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> li
         else:
             continue
         names.extend(sorted(_carried_params(added)))
+    if names:  # a parameter the method rebinds (`value = float(value)`) no longer holds what the caller passed
+        rebound = {n.id for n in nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        names = [name for name in names if name not in rebound]
     return names
 
 
