@@ -65,7 +65,7 @@ RULE = sys.modules[__name__]
 # Names that hold one integer. Not `size`, `out_size`, `dims`: those are as often tuples, and a legacy constructor
 # given a tuple or list makes a tensor OF it (`torch.Tensor((2, 3))` is tensor([2., 3.])).
 SIZE_NAMES = ("n", "k", "m", "d", "num", "dim", "len", "length", "count", "width", "height", "depth", "channels", "features",
-              "classes", "units", "hidden", "batch")
+              "classes", "units", "hidden")
 
 WRITE, READ, ESCAPE, NEUTRAL, BOUND = "write", "read", "escape", "neutral", "bound"
 
