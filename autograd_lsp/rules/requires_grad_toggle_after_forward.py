@@ -59,7 +59,8 @@ from ..analysis import torch_api as api
 from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, Event, InplaceEvent, ModuleModel
 from ..analysis.provenance import Kind
 from ..analysis.syntax import body_statement, dotted
-from ..analysis.training import STEP_HOOKS, backward_target, is_backward, is_step
+from ..analysis import uses
+from ..analysis.training import STEP_HOOKS, backward_target, computes_gradients, is_backward, is_step
 from ..findings import Edit, Fix, Safety, Severity, Span
 from . import edits
 
@@ -252,6 +253,12 @@ def _non_leaf_toggles(model: ModuleModel, toggles: list):
             where = prov
         elif isinstance(event, AttrStoreEvent) and isinstance(receiver, ast.Name):
             where = _rebound_in_loop(model, event, receiver.id, freezes)
+            if where is None:
+                written = _written_back_in_loop(model, event, receiver.id)
+                if written is not None:
+                    seen.add(id(event.node))
+                    yield written, event.node
+                    continue
         if where is None:
             continue
         seen.add(id(event.node))
@@ -291,6 +298,164 @@ def _rebound_in_loop(model: ModuleModel, event: AttrStoreEvent, name: str, freez
     if last is None or last.node not in loop.node.body or not _computed_from_trainable(last.prov, freezes):
         return None
     return last.prov if name in last.prov.composed_from else None
+
+
+def _written_back_in_loop(model: ModuleModel, event: AttrStoreEvent, name: str):
+    """`for i ...: x = B[i]; x.requires_grad = True; ...; B[i] = x`: where `x` still requires grad when it is written
+    back, the write makes `B` part of a graph (it now requires grad), so the next iteration's `x = B[i]` is a non-leaf and
+    its toggle raises. Decided per path from the toggle to the write: a `break` that leaves an inner loop before the
+    statement that detaches `x` keeps it requiring grad (a warning when only some paths do, an error when all do)."""
+    loop = event.ctx.loop
+    if loop is None or event.node not in loop.node.body or not _iterates_twice(loop.node) or _bool(event.value) is not True:
+        return None
+    body = loop.node.body
+    at = body.index(event.node)
+    source = next((stmt for stmt in reversed(body[:at]) if name in _names(stmt, ast.Store)), None)
+    if not (isinstance(source, ast.Assign) and len(source.targets) == 1 and isinstance(source.targets[0], ast.Name)
+            and isinstance(source.value, ast.Subscript) and isinstance(source.value.value, ast.Name)):
+        return None  # `x` is not sliced from a tensor by every iteration right before the toggle
+    base = source.value.value.id
+    base_prov = model.prov(source.value.value)
+    if base == name or base in loop.assigned or (base_prov is not None and base_prov.requires_grad) or _cleared(loop.node, base):
+        return None  # rebound or detached inside the loop; or already requiring grad (the first iteration is another case)
+    write = next((stmt for stmt in body[at + 1:] if _writes_back(stmt, base, name)), None)
+    if write is None:
+        return None
+    # grad mode: known on, or this iteration computes gradients of what it built (under no_grad that raises first)
+    mode = model.grad_enabled(event.ctx)
+    if mode is False or mode is None and not any(
+            computes_gradients(other) for other in model.of_type(CallEvent) if other.ctx.scope is event.ctx.scope
+            and loop.contains(other.ctx.loop) and event.seq < other.seq and other.node.lineno < write.lineno):
+        return None
+    try:
+        state, _, _ = _flow(model, body[at + 1: body.index(write)], {(True, None)}, name)
+    except _Unknown:
+        return None
+    kept = sorted({via for flag, via in state if flag is True}, key=lambda node: -1 if node is None else node.lineno)
+    if not kept:
+        return None
+    text, base_text = _short(model, event.target.value), _short(model, write)
+    every = all(flag is True for flag, _ in state)
+    breaks = [via for via in kept if via is not None]
+    path = (f"when a loop leaves by the `break` at line {breaks[0].lineno}, " if breaks and not every else "")
+    message = (f"`{text}` is sliced from `{base}` (line {source.lineno}) and made to require grad here; {path}it still "
+               f"requires grad when `{base_text}` (line {write.lineno}) writes it back, which makes `{base}` part of a graph: "
+               f"from the loop's next iteration on, the slice is a non-leaf and torch refuses to change its `requires_grad`. "
+               f"Write back a detached tensor (`{text}.detach()`)")
+    related = [(source, "sliced here"), (write, f"written back into `{base}` here")]
+    related += [(via, "this path keeps it requiring grad") for via in breaks[:1] if not every]
+    finding = model.finding(RULE, event.node, message, related=related, target=model.text(event.target.value), value=True)
+    return finding.with_severity(Severity.ERROR if every else Severity.WARNING)
+
+
+def _writes_back(stmt: ast.stmt, base: str, name: str) -> bool:
+    """`base[...] = name`, or an in-place op of `base` (or a slice of it) that takes `name`: `base[i].copy_(name)`."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+        return isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == base \
+            and isinstance(stmt.value, ast.Name) and stmt.value.id == name
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute)):
+        return False
+    call = stmt.value
+    receiver = call.func.value.value if isinstance(call.func.value, ast.Subscript) else call.func.value
+    return isinstance(receiver, ast.Name) and receiver.id == base and uses.is_write(call.func.attr) \
+        and any(isinstance(arg, ast.Name) and arg.id == name for arg in call.args)
+
+
+def _cleared(loop: ast.AST, base: str) -> bool:
+    """`base.detach_()` / `base.requires_grad_(False)` somewhere in the loop: it leaves the graph again."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("detach_", "requires_grad_")
+               and isinstance(node.func.value, ast.Name) and node.func.value.id == base for node in ast.walk(loop))
+
+
+class _Unknown(Exception):
+    """A statement the path walk does not follow (try, match, a rebinding it cannot classify as a whole)."""
+
+
+_KEEP = object()
+
+
+def _flow(model: ModuleModel, stmts: list, state: set, name: str):
+    """Whether `name` requires grad after `stmts`, per path: `state` is a set of (flag, via), flag True / False / None
+    (unknown), via the `break` through which the path left a loop (None: none). Loops are taken to run at least once
+    (a path that skips a loop entirely is not claimed), and leave by their condition or by `break`. Returns the state
+    falling through, and the states at `break` and `continue`."""
+    breaks, continues = set(), set()
+    for stmt in stmts:
+        if not state:
+            break
+        if isinstance(stmt, ast.Break):
+            breaks |= {(flag, via or stmt) for flag, via in state}
+            return set(), breaks, continues
+        if isinstance(stmt, ast.Continue):
+            continues |= state
+            return set(), breaks, continues
+        if isinstance(stmt, (ast.Return, ast.Raise)):
+            return set(), breaks, continues
+        if isinstance(stmt, ast.If):
+            then, b1, c1 = _flow(model, stmt.body, state, name)
+            other, b2, c2 = _flow(model, stmt.orelse, state, name)
+            state, breaks, continues = then | other, breaks | b1 | b2, continues | c1 | c2
+        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+            if not isinstance(stmt, ast.While) and name in _names(stmt.target, ast.Store):
+                raise _Unknown
+            seen, left = set(state), set()
+            while True:
+                end, b, c = _flow(model, stmt.body, seen, name)
+                left |= b
+                grown = seen | end | c
+                if grown == seen:
+                    break
+                seen = grown
+            forever = isinstance(stmt, ast.While) and isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)
+            done = set() if forever else end | c
+            if stmt.orelse and done:
+                done, b, c = _flow(model, stmt.orelse, done, name)
+                breaks, continues = breaks | b, continues | c
+            state = done | left
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            if any(item.optional_vars is not None and name in _names(item.optional_vars, ast.Store) for item in stmt.items):
+                raise _Unknown
+            state, b, c = _flow(model, stmt.body, state, name)
+            breaks, continues = breaks | b, continues | c
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if stmt.name == name:
+                raise _Unknown
+        elif isinstance(stmt, (ast.Try, ast.Match, getattr(ast, "TryStar", ast.Try))):
+            if name in _names(stmt, ast.Load) | _names(stmt, ast.Store) or any(
+                    isinstance(node, (ast.Break, ast.Continue)) for node in ast.walk(stmt)):
+                raise _Unknown
+        else:
+            flag = _effect(model, stmt, name)
+            if flag is not _KEEP:
+                state = {(flag, via) for _, via in state}
+    return state, breaks, continues
+
+
+def _effect(model: ModuleModel, stmt: ast.stmt, name: str):
+    """What a simple statement makes of whether `name` requires grad: True / False / None (unknown), or _KEEP."""
+    if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" and isinstance(t.value, ast.Name)
+                                            and t.value.id == name for t in stmt.targets):
+        return _bool(stmt.value)
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
+            and isinstance(stmt.value.func.value, ast.Name) and stmt.value.func.value.id == name:
+        call = stmt.value
+        if call.func.attr == "requires_grad_":
+            argument = call.args[0] if call.args else next((kw.value for kw in call.keywords if kw.arg == "requires_grad"), None)
+            return True if argument is None else _bool(argument)
+        if call.func.attr == "detach_":
+            return False
+    if name not in _names(stmt, ast.Store) and name not in _names(stmt, ast.Del):
+        return _KEEP
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        prov = model.prov(stmt.value)
+        if prov is None or prov.kind is not Kind.TENSOR:
+            return None
+        if prov.requires_grad:
+            return True
+        if prov.detached or prov.no_grad or prov.requires_grad is False:
+            return False
+    return None
 
 
 def _iterates_twice(node) -> bool:
