@@ -311,11 +311,12 @@ def _written_back_in_loop(model: ModuleModel, event: AttrStoreEvent, name: str):
     body = loop.node.body
     at = body.index(event.node)
     source = next((stmt for stmt in reversed(body[:at]) if name in _names(stmt, ast.Store)), None)
-    if not (isinstance(source, ast.Assign) and len(source.targets) == 1 and isinstance(source.targets[0], ast.Name)
-            and isinstance(source.value, ast.Subscript) and isinstance(source.value.value, ast.Name)):
+    sliced = _sliced(source.value) if isinstance(source, ast.Assign) and len(source.targets) == 1 \
+        and isinstance(source.targets[0], ast.Name) else None
+    if sliced is None:
         return None  # `x` is not sliced from a tensor by every iteration right before the toggle
-    base = source.value.value.id
-    base_prov = model.prov(source.value.value)
+    base = sliced.value.id
+    base_prov = model.prov(sliced.value)
     if base == name or base in loop.assigned or (base_prov is not None and base_prov.requires_grad) or _cleared(loop.node, base):
         return None  # rebound or detached inside the loop; or already requiring grad (the first iteration is another case)
     write = next((stmt for stmt in body[at + 1:] if _writes_back(stmt, base, name)), None)
@@ -346,6 +347,15 @@ def _written_back_in_loop(model: ModuleModel, event: AttrStoreEvent, name: str):
     related += [(via, "this path keeps it requiring grad") for via in breaks[:1] if not every]
     finding = model.finding(RULE, event.node, message, related=related, target=model.text(event.target.value), value=True)
     return finding.with_severity(Severity.ERROR if every else Severity.WARNING)
+
+
+def _sliced(value: ast.expr) -> ast.Subscript | None:
+    """`B[i]`, also through calls that keep its values and graph (`B[i].clone()`, `B[i:i + 1].to(device)`): what a
+    tensor `B` that requires grad makes a non-leaf of."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and uses.keeps_values(value.func.attr) \
+            and not uses.is_cut(value.func.attr):
+        value = value.func.value
+    return value if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) else None
 
 
 def _writes_back(stmt: ast.stmt, base: str, name: str) -> bool:
@@ -445,6 +455,8 @@ def _effect(model: ModuleModel, stmt: ast.stmt, name: str):
             return True if argument is None else _bool(argument)
         if call.func.attr == "detach_":
             return False
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and name not in _names(stmt.value, ast.Store):
+        return _KEEP  # `x -= lr * g` of a tensor is in place: the same tensor, its flag unchanged
     if name not in _names(stmt, ast.Store) and name not in _names(stmt, ast.Del):
         return _KEEP
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
