@@ -11,7 +11,11 @@ only when the frozen tensors are then modified in place before that backward.
 
 Also flags (as an error) changing `requires_grad` of a tensor known to be computed from a trainable one: a
 non-leaf (`h = w * 2; h.requires_grad = False`), including one that a loop rebinds to such a result before the
-next iteration's `x.requires_grad = True` (the iterative-attack shape: `x = x + step` without `.detach()`).
+next iteration's `x.requires_grad = True` (the iterative-attack shape: `x = x + step` without `.detach()`). Loops
+are followed per path: a branch or a `continue` that skips the detaching statement (a warning when only some paths
+do), and a slice `x = batch[i]` made to require grad and written back into `batch` (`batch[i] = x`) while it still
+requires grad — e.g. when an inner loop leaves by `break` before the `.detach()` — which puts `batch` in a graph, so
+the next iteration's slice is a non-leaf.
 
 ## Why is this bad?
 Autograd records the graph during the forward, and changing `requires_grad` afterwards does not change the
@@ -254,7 +258,7 @@ def _non_leaf_toggles(model: ModuleModel, toggles: list):
         elif isinstance(event, AttrStoreEvent) and isinstance(receiver, ast.Name):
             where = _rebound_in_loop(model, event, receiver.id, freezes)
             if where is None:
-                written = _written_back_in_loop(model, event, receiver.id)
+                written = _rebound_on_a_path(model, event, receiver.id) or _written_back_in_loop(model, event, receiver.id)
                 if written is not None:
                     seen.add(id(event.node))
                     yield written, event.node
@@ -322,31 +326,80 @@ def _written_back_in_loop(model: ModuleModel, event: AttrStoreEvent, name: str):
     write = next((stmt for stmt in body[at + 1:] if _writes_back(stmt, base, name)), None)
     if write is None:
         return None
-    # grad mode: known on, or this iteration computes gradients of what it built (under no_grad that raises first)
-    mode = model.grad_enabled(event.ctx)
-    if mode is False or mode is None and not any(
-            computes_gradients(other) for other in model.of_type(CallEvent) if other.ctx.scope is event.ctx.scope
-            and loop.contains(other.ctx.loop) and event.seq < other.seq and other.node.lineno < write.lineno):
+    if not _grad_mode_on(model, event, loop, write.lineno):
         return None
     try:
         state, _, _ = _flow(model, body[at + 1: body.index(write)], {(True, None)}, name)
     except _Unknown:
         return None
-    kept = sorted({via for flag, via in state if flag is True}, key=lambda node: -1 if node is None else node.lineno)
+    kept = _paths(state)
     if not kept:
         return None
     text, base_text = _short(model, event.target.value), _short(model, write)
-    every = all(flag is True for flag, _ in state)
-    breaks = [via for via in kept if via is not None]
-    path = (f"when a loop leaves by the `break` at line {breaks[0].lineno}, " if breaks and not every else "")
+    every = all(flag in _REQUIRES for flag, _ in state)
+    via = next((via for via in kept if via is not None), None)
+    path = f"{_through(via)}, " if via is not None and not every else ("on some paths " if not every else "")
     message = (f"`{text}` is sliced from `{base}` (line {source.lineno}) and made to require grad here; {path}it still "
                f"requires grad when `{base_text}` (line {write.lineno}) writes it back, which makes `{base}` part of a graph: "
                f"from the loop's next iteration on, the slice is a non-leaf and torch refuses to change its `requires_grad`. "
                f"Write back a detached tensor (`{text}.detach()`)")
     related = [(source, "sliced here"), (write, f"written back into `{base}` here")]
-    related += [(via, "this path keeps it requiring grad") for via in breaks[:1] if not every]
+    if via is not None and not every:
+        related.append((via, "this path keeps it requiring grad"))
     finding = model.finding(RULE, event.node, message, related=related, target=model.text(event.target.value), value=True)
     return finding.with_severity(Severity.ERROR if every else Severity.WARNING)
+
+
+def _rebound_on_a_path(model: ModuleModel, event: AttrStoreEvent, name: str):
+    """`for ...: x.requires_grad = True; ...; x = x + step` where only some paths detach (`if ...: x = x.detach()`, a
+    `continue` before the detaching statement): a path that comes back to the toggle with `x` rebound to a result
+    computed from it (a non-leaf) makes the toggle raise. Decided per path over the loop body, from the toggle round to
+    it again (a warning when only some paths do, an error when all do)."""
+    loop = event.ctx.loop
+    if loop is None or event.node not in loop.node.body or not _iterates_twice(loop.node) or _bool(event.value) is not True:
+        return None
+    body = loop.node.body
+    at = body.index(event.node)
+    if not _grad_mode_on(model, event, loop, None):
+        return None
+    try:
+        end, _, continues = _flow(model, body[at + 1:], {(True, None)}, name)
+        state, _, _ = _flow(model, body[:at], end | continues, name)  # the next iteration, up to the toggle again
+    except _Unknown:
+        return None
+    computed = {via for flag, via in state if flag is _GRAPH}
+    if not computed:
+        return None
+    every = all(flag is _GRAPH for flag, _ in state)
+    via = min((via for via in computed if via is not None), key=lambda node: node.lineno, default=None)
+    path = f" {_through(via)}" if via is not None and not every else (" on some paths" if not every else "")
+    text = _short(model, event.target.value)
+    message = (f"`{text}` comes back to this toggle{path} rebound to a result computed from it (not detached): from the loop's "
+               f"second iteration on it is a non-leaf, and torch refuses to change its `requires_grad`. Detach it on every "
+               f"path (`{text} = (...).detach()`)")
+    related = [(via, "this path keeps the computed tensor")] if via is not None and not every else []
+    finding = model.finding(RULE, event.node, message, related=related, target=model.text(event.target.value), value=True)
+    return finding.with_severity(Severity.ERROR if every else Severity.WARNING)
+
+
+def _grad_mode_on(model: ModuleModel, event: Event, loop, before: int | None) -> bool:
+    """Grad mode known on at the toggle, or the loop computes gradients after it (under no_grad that would raise)."""
+    mode = model.grad_enabled(event.ctx)
+    if mode is not None:
+        return mode
+    return any(computes_gradients(other) for other in model.of_type(CallEvent) if other.ctx.scope is event.ctx.scope
+               and loop.contains(other.ctx.loop) and event.seq < other.seq and (before is None or other.node.lineno < before))
+
+
+def _paths(state: set) -> list:
+    """The `via` of each path on which the tensor requires grad, path-free ones first."""
+    return sorted({via for flag, via in state if flag in _REQUIRES}, key=lambda node: -1 if node is None else node.lineno)
+
+
+def _through(via: ast.stmt) -> str:
+    if isinstance(via, ast.Break):
+        return f"when a loop leaves by the `break` at line {via.lineno}"
+    return f"after the `continue` at line {via.lineno}"
 
 
 def _sliced(value: ast.expr) -> ast.Subscript | None:
@@ -382,12 +435,15 @@ class _Unknown(Exception):
     """A statement the path walk does not follow (try, match, a rebinding it cannot classify as a whole)."""
 
 
-_KEEP = object()
+_KEEP = object()  # the statement leaves the flag as it was
+_DERIVED = object()  # rebound to a differentiable result of itself: a non-leaf if it required grad
+_GRAPH = "graph"  # a non-leaf that requires grad
+_REQUIRES = (True, _GRAPH)
 
 
 def _flow(model: ModuleModel, stmts: list, state: set, name: str):
-    """Whether `name` requires grad after `stmts`, per path: `state` is a set of (flag, via), flag True / False / None
-    (unknown), via the `break` through which the path left a loop (None: none). Loops are taken to run at least once
+    """Whether `name` requires grad after `stmts`, per path: `state` is a set of (flag, via), flag True / _GRAPH (a
+    non-leaf) / False / None (unknown), via the `break` or `continue` the path went through (None: none). Loops are taken to run at least once
     (a path that skips a loop entirely is not claimed), and leave by their condition or by `break`. Returns the state
     falling through, and the states at `break` and `continue`."""
     breaks, continues = set(), set()
@@ -398,7 +454,7 @@ def _flow(model: ModuleModel, stmts: list, state: set, name: str):
             breaks |= {(flag, via or stmt) for flag, via in state}
             return set(), breaks, continues
         if isinstance(stmt, ast.Continue):
-            continues |= state
+            continues |= {(flag, via or stmt) for flag, via in state}
             return set(), breaks, continues
         if isinstance(stmt, (ast.Return, ast.Raise)):
             return set(), breaks, continues
@@ -436,14 +492,17 @@ def _flow(model: ModuleModel, stmts: list, state: set, name: str):
                     isinstance(node, (ast.Break, ast.Continue)) for node in ast.walk(stmt)):
                 raise _Unknown
         else:
-            flag = _effect(model, stmt, name)
-            if flag is not _KEEP:
-                state = {(flag, via) for _, via in state}
+            effect = _effect(model, stmt, name)
+            if effect is _DERIVED:
+                state = {(_GRAPH if flag in _REQUIRES else None, via) for flag, via in state}
+            elif effect is not _KEEP:
+                state = {(effect, via) for _, via in state}
     return state, breaks, continues
 
 
 def _effect(model: ModuleModel, stmt: ast.stmt, name: str):
-    """What a simple statement makes of whether `name` requires grad: True / False / None (unknown), or _KEEP."""
+    """What a simple statement makes of whether `name` requires grad: True / False / None (unknown), _KEEP, or
+    _DERIVED (rebound to a differentiable result computed from it)."""
     if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" and isinstance(t.value, ast.Name)
                                             and t.value.id == name for t in stmt.targets):
         return _bool(stmt.value)
@@ -463,6 +522,11 @@ def _effect(model: ModuleModel, stmt: ast.stmt, name: str):
         prov = model.prov(stmt.value)
         if prov is None or prov.kind is not Kind.TENSOR:
             return None
+        value = stmt.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and uses.may_return_self(value.func.attr):
+            return None  # `x = x.to(device)` may be `x` itself, a leaf
+        if prov.requires_grad and prov.has_graph and not prov.detached and not prov.no_grad and name in _names(value, ast.Load):
+            return _DERIVED
         if prov.requires_grad:
             return True
         if prov.detached or prov.no_grad or prov.requires_grad is False:
