@@ -362,9 +362,10 @@ def _rebound_on_a_path(model: ModuleModel, event: AttrStoreEvent, name: str):
     at = body.index(event.node)
     if not _grad_mode_on(model, event, loop, None):
         return None
+    effects = {}
     try:
-        end, _, continues = _flow(model, body[at + 1:], {(True, None)}, name)
-        state, _, _ = _flow(model, body[:at], end | continues, name)  # the next iteration, up to the toggle again
+        end, _, continues = _flow(model, body[at + 1:], {(True, None)}, name, effects)
+        state, _, _ = _flow(model, body[:at], end | continues, name, effects)  # the next iteration, up to the toggle again
     except _Unknown:
         return None
     computed = {via for flag, via in state if flag is _GRAPH}
@@ -427,8 +428,13 @@ def _writes_back(stmt: ast.stmt, base: str, name: str) -> bool:
 
 def _cleared(loop: ast.AST, base: str) -> bool:
     """`base.detach_()` / `base.requires_grad_(False)` somewhere in the loop: it leaves the graph again."""
-    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("detach_", "requires_grad_")
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _clears(node.func.attr)
                and isinstance(node.func.value, ast.Name) and node.func.value.id == base for node in ast.walk(loop))
+
+
+def _clears(method: str) -> bool:
+    """`detach_()` (a graph cut done in place) or `requires_grad_(...)`: the receiver leaves the graph."""
+    return method == "requires_grad_" or uses.is_cut(method) and method.endswith("_")
 
 
 class _Unknown(Exception):
@@ -441,11 +447,13 @@ _GRAPH = "graph"  # a non-leaf that requires grad
 _REQUIRES = (True, _GRAPH)
 
 
-def _flow(model: ModuleModel, stmts: list, state: set, name: str):
+def _flow(model: ModuleModel, stmts: list, state: set, name: str, effects: dict | None = None):
     """Whether `name` requires grad after `stmts`, per path: `state` is a set of (flag, via), flag True / _GRAPH (a
     non-leaf) / False / None (unknown), via the `break` or `continue` the path went through (None: none). Loops are taken to run at least once
     (a path that skips a loop entirely is not claimed), and leave by their condition or by `break`. Returns the state
     falling through, and the states at `break` and `continue`."""
+    if effects is None:
+        effects = {}  # id(statement) -> its effect: loops are walked again until their states settle
     breaks, continues = set(), set()
     for stmt in stmts:
         if not state:
@@ -459,15 +467,15 @@ def _flow(model: ModuleModel, stmts: list, state: set, name: str):
         if isinstance(stmt, (ast.Return, ast.Raise)):
             return set(), breaks, continues
         if isinstance(stmt, ast.If):
-            then, b1, c1 = _flow(model, stmt.body, state, name)
-            other, b2, c2 = _flow(model, stmt.orelse, state, name)
+            then, b1, c1 = _flow(model, stmt.body, state, name, effects)
+            other, b2, c2 = _flow(model, stmt.orelse, state, name, effects)
             state, breaks, continues = then | other, breaks | b1 | b2, continues | c1 | c2
         elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
             if not isinstance(stmt, ast.While) and name in _names(stmt.target, ast.Store):
                 raise _Unknown
             seen, left = set(state), set()
             while True:
-                end, b, c = _flow(model, stmt.body, seen, name)
+                end, b, c = _flow(model, stmt.body, seen, name, effects)
                 left |= b
                 grown = seen | end | c
                 if grown == seen:
@@ -476,13 +484,13 @@ def _flow(model: ModuleModel, stmts: list, state: set, name: str):
             forever = isinstance(stmt, ast.While) and isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)
             done = set() if forever else end | c
             if stmt.orelse and done:
-                done, b, c = _flow(model, stmt.orelse, done, name)
+                done, b, c = _flow(model, stmt.orelse, done, name, effects)
                 breaks, continues = breaks | b, continues | c
             state = done | left
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             if any(item.optional_vars is not None and name in _names(item.optional_vars, ast.Store) for item in stmt.items):
                 raise _Unknown
-            state, b, c = _flow(model, stmt.body, state, name)
+            state, b, c = _flow(model, stmt.body, state, name, effects)
             breaks, continues = breaks | b, continues | c
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if stmt.name == name:
@@ -492,7 +500,9 @@ def _flow(model: ModuleModel, stmts: list, state: set, name: str):
                     isinstance(node, (ast.Break, ast.Continue)) for node in ast.walk(stmt)):
                 raise _Unknown
         else:
-            effect = _effect(model, stmt, name)
+            effect = effects.get(id(stmt), effects)
+            if effect is effects:
+                effect = effects[id(stmt)] = _effect(model, stmt, name)
             if effect is _DERIVED:
                 state = {(_GRAPH if flag in _REQUIRES else None, via) for flag, via in state}
             elif effect is not _KEEP:
@@ -512,7 +522,7 @@ def _effect(model: ModuleModel, stmt: ast.stmt, name: str):
         if call.func.attr == "requires_grad_":
             argument = call.args[0] if call.args else next((kw.value for kw in call.keywords if kw.arg == "requires_grad"), None)
             return True if argument is None else _bool(argument)
-        if call.func.attr == "detach_":
+        if _clears(call.func.attr):
             return False
     if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and name not in _names(stmt.value, ast.Store):
         return _KEEP  # `x -= lr * g` of a tensor is in place: the same tensor, its flag unchanged
