@@ -72,7 +72,8 @@ CODE = "AG014"
 NAME = "requires-grad-toggle-after-forward"
 SEVERITY = Severity.WARNING
 SUMMARY = "requires_grad changed after the forward and before that graph's backward()"
-RUNTIME_SIGNATURE = "silent: p.grad stays None for that step | RuntimeError: modified by an inplace operation"
+RUNTIME_SIGNATURE = ("silent: p.grad stays None for that step | RuntimeError: modified by an inplace operation | "
+                     "RuntimeError: you can only change requires_grad flags of leaf variables")
 RULE = sys.modules[__name__]
 
 
