@@ -357,8 +357,9 @@ def _rebound_on_a_path(model: ModuleModel, event: AttrStoreEvent, name: str):
     computed from it (a non-leaf) makes the toggle raise. Decided per path over the loop body, from the toggle round to
     it again (a warning when only some paths do, an error when all do)."""
     loop = event.ctx.loop
-    if loop is None or event.node not in loop.node.body or not _iterates_twice(loop.node) or _bool(event.value) is not True:
-        return None
+    if loop is None or name not in loop.assigned or event.node not in loop.node.body or not _iterates_twice(loop.node) \
+            or _bool(event.value) is not True:
+        return None  # (a name the loop never rebinds cannot come back computed)
     body = loop.node.body
     at = body.index(event.node)
     if not _grad_mode_on(model, event, loop, None):
@@ -527,8 +528,8 @@ def _effect(model: ModuleModel, stmt: ast.stmt, name: str):
             return False
     if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and name not in _names(stmt.value, ast.Store):
         return _KEEP  # `x -= lr * g` of a tensor is in place: the same tensor, its flag unchanged
-    if name not in _names(stmt, ast.Store) and name not in _names(stmt, ast.Del):
-        return _KEEP
+    if not any(isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load) for node in ast.walk(stmt)):
+        return _KEEP  # does not rebind or delete it
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
         prov = model.prov(stmt.value)
         if prov is None or prov.kind is not Kind.TENSOR:
