@@ -295,6 +295,8 @@ def _rebound_in_loop(model: ModuleModel, event: AttrStoreEvent, name: str, freez
     loop = event.ctx.loop
     if loop is None or event.node not in loop.node.body or not _iterates_twice(loop.node):
         return None
+    if any(name in _names(stmt, ast.Store) for stmt in loop.node.body[:loop.node.body.index(event.node)]):
+        return None  # the next iteration rebinds it before the toggle (`x = torch.rand(...)`): _rebound_on_a_path decides
     last = None
     for other in model.of_type(BindEvent):
         if other.seq > event.seq and other.name == name and other.ctx.scope is event.ctx.scope and other.ctx.via is None \
