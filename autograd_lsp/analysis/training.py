@@ -22,6 +22,7 @@ STEP_HOOKS = {"training_step"}  # called by a framework once per batch
 GRAPH_RETURNING = {"forward", "training_step"}  # methods whose returned graph the caller backpropagates
 BACKWARD_WRAPPERS = {"accelerator", "fabric", "engine", "model_engine", "strategy"}  # `accelerator.backward(loss)`
 BACKWARD_METHODS = {"manual_backward"}  # Lightning's manual optimisation: `self.manual_backward(loss)`
+GRADIENT_FUNCTIONS = {"torch.autograd.grad"}  # gradients returned instead of accumulated into `.grad`
 ZEROING_METHODS = {"zero_", "fill_", "mul_", "detach_", "requires_grad_"}  # on `p.grad`: `p.grad.zero_()`
 ZEROING_WORDS = ("zero", "clear_grad", "reset_grad", "set_grad_none", "grads_to_none", "grad_to_none")  # helpers we cannot see into
 _ZEROING_WORD = re.compile("|".join(map(re.escape, ZEROING_WORDS)))  # (any of them in a name: one search per call)
@@ -84,6 +85,11 @@ class TrainingUnit:
 # -- recognising the parts ----------------------------------------------------------------------------
 def is_backward(event: Event) -> bool:
     return isinstance(event, CallEvent) and (event.role == "backward" or event.method in BACKWARD_METHODS)
+
+
+def computes_gradients(event: Event) -> bool:
+    """A `backward()` or a `torch.autograd.grad(...)`: code that runs it expects grad mode on (under no_grad it raises)."""
+    return is_backward(event) or (isinstance(event, CallEvent) and event.qualname in GRADIENT_FUNCTIONS)
 
 
 def is_step(model: ModuleModel, event: Event) -> bool:

@@ -121,8 +121,9 @@ SIGNATURES: dict[str, RuntimeSignature] = {
         ),
         RuntimeSignature(
             "AG014",
-            "p.grad stays None after backward() although requires_grad was switched on after the forward",
-            errors=(_err(_VERSION),),
+            "p.grad stays None after backward() although requires_grad was switched on after the forward, or torch refusing "
+            "to change requires_grad of a non-leaf",
+            errors=(_err(_VERSION), _err(r"you can only change requires_grad flags of leaf variables", at_line=True)),
             probe="unfreeze_grad_none",
         ),
         RuntimeSignature("AG015", "the graph held by the accumulator grows every iteration and no backward() uses it", probe="graph_growth"),

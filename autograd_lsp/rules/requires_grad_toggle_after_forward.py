@@ -11,7 +11,11 @@ only when the frozen tensors are then modified in place before that backward.
 
 Also flags (as an error) changing `requires_grad` of a tensor known to be computed from a trainable one: a
 non-leaf (`h = w * 2; h.requires_grad = False`), including one that a loop rebinds to such a result before the
-next iteration's `x.requires_grad = True` (the iterative-attack shape: `x = x + step` without `.detach()`).
+next iteration's `x.requires_grad = True` (the iterative-attack shape: `x = x + step` without `.detach()`). Loops
+are followed per path: a branch or a `continue` that skips the detaching statement (a warning when only some paths
+do), and a slice `x = batch[i]` made to require grad and written back into `batch` (`batch[i] = x`) while it still
+requires grad — e.g. when an inner loop leaves by `break` before the `.detach()` — which puts `batch` in a graph, so
+the next iteration's slice is a non-leaf.
 
 ## Why is this bad?
 Autograd records the graph during the forward, and changing `requires_grad` afterwards does not change the
@@ -59,7 +63,8 @@ from ..analysis import torch_api as api
 from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, Event, InplaceEvent, ModuleModel
 from ..analysis.provenance import Kind
 from ..analysis.syntax import body_statement, dotted
-from ..analysis.training import STEP_HOOKS, backward_target, is_backward, is_step
+from ..analysis import uses
+from ..analysis.training import STEP_HOOKS, backward_target, computes_gradients, is_backward, is_step
 from ..findings import Edit, Fix, Safety, Severity, Span
 from . import edits
 
@@ -67,7 +72,8 @@ CODE = "AG014"
 NAME = "requires-grad-toggle-after-forward"
 SEVERITY = Severity.WARNING
 SUMMARY = "requires_grad changed after the forward and before that graph's backward()"
-RUNTIME_SIGNATURE = "silent: p.grad stays None for that step | RuntimeError: modified by an inplace operation"
+RUNTIME_SIGNATURE = ("silent: p.grad stays None for that step | RuntimeError: modified by an inplace operation | "
+                     "RuntimeError: you can only change requires_grad flags of leaf variables")
 RULE = sys.modules[__name__]
 
 
@@ -252,6 +258,12 @@ def _non_leaf_toggles(model: ModuleModel, toggles: list):
             where = prov
         elif isinstance(event, AttrStoreEvent) and isinstance(receiver, ast.Name):
             where = _rebound_in_loop(model, event, receiver.id, freezes)
+            if where is None:
+                written = _rebound_on_a_path(model, event, receiver.id) or _written_back_in_loop(model, event, receiver.id)
+                if written is not None:
+                    seen.add(id(event.node))
+                    yield written, event.node
+                    continue
         if where is None:
             continue
         seen.add(id(event.node))
@@ -283,6 +295,8 @@ def _rebound_in_loop(model: ModuleModel, event: AttrStoreEvent, name: str, freez
     loop = event.ctx.loop
     if loop is None or event.node not in loop.node.body or not _iterates_twice(loop.node):
         return None
+    if any(name in _names(stmt, ast.Store) for stmt in loop.node.body[:loop.node.body.index(event.node)]):
+        return None  # the next iteration rebinds it before the toggle (`x = torch.rand(...)`): _rebound_on_a_path decides
     last = None
     for other in model.of_type(BindEvent):
         if other.seq > event.seq and other.name == name and other.ctx.scope is event.ctx.scope and other.ctx.via is None \
@@ -291,6 +305,247 @@ def _rebound_in_loop(model: ModuleModel, event: AttrStoreEvent, name: str, freez
     if last is None or last.node not in loop.node.body or not _computed_from_trainable(last.prov, freezes):
         return None
     return last.prov if name in last.prov.composed_from else None
+
+
+def _written_back_in_loop(model: ModuleModel, event: AttrStoreEvent, name: str):
+    """`for i ...: x = B[i]; x.requires_grad = True; ...; B[i] = x`: where `x` still requires grad when it is written
+    back, the write makes `B` part of a graph (it now requires grad), so the next iteration's `x = B[i]` is a non-leaf and
+    its toggle raises. Decided per path from the toggle to the write: a `break` that leaves an inner loop before the
+    statement that detaches `x` keeps it requiring grad (a warning when only some paths do, an error when all do)."""
+    loop = event.ctx.loop
+    if loop is None or event.node not in loop.node.body or not _iterates_twice(loop.node) or _bool(event.value) is not True:
+        return None
+    body = loop.node.body
+    at = body.index(event.node)
+    source = next((stmt for stmt in reversed(body[:at]) if name in _names(stmt, ast.Store)), None)
+    sliced = _sliced(source.value) if isinstance(source, ast.Assign) and len(source.targets) == 1 \
+        and isinstance(source.targets[0], ast.Name) else None
+    if sliced is None:
+        return None  # `x` is not sliced from a tensor by every iteration right before the toggle
+    base = sliced.value.id
+    base_prov = model.prov(sliced.value)
+    if base == name or base in loop.assigned or (base_prov is not None and base_prov.requires_grad) or _cleared(loop.node, base):
+        return None  # rebound or detached inside the loop; or already requiring grad (the first iteration is another case)
+    write = next((stmt for stmt in body[at + 1:] if _writes_back(stmt, base, name)), None)
+    if write is None:
+        return None
+    if not _grad_mode_on(model, event, loop, write.lineno):
+        return None
+    try:
+        state, _, _ = _flow(model, body[at + 1: body.index(write)], {(True, None)}, name)
+    except _Unknown:
+        return None
+    kept = _paths(state)
+    if not kept:
+        return None
+    text, base_text = _short(model, event.target.value), _short(model, write)
+    every = all(flag in _REQUIRES for flag, _ in state)
+    via = next((via for via in kept if via is not None), None)
+    path = f"{_through(via)}, " if via is not None and not every else ("on some paths " if not every else "")
+    message = (f"`{text}` is sliced from `{base}` (line {source.lineno}) and made to require grad here; {path}it still "
+               f"requires grad when `{base_text}` (line {write.lineno}) writes it back, which makes `{base}` part of a graph: "
+               f"from the loop's next iteration on, the slice is a non-leaf and torch refuses to change its `requires_grad`. "
+               f"Write back a detached tensor (`{text}.detach()`)")
+    related = [(source, "sliced here"), (write, f"written back into `{base}` here")]
+    if via is not None and not every:
+        related.append((via, "this path keeps it requiring grad"))
+    finding = model.finding(RULE, event.node, message, related=related, target=model.text(event.target.value), value=True)
+    return finding.with_severity(Severity.ERROR if every else Severity.WARNING)
+
+
+def _rebound_on_a_path(model: ModuleModel, event: AttrStoreEvent, name: str):
+    """`for ...: x.requires_grad = True; ...; x = x + step` where only some paths detach (`if ...: x = x.detach()`, a
+    `continue` before the detaching statement): a path that comes back to the toggle with `x` rebound to a result
+    computed from it (a non-leaf) makes the toggle raise. Decided per path over the loop body, from the toggle round to
+    it again (a warning when only some paths do, an error when all do)."""
+    loop = event.ctx.loop
+    if loop is None or name not in loop.assigned or event.node not in loop.node.body or not _iterates_twice(loop.node) \
+            or _bool(event.value) is not True:
+        return None  # (a name the loop never rebinds cannot come back computed)
+    body = loop.node.body
+    at = body.index(event.node)
+    if not _grad_mode_on(model, event, loop, None):
+        return None
+    effects = {}
+    try:
+        end, _, continues = _flow(model, body[at + 1:], {(True, None)}, name, effects)
+        state, _, _ = _flow(model, body[:at], end | continues, name, effects)  # the next iteration, up to the toggle again
+    except _Unknown:
+        return None
+    computed = {via for flag, via in state if flag is _GRAPH}
+    if not computed:
+        return None
+    every = all(flag is _GRAPH for flag, _ in state)
+    via = min((via for via in computed if via is not None), key=lambda node: node.lineno, default=None)
+    path = f" {_through(via)}" if via is not None and not every else (" on some paths" if not every else "")
+    text = _short(model, event.target.value)
+    message = (f"`{text}` comes back to this toggle{path} rebound to a result computed from it (not detached): from the loop's "
+               f"second iteration on it is a non-leaf, and torch refuses to change its `requires_grad`. Detach it on every "
+               f"path (`{text} = (...).detach()`)")
+    related = [(via, "this path keeps the computed tensor")] if via is not None and not every else []
+    finding = model.finding(RULE, event.node, message, related=related, target=model.text(event.target.value), value=True)
+    return finding.with_severity(Severity.ERROR if every else Severity.WARNING)
+
+
+def _grad_mode_on(model: ModuleModel, event: Event, loop, before: int | None) -> bool:
+    """Grad mode known on at the toggle, or the loop computes gradients after it (under no_grad that would raise)."""
+    mode = model.grad_enabled(event.ctx)
+    if mode is not None:
+        return mode
+    return any(computes_gradients(other) for other in model.of_type(CallEvent) if other.ctx.scope is event.ctx.scope
+               and loop.contains(other.ctx.loop) and event.seq < other.seq and (before is None or other.node.lineno < before))
+
+
+def _paths(state: set) -> list:
+    """The `via` of each path on which the tensor requires grad, path-free ones first."""
+    return sorted({via for flag, via in state if flag in _REQUIRES}, key=lambda node: -1 if node is None else node.lineno)
+
+
+def _through(via: ast.stmt) -> str:
+    if isinstance(via, ast.Break):
+        return f"when a loop leaves by the `break` at line {via.lineno}"
+    return f"after the `continue` at line {via.lineno}"
+
+
+def _sliced(value: ast.expr) -> ast.Subscript | None:
+    """`B[i]`, also through calls that keep its values and graph (`B[i].clone()`, `B[i:i + 1].to(device)`): what a
+    tensor `B` that requires grad makes a non-leaf of."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and uses.keeps_values(value.func.attr) \
+            and not uses.is_cut(value.func.attr):
+        value = value.func.value
+    return value if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) else None
+
+
+def _writes_back(stmt: ast.stmt, base: str, name: str) -> bool:
+    """`base[...] = name`, or an in-place op of `base` (or a slice of it) that takes `name`: `base[i].copy_(name)`."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+        return isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == base \
+            and isinstance(stmt.value, ast.Name) and stmt.value.id == name
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute)):
+        return False
+    call = stmt.value
+    receiver = call.func.value.value if isinstance(call.func.value, ast.Subscript) else call.func.value
+    return isinstance(receiver, ast.Name) and receiver.id == base and uses.is_write(call.func.attr) \
+        and any(isinstance(arg, ast.Name) and arg.id == name for arg in call.args)
+
+
+def _cleared(loop: ast.AST, base: str) -> bool:
+    """`base.detach_()` / `base.requires_grad_(False)` somewhere in the loop: it leaves the graph again."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _clears(node.func.attr)
+               and isinstance(node.func.value, ast.Name) and node.func.value.id == base for node in ast.walk(loop))
+
+
+def _clears(method: str) -> bool:
+    """`detach_()` (a graph cut done in place) or `requires_grad_(...)`: the receiver leaves the graph."""
+    return method == "requires_grad_" or uses.is_cut(method) and method.endswith("_")
+
+
+class _Unknown(Exception):
+    """A statement the path walk does not follow (try, match, a rebinding it cannot classify as a whole)."""
+
+
+_KEEP = object()  # the statement leaves the flag as it was
+_DERIVED = object()  # rebound to a differentiable result of itself: a non-leaf if it required grad
+_GRAPH = "graph"  # a non-leaf that requires grad
+_REQUIRES = (True, _GRAPH)
+
+
+def _flow(model: ModuleModel, stmts: list, state: set, name: str, effects: dict | None = None):
+    """Whether `name` requires grad after `stmts`, per path: `state` is a set of (flag, via), flag True / _GRAPH (a
+    non-leaf) / False / None (unknown), via the `break` or `continue` the path went through (None: none). Loops are taken to run at least once
+    (a path that skips a loop entirely is not claimed), and leave by their condition or by `break`. Returns the state
+    falling through, and the states at `break` and `continue`."""
+    if effects is None:
+        effects = {}  # id(statement) -> its effect: loops are walked again until their states settle
+    breaks, continues = set(), set()
+    for stmt in stmts:
+        if not state:
+            break
+        if isinstance(stmt, ast.Break):
+            breaks |= {(flag, via or stmt) for flag, via in state}
+            return set(), breaks, continues
+        if isinstance(stmt, ast.Continue):
+            continues |= {(flag, via or stmt) for flag, via in state}
+            return set(), breaks, continues
+        if isinstance(stmt, (ast.Return, ast.Raise)):
+            return set(), breaks, continues
+        if isinstance(stmt, ast.If):
+            then, b1, c1 = _flow(model, stmt.body, state, name, effects)
+            other, b2, c2 = _flow(model, stmt.orelse, state, name, effects)
+            state, breaks, continues = then | other, breaks | b1 | b2, continues | c1 | c2
+        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+            if not isinstance(stmt, ast.While) and name in _names(stmt.target, ast.Store):
+                raise _Unknown
+            seen, left = set(state), set()
+            while True:
+                end, b, c = _flow(model, stmt.body, seen, name, effects)
+                left |= b
+                grown = seen | end | c
+                if grown == seen:
+                    break
+                seen = grown
+            forever = isinstance(stmt, ast.While) and isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)
+            done = set() if forever else end | c
+            if stmt.orelse and done:
+                done, b, c = _flow(model, stmt.orelse, done, name, effects)
+                breaks, continues = breaks | b, continues | c
+            state = done | left
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            if any(item.optional_vars is not None and name in _names(item.optional_vars, ast.Store) for item in stmt.items):
+                raise _Unknown
+            state, b, c = _flow(model, stmt.body, state, name, effects)
+            breaks, continues = breaks | b, continues | c
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if stmt.name == name:
+                raise _Unknown
+        elif isinstance(stmt, (ast.Try, ast.Match, getattr(ast, "TryStar", ast.Try))):
+            if name in _names(stmt, ast.Load) | _names(stmt, ast.Store) or any(
+                    isinstance(node, (ast.Break, ast.Continue)) for node in ast.walk(stmt)):
+                raise _Unknown
+        else:
+            effect = effects.get(id(stmt), effects)
+            if effect is effects:
+                effect = effects[id(stmt)] = _effect(model, stmt, name)
+            if effect is _DERIVED:
+                state = {(_GRAPH if flag in _REQUIRES else None, via) for flag, via in state}
+            elif effect is not _KEEP:
+                state = {(effect, via) for _, via in state}
+    return state, breaks, continues
+
+
+def _effect(model: ModuleModel, stmt: ast.stmt, name: str):
+    """What a simple statement makes of whether `name` requires grad: True / False / None (unknown), _KEEP, or
+    _DERIVED (rebound to a differentiable result computed from it)."""
+    if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" and isinstance(t.value, ast.Name)
+                                            and t.value.id == name for t in stmt.targets):
+        return _bool(stmt.value)
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
+            and isinstance(stmt.value.func.value, ast.Name) and stmt.value.func.value.id == name:
+        call = stmt.value
+        if call.func.attr == "requires_grad_":
+            argument = call.args[0] if call.args else next((kw.value for kw in call.keywords if kw.arg == "requires_grad"), None)
+            return True if argument is None else _bool(argument)
+        if _clears(call.func.attr):
+            return False
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and name not in _names(stmt.value, ast.Store):
+        return _KEEP  # `x -= lr * g` of a tensor is in place: the same tensor, its flag unchanged
+    if not any(isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load) for node in ast.walk(stmt)):
+        return _KEEP  # does not rebind or delete it
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        prov = model.prov(stmt.value)
+        if prov is None or prov.kind is not Kind.TENSOR:
+            return None
+        value = stmt.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and uses.may_return_self(value.func.attr):
+            return None  # `x = x.to(device)` may be `x` itself, a leaf
+        if prov.requires_grad and prov.has_graph and not prov.detached and not prov.no_grad and name in _names(value, ast.Load):
+            return _DERIVED
+        if prov.requires_grad:
+            return True
+        if prov.detached or prov.no_grad or prov.requires_grad is False:
+            return False
+    return None
 
 
 def _iterates_twice(node) -> bool:
