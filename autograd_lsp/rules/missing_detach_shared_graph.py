@@ -101,7 +101,8 @@ def check(model: ModuleModel):
                 stale = next(((s, module) for s in between if s is not first.event for module in _saved_modules(model, s, shared)), None)
                 between = [stale[0]] if stale is not None else []
             step = between[0] if between else None
-            if step is None or _exclusive(model, first.event, second.event) or _recomputed_between(model, first, second, shared):
+            if step is None or _exclusive(model, first.event, second.event) or _recomputed_between(model, first, second, shared) \
+                    or _unpacked_together(model, first, second):
                 continue
             reported.add(id(second))
             yield _finding(model, first, second, step, shared, stale[1] if stale is not None else None)
@@ -111,6 +112,30 @@ def check(model: ModuleModel):
             found = _next_iteration(model, site, steps)
             if found is not None:
                 yield _iteration_finding(model, site, *found)
+
+
+def _unpacked_together(model: ModuleModel, first: Site, second: Site) -> bool:
+    """Both losses unpacked from one helper's returned tuple (`policy_loss, q_loss = self.losses(batch)`): the walk
+    knows the graph of the tuple, not which part each element holds, so a shared graph is not known. (Outputs of one
+    module forward, `y1, y2 = model(x)`, do share that forward.)"""
+    made = [_unpacking_statement(model, site) for site in (first, second)]
+    if made[0] is None or made[0] is not made[1]:
+        return False
+    call = made[0].value
+    return not any(event.node is call and event.role == "forward" for event in model.of_type(CallEvent))
+
+
+def _unpacking_statement(model: ModuleModel, site: Site):
+    """The `a, b = helper(...)` statement that last bound the name this site backpropagates, if it is one."""
+    target, _ = backward_target(model, site.event)
+    if not isinstance(target, ast.Name):
+        return None
+    binds = [b for b in model.of_type(BindEvent) if b.name == target.id and b.seq < site.seq and b.ctx.scope is site.event.ctx.scope]
+    stmt = max(binds, key=lambda b: b.seq).node if binds else None
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], (ast.Tuple, ast.List)) \
+            and isinstance(stmt.value, ast.Call):
+        return stmt
+    return None
 
 
 def _next_iteration(model: ModuleModel, site: Site, steps: list):
