@@ -441,9 +441,9 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         if uses.moves_device(parent.attr) or _inspects(parent.attr):
             return None
         if isinstance(grand, ast.Call) and grand.func is parent:
-            if _keeps_device(parent.attr) and all(_constant(a) for a in grand.args):
-                return _combined(grand, parents, depth + 1, cls, imports)
-            others = [a for a in [*grand.args, *(k.value for k in grand.keywords)] if not _constant(a)]
+            if _keeps_device(parent.attr) and all(_not_tensor(a, cls) for a in grand.args):
+                return _combined(grand, parents, depth + 1, cls, imports)  # self.x.repeat(h.shape[1], 1)
+            others = [a for a in [*grand.args, *(k.value for k in grand.keywords)] if not _not_tensor(a, cls)]
             return grand if others else None  # self.x.mul(y): combined with y
         return None
     if isinstance(parent, ast.Subscript):
@@ -465,7 +465,7 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
     if isinstance(parent, ast.Call) and node in parent.args:
         if _moves_or_inspects(parent) or _extension_call(parent, imports):
             return None
-        others = [a for a in [*parent.args, *(k.value for k in parent.keywords)] if a is not node and not _constant(a)]
+        others = [a for a in [*parent.args, *(k.value for k in parent.keywords)] if a is not node and not _not_tensor(a, cls)]
         return parent if others else None  # F.conv2d(x, self.kernel), torch.matmul(x, self.P)
     if isinstance(parent, ast.keyword):
         call = parents.get(parent)
@@ -473,6 +473,27 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
             others = [a for a in [*call.args, *(k.value for k in call.keywords)] if a is not node and not _constant(a)]
             return call if others else None
     return None
+
+
+def _not_tensor(node: ast.AST, cls: ClassInfo | None) -> bool:
+    """An argument that cannot be a tensor on some device: a constant, a size (`x.shape[1]`, `x.size(0)`, `len(xs)`,
+    `.item()`), a number attribute of the module (`self.context_len = 3`), or arithmetic on those."""
+    if _constant(node):
+        return True
+    if isinstance(node, ast.BinOp):
+        return _not_tensor(node.left, cls) and _not_tensor(node.right, cls)
+    if isinstance(node, ast.IfExp):
+        return _not_tensor(node.body, cls) and _not_tensor(node.orelse, cls)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        return True
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else None)
+        return name in uses.INT_RESULTS
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" and cls is not None:
+        held = cls.attribute(node.attr)
+        return held is not None and held.kind is Kind.NUMBER
+    return False
 
 
 def _own_layer(cls: ClassInfo, func: ast.AST) -> bool:
