@@ -94,7 +94,8 @@ def check(model: ModuleModel):
         reported = set()
         for bind in candidates:
             attr = bind.name.split(".", 1)[1]
-            if attr in registered or attr in reported or _replaced_while_building(model, cls, bind, in_methods):
+            if attr in registered or attr in reported or _replaced_while_building(model, cls, bind, in_methods) \
+                    or _placeholder_for_a_parameter(bind, builders, in_methods):
                 continue
             use = _device_sensitive_use(cls, attr, model.imports)
             if use is None or _rebound_elsewhere(cls, attr, builders, anywhere=_placeholder(bind.value)):
@@ -342,6 +343,14 @@ def _replaced_while_building(model: ModuleModel, cls: ClassInfo, bind: BindEvent
     body = method.node.body if method is not None else ()
     return any(other.name == bind.name and other.seq > bind.seq and other.node in body
                and _not_plain(other.prov) for other in in_methods.get(bind.ctx.scope, ()))
+
+
+def _placeholder_for_a_parameter(bind: BindEvent, builders: list, in_methods: dict) -> bool:
+    """`self.pos = torch.tensor([])` on one branch of __init__, `self.pos = nn.Parameter(...)` on another: an empty
+    stand-in (TorchScript needs the attribute on every path) where the configuration that uses it has a Parameter."""
+    return _placeholder(bind.value) and any(other.name == bind.name and other is not bind and other.prov is not None
+                                            and other.prov.origin == "nn.Parameter"
+                                            for method in builders for other in in_methods.get(method.scope, ()))
 
 
 def _not_plain(prov) -> bool:
