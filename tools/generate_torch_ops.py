@@ -515,7 +515,39 @@ def collect() -> dict:
         "FACTORY_SIZES": {n: sizes for n, sizes in factory_sizes.items() if n in functions},
         "BETA_SCALED": {n: p for n, p in _beta_scaled(derivatives, by_name).items() if n in python_names},
         "PER_INPUT_VIEWS": _per_input_views(torch, schemas),
+        "SHAPE_FUNCTIONS": _shape_functions(torch, python_names),
     }
+
+
+def _shape_functions(torch, python_names) -> dict:
+    """op -> the name of the shape function torch's JIT computes its result's shape with (torch.jit._shape_functions'
+    schema mapping: "linear", "conv2d", "unary", "max_pool2d"...). An op whose overloads use different functions keeps
+    the one of its first overload (`aten::mean` -> zero_dim_tensor, `aten::mean.dim` -> sum_mean_dim: the analyzer
+    tells them apart by the call's arguments)."""
+    import torch.jit._shape_functions as shapes
+
+    out = {}
+    for schema, function in shapes.shape_compute_graph_mapping.items():
+        namespace, _, rest = schema.partition("::")
+        name = rest.split("(", 1)[0].split(".", 1)[0]
+        if namespace == "aten" and name in python_names:
+            out.setdefault(name, []).append(function.name)
+    for name in sorted(n for n in dir(torch.Tensor) if not n.startswith("_") and not n.endswith("_") and n not in out):
+        if _shaped_like_view(torch, name):
+            out[name] = ["view"]  # reshape: view's shape function, found by calling it
+    return {name: sorted(set(found)) for name, found in out.items()}
+
+
+def _shaped_like_view(torch, name: str) -> bool:
+    """`x.<name>(*sizes)` gives the shape `x.view(*sizes)` does, -1 included, on every probe."""
+    x = torch.arange(6.0).reshape(2, 3)
+    for sizes in ((6,), (-1,), (3, -1), (1, 2, 3), (-1, 1, 2)):
+        try:
+            if tuple(getattr(x, name)(*sizes).shape) != tuple(x.view(*sizes).shape):
+                return False
+        except Exception:
+            return False
+    return True
 
 
 def _tuple_results(torch, schemas) -> dict:
@@ -740,6 +772,8 @@ def render(facts: dict) -> str:
                        "position of `beta` (0: self): with beta=0 the result ignores self's values.",
         "PER_INPUT_VIEWS": "Ops taking a list of tensors whose i-th output is a view of the i-th input alone (found by calling "
                            "them on two tensors): broadcast_tensors, meshgrid...",
+        "SHAPE_FUNCTIONS": "op -> names of the shape functions torch.jit._shape_functions maps its overloads to (unary: the "
+                           "input's shape; linear, conv2d, max_pool2d...: how the result's dims follow from the input's).",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")
