@@ -227,12 +227,25 @@ def index(shape, items):
     return tuple(out), tuple(kept)
 
 
+def _agree(a, b):
+    """Two shapes an op requires to be equal (the tensors stack() joins): a size either gives is both's; None when they
+    cannot be equal."""
+    if len(a) != len(b):
+        return None
+    out = []
+    for x, y in zip(a, b):
+        if x is not None and y is not None and x != y:
+            return None
+        out.append(x if x is not None else y)
+    return tuple(out)
+
+
 def stack(shapes, dim=0):
     if not shapes or any(s is None for s in shapes):
         return None
     common = shapes[0]
     for other in shapes[1:]:
-        common = merge(common, other)
+        common = _agree(common, other)
         if common is None:
             return None
     position = _dim(dim, len(common) + 1)
@@ -249,7 +262,7 @@ def cat(shapes, dim=0):
     rest = [tuple(d for i, d in enumerate(s) if i != position) for s in shapes]
     common = rest[0]
     for other in rest[1:]:
-        common = merge(common, other)
+        common = _agree(common, other)
         if common is None:
             return None
     total = None if None in sizes else sum(sizes)
