@@ -3042,7 +3042,7 @@ FUNCTIONAL = frozenset({
     'upsample_nearest',
 })
 
-# torch.nn classes -> op: functional op called by forward; inplace/reduction/reduce: __init__ position (-1 keyword only); parameters: names of its own parameters when built (None: could not build one).
+# torch.nn classes -> op: functional op called by forward; inplace/reduction/reduce: __init__ position (-1 keyword only); parameters: names of its own parameters when built (None: could not build one); method: the Tensor method a forward returns of its input instead (nn.Flatten), with its arguments' __init__ positions and defaults.
 MODULES = {
     'AdaptiveAvgPool1d': {'op': 'adaptive_avg_pool1d', 'parameters': ()},
     'AdaptiveAvgPool2d': {'op': 'adaptive_avg_pool2d', 'parameters': ()},
@@ -3089,7 +3089,7 @@ MODULES = {
     'Embedding': {'op': 'embedding', 'parameters': ('weight',)},
     'EmbeddingBag': {'op': 'embedding_bag', 'parameters': ('weight',)},
     'FeatureAlphaDropout': {'inplace': 1, 'op': 'feature_alpha_dropout', 'parameters': ()},
-    'Flatten': {'parameters': ()},
+    'Flatten': {'method': {'arguments': [['start_dim', 0, 1], ['end_dim', 1, -1]], 'name': 'flatten'}, 'parameters': ()},
     'Fold': {'op': 'fold', 'parameters': ()},
     'FractionalMaxPool2d': {'op': 'fractional_max_pool2d', 'parameters': ()},
     'FractionalMaxPool3d': {'op': 'fractional_max_pool3d', 'parameters': ()},

@@ -1602,7 +1602,8 @@ class Walker:
         name = cls.rsplit(".", 1)[-1] if isinstance(cls, str) else None
         loss = name is not None and name.endswith("Loss")
         if isinstance(cls, ClassInfo) and not cls.is_module:
-            call = cls.methods.get("__call__")  # `criterion(pred, y)` of a plain class: its __call__
+            # `criterion(pred, y)` of a plain class: its __call__; `self.forward(x)` in it: its forward
+            call = cls.methods.get("forward" if isinstance(node.func, ast.Attribute) and node.func.attr == "forward" else "__call__")
             if call is None or node.keywords:
                 return None
             event.role = None
@@ -1714,6 +1715,12 @@ class Walker:
                     return None
             return shape
         op = api.layer_op(name)
+        method = api.layer(name).get("method")
+        if op is None and method is not None and built is not None:
+            # nn.Flatten(): `input.flatten(self.start_dim, self.end_dim)` with what it was built with
+            values = [_argument(built, keyword, position) for keyword, position, _ in method["arguments"]]
+            arguments = [value if value is not None else ast.Constant(default) for value, (_, _, default) in zip(values, method["arguments"])]
+            return self._op_shape(method["name"], Provenance(Kind.TENSOR, 0, shape=shape), arguments, [])
         if op is None or api.layer_parameters(name) is None:
             return None
         if op in api.SAME_SHAPE:
