@@ -1462,6 +1462,10 @@ class Walker:
         ret, passed, escaped = found
         if escaped:
             self._reemit(escaped, passed, bound, node, owner.model.source.path)
+        if quiet:
+            # walked for its shape alone: the summary says the rest (what the walk could not know, a default's value,
+            # the symbolic walk knows as a parameter)
+            return _with_shape(self.instantiate(info, node, arg_provs, node.args), self._returned(ret, passed, bound, node))
         return self._returned(ret, passed, bound, node)
 
     def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped) -> Provenance | None:
@@ -1725,6 +1729,8 @@ class Walker:
             return None
         if op in api.SAME_SHAPE:
             return shape  # nn.ReLU, nn.Sigmoid
+        if built is not None and any(kw.arg == "return_indices" for kw in built.keywords):
+            return None  # nn.MaxPool2d(2, return_indices=True): a pair
         width = _layer_width(name, built)
         if width is None and module.module_class == module.origin:
             width = module.value  # built with a name bound to an integer
@@ -2256,6 +2262,9 @@ class Walker:
         (the broadcast of its operands), the receiver's for one that keeps it, and the dims of a reshape, flatten,
         (un)squeeze, permute, transpose or reduction whose sizes and dims are spelt out (literals, names bound to
         integers). The op's kind is torch's: its tags and its JIT shape function (torch_ops.SHAPE_FUNCTIONS)."""
+        entry = api.TUPLE_RESULTS.get(op)
+        if entry is not None and (args or keywords or not entry["dim"]):
+            return None  # several tensors (x.max(1), x.frexp(), x.aminmax()): indexing picks one, not a row
         if op in api.POINTWISE:
             # (an operand given by keyword, `torch.add(x, other=y)`, is not among those broadcast)
             return "propagate" if all(self._plain_keyword(kw.value) for kw in keywords) else None
@@ -2269,8 +2278,8 @@ class Walker:
         if op in api.REDUCTIONS:
             if not args and not named:
                 return ()
-            if op in api.TUPLE_RESULTS or set(named) - {"dim", "keepdim", "dtype"}:
-                return None  # (x.max(1): values and indices)
+            if set(named) - {"dim", "keepdim", "dtype"}:
+                return None
             positional = bool(functions & {"sum_mean_dim", "argmax"})  # x.sum(1): dim first (x.norm(2): p first)
             if args and not positional or len(args) > 2:
                 return None
@@ -2557,6 +2566,17 @@ def _index_argument(call: ast.Call, op: str, arg_provs, shift: int) -> Provenanc
     position -= shift
     prov = arg_provs[position] if 0 <= position < min(len(call.args), len(arg_provs)) else None
     return prov if prov is not None and prov.kind is Kind.TENSOR else None
+
+
+def _with_shape(summary: Provenance | None, walked: Provenance | None) -> Provenance | None:
+    """The summary's value with the shape a walk for these arguments found (element by element for a tuple)."""
+    if summary is None or walked is None or summary.kind is not walked.kind:
+        return summary
+    if summary.kind is Kind.SEQUENCE and len(summary.elements) == len(walked.elements):
+        return summary.but(elements=tuple(_with_shape(a, b) for a, b in zip(summary.elements, walked.elements)))
+    if summary.kind is not Kind.TENSOR or walked.shape is None or summary.shape is not None:
+        return summary
+    return summary.but(shape=walked.shape, scalar=shapes.scalar_of(walked.shape) if summary.scalar is None else summary.scalar)
 
 
 def _shaped_by_arguments(info: FunctionInfo) -> bool:
