@@ -2203,7 +2203,7 @@ class Walker:
             return None
         index, keyword = _LAYER_WIDTH[name]
         node = built.args[index] if len(built.args) > index else next((kw.value for kw in built.keywords if kw.arg == keyword), None)
-        value = self._int_value(node) if isinstance(node, ast.Name) else None
+        value = self._int_value(node) if isinstance(node, (ast.Name, ast.BinOp)) else None
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 
     def _int_value(self, node: ast.expr | None):
@@ -2211,6 +2211,8 @@ class Walker:
         if isinstance(node, ast.Name):
             prov = self.lookup(node.id)
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
+        if isinstance(node, ast.BinOp):  # `3 * 8 * 8`, `2 * n`
+            return _fold(node.op, self._int_value(node.left), self._int_value(node.right))
         return _number(node)
 
     def torch_op(self, node: ast.Call, short: str, arg_provs) -> Provenance | None:
@@ -2634,12 +2636,34 @@ def _broadcast_shape(inputs):
     return shapes.broadcast(found)
 
 
+def _fold(op: ast.operator, left, right) -> int | None:
+    """Integer arithmetic of two known integers (sizes written `3 * 8 * 8`, `hidden // 2`)."""
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (left, right)):
+        return None
+    if isinstance(op, ast.Mult):
+        return left * right
+    if isinstance(op, ast.Add):
+        return left + right
+    if isinstance(op, ast.Sub):
+        return left - right
+    if isinstance(op, ast.FloorDiv) and right:
+        return left // right
+    return None
+
+
+def _literal_int(node: ast.expr | None) -> int | None:
+    if isinstance(node, ast.BinOp):
+        return _fold(node.op, _literal_int(node.left), _literal_int(node.right))
+    value = _const(node)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _layer_width(name: str | None, built: ast.Call | None) -> int | None:
     if name not in _LAYER_WIDTH or built is None:
         return None
     index, keyword = _LAYER_WIDTH[name]
     node = built.args[index] if len(built.args) > index else next((kw.value for kw in built.keywords if kw.arg == keyword), None)
-    value = _const(node)
+    value = _literal_int(node)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 def setter_attributes(node) -> list[str]:
     """The attributes a method sets on its `self` the way a setup method does: at the top of its body or in an
