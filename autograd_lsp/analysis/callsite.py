@@ -55,7 +55,7 @@ def facts(prov: Provenance | None):
     if kind is Kind.TENSOR:
         return (kind, prov.leaf, prov.requires_grad, prov.dtype, prov.composed_from, prov.no_grad, prov.scalar, prov.saved_by,
                 id(prov.saved_node) if prov.saved_node is not None else None, prov.nondiff, prov.detached, prov.uninitialised,
-                prov.param_deps, prov.data_of, prov.origin == "param", bool(prov.graph), prov.shape)
+                prov.param_deps, prov.data_of, prov.origin == "param", bool(prov.graph))
     if kind is Kind.MODULE:
         return (kind, id(prov.module_class) if not isinstance(prov.module_class, str) else prov.module_class, prov.params)
     if kind in (Kind.OPTIMIZER, Kind.PARAMS):
@@ -63,6 +63,29 @@ def facts(prov: Provenance | None):
     if kind is Kind.SEQUENCE:
         return (kind, tuple(facts(element) for element in prov.elements))
     return (kind, prov.dtype, prov.value, prov.text)  # (a number's value sizes the tensors the body makes from it)
+
+
+def shapes_of(prov: Provenance | None, depth: int = 0):
+    """The shapes a value passed in carries (a tensor's, a sequence's elements'): part of the memo key of a walk made
+    for the shape it returns."""
+    if prov is None or depth > 3:
+        return None
+    if prov.kind is Kind.SEQUENCE:
+        return tuple(shapes_of(element, depth + 1) for element in prov.elements)
+    return prov.shape if prov.kind is Kind.TENSOR else None
+
+
+def unshaped(prov: Provenance | None, depth: int = 0) -> Provenance | None:
+    """The value without its shapes: what a walk memoised without them may be made with (calls passing tensors of
+    different shapes and the same facts share it)."""
+    if prov is None or depth > 3:
+        return prov
+    if prov.kind is Kind.TENSOR:
+        return prov.but(shape=None) if prov.shape is not None else prov
+    if prov.kind is Kind.SEQUENCE and prov.elements:
+        elements = tuple(unshaped(element, depth + 1) for element in prov.elements)
+        return prov.but(elements=elements) if any(a is not b for a, b in zip(elements, prov.elements)) else prov
+    return prov
 
 
 def bind_arguments(function: ast.FunctionDef | ast.AsyncFunctionDef, skip_first: bool, call: ast.Call, arg_provs: list,

@@ -1417,7 +1417,9 @@ class Walker:
         sized = info.__dict__.get("backward_of_arguments", False) and any(_sized_deeply(p) for p in passed)
         # a tensor of known shape passed to a body whose result is made from its parameters: walked for that shape
         # (`model(torch.randn(8, 16))`: what the forward's layers make of 8 rows)
-        shaped = not sized and _shaped_by_arguments(info) and any(_shaped(p) for p in passed)
+        shaped = _shaped_by_arguments(info) and any(_shaped(p) for p in passed)
+        # (shapes are what a body backpropagating its arguments is judged by, too: walked with them)
+        with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments
         sized = sized or shaped
         if (not (info.uses_arguments or sized) or not info.walked or self.context_depth >= callsite.MAX_DEPTH or info.walking
                 or info.owner is None or isinstance(info.node, ast.Lambda)):
@@ -1429,12 +1431,14 @@ class Walker:
         bound = callsite.bind_arguments(info.node, method, node, arg_provs, keyword_provs)
         if bound is None:
             return _NOT_WALKED
+        if not with_shapes:  # (walked and memoised without shapes: one walk serves tensors of every size)
+            bound = {name: callsite.unshaped(prov) for name, prov in bound.items()}
         caller = self.ctx()
         instance = receiver if method and receiver is not None and receiver.origin != "self" else None
         # (a body walked only because a shape was passed judges nothing there: the symbolic walk does, as before)
-        quiet = shaped and not info.uses_arguments
         key = (id(info.node), caller.no_grad, (callsite.facts(instance), id(instance.node)) if instance is not None else None,
-               tuple((name, callsite.facts(prov)) for name, prov in bound.items()), quiet)
+               tuple((name, callsite.facts(prov)) for name, prov in bound.items()), quiet,
+               tuple(callsite.shapes_of(prov) for prov in bound.values()) if with_shapes else None)
         memo = owner.memo
         if key not in memo:
             if owner.context_walks >= callsite.MAX_WALKS:
