@@ -61,3 +61,11 @@ def _torch_name_sets(path: Path) -> list[str]:
 def test_no_rule_keeps_its_own_set_of_names():
     offenders = {path.name: names for path in sorted(RULES.glob("*.py")) if (names := _torch_name_sets(path))}
     assert offenders == {}, f"rules define private name sets (move them to analysis/uses.py or the generated table): {offenders}"
+
+
+def test_shape_functions_are_torchs():
+    from autograd_lsp.analysis import torch_ops
+
+    assert torch_ops.SHAPE_FUNCTIONS["linear"] == ["linear"] and torch_ops.SHAPE_FUNCTIONS["conv2d"] == ["conv2d"]
+    assert torch_ops.SHAPE_FUNCTIONS["reshape"] == ["view"]  # found by calling it: view's shapes
+    assert "squeeze_nodim" in torch_ops.SHAPE_FUNCTIONS["squeeze"] and torch_ops.SHAPE_FUNCTIONS["dropout"] == ["unary"]

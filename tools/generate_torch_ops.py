@@ -515,7 +515,39 @@ def collect() -> dict:
         "FACTORY_SIZES": {n: sizes for n, sizes in factory_sizes.items() if n in functions},
         "BETA_SCALED": {n: p for n, p in _beta_scaled(derivatives, by_name).items() if n in python_names},
         "PER_INPUT_VIEWS": _per_input_views(torch, schemas),
+        "SHAPE_FUNCTIONS": _shape_functions(torch, python_names),
     }
+
+
+def _shape_functions(torch, python_names) -> dict:
+    """op -> the name of the shape function torch's JIT computes its result's shape with (torch.jit._shape_functions'
+    schema mapping: "linear", "conv2d", "unary", "max_pool2d"...). An op whose overloads use different functions keeps
+    the one of its first overload (`aten::mean` -> zero_dim_tensor, `aten::mean.dim` -> sum_mean_dim: the analyzer
+    tells them apart by the call's arguments)."""
+    import torch.jit._shape_functions as shapes
+
+    out = {}
+    for schema, function in shapes.shape_compute_graph_mapping.items():
+        namespace, _, rest = schema.partition("::")
+        name = rest.split("(", 1)[0].split(".", 1)[0]
+        if namespace == "aten" and name in python_names:
+            out.setdefault(name, []).append(function.name)
+    for name in sorted(n for n in dir(torch.Tensor) if not n.startswith("_") and not n.endswith("_") and n not in out):
+        if _shaped_like_view(torch, name):
+            out[name] = ["view"]  # reshape: view's shape function, found by calling it
+    return {name: sorted(set(found)) for name, found in out.items()}
+
+
+def _shaped_like_view(torch, name: str) -> bool:
+    """`x.<name>(*sizes)` gives the shape `x.view(*sizes)` does, -1 included, on every probe."""
+    x = torch.arange(6.0).reshape(2, 3)
+    for sizes in ((6,), (-1,), (3, -1), (1, 2, 3), (-1, 1, 2)):
+        try:
+            if tuple(getattr(x, name)(*sizes).shape) != tuple(x.view(*sizes).shape):
+                return False
+        except Exception:
+            return False
+    return True
 
 
 def _tuple_results(torch, schemas) -> dict:
@@ -622,6 +654,10 @@ def _modules(torch, nn, F) -> dict:
         op = _forward_op(cls)
         if op is not None:
             entry["op"] = op
+        else:
+            method = _forward_method(cls, torch, signature, positional)
+            if method is not None:
+                entry["method"] = method
         for argument in ("inplace", "reduction", "reduce"):
             if argument in positional or any(p.name == argument for p in parameters):
                 entry[argument] = positional.index(argument) if argument in positional else -1
@@ -631,6 +667,37 @@ def _modules(torch, nn, F) -> dict:
         entry["parameters"] = _has_parameters(cls, parameters)
         out[name] = entry
     return out
+
+
+def _forward_method(cls, torch, signature, positional) -> dict | None:
+    """`return input.flatten(self.start_dim, self.end_dim)` -> {"name": "flatten", "arguments": [["start_dim", 0, 1],
+    ["end_dim", 1, -1]]}: the Tensor method a forward returns of its input, with each argument's __init__ name,
+    position (-1: keyword only) and default, when every argument is an attribute named after an __init__ parameter."""
+    forward = cls.__dict__.get("forward")
+    if forward is None:
+        return None
+    try:
+        function = ast.parse(textwrap.dedent(inspect.getsource(forward))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return None
+    arguments = [a.arg for a in function.args.args]
+    returns = [node for node in function.body if isinstance(node, ast.Return)]
+    if len(arguments) != 2 or len(returns) != 1 or not isinstance(returns[0].value, ast.Call):
+        return None
+    call = returns[0].value
+    if not (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == arguments[1]):
+        return None
+    if not hasattr(torch.Tensor, call.func.attr) or call.keywords:
+        return None
+    found = []
+    for argument in call.args:
+        if not (isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name) and argument.value.id == "self"):
+            return None
+        parameter = signature.parameters.get(argument.attr)
+        if parameter is None or parameter.default is inspect.Parameter.empty or not isinstance(parameter.default, (int, type(None))):
+            return None
+        found.append([argument.attr, positional.index(argument.attr) if argument.attr in positional else -1, parameter.default])
+    return {"name": call.func.attr, "arguments": found}
 
 
 def _forward_op(cls, forward=None, depth: int = 0) -> str | None:
@@ -727,7 +794,8 @@ def render(facts: dict) -> str:
         "MODULE_ITERATORS": "nn.Module generator methods (parameters(), named_buffers(), modules()...).",
         "FUNCTIONAL": "Functions of torch.nn.functional.",
         "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction/reduce: __init__ position (-1 keyword only); "
-                   "parameters: names of its own parameters when built (None: could not build one).",
+                   "parameters: names of its own parameters when built (None: could not build one); method: the Tensor method "
+                   "a forward returns of its input instead (nn.Flatten), with its arguments' __init__ positions and defaults.",
         "TUPLE_RESULTS": "Ops returning several tensors (an overload's `(Tensor values, Tensor indices)`) -> dtype class of each "
                          "output on float input (int: indices; float: the input's own dtype); dim: only when called with a dim (max(x) is one tensor); "
                          "names: the fields of its named tuple (`.indices`).",
@@ -740,6 +808,8 @@ def render(facts: dict) -> str:
                        "position of `beta` (0: self): with beta=0 the result ignores self's values.",
         "PER_INPUT_VIEWS": "Ops taking a list of tensors whose i-th output is a view of the i-th input alone (found by calling "
                            "them on two tensors): broadcast_tensors, meshgrid...",
+        "SHAPE_FUNCTIONS": "op -> names of the shape functions torch.jit._shape_functions maps its overloads to (unary: the "
+                           "input's shape; linear, conv2d, max_pool2d...: how the result's dims follow from the input's).",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")

@@ -65,6 +65,29 @@ def facts(prov: Provenance | None):
     return (kind, prov.dtype, prov.value, prov.text)  # (a number's value sizes the tensors the body makes from it)
 
 
+def shapes_of(prov: Provenance | None, depth: int = 0):
+    """The shapes a value passed in carries (a tensor's, a sequence's elements'): part of the memo key of a walk made
+    for the shape it returns."""
+    if prov is None or depth > 3:
+        return None
+    if prov.kind is Kind.SEQUENCE:
+        return tuple(shapes_of(element, depth + 1) for element in prov.elements)
+    return prov.shape if prov.kind is Kind.TENSOR else None
+
+
+def unshaped(prov: Provenance | None, depth: int = 0) -> Provenance | None:
+    """The value without its shapes: what a walk memoised without them may be made with (calls passing tensors of
+    different shapes and the same facts share it)."""
+    if prov is None or depth > 3:
+        return prov
+    if prov.kind is Kind.TENSOR:
+        return prov.but(shape=None) if prov.shape is not None else prov
+    if prov.kind is Kind.SEQUENCE and prov.elements:
+        elements = tuple(unshaped(element, depth + 1) for element in prov.elements)
+        return prov.but(elements=elements) if any(a is not b for a, b in zip(elements, prov.elements)) else prov
+    return prov
+
+
 def bind_arguments(function: ast.FunctionDef | ast.AsyncFunctionDef, skip_first: bool, call: ast.Call, arg_provs: list,
                    keyword_provs: dict) -> dict | None:
     """parameter name -> what this call passes (None: unknown, e.g. a default); None when the call cannot be

@@ -5,6 +5,8 @@ import enum
 from dataclasses import dataclass, fields
 from typing import Iterable
 
+from . import shapes
+
 
 class Kind(enum.Enum):
     TENSOR = "tensor"
@@ -35,6 +37,7 @@ class Provenance:
     origin: str = ""  # the operation that made it ("torch.tensor", "nn.Parameter", "torch.stack", "model(...)")
     graph: frozenset = frozenset()  # ids of the forward computations its autograd graph contains
     scalar: bool | None = None  # known 0-dim / one-element result
+    shape: tuple | None = None  # its dims as far as known (analysis/shapes.py): each an int or None; None: rank unknown
     saved_by: str | None = None  # op that saved this tensor for backward (its output or input)
     saved_node: object | None = None  # the ast node of that op: its id is in the graph of every loss computed through it
     nondiff: str | None = None  # non-differentiable op that cut the graph on the way here
@@ -117,6 +120,7 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         requires_grad=same("requires_grad"),
         dtype=same("dtype"),
         scalar=same("scalar"),
+        shape=shapes.merge(a.shape, b.shape),
         composed_from=a.composed_from | b.composed_from,
         graph=a.graph | b.graph,
         no_grad=a.no_grad and b.no_grad,

@@ -38,6 +38,13 @@ VIEWS = ops.VIEWS  # the result may share storage (and, for autograd, the base) 
 NONDIFFERENTIABLE = ops.NONDIFFERENTIABLE | ops.ZERO_GRADIENT
 ZERO_GRADIENT = ops.ZERO_GRADIENT
 INPLACE = ops.INPLACE  # in-place op -> its out-of-place twin
+TUPLE_RESULTS = ops.TUPLE_RESULTS
+
+
+def shape_functions(op: str | None) -> frozenset:
+    """The names of the shape functions torch's JIT gives `op`'s overloads (torch.jit._shape_functions): "view",
+    "linear", "conv2d", "unary"...; empty when it names none."""
+    return frozenset(ops.SHAPE_FUNCTIONS.get(op or "", ()))
 
 # Namespaces whose functions compute with their tensor arguments.
 MATH_MODULES = frozenset({"torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft"})

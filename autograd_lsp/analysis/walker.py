@@ -13,7 +13,7 @@ import os
 import re
 
 from ..source import Source
-from . import callsite, syntax
+from . import callsite, shapes, syntax
 from . import torch_api as api
 from . import uses
 from .imports import ImportTable
@@ -89,6 +89,39 @@ def _size_numel(args: list[ast.expr], number=None) -> int | None:
             return None
         total *= value
     return total
+
+
+def _literal_shape(node: ast.AST):
+    """The shape `torch.tensor(node)` has: nested list/tuple literals of numbers, every row of one length."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool)):
+        return ()
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _literal_shape(node.operand)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        rows = [_literal_shape(item) for item in node.elts]
+        if any(row is None for row in rows) or len(set(rows)) > 1:
+            return None
+        return (len(rows),) + (rows[0] if rows else ())
+    return None
+
+
+def _size_shape(args: list[ast.expr], number) -> tuple | None:
+    """The shape `zeros(2, n)` / `zeros((2, n))` makes: a dim per size (None where a size's value is not known); None
+    when the sizes are not spelt out (`zeros(*dims)`, `zeros(x.shape)`, a single name that may hold a tuple)."""
+    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+        sizes = args[0].elts
+    elif len(args) == 1:
+        value = number(args[0])
+        return (value,) if isinstance(value, int) and not isinstance(value, bool) else None
+    else:
+        sizes = args
+    if any(isinstance(size, ast.Starred) for size in sizes):
+        return None
+    out = []
+    for size in sizes:
+        value = number(size)
+        out.append(value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None)
+    return tuple(out)
 
 
 def _number(node: ast.AST | None):
@@ -177,6 +210,7 @@ class Walker:
         self.overlay: dict | None = None
         self.context_depth = 0
         self.context_walks = 0
+        self.quiet = False  # inside a body walked only for the shape it returns: it reports nothing (see call_in_context)
         self.memo: dict = {}  # (function node, grad mode, facts of self and the arguments) -> (return, arguments, escaped)
         self.escaped: list | None = None  # events of another module's body that concern the caller's arguments
         self._keywords: dict | None = None
@@ -215,7 +249,7 @@ class Walker:
         if self.via is None:
             if function is not None and not function.uses_arguments and type(event) in _CHANGING:
                 self._note_change(function, event)
-        elif not _changes(event):
+        elif self.quiet or not _changes(event):
             # A body walked for one call site: only what the helper does to a value in place (or to its
             # requires_grad) is judged from there; loops, uses and losses stay those of the symbolic walk.
             return event
@@ -844,10 +878,10 @@ class Walker:
             return [(None, element) for element in prov.elements]
         indices = self._integer_outputs(value, prov, count)
         if indices:  # `values, indices = x.max(1)`: the indices are an integer tensor without a graph
-            return [(None, self._indices(value) if i in indices else prov and prov.but(scalar=None)) for i in range(count)]
+            return [(None, self._indices(value) if i in indices else prov and prov.but(scalar=None, shape=None)) for i in range(count)]
         if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph:
             # `y1, y2 = model(x)`: every output shares the forward's graph
-            return [(None, prov.but(scalar=None)) for _ in range(count)]
+            return [(None, prov.but(scalar=None, shape=None)) for _ in range(count)]
         if prov is not None and prov.kind is Kind.TENSOR and prov.origin == "batch":
             return [(None, prov)] * count  # `for inputs, labels in loader`: every field has the batch's rows
         if prov is not None and prov.kind is Kind.TENSOR and prov.origin == "param" and prov.param_deps:
@@ -1080,7 +1114,8 @@ class Walker:
             indices = self._integer_outputs(node.value, base, None)
             if indices and index in indices:  # `x.max(1)[1]`
                 return self._indices(node)
-        result = self.derive(node, base, [(base, node.value)], scalar=None)
+        shape, several = self._index_shape(base, node.slice)
+        result = self.derive(node, base, [(base, node.value)], scalar=False if several else None, shape=shape)
         return self._view(result, base) if syntax.basic_index(node.slice) else result  # w[0], w[:, 1]; not w[mask]
 
     def ev_Attribute(self, node):
@@ -1105,9 +1140,9 @@ class Walker:
             if indices:
                 position = api.output_position(self._tuple_op(node.value), attr)
                 if position is not None:
-                    return self._indices(node) if position in indices else owner.but(scalar=None, node=node, line=node.lineno)
+                    return self._indices(node) if position in indices else owner.but(scalar=None, shape=None, node=node, line=node.lineno)
         if uses.attribute(attr) == uses.VIEW:  # .T, .mT, .real
-            return self._view(self.derive(node, owner, [(owner, node.value)]), owner)
+            return self._view(self.derive(node, owner, [(owner, node.value)], shape=None), owner)  # (.T reverses the dims)
         return None
 
     def _local(self, func: ast.expr) -> bool:
@@ -1380,6 +1415,12 @@ class Walker:
         keyword_provs = keyword_provs or {}
         passed = [*arg_provs, *keyword_provs.values()]
         sized = info.__dict__.get("backward_of_arguments", False) and any(_sized_deeply(p) for p in passed)
+        # a tensor of known shape passed to a body whose result is made from its parameters: walked for that shape
+        # (`model(torch.randn(8, 16))`: what the forward's layers make of 8 rows)
+        shaped = _shaped_by_arguments(info) and any(_shaped(p) for p in passed)
+        # (shapes are what a body backpropagating its arguments is judged by, too: walked with them)
+        with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments
+        sized = sized or shaped
         if (not (info.uses_arguments or sized) or not info.walked or self.context_depth >= callsite.MAX_DEPTH or info.walking
                 or info.owner is None or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
@@ -1390,10 +1431,14 @@ class Walker:
         bound = callsite.bind_arguments(info.node, method, node, arg_provs, keyword_provs)
         if bound is None:
             return _NOT_WALKED
+        if not with_shapes:  # (walked and memoised without shapes: one walk serves tensors of every size)
+            bound = {name: callsite.unshaped(prov) for name, prov in bound.items()}
         caller = self.ctx()
         instance = receiver if method and receiver is not None and receiver.origin != "self" else None
+        # (a body walked only because a shape was passed judges nothing there: the symbolic walk does, as before)
         key = (id(info.node), caller.no_grad, (callsite.facts(instance), id(instance.node)) if instance is not None else None,
-               tuple((name, callsite.facts(prov)) for name, prov in bound.items()))
+               tuple((name, callsite.facts(prov)) for name, prov in bound.items()), quiet,
+               tuple(callsite.shapes_of(prov) for prov in bound.values()) if with_shapes else None)
         memo = owner.memo
         if key not in memo:
             if owner.context_walks >= callsite.MAX_WALKS:
@@ -1402,14 +1447,18 @@ class Walker:
             memo[key] = None  # a recursive call meets its own walk: the summary does
             escaped = [] if owner is not self else None
             at_depth = getattr(owner.resolver, "at_depth", None) if owner is not self else None
-            if at_depth is None:
-                ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped)
-            else:
-                with at_depth(owner.depth) as free:  # another module's body: as deep as that module, never waiting for jedi
-                    if not free:
-                        del memo[key]
-                        return _NOT_WALKED
+            was_quiet, owner.quiet = owner.quiet, owner.quiet or quiet or self.quiet
+            try:
+                if at_depth is None:
                     ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped)
+                else:
+                    with at_depth(owner.depth) as free:  # another module's body: as deep as that module, never waiting for jedi
+                        if not free:
+                            del memo[key]
+                            return _NOT_WALKED
+                        ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped)
+            finally:
+                owner.quiet = was_quiet
             memo[key] = (ret, dict(bound), escaped)
         found = memo[key]
         if found is None:
@@ -1417,6 +1466,10 @@ class Walker:
         ret, passed, escaped = found
         if escaped:
             self._reemit(escaped, passed, bound, node, owner.model.source.path)
+        if quiet:
+            # walked for its shape alone: the summary says the rest (what the walk could not know, a default's value,
+            # the symbolic walk knows as a parameter)
+            return _with_shape(self.instantiate(info, node, arg_provs, node.args), self._returned(ret, passed, bound, node))
         return self._returned(ret, passed, bound, node)
 
     def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped) -> Provenance | None:
@@ -1557,14 +1610,16 @@ class Walker:
         name = cls.rsplit(".", 1)[-1] if isinstance(cls, str) else None
         loss = name is not None and name.endswith("Loss")
         if isinstance(cls, ClassInfo) and not cls.is_module:
-            call = cls.methods.get("__call__")  # `criterion(pred, y)` of a plain class: its __call__
+            # `criterion(pred, y)` of a plain class: its __call__; `self.forward(x)` in it: its forward
+            call = cls.methods.get("forward" if isinstance(node.func, ast.Attribute) and node.func.attr == "forward" else "__call__")
             if call is None or node.keywords:
                 return None
             event.role = None
             return self.call_function(call, node, arg_provs, event, receiver=module)
+        walked = None  # what the user forward, walked with these arguments, returns
         if isinstance(cls, ClassInfo):
             event.runs = cls.methods.get("forward")  # `model(x)` is the call that gives forward() its grad mode
-            self._forward_in_context(event.runs, node, module, arg_provs)
+            walked = self._forward_in_context(event.runs, node, module, arg_provs)
         elif name == "Sequential" and module.elements and module.elements[0] is not None and isinstance(module.elements[0].module_class, ClassInfo):
             first_block = module.elements[0]  # nn.Sequential(Block(), ...): the first block's forward gets the input
             self._forward_in_context(first_block.module_class.methods.get("forward"), node, first_block, arg_provs)
@@ -1614,6 +1669,14 @@ class Walker:
         elif isinstance(cls, ClassInfo) and event.runs is not None and node.args and not node.keywords and not self.no_grad:
             if self._forward_not_scalar(event.runs, arg_provs):
                 result = result.but(scalar=False)  # a user loss module returning `(pred - target) ** 2`
+        shape = None
+        if isinstance(cls, ClassInfo):
+            shape = walked.shape if walked is not None and walked.kind is Kind.TENSOR else None
+        elif name is not None and not loss and len(node.args) == 1 and not node.keywords and arg_provs and arg_provs[0] is not None \
+                and arg_provs[0].kind is Kind.TENSOR:
+            shape = self._layer_shape(module, arg_provs[0].shape)
+        if shape is not None:
+            result = result.but(shape=shape, scalar=shapes.scalar_of(shape) if result.scalar is None else result.scalar)
         if requires_grad and name is not None and api.saves_output(name):
             result = result.but(saved_by=name, saved_node=node)  # nn.Sigmoid()(x): its output is kept for backward (AG006)
         elif requires_grad and not self.no_grad and isinstance(cls, ClassInfo) and event.runs is not None and event.runs.walked:
@@ -1636,11 +1699,53 @@ class Walker:
         for index, op in info.__dict__.get("saved_inputs", {}).items():
             if 1 <= index <= len(node.args) and not isinstance(node.args[index - 1], ast.Starred):
                 self._mark(node.args[index - 1], op, node)
-        if not info.uses_arguments:
-            return
+        if not info.uses_arguments and not (_shaped_by_arguments(info) and any(_shaped(p) for p in arg_provs)):
+            return None
         keywords, self._keywords = self._keywords, None
-        self.call_in_context(info, node, arg_provs, {}, module)
+        ret = self.call_in_context(info, node, arg_provs, {}, module)
         self._keywords = keywords
+        return None if ret is _NOT_WALKED else ret
+
+    def _layer_shape(self, module: Provenance, shape, depth: int = 0):
+        """The output shape of a torch.nn layer given its input's: its functional op's kind (pointwise, or the JIT
+        shape function: linear, convolutions, pooling) with the width it was built with; an nn.Sequential of such
+        layers, one after the other. None where a layer's effect is not known."""
+        if shape is None or module is None or module.kind is not Kind.MODULE or not isinstance(module.module_class, str) or depth > 8:
+            return None
+        name = module.module_class.rsplit(".", 1)[-1]
+        built = module.node if isinstance(module.node, ast.Call) else None
+        if name == "Sequential":
+            if not module.elements or built is None or len(module.elements) != len(built.args):
+                return None  # (layers added later, or given as an OrderedDict)
+            for layer in module.elements:
+                shape = self._layer_shape(layer, shape, depth + 1)
+                if shape is None:
+                    return None
+            return shape
+        op = api.layer_op(name)
+        method = api.layer(name).get("method")
+        if op is None and method is not None and built is not None:
+            # nn.Flatten(): `input.flatten(self.start_dim, self.end_dim)` with what it was built with
+            values = [_argument(built, keyword, position) for keyword, position, _ in method["arguments"]]
+            arguments = [value if value is not None else ast.Constant(default) for value, (_, _, default) in zip(values, method["arguments"])]
+            return self._op_shape(method["name"], Provenance(Kind.TENSOR, 0, shape=shape), arguments, [])
+        if op is None or api.layer_parameters(name) is None:
+            return None
+        if op in api.SAME_SHAPE:
+            return shape  # nn.ReLU, nn.Sigmoid
+        if built is not None and any(kw.arg == "return_indices" for kw in built.keywords):
+            return None  # nn.MaxPool2d(2, return_indices=True): a pair
+        width = _layer_width(name, built)
+        if width is None and module.module_class == module.origin:
+            width = module.value  # built with a name bound to an integer
+        output_size = None  # (an adaptive pool's first argument)
+        if built is not None and built.args:
+            first = built.args[0]
+            if isinstance(first, ast.Tuple):
+                output_size = tuple(v if isinstance(v, int) else None for v in (_number(e) for e in first.elts))
+            elif isinstance(_number(first), int):
+                output_size = _number(first)
+        return shapes.layer(api.shape_functions(op), shape, width, output_size)
 
     def _forward_not_scalar(self, info: FunctionInfo, arg_provs) -> bool:
         """A user module's forward() known to return several elements for these inputs: its summary says so (a wide
@@ -1740,6 +1845,8 @@ class Walker:
         if api.is_inplace_method(method):
             self.emit(InplaceEvent(node, self.ctx(), target=receiver, prov=recv, op=method, form="method"))
             after = self._after_inplace(recv, arg_provs)
+            if after.shape is not None and api.out_of_place(method) not in api.SAME_SHAPE:
+                after = after.but(shape=None)  # unsqueeze_, t_, resize_: its dims change
             if after is not recv:
                 self.rebind(receiver, after)
             return after
@@ -1764,7 +1871,10 @@ class Walker:
         if method in api.NONDIFFERENTIABLE:
             dtype = api.INT if method in api.INT_RESULT_METHODS else recv.dtype
             scalar = True if method in api.REDUCTIONS and not node.args and not node.keywords else ("propagate" if method in api.SAME_SHAPE else None)
-            return self.derive(node, recv, [(recv, receiver)], dtype=dtype, nondiff=method, scalar=scalar)
+            shape = self._op_shape(method, recv, node.args, node.keywords)
+            if shape == "propagate":  # x.eq(y), x.sign(): the broadcast of the operands
+                shape = _broadcast_shape([(recv, receiver), *zip(arg_provs, node.args)])
+            return self.derive(node, recv, [(recv, receiver)], dtype=dtype, nondiff=method, scalar=scalar, shape=shape)
         if method in api.TENSOR_OPS or method in api.FLOAT_RESULT_METHODS or method in api.INT_RESULT_METHODS:
             inputs = [(recv, receiver)] + [(p, a) for p, a in zip(arg_provs, node.args)]
             dtype = api.INT if method in api.INT_RESULT_METHODS else (api.FLOAT if method in api.FLOAT_RESULT_METHODS else None)
@@ -1776,10 +1886,11 @@ class Walker:
             else:
                 scalar = False if recv.scalar is False and method in api.KEEPS_NUMEL else None  # `losses.view(-1)`
             large = recv.as_large_as if method in api.KEEPS_NUMEL else frozenset()
+            shape = self._op_shape(method, recv, node.args, node.keywords)
             index = _index_argument(node, method, arg_provs, 1)
             if index is not None:  # `scores.gather(1, target.view(-1, 1))`: the index's shape
-                scalar, large = (False if index.scalar is False else scalar), index.as_large_as
-            result = self.derive(node, recv, inputs, dtype=dtype, scalar=scalar, as_large_as=large)
+                scalar, large, shape = (False if index.scalar is False else scalar), index.as_large_as, index.shape
+            result = self.derive(node, recv, inputs, dtype=dtype, scalar=scalar, as_large_as=large, shape=shape)
             if method in api.VIEWS:
                 result = self._view(result, recv)
             if result is not None and result.requires_grad:
@@ -1949,7 +2060,7 @@ class Walker:
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=requires_grad if isinstance(requires_grad, bool) else None,
                               dtype=data.dtype if data is not None and data.kind is Kind.TENSOR else None,
                               origin="nn.Parameter" if default else "Variable",
-                              no_grad=self.no_grad, loop=self.loop, epoch=self.epoch, scalar=data.scalar if data is not None else None,
+                              no_grad=self.no_grad, loop=self.loop, epoch=self.epoch, scalar=data.scalar if data is not None else None, shape=data.shape if data is not None and data.kind is Kind.TENSOR else None,
                               uninitialised=bool(data is not None and data.uninitialised), node=node)
         if qualname in api.DATA_LOADERS:
             return self._loader(node)
@@ -2049,20 +2160,26 @@ class Walker:
                 dtype = api.INT
             elif short in api.FLOAT_FACTORIES:
                 dtype = api.FLOAT
+        shape = None
         if short in ("tensor", "as_tensor") and data is not None:
             count = _literal_numel(data)
             scalar = None if count is None else count == 1
+            shape = _literal_shape(data)
         elif short in ("zeros", "ones", "empty", "rand", "randn", "full") and node.args:
             count = _size_numel(node.args[:1] if short == "full" else node.args, self._int_value)
             scalar = None if count is None else count == 1
+            shape = _size_shape(node.args[:1] if short == "full" else node.args, self._int_value)
         elif short in ("linspace", "logspace", "arange", "range", "eye"):
             count = _sequence_numel(short, node.args, keywords, self._int_value)
             scalar = None if count is None else count == 1
         elif len(node.args) in api.FACTORY_SIZES.get(short, {}) and not any(isinstance(a, ast.Starred) for a in node.args):
             count = _size_numel([node.args[api.FACTORY_SIZES[short][len(node.args)]]], self._int_value)  # randint(0, 5, (n,))
             scalar = None if count is None else count == 1
+            size = node.args[api.FACTORY_SIZES[short][len(node.args)]]
+            shape = _size_shape([size], self._int_value) if isinstance(size, (ast.Tuple, ast.List)) else None
         elif short in api.LIKE_FACTORIES and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.TENSOR:
             scalar = arg_provs[0].scalar
+            shape = arg_provs[0].shape
         elif short in api.LEGACY_CONSTRUCTORS:
             if data is not None and isinstance(data, (ast.List, ast.Tuple)):
                 dtype = dtype or (api.INT if short in api.INT_FACTORIES else api.FLOAT)
@@ -2071,8 +2188,8 @@ class Walker:
         if short in ("empty", "empty_like", "empty_strided"):
             uninitialised = not any(kw.arg == "out" for kw in node.keywords)
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=requires_grad if isinstance(requires_grad, bool) else None,
-                          dtype=dtype, origin=f"torch.{short}", no_grad=self.no_grad, loop=self.loop, epoch=self.epoch, scalar=scalar,
-                          uninitialised=uninitialised, node=node)
+                          dtype=dtype, origin=f"torch.{short}", no_grad=self.no_grad, loop=self.loop, epoch=self.epoch,
+                          scalar=shapes.scalar_of(shape) if scalar is None else scalar, shape=shape, uninitialised=uninitialised, node=node)
 
     def _text_argument(self, argument: ast.expr | None) -> ast.expr | None:
         """An argument given as a name bound to a string literal (`red = "none"; F.l1_loss(a, b, reduction=red)`): that
@@ -2090,7 +2207,7 @@ class Walker:
             return None
         index, keyword = _LAYER_WIDTH[name]
         node = built.args[index] if len(built.args) > index else next((kw.value for kw in built.keywords if kw.arg == keyword), None)
-        value = self._int_value(node) if isinstance(node, ast.Name) else None
+        value = self._int_value(node) if isinstance(node, (ast.Name, ast.BinOp)) else None
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 
     def _int_value(self, node: ast.expr | None):
@@ -2098,6 +2215,8 @@ class Walker:
         if isinstance(node, ast.Name):
             prov = self.lookup(node.id)
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
+        if isinstance(node, ast.BinOp):  # `3 * 8 * 8`, `2 * n`
+            return _fold(node.op, self._int_value(node.left), self._int_value(node.right))
         return _number(node)
 
     def torch_op(self, node: ast.Call, short: str, arg_provs) -> Provenance | None:
@@ -2126,15 +2245,143 @@ class Walker:
             scalar = None  # torch.dist, torch.linalg.det, F.cosine_similarity...: many functions reduce
         first = arg_provs[0] if arg_provs else None
         large = first.as_large_as if short in api.KEEPS_NUMEL and first is not None and first.kind is Kind.TENSOR else frozenset()
+        shape = None
+        if short in api.POINTWISE:
+            shape = "propagate"
+        elif short in ("stack", "cat") and node.args:
+            shape = self._joined_shape(short, node, arg_provs[0])
+        elif first is not None and first.kind is Kind.TENSOR and node.args:
+            shape = self._op_shape(short, first, node.args[1:], node.keywords)  # torch.flatten(x, 1), torch.sum(x, 0)
         index = _index_argument(node, short, arg_provs, 0)
         if index is not None:  # torch.gather(x, 1, idx): the index's shape
-            scalar, large = (False if index.scalar is False else scalar), index.as_large_as
-        result = self.derive(node, tensors[0], inputs, dtype=dtype, nondiff=nondiff, scalar=scalar, as_large_as=large)
+            scalar, large, shape = (False if index.scalar is False else scalar), index.as_large_as, index.shape
+        result = self.derive(node, tensors[0], inputs, dtype=dtype, nondiff=nondiff, scalar=scalar, as_large_as=large,
+                             shape=_broadcast_shape(inputs) if shape == "propagate" else shape)
         if short in api.VIEWS and arg_provs and arg_provs[0] is not None:
             result = self._view(result, arg_provs[0])
         if result is not None and result.requires_grad:
             result = self._note_saved(node, result, short, list(node.args))
         return result
+
+    def _op_shape(self, op: str, recv: Provenance, args: list, keywords: list):
+        """The shape of `recv.<op>(*args)` (or `torch.<op>(recv, *args)`) as far as known: "propagate" for a pointwise op
+        (the broadcast of its operands), the receiver's for one that keeps it, and the dims of a reshape, flatten,
+        (un)squeeze, permute, transpose or reduction whose sizes and dims are spelt out (literals, names bound to
+        integers). The op's kind is torch's: its tags and its JIT shape function (torch_ops.SHAPE_FUNCTIONS)."""
+        entry = api.TUPLE_RESULTS.get(op)
+        if entry is not None and (args or keywords or not entry["dim"]):
+            return None  # several tensors (x.max(1), x.frexp(), x.aminmax()): indexing picks one, not a row
+        if op in api.POINTWISE:
+            # (an operand given by keyword, `torch.add(x, other=y)`, is not among those broadcast)
+            return "propagate" if all(self._plain_keyword(kw.value) for kw in keywords) else None
+        shape = recv.shape
+        if op in api.SAME_SHAPE:
+            return shape
+        if any(isinstance(arg, ast.Starred) for arg in args) or any(kw.arg is None for kw in keywords):
+            return None
+        named = {kw.arg: kw.value for kw in keywords}
+        functions = api.shape_functions(op)
+        if op in api.REDUCTIONS:
+            if not args and not named:
+                return ()
+            if set(named) - {"dim", "keepdim", "dtype"}:
+                return None
+            positional = bool(functions & {"sum_mean_dim", "argmax"})  # x.sum(1): dim first (x.norm(2): p first)
+            if args and not positional or len(args) > 2:
+                return None
+            dim = args[0] if args else named.get("dim")
+            keep = args[1] if len(args) > 1 else named.get("keepdim")
+            keepdim = False if keep is None else _const(keep)
+            if dim is None:
+                return None
+            dims = self._ints(dim.elts) if isinstance(dim, (ast.Tuple, ast.List)) else self._ints([dim])
+            if dims is None or None in dims or not isinstance(keepdim, bool):
+                return None
+            return shapes.reduce(shape, dims, keepdim)
+        if shape is None:
+            return None
+        if "view" in functions and not named:  # view, reshape
+            if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+                return shapes.view(shape, self._ints(args[0].elts))
+            sizes = self._ints(args)
+            if len(args) == 1 and (sizes is None or sizes[0] is None):
+                return None  # x.view(size): a name that may hold a tuple
+            return shapes.view(shape, sizes)
+        if functions == {"flatten"}:
+            start = args[0] if args else named.get("start_dim")
+            end = args[1] if len(args) > 1 else named.get("end_dim")
+            bounds = self._ints([start if start is not None else ast.Constant(0), end if end is not None else ast.Constant(-1)])
+            return None if bounds is None or None in bounds else shapes.flatten(shape, *bounds)
+        if functions == {"unsqueeze"} and len(args) + len(named) == 1:
+            dims = self._ints([args[0] if args else named.get("dim")])
+            return None if dims is None or dims[0] is None else shapes.unsqueeze(shape, dims[0])
+        if "squeeze_nodim" in functions:
+            if not args and not named:
+                return shapes.squeeze(shape)
+            dim = args[0] if len(args) == 1 else named.get("dim")
+            if dim is None or len(args) + len(named) != 1:
+                return None
+            dims = self._ints(dim.elts) if isinstance(dim, (ast.Tuple, ast.List)) else self._ints([dim])
+            return None if dims is None or None in dims else shapes.squeeze(shape, dims)
+        if functions == {"permute"} and not named:
+            order = self._ints(args[0].elts) if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)) else self._ints(args)
+            return None if order is None or None in order else shapes.permute(shape, order)
+        if functions == {"transpose"} and len(args) == 2 and not named:
+            dims = self._ints(args)
+            return None if dims is None or None in dims else shapes.transpose(shape, *dims)
+        if functions == {"t"} and not args and not named and len(shape) <= 2:
+            return shape[::-1]
+        return None
+
+    def _plain_keyword(self, value: ast.expr) -> bool:
+        """A keyword argument that is surely no tensor: a literal, or a torch dtype."""
+        return isinstance(value, ast.Constant) or api.dtype_class(self.imports.qualname(value)) is not None
+
+    def _index_shape(self, base: Provenance, index: ast.expr):
+        """`x[...]`: the result's shape (None: unknown) and whether a dim kept by a `:` is known to have several
+        elements (then the result has too, wherever advanced indexing puts that dim)."""
+        if base.shape is None:
+            return None, False
+        items = []
+        for item in (index.elts if isinstance(index, ast.Tuple) else [index]):
+            if isinstance(item, ast.Slice):
+                items.append(shapes.FULL if item.lower is None and item.upper is None and item.step is None else shapes.PART)
+            elif isinstance(item, ast.Constant) and item.value is None:
+                items.append(shapes.NEW)
+            elif isinstance(item, ast.Constant) and item.value is Ellipsis:
+                items.append(shapes.ELLIPSIS)
+            elif isinstance(item, ast.Starred):
+                return None, False
+            else:
+                value = self._int_value(item)
+                items.append(shapes.INT if isinstance(value, int) and not isinstance(value, bool) else shapes.OTHER)
+        shape, kept = shapes.index(base.shape, items)
+        return shape, any(d is not None and d > 1 for d in kept)
+
+    def _ints(self, nodes) -> list | None:
+        """The integer each node stands for (None: not known); None when one is surely not an integer (a starred one)."""
+        out = []
+        for node in nodes:
+            if node is None or isinstance(node, ast.Starred):
+                return None
+            value = self._int_value(node)
+            out.append(value if isinstance(value, int) and not isinstance(value, bool) else None)
+        return out
+
+    def _joined_shape(self, short: str, node: ast.Call, tensors: Provenance | None):
+        """torch.stack / torch.cat of a list literal of tensors of known shapes, along a dim spelt out."""
+        if tensors is None or tensors.kind is not Kind.SEQUENCE or not isinstance(node.args[0], (ast.List, ast.Tuple)):
+            return None
+        if any(isinstance(element, ast.Starred) for element in node.args[0].elts) or len(tensors.elements) != len(node.args[0].elts):
+            return None
+        if any(p is None or p.kind is not Kind.TENSOR for p in tensors.elements):
+            return None
+        dim = node.args[1] if len(node.args) > 1 else next((kw.value for kw in node.keywords if kw.arg == "dim"), ast.Constant(0))
+        dims = self._ints([dim])
+        if dims is None or dims[0] is None:
+            return None
+        found = [p.shape for p in tensors.elements]
+        return shapes.stack(found, dims[0]) if short == "stack" else shapes.cat(found, dims[0])
 
     # -- combination ---------------------------------------------------------------------------------
     def _composed(self, inputs) -> frozenset:
@@ -2195,9 +2442,12 @@ class Walker:
         return self.derive(node, tensors[0], inputs, dtype=dtype, scalar=scalar, keep_dtype=False)
 
     def derive(self, node, base: Provenance, inputs, dtype=None, nondiff=None, scalar="propagate", keep_dtype=True,
-               as_large_as=frozenset()) -> Provenance:
+               as_large_as=frozenset(), shape: object = "propagate") -> Provenance:
         """A new tensor computed from `inputs` [(prov, node)]: requires grad if any input does (outside no_grad).
-        scalar="propagate": the result has the (broadcast) shape of the inputs, so at least as many elements as each."""
+        scalar="propagate": the result has the (broadcast) shape of the inputs, so at least as many elements as each.
+        shape: the result's (analysis/shapes.py); "propagate" follows `scalar`: the broadcast shape, else unknown."""
+        if shape == "propagate":
+            shape = _broadcast_shape(inputs) if scalar == "propagate" else None
         tensors = [p for p in flatten([p for p, _ in inputs]) if p is not None and p.kind is Kind.TENSOR]
         unknown_inputs = any(p is None for p, _ in inputs)
         if any(t.requires_grad for t in tensors):
@@ -2221,6 +2471,8 @@ class Walker:
         if scalar == "propagate":
             scalar = True if tensors and all(t.scalar for t in tensors) else (False if any(t.scalar is False for t in tensors) else None)
             as_large_as = frozenset().union(*(t.as_large_as for t in tensors))
+        if scalar is None and shape is not None:
+            scalar = shapes.scalar_of(shape)
         graph = frozenset().union(*(t.graph for t in tensors))
         if requires_grad:
             graph = graph | {id(node)}
@@ -2236,6 +2488,7 @@ class Walker:
             origin=self._origin(node),
             graph=graph,
             scalar=scalar,
+            shape=shape,
             nondiff=nondiff,
             param_deps=frozenset().union(*(t.param_deps for t in tensors)),
             as_large_as=as_large_as,
@@ -2321,6 +2574,31 @@ def _index_argument(call: ast.Call, op: str, arg_provs, shift: int) -> Provenanc
     return prov if prov is not None and prov.kind is Kind.TENSOR else None
 
 
+def _with_shape(summary: Provenance | None, walked: Provenance | None) -> Provenance | None:
+    """The summary's value with the shape a walk for these arguments found (element by element for a tuple)."""
+    if summary is None or walked is None or summary.kind is not walked.kind:
+        return summary
+    if summary.kind is Kind.SEQUENCE and len(summary.elements) == len(walked.elements):
+        return summary.but(elements=tuple(_with_shape(a, b) for a, b in zip(summary.elements, walked.elements)))
+    if summary.kind is not Kind.TENSOR or walked.shape is None or summary.shape is not None:
+        return summary
+    return summary.but(shape=walked.shape, scalar=shapes.scalar_of(walked.shape) if summary.scalar is None else summary.scalar)
+
+
+def _shaped_by_arguments(info: FunctionInfo) -> bool:
+    """Its summary returns a tensor (or a tuple holding one) of unknown shape made from its parameters."""
+    ret = info.returns
+    if ret is None or not info.walked:
+        return False
+    returned = [ret, *ret.elements] if ret.kind is Kind.SEQUENCE else [ret]
+    return any(p is not None and p.kind is Kind.TENSOR and p.param_deps and p.shape is None for p in returned)
+
+
+def _shaped(prov: Provenance | None) -> bool:
+    """A tensor whose shape is known and says something (a dim of several elements)."""
+    return prov is not None and prov.kind is Kind.TENSOR and prov.shape is not None and prov.scalar is False
+
+
 def _sized_deeply(prov: Provenance | None, depth: int = 0) -> bool:
     """A tensor known to have several elements, or a sequence holding one (a list of (inputs, labels) batches)."""
     if prov is None or depth > 3:
@@ -2346,12 +2624,50 @@ def _trainable_module(prov: Provenance) -> bool:
     return False
 
 
+def _broadcast_shape(inputs):
+    """The broadcast shape of an op's operands: a Python number is 0-dim; any other operand not a tensor of known
+    shape makes it unknown."""
+    found = []
+    for prov, _ in inputs:
+        if prov is None:
+            return None
+        if prov.kind is Kind.NUMBER:
+            found.append(())
+        elif prov.kind is Kind.TENSOR and prov.shape is not None:
+            found.append(prov.shape)
+        else:
+            return None
+    return shapes.broadcast(found)
+
+
+def _fold(op: ast.operator, left, right) -> int | None:
+    """Integer arithmetic of two known integers (sizes written `3 * 8 * 8`, `hidden // 2`)."""
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (left, right)):
+        return None
+    if isinstance(op, ast.Mult):
+        return left * right
+    if isinstance(op, ast.Add):
+        return left + right
+    if isinstance(op, ast.Sub):
+        return left - right
+    if isinstance(op, ast.FloorDiv) and right:
+        return left // right
+    return None
+
+
+def _literal_int(node: ast.expr | None) -> int | None:
+    if isinstance(node, ast.BinOp):
+        return _fold(node.op, _literal_int(node.left), _literal_int(node.right))
+    value = _const(node)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _layer_width(name: str | None, built: ast.Call | None) -> int | None:
     if name not in _LAYER_WIDTH or built is None:
         return None
     index, keyword = _LAYER_WIDTH[name]
     node = built.args[index] if len(built.args) > index else next((kw.value for kw in built.keywords if kw.arg == keyword), None)
-    value = _const(node)
+    value = _literal_int(node)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 def setter_attributes(node) -> list[str]:
     """The attributes a method sets on its `self` the way a setup method does: at the top of its body or in an

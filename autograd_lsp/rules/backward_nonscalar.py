@@ -7,7 +7,11 @@ reshape (`view`, `squeeze`, `flatten`...) of one, a loss with `reduction="none"`
 (by keyword or position, module or functional form, or a name bound to that string), a user's loss module or helper
 returning an element-wise function, a reshape or a per-sample pick (`gather`, `take`: the index's shape) of such
 inputs, a model whose last layer is wide, a stack, a `DataLoader` batch with `batch_size > 1` (also inside a
-helper called once with it), or a factory's size argument (`torch.randint(0, k, (n,))`). A helper's or a trainer's
+helper called once with it), or a factory's size argument (`torch.randint(0, k, (n,))`); or a tensor whose *shape*
+is known to have a dim of several elements (analysis/shapes.py): followed from factories and literals through
+elementwise ops, reshapes, reductions along a dim (`x.sum(dim=1)`), indexing that keeps a dim (`scores[:, 0]`), torch.nn
+layers (Linear, convolutions, pooling, Flatten: dim 0 stays) and a workspace model's forward walked with the input's
+shape (`model(torch.randn(8, 16))`: 8 rows whatever its layers' widths). A helper's or a trainer's
 method's `backward()` of what it is given is judged at each call site that passes such a tensor (through up to
 three calls: `fit(batches)` -> `run_epoch` -> `step(inputs, labels)`).
 

@@ -484,8 +484,9 @@ def _feeds_another_model(model: ModuleModel, use: UseEvent, bind: BindEvent) -> 
     calls = _calls(model)
     parent = parents(model, use.ctx.statement).get(id(use.node))
     event = calls.get(id(parent)) if isinstance(parent, ast.Call) and use.node in parent.args else None
-    if event is None or event.role != "forward" or event.result is None or event.result.scalar is not None and event.runs is None:
-        return False  # (a loss's result has a known size; a user model's may too, from its layers: still a model)
+    if event is None or event.role != "forward" or event.result is None or event.result.scalar is not None and event.runs is None \
+            and event.result.shape is None:
+        return False  # (a loss's result has a known size; a model's may too, from its layers' shapes: still a model)
     producer = bind.prov.node
     return not (isinstance(producer, ast.Call) and model.text(producer.func) == model.text(parent.func))
 
