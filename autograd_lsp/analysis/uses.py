@@ -172,6 +172,12 @@ def may_ignore_input(name: str, call: ast.Call) -> bool:
     return not isinstance(beta, ast.Constant) or not isinstance(beta.value, bool) and beta.value == 0
 
 
+def beta_zero(call: ast.Call) -> bool:
+    """`beta=0` given as the constant zero."""
+    beta = next((kw.value for kw in call.keywords if kw.arg == "beta"), None)
+    return isinstance(beta, ast.Constant) and not isinstance(beta.value, bool) and beta.value == 0
+
+
 def overwrites_all(name: str) -> bool:
     """`torch.fill(t, v)`, `t.fill(v)`: the out-of-place twin of an in-place op that replaces every value without
     reading it (`fill_`): the result does not depend on t's values."""

@@ -268,6 +268,9 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
                 use = uses.method(attr)
                 if uses.writes_without_reading(attr):
                     return WRITE, grand
+                if attr.endswith("_") and uses.may_ignore_input(attr[:-1], grand):
+                    # `buf.addmm_(a, b, beta=0)`: beta * buf + a @ b writes buf without reading it; another beta may
+                    return (WRITE, grand) if uses.beta_zero(grand) else (ESCAPE, None)
                 if use in (uses.VIEW, uses.ALIAS, uses.CUT) or uses.is_bookkeeping(attr) or uses.is_conversion(attr) \
                         or uses.keeps_values(attr):
                     values.add(id(grand))  # the same storage, or a copy of the same garbage (`clone()`, `to()`): follow it
