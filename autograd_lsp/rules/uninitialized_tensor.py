@@ -52,7 +52,7 @@ from ..analysis import torch_ops as ops
 from ..analysis import uses
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, InplaceEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
-from ..analysis.syntax import basic_index, body_statement, dotted, parents
+from ..analysis.syntax import basic_index, body_statement, dotted, nodes, parents
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG012"
@@ -214,7 +214,7 @@ def _check_references(model: ModuleModel, creation: CallEvent, short: str, value
     if first_read is None:
         return None
     read_event, node = first_read
-    if isinstance(node, ast.Return) and short in api.UNINITIALISED_FACTORIES and _allocator(owner):
+    if isinstance(node, ast.Return) and short in api.UNINITIALISED_FACTORIES and (_allocator(owner) or _empty_there(owner, creation.node, node)):
         return None
     # A read inside a loop that also writes the tensor may only happen after an earlier iteration wrote it.
     for loop in read_event.ctx.loops():
@@ -227,6 +227,30 @@ def _check_references(model: ModuleModel, creation: CallEvent, short: str, value
             elif _classify(model, event.node, parents(model, event.ctx.statement), values)[0] in (WRITE, ESCAPE, BOUND):
                 return None
     return _finding(model, creation, short, node or read_event.node, target=target)
+
+
+def _empty_there(owner, call: ast.Call, ret: ast.Return) -> bool:
+    """`out = torch.empty(n, d); if n == 0: return out`: returned where one of its sizes is zero, so it has no values to
+    read (sizes: the call's own, or for `empty_like(t)` names unpacked from `t.shape`)."""
+    if owner is None:
+        return False
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    like = call.args[0] if call.args and name.endswith("_like") else None
+    sizes = {arg.id for arg in call.args if isinstance(arg, ast.Name)} if like is None else set()
+    if isinstance(like, ast.Name):  # `n, d = t.shape` ... `torch.empty_like(t)`
+        for stmt in nodes(owner.node):
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Attribute) and stmt.value.attr == "shape" \
+                    and isinstance(stmt.value.value, ast.Name) and stmt.value.value.id == like.id:
+                sizes |= {n.id for t in stmt.targets for n in nodes(t) if isinstance(n, ast.Name)}
+    for stmt in nodes(owner.node):
+        if isinstance(stmt, ast.If) and ret in stmt.body:
+            test = stmt.test
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+                return test.operand.id in sizes
+            if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.LtE)) \
+                    and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant):
+                return test.left.id in sizes and test.comparators[0].value == 0
+    return False
 
 
 def _references_by_node(model: ModuleModel) -> dict[int, list]:
