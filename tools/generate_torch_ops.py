@@ -129,6 +129,13 @@ def _split(text: str) -> list[str]:
     return parts
 
 
+def _one_tensor(overloads: list[dict]) -> bool:
+    """Every overload (out= variants aside) has exactly one Tensor argument and no list or optional of tensors."""
+    public = [s for s in overloads if not _is_out(s)]
+    return bool(public) and all(sum(kind.startswith("Tensor") for _, kind, _ in s["args"]) == 1 and not any(
+        kind.startswith("Tensor") and ("[" in kind or "?" in kind) for _, kind, _ in s["args"]) for s in public)
+
+
 def _is_out(schema: dict) -> bool:
     return schema["overload"].endswith("out") or any(kind.endswith("(a!)") and arg == "out" for arg, kind, _ in schema["args"])
 
@@ -516,6 +523,7 @@ def collect() -> dict:
         "BETA_SCALED": {n: p for n, p in _beta_scaled(derivatives, by_name).items() if n in python_names},
         "PER_INPUT_VIEWS": _per_input_views(torch, schemas),
         "SHAPE_FUNCTIONS": _shape_functions(torch, python_names),
+        "ONE_TENSOR": {n for n, overloads in by_name.items() if n in python_names and _one_tensor(overloads)},
     }
 
 
@@ -810,6 +818,8 @@ def render(facts: dict) -> str:
                            "them on two tensors): broadcast_tensors, meshgrid...",
         "SHAPE_FUNCTIONS": "op -> names of the shape functions torch.jit._shape_functions maps its overloads to (unary: the "
                            "input's shape; linear, conv2d, max_pool2d...: how the result's dims follow from the input's).",
+        "ONE_TENSOR": "Ops whose every overload takes exactly one tensor (the rest: sizes, dims, flags, scalars): "
+                      "`x.repeat(n, 1)`, `torch.multinomial(p, k)` meet no other tensor.",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")

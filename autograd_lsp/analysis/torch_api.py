@@ -54,6 +54,11 @@ def is_op(name: str) -> bool:
     """A torch operation that computes with its inputs' values (not a factory, utility or flag setter)."""
     return name in ops.TENSOR_OPS or name in ops.NONDIFFERENTIABLE or name in ops.SAVED or name in ops.FUNCTIONAL
 
+def one_tensor(name: str) -> bool:
+    """Every form of the op takes exactly one tensor: its result meets no other tensor (`x.repeat(n, 1)`)."""
+    return name in ops.ONE_TENSOR
+
+
 NO_GRAD_CONTEXTS = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad",
                     "torch.autograd.inference_mode", "torch.autograd.grad_mode.inference_mode"}
 ENABLE_GRAD_CONTEXTS = {"torch.enable_grad", "torch.autograd.enable_grad"}

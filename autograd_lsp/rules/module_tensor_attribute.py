@@ -450,7 +450,7 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         if uses.moves_device(parent.attr) or _inspects(parent.attr):
             return None
         if isinstance(grand, ast.Call) and grand.func is parent:
-            if _keeps_device(parent.attr) and all(_not_tensor(a, cls) for a in grand.args):
+            if _keeps_device(parent.attr) and (api.one_tensor(parent.attr) or all(_not_tensor(a, cls) for a in grand.args)):
                 return _combined(grand, parents, depth + 1, cls, imports)  # self.x.repeat(h.shape[1], 1)
             others = [a for a in [*grand.args, *(k.value for k in grand.keywords)] if not _not_tensor(a, cls)]
             return grand if others else None  # self.x.mul(y): combined with y
@@ -474,6 +474,9 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
     if isinstance(parent, ast.Call) and node in parent.args:
         if _moves_or_inspects(parent) or _extension_call(parent, imports):
             return None
+        qualname = imports.qualname(parent.func) if imports is not None else None
+        if qualname is not None and qualname.rpartition(".")[0] in api.MATH_MODULES and api.one_tensor(qualname.rpartition(".")[2]):
+            return _combined(parent, parents, depth + 1, cls, imports)  # torch.multinomial(self.probs, k): alone, so far
         others = [a for a in [*parent.args, *(k.value for k in parent.keywords)] if a is not node and not _not_tensor(a, cls)]
         return parent if others else None  # F.conv2d(x, self.kernel), torch.matmul(x, self.P)
     if isinstance(parent, ast.keyword):
