@@ -103,17 +103,25 @@ def squeeze(shape, dims=None):
         return None
     if dims is None:
         return None if None in shape else tuple(d for d in shape if d != 1)
+    positions = _positions(shape, dims)
+    if positions is None:
+        return None
+    if not shape:
+        return shape
+    if any(shape[p] is None for p in positions):
+        return None
+    return tuple(d for i, d in enumerate(shape) if not (i in positions and d == 1))
+
+
+def _positions(shape, dims):
+    """The dims as positions in `shape` (a 0-dim tensor takes 0 and -1), None if one is out of range or unknown."""
     positions = set()
     for dim in dims:
         position = _dim(dim, len(shape)) if shape else (0 if dim in (0, -1) else None)
         if position is None:
             return None
         positions.add(position)
-    if not shape:
-        return shape
-    if any(shape[p] is None for p in positions):
-        return None
-    return tuple(d for i, d in enumerate(shape) if not (i in positions and d == 1))
+    return positions
 
 
 def permute(shape, order):
@@ -144,12 +152,9 @@ def reduce(shape, dims, keepdim: bool | None):
         return ()
     if shape is None or keepdim is None:
         return None
-    positions = set()
-    for dim in dims:
-        position = _dim(dim, len(shape)) if shape else (0 if dim in (0, -1) else None)
-        if position is None:
-            return None
-        positions.add(position)
+    positions = _positions(shape, dims)
+    if positions is None:
+        return None
     if not shape:
         return shape
     if keepdim:
