@@ -29,6 +29,8 @@ import pytest
 
 from sample_markers import SAMPLES_DIR, expected_markers, rule_code, sample_pairs
 
+pytestmark = pytest.mark.slow  # torch runs in subprocesses
+
 TIMEOUT_S = 60
 MEASURED = "@@MEASURED@@ "
 
