@@ -2,6 +2,8 @@
 run the CLI over the unpacked folders as a user runs it, and match its findings against a KNOWN list of true bugs."""
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import resource
@@ -19,6 +21,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # (path suffix inside the unpacked distribution, line, code, why this is a true bug of that code)
 Known = tuple[str, int, str, str]
+
+
+@contextlib.contextmanager
+def cache_lock(directory: Path):
+    """Held while a cache folder is filled: test files run in parallel (pytest-xdist) and two of them
+    (test_real_scripts, test_audit_real_scripts) download and unpack into the same folder."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def pip_download(spec: str, dest: Path, binary: bool) -> subprocess.CompletedProcess:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # torch runs in subprocesses
+
 TINY_PROBES = Path(__file__).parent / "audit_core" / "tiny_probes.py"
 
 

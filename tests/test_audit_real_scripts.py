@@ -38,6 +38,7 @@ from pathlib import Path
 
 import pytest
 
+from realcode_support import cache_lock
 from test_real_scripts import CACHE, SDISTS, _download, _unpack
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -241,8 +242,9 @@ def _examples(name: str) -> Path:
     version = VERSIONS[name]
     folder = dict((n, f) for n, _, f in SDISTS)[name]
     target = CACHE / "src" / f"{name}-{version}"
-    if not (target / ".complete").is_file():
-        _unpack(_download(name, version, CACHE / "sdists"), folder, target)
+    with cache_lock(CACHE):
+        if not (target / ".complete").is_file():
+            _unpack(_download(name, version, CACHE / "sdists"), folder, target)
     return target
 
 
@@ -250,8 +252,9 @@ def _ignite_package() -> Path:
     """The `ignite` package of the same pinned sdist (pure Python: torch + packaging), for PYTHONPATH."""
     version = VERSIONS["pytorch-ignite"]
     target = CACHE / "lib" / f"pytorch-ignite-{version}"
-    if not (target / ".complete").is_file():
-        _unpack(_download("pytorch-ignite", version, CACHE / "sdists"), "ignite", target)
+    with cache_lock(CACHE):
+        if not (target / ".complete").is_file():
+            _unpack(_download("pytorch-ignite", version, CACHE / "sdists"), "ignite", target)
     assert (target / "ignite" / "engine" / "__init__.py").is_file(), target
     return target
 

@@ -18,6 +18,8 @@ import pytest
 from autograd_lsp.explain import graph as explain_graph
 from autograd_lsp.explain import render
 
+pytestmark = pytest.mark.slow  # torch runs in subprocesses
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 FIXTURES = Path(__file__).resolve().parent / "explain_fixtures"

@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from realcode_support import Known, assert_known_explained, assert_only_known, pip_download, relative, run_check
+from realcode_support import Known, assert_known_explained, assert_only_known, cache_lock, pip_download, relative, run_check
 
 CACHE = Path(__file__).resolve().parent / ".cache" / "realscripts"
 
@@ -95,8 +95,9 @@ def corpus() -> dict[str, Path]:
     folders = {}
     for name, version, folder in SDISTS:
         target = CACHE / "src" / f"{name}-{version}"
-        if not (target / ".complete").is_file():
-            _unpack(_download(name, version, CACHE / "sdists"), folder, target)
+        with cache_lock(CACHE):
+            if not (target / ".complete").is_file():
+                _unpack(_download(name, version, CACHE / "sdists"), folder, target)
         folders[name] = target
     return folders
 
