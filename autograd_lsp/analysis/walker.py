@@ -1349,7 +1349,7 @@ class Walker:
         walked = self.call_in_context(info, node, arg_provs, keywords, receiver)
         if walked is not _NOT_WALKED:
             return walked
-        return self.instantiate(info, node, arg_provs, node.args)
+        return _no_graph_if(self.no_grad, self.instantiate(info, node, arg_provs, node.args))
 
     def _note_module_arguments(self, info: FunctionInfo, node: ast.Call, arg_provs, keywords, method: bool):
         """The first call of a function, which walks its body: the parameters it is given a trainable module for
@@ -1469,7 +1469,8 @@ class Walker:
         if quiet:
             # walked for its shape alone: the summary says the rest (what the walk could not know, a default's value,
             # the symbolic walk knows as a parameter)
-            return _with_shape(self.instantiate(info, node, arg_provs, node.args), self._returned(ret, passed, bound, node))
+            return _no_graph_if(self.no_grad, _with_shape(self.instantiate(info, node, arg_provs, node.args),
+                                                          self._returned(ret, passed, bound, node)))
         return self._returned(ret, passed, bound, node)
 
     def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped) -> Provenance | None:
@@ -2572,6 +2573,17 @@ def _index_argument(call: ast.Call, op: str, arg_provs, shift: int) -> Provenanc
     position -= shift
     prov = arg_provs[position] if 0 <= position < min(len(call.args), len(arg_provs)) else None
     return prov if prov is not None and prov.kind is Kind.TENSOR else None
+
+
+def _no_graph_if(no_grad: bool, prov: Provenance | None) -> Provenance | None:
+    """A summary's result for a call made under no_grad: whatever the body computes there records no graph."""
+    if not no_grad or prov is None:
+        return prov
+    if prov.kind is Kind.SEQUENCE and prov.elements:
+        return prov.but(elements=tuple(_no_graph_if(True, e) for e in prov.elements))
+    if prov.kind is not Kind.TENSOR or prov.leaf is True or (prov.requires_grad is not True and not prov.graph):
+        return prov  # (a parameter handed back is still one that requires grad)
+    return prov.but(requires_grad=False, graph=frozenset(), no_grad=True, leaf=True)
 
 
 def _with_shape(summary: Provenance | None, walked: Provenance | None) -> Provenance | None:
