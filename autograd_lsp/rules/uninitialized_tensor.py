@@ -127,7 +127,10 @@ def _size_like(model: ModuleModel, arg: ast.expr, scope) -> bool:
     if isinstance(arg, ast.BinOp) and isinstance(arg.op, (ast.Mult, ast.Add, ast.FloorDiv, ast.Sub)):
         if _sequence(model, arg.left) or _sequence(model, arg.right):
             return False  # `[0] + counts`, `[w, h] * 2`: a list, which is data
-        return _size_like(model, arg.left, scope) or _size_like(model, arg.right, scope)
+        sides = [side for side in (arg.left, arg.right) if not (isinstance(side, ast.Constant) and type(side.value) is int)]
+        if len(sides) == 1:
+            return _size_like(model, sides[0], scope)  # `n - 1` is a size as much as `n` is: `1 - done` is data
+        return any(_size_like(model, side, scope) for side in sides)
     if isinstance(arg, ast.Name) and _bound_untyped(model, arg.id, scope):
         return False  # `x, y, d = buffer.sample(n)`: the name is all we know, and here it names data
     name = arg.id if isinstance(arg, ast.Name) else (arg.attr if isinstance(arg, ast.Attribute) else None)
