@@ -165,6 +165,22 @@ def reduce(shape, dims, keepdim: bool | None):
 FULL, PART, INT, NEW, ELLIPSIS, OTHER = "full", "part", "int", "new", "...", "other"
 
 
+def _placed(items, start: int, step: int) -> list:
+    """Each index item with the dim of the shape it consumes, counted from `start` by `step` (from the end for what
+    follows an Ellipsis); None for a new axis, and for every item after one whose width is unknown."""
+    position, placed = start, []
+    for item in items:
+        if item == OTHER:
+            position = None
+        if item == NEW:
+            placed.append((item, None))
+            continue
+        placed.append((item, position))
+        if position is not None:
+            position += step
+    return placed
+
+
 def index(shape, items):
     """x[items]: each item FULL (`:`), PART (another slice), INT (a Python int), NEW (None), ELLIPSIS, or OTHER (a
     tensor, a list, anything unknown: advanced indexing, whose dims are not known). Returns (shape, kept): the result's
@@ -184,27 +200,7 @@ def index(shape, items):
     else:
         left, right = items, []
     kept = []
-    position, mapped = 0, []
-    for item in left:
-        if item == OTHER:
-            position = None
-        if item == NEW:
-            mapped.append((item, None))
-            continue
-        mapped.append((item, position))
-        if position is not None:
-            position += 1
-    back = []
-    position = len(shape) - 1
-    for item in reversed(right):
-        if item == OTHER:
-            position = None
-        if item == NEW:
-            back.append((item, None))
-            continue
-        back.append((item, position))
-        if position is not None:
-            position -= 1
+    mapped, back = _placed(left, 0, 1), _placed(reversed(right), len(shape) - 1, -1)
     for item, at in mapped + back:
         if item == FULL and at is not None:
             kept.append(shape[at])
