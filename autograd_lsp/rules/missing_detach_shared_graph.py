@@ -130,8 +130,8 @@ def _unpacking_statement(model: ModuleModel, site: Site):
     target, _ = backward_target(model, site.event)
     if not isinstance(target, ast.Name):
         return None
-    binds = [b for b in model.of_type(BindEvent) if b.name == target.id and b.seq < site.seq and b.ctx.scope is site.event.ctx.scope]
-    stmt = max(binds, key=lambda b: b.seq).node if binds else None
+    bind = _last_bind(model, target.id, site.event.ctx.scope, site.seq)
+    stmt = bind.node if bind is not None else None
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], (ast.Tuple, ast.List)) \
             and isinstance(stmt.value, ast.Call):
         return stmt
@@ -195,14 +195,31 @@ def _trainable_forward(model: ModuleModel, event: CallEvent) -> bool:
     return event.result is not None and event.result.requires_grad is True
 
 
+def _last_bind(model: ModuleModel, name: str, scope, before: int) -> BindEvent | None:
+    """The last binding of `name` in `scope` before the event numbered `before` (binds indexed by name once per model:
+    this is asked for every forward and backward)."""
+    index = model.__dict__.get("_ag017_binds")
+    if index is None:
+        index = model.__dict__["_ag017_binds"] = {}
+        for bind in model.of_type(BindEvent):
+            index.setdefault(bind.name, []).append(bind)
+    found = None
+    for bind in index.get(name, ()):
+        if bind.seq >= before:
+            break
+        if bind.ctx.scope is scope:
+            found = bind
+    return found
+
+
 def _built_frozen(model: ModuleModel, event: CallEvent) -> bool:
     """The called module was last bound, in this scope, to a constructor given `requires_grad=False`: whatever its
     parameters, it was asked not to train them (its class may live where the walk cannot see)."""
     func = event.node.func if event.method != "forward" else event.receiver
     if not isinstance(func, ast.Name):
         return False
-    binds = [b for b in model.of_type(BindEvent) if b.name == func.id and b.seq < event.seq and b.ctx.scope is event.ctx.scope]
-    value = max(binds, key=lambda b: b.seq).value if binds else None
+    bind = _last_bind(model, func.id, event.ctx.scope, event.seq)
+    value = bind.value if bind is not None else None
     return isinstance(value, ast.Call) and any(kw.arg == "requires_grad" and isinstance(kw.value, ast.Constant)
                                                and kw.value.value is False for kw in value.keywords)
 
