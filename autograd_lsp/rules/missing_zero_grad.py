@@ -44,7 +44,8 @@ import sys
 
 from ..analysis import torch_ops as ops
 from ..analysis.model import BindEvent, CallEvent, ModuleModel
-from ..analysis.training import BACKWARD, STEP, ZERO_GRAD, first_forward, forward_statement, innermost_unit, optimizer_of, training_units
+from ..analysis.training import (BACKWARD, STEP, ZERO_GRAD, covers, first_forward, forward_statement, innermost_unit, optimizer_of,
+                                 optimizer_params, training_units)
 from ..findings import Fix, Safety, Severity
 from . import edits
 
@@ -74,6 +75,7 @@ def check(model: ModuleModel):
             continue
         # Every reset names an optimizer: each stepped optimizer needs its own (GAN: d_opt and g_opt).
         reset = set()
+        zeroed: frozenset = frozenset()  # the parameters those resets reach, as far as known
         for zero in zeros:
             event = zero.event
             if zero.inner is not None or not isinstance(event, CallEvent) or event.role != "zero_grad" or event.receiver is None:
@@ -81,15 +83,29 @@ def check(model: ModuleModel):
             if not _optimizer_receiver(model, event):
                 break
             reset.add(optimizer_of(model, event))
+            zeroed |= optimizer_params(model, event.receiver)
         else:
             reported = set()
             for step in own:
                 if step.inner is not None or not isinstance(step.event, CallEvent):
                     continue
                 name = optimizer_of(model, step.event)
+                if name and _reset_through_others(model, step.event, zeroed):
+                    continue
                 if name and not any(_same_optimizer(name, other) for other in reset) and name not in reported:
                     reported.add(name)
                     yield _finding(model, unit, step, backwards, missing=name)
+
+
+def _reset_through_others(model: ModuleModel, step: CallEvent, zeroed: frozenset) -> bool:
+    """Every parameter the stepped optimizer updates is one the other optimizers' resets zero (InfoGAN's info optimizer
+    over `chain(G.parameters(), D.parameters())`, with G's and D's own optimizers zeroed each iteration): its gradients
+    are reset too, by those calls."""
+    stepped = step.receiver
+    if step.node.args and optimizer_of(model, step) == model.text(step.node.args[0]):
+        stepped = step.node.args[0]  # scaler.step(opt)
+    params = optimizer_params(model, stepped)
+    return bool(params) and all(covers(zeroed, label) for label in params)
 
 
 def _fresh_each_iteration(model: ModuleModel, unit, step) -> bool:
