@@ -98,7 +98,7 @@ def check(model: ModuleModel):
                     or _placeholder_for_a_parameter(bind, builders, in_methods):
                 continue
             use = _device_sensitive_use(cls, attr, model.imports)
-            if use is None or _rebound_elsewhere(cls, attr, builders, anywhere=_placeholder(bind.value)):
+            if use is None or _rebound_elsewhere(cls, attr, builders, anywhere=_placeholder(bind.value) or _stand_in(cls, attr, bind.value, builders)):
                 continue
             reported.add(attr)
             yield _finding(model, cls, bind, attr, use)
@@ -366,6 +366,37 @@ def _placeholder(value: ast.AST | None) -> bool:
     if isinstance(first, (ast.Tuple, ast.List)):
         return not first.elts or any(isinstance(e, ast.Constant) and e.value == 0 for e in first.elts)
     return any(isinstance(a, ast.Constant) and a.value == 0 and not isinstance(a.value, bool) for a in value.args)
+
+
+def _stand_in(cls: ClassInfo, attr: str, value: ast.AST | None, builders: list) -> bool:
+    """`self.grid = torch.zeros(1)` that forward rebuilds under `if self.grid.shape[2:4] != x.shape[2:4]:`: a literal
+    one-element tensor whose dimensions end before the slice its refresh compares, so the slice is empty, the test
+    true, and the first use already sees the rebuilt tensor (YOLO's detection grid)."""
+    if not isinstance(value, ast.Call) or value.keywords and any(kw.arg is None for kw in value.keywords):
+        return False
+    sizes = value.args[0].elts if len(value.args) == 1 and isinstance(value.args[0], (ast.Tuple, ast.List)) else value.args
+    if not sizes or not all(isinstance(size, ast.Constant) and size.value in (0, 1) and not isinstance(size.value, bool) for size in sizes):
+        return False
+    for method in cls.methods.values():
+        if method in builders:
+            continue
+        for node in ast.walk(method.node):
+            if isinstance(node, ast.If) and _slices_past(node.test, attr, len(sizes)) and any(
+                    _self_attribute(target, attr) for stmt in node.body if isinstance(stmt, ast.Assign) for target in stmt.targets):
+                return True
+    return False
+
+
+def _slices_past(test: ast.AST, attr: str, dims: int) -> bool:
+    """`self.<attr>.shape[k:...] != ...` with k at or past `dims`: a comparison of an empty slice of its shape."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.NotEq):
+        return False
+    for side in (test.left, *test.comparators):
+        if isinstance(side, ast.Subscript) and isinstance(side.slice, ast.Slice) and isinstance(side.value, ast.Attribute) \
+                and side.value.attr == "shape" and _self_attribute(side.value.value, attr):
+            lower = side.slice.lower
+            return isinstance(lower, ast.Constant) and isinstance(lower.value, int) and lower.value >= dims
+    return False
 
 
 def _rebound_elsewhere(cls: ClassInfo, attr: str, builders: list, anywhere: bool = False) -> bool:
