@@ -2,10 +2,11 @@
 Flags an in-place change (`+=`, `x[i] = …`, `clamp_`, `mul_`, any `*_` method, an in-place activation such as
 `nn.ReLU(inplace=True)` or `F.dropout(x, 0.1, inplace=True)`, also through a view or `.detach()`) of
 a tensor that autograd saved for the backward pass, made before the `backward()` that needs it: the
-output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt`, `nn.Sigmoid()`…, or an input
-of `pow`, `log`, `sin`, `abs`, the activations that save their input (`gelu`, `silu`, `elu`…), and of a
-product (`*`, `@`, `matmul`, `linear`, `conv2d`) when the other factor requires grad: what torch's
-`derivatives.yaml` says each op's backward keeps, given which inputs require grad. The backward is a
+output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt`, `nn.Sigmoid()`… (of `pow` only
+when its exponent requires grad: `d.pow(2)` keeps `d`, not its result), or an input of `pow`, `log`, `sin`,
+`abs`, the activations that save their input (`gelu`, `silu`, `elu`…), and of a product (`*`, `@`, `matmul`,
+`linear`, `conv2d`) when the other factor requires grad: what torch's `derivatives.yaml` says each op's backward
+keeps, given which inputs require grad. The backward is a
 later `.backward()` whose loss was computed through the saving operation, or the value a module's
 `forward()` / a Lightning `training_step` returns.
 

@@ -3,7 +3,8 @@ Flags a training loop body — a `for`/`while` body, or a per-batch hook like Li
 with manual optimisation — that calls `backward()` and `optimizer.step()` (directly or through a helper
 function of the same workspace) but never resets the gradients in between: no `optimizer.zero_grad()`,
 `model.zero_grad()`, `zero_grad(set_to_none=True)`, `p.grad = None` or `p.grad.zero_()` in the same body.
-With two optimizers (a GAN), each stepped optimizer needs its own reset. A helper's reset under `if flag:`, for a
+With two optimizers (a GAN), each stepped optimizer needs its own reset, unless the others' resets zero all of
+its parameters (an InfoGAN optimizer over `itertools.chain(G.parameters(), D.parameters())`). A helper's reset under `if flag:`, for a
 parameter defaulting to `False` that the loop's call leaves out (`optimizer_step()` of `def optimizer_step(self,
 zero_grad=False)`), never runs.
 

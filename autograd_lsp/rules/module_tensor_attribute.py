@@ -12,7 +12,10 @@ moving it first (`self.x.to(x.device)`, `.type_as(x)`).
 
 Not flagged: `nn.Parameter(...)`, `self.register_buffer(...)`, Python numbers, 0-dim tensors such as
 `torch.tensor(0.5)` (PyTorch lets a 0-dim CPU tensor combine with tensors on any device), tensors created
-with an explicit `device=`, attributes only used in `__init__` or only as indices.
+with an explicit `device=`, attributes only used in `__init__` or only as indices, and stand-ins that a method
+replaces before any use: an empty tensor (`torch.empty(0)`), or a one-element literal such as `torch.zeros(1)` that
+`forward` rebuilds next to its input whenever a slice of its shape past its own dimensions differs from the input's
+(`if self.grid.shape[2:4] != x.shape[2:4]:`, true on the first call).
 
 ## Why is this bad?
 A plain tensor attribute is not part of the module's state: `model.to(device)` / `.cuda()` / `.half()`
@@ -98,7 +101,10 @@ def check(model: ModuleModel):
                     or _placeholder_for_a_parameter(bind, builders, in_methods):
                 continue
             use = _device_sensitive_use(cls, attr, model.imports)
-            if use is None or _rebound_elsewhere(cls, attr, builders, anywhere=_placeholder(bind.value) or _stand_in(cls, attr, bind.value, builders)):
+            if use is None:
+                continue
+            stand_in = _placeholder(bind.value) or _stand_in(cls, attr, bind.value, builders)
+            if _rebound_elsewhere(cls, attr, builders, anywhere=stand_in):
                 continue
             reported.add(attr)
             yield _finding(model, cls, bind, attr, use)
