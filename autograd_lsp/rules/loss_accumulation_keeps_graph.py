@@ -478,23 +478,34 @@ def _uses(model: ModuleModel, acc: Accumulation) -> set[str]:
     kinds: set[str] = set()
     for root in roots:
         parent_of = parents(model, root)
-        for node in _loads(root, acc.base):
+        for node in _loads(model, root, acc.base):
             if _inside(node, acc.statement):
                 continue
             kinds.add(_use(model, node, parent_of, depth=0))
     return kinds
 
 
-def _loads(root: ast.AST, name: str):
-    stack = list(ast.iter_child_nodes(root)) if isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)) else [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and _label(node) == name:
-            yield node
-            continue
-        stack.extend(ast.iter_child_nodes(node))
+def _loads(model: ModuleModel, root: ast.AST, name: str) -> list:
+    """The loads of `name` (`total`, `self.total`) under `root`, nested definitions left out: one walk per root
+    indexes them all by name (every accumulation of a function asks, and a name bound from it asks again)."""
+    cache = model.__dict__.setdefault("_ag015_loads", {})
+    index = cache.get(id(root))
+    if index is None:
+        index = cache[id(root)] = {}
+        model.__dict__.setdefault("_ag015_roots", []).append(root)  # (keeps the ids valid)
+        stack = list(ast.iter_child_nodes(root)) if isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)) else [root]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+                label = _label(node)
+                if label is not None:
+                    index.setdefault(label, []).append(node)
+                    if isinstance(node, ast.Name):
+                        continue  # (an attribute's value is a load of another name: `self` in `self.total`)
+            stack.extend(ast.iter_child_nodes(node))
+    return index.get(name, ())
 
 
 def _inside(node: ast.AST, stmt: ast.stmt) -> bool:
@@ -556,7 +567,7 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
             if not all(names):
                 return ESCAPE
             root = _enclosing_scope(parent_of, parent)
-            loads = {name: _loads_after(root, name, parent) for name in names}
+            loads = {name: _loads_after(model, root, name, parent) for name in names}
             if any(not isinstance(target, ast.Name) and not loads[name] for target, name in zip(targets, names)):
                 return ESCAPE  # `batch.x = total`: stored into an object that outlives this code (returned, read elsewhere)
             results = {_use(model, load, parent_of, depth + 1) for name in names for load in loads[name]}
@@ -580,9 +591,9 @@ def _enclosing_scope(parent_of, node):
         current = parent
 
 
-def _loads_after(root, name, stmt):
+def _loads_after(model, root, name, stmt):
     line = stmt.end_lineno or stmt.lineno
-    return [node for node in _loads(root, name) if node.lineno > line or node.lineno == line and node.col_offset > stmt.col_offset]
+    return [node for node in _loads(model, root, name) if node.lineno > line or node.lineno == line and node.col_offset > stmt.col_offset]
 
 
 # -- the finding ----------------------------------------------------------------------------------------

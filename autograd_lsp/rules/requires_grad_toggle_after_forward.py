@@ -605,6 +605,12 @@ def _body_toggles(function) -> list:
     if cached is not None:
         return cached
     found = []
+    owner = getattr(function.owner, "model", None)
+    if owner is not None and "requires_grad" not in owner.source.text:
+        # (both forms below spell `requires_grad`: a module that never does changes no flag; most helpers called
+        # from a large package's files are in such modules, and visiting their bodies was most of this rule's time)
+        function.__dict__["_body_toggles"] = found
+        return found
 
     def visit(node, loops):
         for child in ast.iter_child_nodes(node):
