@@ -409,7 +409,8 @@ class Walker:
             if index == 0 and info.cls is not None and not self._is_static(node):
                 self.bind(arg.arg, Provenance(Kind.MODULE, node.lineno, module_class=info.cls, origin="self"))
                 continue
-            prov = info.__dict__.get("passed_modules", {}).get(arg.arg) or self._param_prov(arg, index)
+            prov = info.__dict__.get("passed_modules", {}).get(arg.arg) or info.__dict__.get("hook_outputs", {}).get(arg.arg) \
+                or self._param_prov(arg, index)
             self.bind(arg.arg, prov.but(scalar=False) if arg.arg in info.__dict__.get("passed_sizes", ()) else prov)
         for arg in (args.vararg, args.kwarg):
             if arg is not None:
@@ -1347,9 +1348,53 @@ class Walker:
         event.function = info
         self._passes_arguments(info, arg_provs, keywords)
         walked = self.call_in_context(info, node, arg_provs, keywords, receiver)
+        if walked is _NOT_WALKED and receiver is None and info.cls is None:
+            walked = self._layers_in_context(info, node, arg_provs, keywords)
         if walked is not _NOT_WALKED:
             return walked
         return _no_graph_if(self.no_grad, self.instantiate(info, node, arg_provs, node.args))
+
+    def _layers_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs):
+        """A helper that builds and returns torch.nn layers (`def double_conv(cin, cout): return nn.Sequential(
+        nn.Conv2d(cin, cout, 3), ...)`), called with integers (`double_conv(16, 32)`, a name bound to one, `32 + 16`,
+        or a default): its body walked again with those values, so its layers have the widths they are built with.
+        Memoised by the values; quiet (the symbolic walk judges the body). _NOT_WALKED where the summary has to do."""
+        ret = info.returns
+        if (ret is None or ret.kind is not Kind.MODULE or not isinstance(ret.module_class, str) or not info.walked or info.walking
+                or info.owner is not self or isinstance(info.node, ast.Lambda) or self.context_depth >= callsite.MAX_DEPTH or self.summary_only):
+            return _NOT_WALKED
+        values = [self._int_value(arg) for arg in node.args]
+        keyword_values = {kw.arg: self._int_value(kw.value) for kw in node.keywords if kw.arg is not None}
+        given = [*values, *keyword_values.values()]
+        if not any(isinstance(v, int) and not isinstance(v, bool) for v in given):
+            return _NOT_WALKED
+        numbered = lambda v, prov: _int_number(v) if isinstance(v, int) and not isinstance(v, bool) else prov  # noqa: E731
+        bound = callsite.bind_arguments(info.node, False, node, [numbered(v, p) for v, p in zip(values, arg_provs)],
+                                        {name: numbered(keyword_values.get(name), prov) for name, prov in (keyword_provs or {}).items()})
+        if bound is None:
+            return _NOT_WALKED
+        args = info.node.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+        for arg, default in defaults:  # `def block(cin, cout, k=3)` called without k: the default's value
+            if bound.get(arg.arg) is None and default is not None and isinstance(_literal_int(default), int):
+                bound[arg.arg] = _int_number(_literal_int(default))
+        key = ("layers", id(info.node), tuple((name, callsite.facts(prov)) for name, prov in bound.items()))
+        memo = self.memo
+        if key not in memo:
+            if self.context_walks >= callsite.MAX_WALKS:
+                return _NOT_WALKED
+            self.context_walks += 1
+            memo[key] = None
+            was_quiet, self.quiet = self.quiet, True
+            try:
+                memo[key] = self.walk_in_context(info, bound, None, self.ctx(), self.context_depth + 1, None)
+            finally:
+                self.quiet = was_quiet
+        found = memo[key]
+        if found is None or found.kind is not Kind.MODULE or not isinstance(found.module_class, str):
+            return _NOT_WALKED
+        return found  # (the layers as built, their construction calls kept: their widths are read from them)
 
     def _note_module_arguments(self, info: FunctionInfo, node: ast.Call, arg_provs, keywords, method: bool):
         """The first call of a function, which walks its body: the parameters it is given a trainable module for
@@ -1662,7 +1707,7 @@ class Walker:
                             loop=self.loop, epoch=self.epoch, scalar=_reduction_scalar(reduction) if loss else None, node=node, nondiff=cut,
                             composed_from=frozenset().union(*(p.composed_from for p in inputs)),
                             param_deps=frozenset().union(*(p.param_deps for p in inputs)))
-        width = _layer_width(name, built)
+        width = _layer_width(name, built) if name != "Sequential" else _last_width(module)
         if width is None and module.kind is Kind.MODULE and module.module_class == module.origin:
             width = module.value  # a torch.nn layer built with a name bound to an integer (_named_width)
         if width is not None and width > 1:
@@ -1777,6 +1822,8 @@ class Walker:
         if method == "zero_grad":
             event.role = "zero_grad"
             return None
+        if method == "register_forward_hook" and len(node.args) == 1:
+            self._forward_hook(node, recv)
         if method == "step" and self._is_optimizer(receiver, recv):
             event.role = "step"
             return None
@@ -1898,6 +1945,60 @@ class Walker:
                 result = self._note_saved(node, result, method, [receiver, *node.args])
             return result
         return None
+
+    def _forward_hook(self, node: ast.Call, layer: Provenance | None):
+        """`layer.register_forward_hook(self.save_activation)` (a method of this object, or a function of this module)
+        named nowhere but in its def and here: its third parameter (after `module, inputs`) is what `layer` outputs, a
+        tensor autograd records when the layer has parameters, with as many elements as the layer's width at least.
+        The hook's body is then walked with that value (`self.activation = output`, read by another method). A hook
+        registered on a parameter marks the function for walking again with what its callers pass (the layer)."""
+        if layer is None:
+            return
+        function = self.function
+        if layer.kind is not Kind.MODULE:
+            if self.via is None and function is not None and layer.origin == "param" and layer.param_deps:
+                function.uses_arguments = True  # `target_layer.register_forward_hook(...)` of a module it is given
+            return
+        hook, argument = None, node.args[0]
+        if isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name):
+            owner = self.lookup(argument.value.id)
+            if owner is not None and owner.kind is Kind.MODULE and isinstance(owner.module_class, ClassInfo):
+                hook = owner.module_class.methods.get(argument.attr)
+        elif isinstance(argument, ast.Name):
+            found = self.lookup_def(argument.id)
+            hook = found if isinstance(found, FunctionInfo) and found.cls is None else None
+        if hook is None or hook.owner is not self or hook.walked or hook.walking or isinstance(hook.node, ast.Lambda) \
+                or not self._only_registered(hook):
+            return  # (walked already, or called some other way too: its parameters stay symbolic)
+        args = hook.node.args
+        positional = [*args.posonlyargs, *args.args]
+        method = hook.cls is not None and not self._is_static(hook.node)
+        if len(positional) != 3 + method or args.vararg is not None or args.kwonlyargs:
+            return
+        name = layer.module_class.rsplit(".", 1)[-1] if isinstance(layer.module_class, str) else None
+        if name is None:
+            return
+        width = _last_width(layer) if name == "Sequential" else (_width_of(layer) if name in _LAYER_WIDTH else None)
+        trainable = api.layer_parameters(name) not in ((), None) or (name == "Sequential" and width is not None)
+        output = Provenance(Kind.TENSOR, node.lineno, leaf=False if trainable else None, requires_grad=True if trainable else None,
+                            dtype=api.FLOAT if trainable else None, origin=f"{self.model.text(node.func.value)}(...)", node=node,
+                            graph=frozenset({id(node)}) if trainable else frozenset(), scalar=False if width is not None and width > 1 else None)
+        before = hook.__dict__.get("hook_outputs", {})
+        hook.hook_outputs = {**before, positional[-1].arg: merge(before[positional[-1].arg], output) if before else output}  # type: ignore[attr-defined]
+
+    def _only_registered(self, hook: FunctionInfo) -> bool:
+        """The hook is named nowhere but in its def and its registration: a function named twice in the code; a method
+        named once in its class after a dot, and after a dot nowhere outside the classes that define one of that name,
+        never as a bare name but in the defs."""
+        name = hook.name
+        if hook.cls is None:
+            return self.model.mentions(name) == 2
+        owners = [cls for cls in self.model.classes.values() if name in cls.methods]
+        if self.model.mentions(name) != len(owners):
+            return False
+        count = lambda tree: sum(1 for sub in ast.walk(tree) if type(sub) is ast.Attribute and sub.attr == name)  # noqa: E731
+        inside = count(hook.cls.node)
+        return inside == 1 and count(self.model.tree) == inside + sum(count(cls.node) for cls in owners if cls is not hook.cls)
 
     def _grow_container(self, receiver: ast.expr, container: Provenance, added: Provenance | None):
         """`self.body.add_module(f"block{i}", Block())`, `self.layers.append(Block())`: the container's layers, in order
@@ -2513,6 +2614,43 @@ class Walker:
 _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), "Conv1d": (1, "out_channels"),
                 "Conv2d": (1, "out_channels"), "Conv3d": (1, "out_channels"), "ConvTranspose1d": (1, "out_channels"),
                 "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim")}
+
+
+def _width_of(layer: Provenance | None) -> int | None:
+    """The width a torch.nn layer was built with (a literal, or a name bound to an integer where it was built)."""
+    name = layer.module_class.rsplit(".", 1)[-1]
+    width = _layer_width(name, layer.node if isinstance(layer.node, ast.Call) else None)
+    return layer.value if width is None and layer.module_class == layer.origin else width
+
+
+def _last_width(module: Provenance | None, depth: int = 0) -> int | None:
+    """An nn.Sequential's output has at least this many elements whatever its input's shape: the width of its last
+    layer that sets one (nn.Linear's out_features, a convolution's out_channels), when every layer after it keeps the
+    dims before the spatial ones (activations, dropout, batch/layer norm, pooling, nn.Flatten, nn.Identity)."""
+    if module is None or module.kind is not Kind.MODULE or not isinstance(module.module_class, str) or depth > 8:
+        return None
+    built = module.node if isinstance(module.node, ast.Call) else None
+    if not module.elements or built is None or len(module.elements) != len(built.args):
+        return None  # (layers added later, or given as an OrderedDict)
+    for layer in reversed(module.elements):
+        if layer is None or layer.kind is not Kind.MODULE or not isinstance(layer.module_class, str):
+            return None
+        name = layer.module_class.rsplit(".", 1)[-1]
+        if name in _LAYER_WIDTH:
+            return _width_of(layer)
+        if name == "Sequential":
+            width = _last_width(layer, depth + 1)
+            if width is None:
+                return None
+            return width
+        if name in ("Identity", "Flatten"):
+            continue
+        op = api.layer_op(name)
+        functions = api.shape_functions(op)
+        if op is None or not (op in api.SAME_SHAPE or functions & {"unary", "batch_norm", "native_batch_norm"}
+                              or any(f.startswith(("max_pool", "adaptive_avg_pool")) for f in functions)):
+            return None
+    return None
 
 
 def _item_of(sequence: Provenance, index: ast.expr) -> Provenance | None:
