@@ -6,7 +6,9 @@ a tensor that requires grad and is known to have more than one element: a `torch
 reshape (`view`, `squeeze`, `flatten`...) of one, a loss with `reduction="none"` or the deprecated `reduce=False`
 (by keyword or position, module or functional form, or a name bound to that string), a user's loss module or helper
 returning an element-wise function, a reshape or a per-sample pick (`gather`, `take`: the index's shape) of such
-inputs, a model whose last layer is wide, a stack, a `DataLoader` batch with `batch_size > 1` (also inside a
+inputs, a model whose last layer is wide (an nn.Sequential's last Linear or convolution, when what follows keeps
+its width; a helper's layers built from the integers a call passes, `double_conv(16, 32)`), what a forward hook is
+given as its layer's output (`layer.register_forward_hook(self.save)`, kept on `self` and read by another method), a stack, a `DataLoader` batch with `batch_size > 1` (also inside a
 helper called once with it), or a factory's size argument (`torch.randint(0, k, (n,))`); or a tensor whose *shape*
 is known to have a dim of several elements (analysis/shapes.py): followed from factories and literals through
 elementwise ops, reshapes, reductions along a dim (`x.sum(dim=1)`), indexing that keeps a dim (`scores[:, 0]`), torch.nn
