@@ -858,6 +858,11 @@ class Walker:
         if info.name == "__init__" and info.context_of is None:
             cls.attributes[attr] = prov
             cls.attribute_nodes[attr] = stmt
+        elif info.name == "__init__" and info.__dict__.get("instance_only"):
+            # the widths one construction gives its layers (_layers_in_context): that instance's, not every instance's
+            instance = getattr(info, "instance", None)
+            if instance is not None and instance.node is not None:
+                cls.instances.setdefault(id(instance.node), {})[attr] = prov
         elif info.name == "__init__":
             # a constructor call's arguments: what this module builds, merged over its constructions
             table = cls.constructed
@@ -1354,32 +1359,43 @@ class Walker:
             return walked
         return _no_graph_if(self.no_grad, self.instantiate(info, node, arg_provs, node.args))
 
-    def _layers_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs):
+    def _layers_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs, instance: Provenance | None = None):
         """A helper that builds and returns torch.nn layers (`def double_conv(cin, cout): return nn.Sequential(
-        nn.Conv2d(cin, cout, 3), ...)`), called with integers (`double_conv(16, 32)`, a name bound to one, `32 + 16`,
-        or a default): its body walked again with those values, so its layers have the widths they are built with.
-        Memoised by the values; quiet (the symbolic walk judges the body). _NOT_WALKED where the summary has to do."""
-        ret = info.returns
-        if (ret is None or ret.kind is not Kind.MODULE or not isinstance(ret.module_class, str) or not info.walked or info.walking
-                or info.owner is not self or isinstance(info.node, ast.Lambda) or self.context_depth >= callsite.MAX_DEPTH or self.summary_only):
+        nn.Conv2d(cin, cout, 3), ...)`), or an nn.Module's __init__ building them from its parameters (`self.conv =
+        nn.Conv2d(cin, cout, 3)`; `instance`: the module constructed), called with integers (`double_conv(16, 32)`, a
+        name bound to one, `32 + 16`) or leaving integer defaults: its body walked again with those values, so its layers
+        have the widths they are built with. A constructor's other arguments are unknown there (the symbolic walk's
+        attributes stand for them). Memoised by the values (and the instance); quiet: the symbolic walk judges the body.
+        _NOT_WALKED where the summary has to do."""
+        if (not info.walked or info.walking or info.owner is not self or isinstance(info.node, ast.Lambda)
+                or self.context_depth >= callsite.MAX_DEPTH or self.summary_only):
             return _NOT_WALKED
+        if instance is None:
+            ret = info.returns
+            if ret is None or ret.kind is not Kind.MODULE or not isinstance(ret.module_class, str):
+                return _NOT_WALKED
+        elif not _widths_from_parameters(info):
+            return _NOT_WALKED
+        integer = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
         values = [self._int_value(arg) for arg in node.args]
         keyword_values = {kw.arg: self._int_value(kw.value) for kw in node.keywords if kw.arg is not None}
-        given = [*values, *keyword_values.values()]
-        if not any(isinstance(v, int) and not isinstance(v, bool) for v in given):
-            return _NOT_WALKED
-        numbered = lambda v, prov: _int_number(v) if isinstance(v, int) and not isinstance(v, bool) else prov  # noqa: E731
-        bound = callsite.bind_arguments(info.node, False, node, [numbered(v, p) for v, p in zip(values, arg_provs)],
-                                        {name: numbered(keyword_values.get(name), prov) for name, prov in (keyword_provs or {}).items()})
+        unknown = lambda v, prov: _int_number(v) if integer(v) else (prov if instance is None else None)  # noqa: E731
+        bound = callsite.bind_arguments(info.node, instance is not None, node, [unknown(v, p) for v, p in zip(values, arg_provs)],
+                                        {name: unknown(keyword_values.get(name), prov) for name, prov in (keyword_provs or {}).items()})
         if bound is None:
             return _NOT_WALKED
         args = info.node.args
         positional = [*args.posonlyargs, *args.args]
         defaults = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+        skip = 1 if instance is not None else 0
+        given = {arg.arg for arg in positional[skip:skip + len(node.args)]} | {kw.arg for kw in node.keywords}
         for arg, default in defaults:  # `def block(cin, cout, k=3)` called without k: the default's value
-            if bound.get(arg.arg) is None and default is not None and isinstance(_literal_int(default), int):
+            if arg.arg not in given and default is not None and integer(_literal_int(default)):
                 bound[arg.arg] = _int_number(_literal_int(default))
-        key = ("layers", id(info.node), tuple((name, callsite.facts(prov)) for name, prov in bound.items()))
+        if not any(prov is not None and prov.kind is Kind.NUMBER and prov.value is not None for prov in bound.values()):
+            return _NOT_WALKED
+        key = ("layers", id(info.node), id(instance.node) if instance is not None else None,
+               tuple((name, callsite.facts(prov)) for name, prov in bound.items()))
         memo = self.memo
         if key not in memo:
             if self.context_walks >= callsite.MAX_WALKS:
@@ -1388,7 +1404,7 @@ class Walker:
             memo[key] = None
             was_quiet, self.quiet = self.quiet, True
             try:
-                memo[key] = self.walk_in_context(info, bound, None, self.ctx(), self.context_depth + 1, None)
+                memo[key] = self.walk_in_context(info, bound, instance, self.ctx(), self.context_depth + 1, None, instance_only=True)
             finally:
                 self.quiet = was_quiet
         found = memo[key]
@@ -1421,7 +1437,8 @@ class Walker:
         if init is not None:
             event.function = init
             self._passes_arguments(init, arg_provs, keywords)
-            self.call_in_context(init, node, arg_provs, keywords, instance)
+            if self.call_in_context(init, node, arg_provs, keywords, instance) is _NOT_WALKED and cls.is_module:
+                self._layers_in_context(init, node, arg_provs, keywords, instance)
         return instance
 
     def _passes_arguments(self, callee: FunctionInfo, arg_provs, keywords):
@@ -1518,8 +1535,11 @@ class Walker:
                                                           self._returned(ret, passed, bound, node)))
         return self._returned(ret, passed, bound, node)
 
-    def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped) -> Provenance | None:
+    def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped,
+                        instance_only: bool = False) -> Provenance | None:
         shadow = FunctionInfo(info.node, info.name, cls=info.cls, owner=self, context_of=info)
+        if instance_only:
+            shadow.instance_only = True  # type: ignore[attr-defined]  # (an __init__ walked for one construction alone)
         shadow.called_from = caller.scope.function  # type: ignore[attr-defined]
         self.shadows.append(shadow)
         cls = info.cls
@@ -1848,7 +1868,8 @@ class Walker:
             if method in ("parameters", "named_parameters"):
                 return Provenance(Kind.PARAMS, node.lineno, origin=f"{label(receiver) or 'module'}.parameters()",
                                   params=frozenset({f"{label(receiver)}.*"}) if label(receiver) else frozenset(), node=node)
-            if method == "apply" and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+            if method == "apply" and len(node.args) == 1 and isinstance(node.args[0], ast.Name) \
+                    and not (isinstance(recv.module_class, ClassInfo) and "apply" in recv.module_class.methods):  # (its own apply())
                 function = self.lookup_def(node.args[0].id)  # `model.apply(init_weights)` runs it here, in this grad mode
                 if isinstance(function, FunctionInfo):
                     event.runs = function
@@ -2614,6 +2635,27 @@ class Walker:
 _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), "Conv1d": (1, "out_channels"),
                 "Conv2d": (1, "out_channels"), "Conv3d": (1, "out_channels"), "ConvTranspose1d": (1, "out_channels"),
                 "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim")}
+
+
+def _widths_from_parameters(info: FunctionInfo) -> bool:
+    """Its body builds a torch.nn layer whose width is given by one of its parameters (`nn.Conv2d(cin, cout, 3)`,
+    `nn.Linear(dim, 4 * dim)`): found once per function, by its text."""
+    found = info.__dict__.get("_widths_from_parameters")
+    if found is None:
+        args = info.node.args
+        names = {arg.arg for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+        found = False
+        for sub in ast.walk(info.node):
+            if type(sub) is ast.Call:
+                name = sub.func.attr if isinstance(sub.func, ast.Attribute) else getattr(sub.func, "id", None)
+                if name in _LAYER_WIDTH:
+                    index, keyword = _LAYER_WIDTH[name]
+                    width = sub.args[index] if len(sub.args) > index else next((kw.value for kw in sub.keywords if kw.arg == keyword), None)
+                    if width is not None and any(type(n) is ast.Name and n.id in names for n in ast.walk(width)):
+                        found = True
+                        break
+        info._widths_from_parameters = found  # type: ignore[attr-defined]
+    return found
 
 
 def _width_of(layer: Provenance | None) -> int | None:
