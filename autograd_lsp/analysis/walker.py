@@ -1996,14 +1996,25 @@ class Walker:
         method = hook.cls is not None and not self._is_static(hook.node)
         if len(positional) != 3 + method or args.vararg is not None or args.kwonlyargs:
             return
-        name = layer.module_class.rsplit(".", 1)[-1] if isinstance(layer.module_class, str) else None
-        if name is None:
+        cls = layer.module_class
+        if isinstance(cls, str):
+            name = cls.rsplit(".", 1)[-1]
+            width = _last_width(layer) if name == "Sequential" else (_width_of(layer) if name in _LAYER_WIDTH else None)
+            trainable = api.layer_parameters(name) not in ((), None) or (name == "Sequential" and width is not None)
+            wide = width is not None and width > 1
+        elif isinstance(cls, ClassInfo) and cls.is_module and cls.methods.get("forward") is not None:
+            forward = cls.methods["forward"]  # a user module: what its forward's summary knows whatever its input
+            if not forward.walked and forward.owner is self and not forward.walking and not self._is_static(forward.node):
+                self.walk_function(forward)
+            ret = forward.returns if forward.walked else None
+            if ret is None or ret.kind is not Kind.TENSOR:
+                return
+            trainable, wide = ret.requires_grad is True and not ret.no_grad, ret.scalar is False
+        else:
             return
-        width = _last_width(layer) if name == "Sequential" else (_width_of(layer) if name in _LAYER_WIDTH else None)
-        trainable = api.layer_parameters(name) not in ((), None) or (name == "Sequential" and width is not None)
         output = Provenance(Kind.TENSOR, node.lineno, leaf=False if trainable else None, requires_grad=True if trainable else None,
                             dtype=api.FLOAT if trainable else None, origin=f"{self.model.text(node.func.value)}(...)", node=node,
-                            graph=frozenset({id(node)}) if trainable else frozenset(), scalar=False if width is not None and width > 1 else None)
+                            graph=frozenset({id(node)}) if trainable else frozenset(), scalar=False if wide else None)
         before = hook.__dict__.get("hook_outputs", {})
         hook.hook_outputs = {**before, positional[-1].arg: merge(before[positional[-1].arg], output) if before else output}  # type: ignore[attr-defined]
 
@@ -2634,7 +2645,13 @@ class Walker:
 # torch.nn layers whose output has at least `width` elements: (position, keyword) of that argument.
 _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), "Conv1d": (1, "out_channels"),
                 "Conv2d": (1, "out_channels"), "Conv3d": (1, "out_channels"), "ConvTranspose1d": (1, "out_channels"),
-                "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim")}
+                "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim"),
+                "LazyLinear": (0, "out_features"),
+                # normalisations: the input's shape, whose channel (or last) dim has that size
+                "BatchNorm1d": (0, "num_features"), "BatchNorm2d": (0, "num_features"), "BatchNorm3d": (0, "num_features"),
+                "SyncBatchNorm": (0, "num_features"), "InstanceNorm1d": (0, "num_features"), "InstanceNorm2d": (0, "num_features"),
+                "InstanceNorm3d": (0, "num_features"), "GroupNorm": (1, "num_channels"), "LayerNorm": (0, "normalized_shape"),
+                "RMSNorm": (0, "normalized_shape")}
 
 
 def _widths_from_parameters(info: FunctionInfo) -> bool:
@@ -2678,8 +2695,9 @@ def _last_width(module: Provenance | None, depth: int = 0) -> int | None:
         if layer is None or layer.kind is not Kind.MODULE or not isinstance(layer.module_class, str):
             return None
         name = layer.module_class.rsplit(".", 1)[-1]
-        if name in _LAYER_WIDTH:
-            return _width_of(layer)
+        width = _width_of(layer) if name in _LAYER_WIDTH else None
+        if width is not None:
+            return width
         if name == "Sequential":
             width = _last_width(layer, depth + 1)
             if width is None:
