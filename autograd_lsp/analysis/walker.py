@@ -2013,7 +2013,7 @@ class Walker:
         else:
             return
         output = Provenance(Kind.TENSOR, node.lineno, leaf=False if trainable else None, requires_grad=True if trainable else None,
-                            dtype=api.FLOAT if trainable else None, origin=f"{self.model.text(node.func.value)}(...)", node=node,
+                            dtype=api.FLOAT if trainable else None, origin=f"{self.model.text(node.func.value)}(...)", node=node.func,
                             graph=frozenset({id(node)}) if trainable else frozenset(), scalar=False if wide else None)
         before = hook.__dict__.get("hook_outputs", {})
         hook.hook_outputs = {**before, positional[-1].arg: merge(before[positional[-1].arg], output) if before else output}  # type: ignore[attr-defined]
@@ -2047,11 +2047,14 @@ class Walker:
                 and info.cls.attributes.get(name[5:]) is container:
             info.cls.attributes[name[5:]] = after  # (what __init__ leaves there is what the other methods see)
 
-    def _note_backward(self, node: ast.Call, recv: Provenance | None):
+    def _note_backward(self, node: ast.Call, recv: Provenance | None, gradient: bool | None = None):
         """A helper's backward of a value made from its parameters is judged again at each call site passing a tensor
         known to have several elements (info.backward_of_arguments); there, a receiver known to have several elements
-        and requiring grad is kept for AG005 (model.call_site_backwards)."""
-        if recv is None or recv.kind is not Kind.TENSOR or node.args or any(kw.arg == "gradient" for kw in node.keywords):
+        and requiring grad is kept for AG005 (model.call_site_backwards). `torch.autograd.grad(outputs, inputs)` without
+        grad_outputs too (`gradient`: False, its caller has looked)."""
+        if gradient is None:
+            gradient = bool(node.args) or any(kw.arg == "gradient" for kw in node.keywords)
+        if recv is None or recv.kind is not Kind.TENSOR or gradient:
             return
         function = self.function
         if self.via is None:
@@ -2185,6 +2188,10 @@ class Walker:
         short = qualname.rsplit(".", 1)[-1]
         module = qualname[: -len(short) - 1]
         if qualname == "torch.autograd.grad":
+            outputs = node.args[0] if node.args else _argument(node, "outputs", None)
+            if outputs is not None and not isinstance(outputs, (ast.List, ast.Tuple, ast.Starred)) \
+                    and len(node.args) <= 2 and _argument(node, "grad_outputs", None) is None:
+                self._note_backward(node, self.prov_of(outputs) if not node.args else arg_provs[0], gradient=False)
             return self._graph_grads(node, arg_provs)
         if qualname in api.TENSOR_WRAPPERS:
             data = arg_provs[0] if arg_provs else None

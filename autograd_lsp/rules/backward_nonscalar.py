@@ -67,7 +67,7 @@ ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 def check(model: ModuleModel):
     for site in loss_sites(model):
         prov = site.prov
-        if site.form == "method" and not (site.is_tensor and prov.scalar is False):
+        if site.form in ("method", "grad") and not (site.is_tensor and prov.scalar is False and prov.requires_grad is True):
             # a helper's backward of what its caller passes (`do_batch(batch, label)` given batches of 32)
             prov = model.call_site_backwards.get(id(site.node), prov)
         if site.gradient or prov is None or prov.kind is not Kind.TENSOR or prov.scalar is not False or prov.requires_grad is not True:
