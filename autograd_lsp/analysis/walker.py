@@ -687,6 +687,10 @@ class Walker:
 
     def stmt_If(self, node):
         self.ev(node.test)
+        taken = self._none_test(node.test)
+        if taken is not None:  # `if eps is None: eps = self.eps`, eps left at its None default: that branch alone
+            self.walk_body(node.body if taken else node.orelse)
+            return
         before = dict(self.scope.bindings)
         narrowed = self._narrowed(node.test)
         if narrowed is not None:
@@ -1046,7 +1050,28 @@ class Walker:
 
     def ev_IfExp(self, node):
         self.ev(node.test)
-        return merge(self.ev(node.body), self.ev(node.orelse))
+        taken = self._none_test(node.test)
+        body, orelse = self.ev(node.body), self.ev(node.orelse)
+        if taken is not None:
+            return body if taken else orelse  # `self.eps if eps is None else eps`, eps left at its None default
+        return merge(body, orelse)
+
+    def _none_test(self, test) -> bool | None:
+        """`name is None` / `name is not None` on a parameter this walk's call left at its None default and the body has
+        not assigned before this statement (outside loops): whether the test holds. None where it is not known."""
+        function = self.function
+        left = function.__dict__.get("left_none") if function is not None else None
+        if not left or not (type(test) is ast.Compare and len(test.ops) == 1 and type(test.left) is ast.Name and test.left.id in left
+                            and type(test.ops[0]) in (ast.Is, ast.IsNot) and type(test.comparators[0]) is ast.Constant
+                            and test.comparators[0].value is None) or self.loop is not None:
+            return None
+        name = test.left.id
+        if self.scope.bindings.get(name, _UNSET) is not None:
+            return None
+        stored = _first_stores(function.node).get(name)
+        if stored is not None and stored < self.stmt.lineno:
+            return None
+        return type(test.ops[0]) is ast.Is
 
     def ev_NamedExpr(self, node):
         prov = self.ev(node.value)
@@ -1384,14 +1409,7 @@ class Walker:
                                         {name: unknown(keyword_values.get(name), prov) for name, prov in (keyword_provs or {}).items()})
         if bound is None:
             return _NOT_WALKED
-        args = info.node.args
-        positional = [*args.posonlyargs, *args.args]
-        defaults = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
-        skip = 1 if instance is not None else 0
-        given = {arg.arg for arg in positional[skip:skip + len(node.args)]} | {kw.arg for kw in node.keywords}
-        for arg, default in defaults:  # `def block(cin, cout, k=3)` called without k: the default's value
-            if arg.arg not in given and default is not None and integer(_literal_int(default)):
-                bound[arg.arg] = _int_number(_literal_int(default))
+        _bind_defaults(info.node, node, bound, instance is not None)  # `def block(cin, cout, k=3)` called without k
         if not any(prov is not None and prov.kind is Kind.NUMBER and prov.value is not None for prov in bound.values()):
             return _NOT_WALKED
         key = ("layers", id(info.node), id(instance.node) if instance is not None else None,
@@ -1446,6 +1464,9 @@ class Walker:
         if function is not None and not function.uses_arguments and callee.uses_arguments:
             if any(p is not None and p.param_deps for p in flatten([*arg_provs, *(keywords or {}).values()])):
                 function.uses_arguments = True  # hands its own parameters to a helper that changes or keeps them
+        if function is not None and self.via is None and callee.__dict__.get("backpropagates") and not function.__dict__.get("backpropagates") \
+                and any(p is not None and p.param_deps for p in flatten([*arg_provs, *(keywords or {}).values()])):
+            function.backpropagates = True  # type: ignore[attr-defined]  # (hands its parameters to a body that backpropagates)
         if function is not None and self.via is None and callee.__dict__.get("backward_of_arguments") \
                 and not function.__dict__.get("backward_of_arguments"):
             # (hands its parameters, or values it cannot tell apart from them, to one that backpropagates them)
@@ -1476,10 +1497,17 @@ class Walker:
         Returns _NOT_WALKED when the summary has to do."""
         keyword_provs = keyword_provs or {}
         passed = [*arg_provs, *keyword_provs.values()]
-        sized = info.__dict__.get("backward_of_arguments", False) and any(_sized_deeply(p) for p in passed)
+        # (a body that backpropagates, given tensors known to be wide: walked with their shapes, `self.apply(vec)` whose
+        # torch.autograd.grad is of what it computes from vec, through values the symbolic walk cannot follow)
+        sized = (info.__dict__.get("backward_of_arguments", False) or info.__dict__.get("backpropagates", False)) \
+            and any(_sized_deeply(p) for p in passed)
         # a tensor of known shape passed to a body whose result is made from its parameters: walked for that shape
         # (`model(torch.randn(8, 16))`: what the forward's layers make of 8 rows)
-        shaped = _shaped_by_arguments(info) and any(_shaped(p) for p in passed)
+        # (and a constructor keeping what it is given on `self`: `self.code = code.clone()` has the shape passed)
+        # (and a method of an instance whose constructor kept such a tensor: `field.energy(w)` reads `self.anchors`)
+        shaped = (_shaped_by_arguments(info) or info.name == "__init__" and info.cls is not None and info.uses_arguments) \
+            and (any(_shaped(p) for p in passed) or info.cls is not None and receiver is not None and receiver.node is not None
+                 and receiver.origin != "self" and any(_shaped(p) for p in info.cls.instances.get(id(receiver.node), {}).values()))
         # (shapes are what a body backpropagating its arguments is judged by, too: walked with them)
         with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments
         sized = sized or shaped
@@ -1493,6 +1521,7 @@ class Walker:
         bound = callsite.bind_arguments(info.node, method, node, arg_provs, keyword_provs)
         if bound is None:
             return _NOT_WALKED
+        left_none = _bind_defaults(info.node, node, bound, method)
         if not with_shapes:  # (walked and memoised without shapes: one walk serves tensors of every size)
             bound = {name: callsite.unshaped(prov) for name, prov in bound.items()}
         caller = self.ctx()
@@ -1500,7 +1529,7 @@ class Walker:
         # (a body walked only because a shape was passed judges nothing there: the symbolic walk does, as before)
         key = (id(info.node), caller.no_grad, (callsite.facts(instance), id(instance.node)) if instance is not None else None,
                tuple((name, callsite.facts(prov)) for name, prov in bound.items()), quiet,
-               tuple(callsite.shapes_of(prov) for prov in bound.values()) if with_shapes else None)
+               tuple(callsite.shapes_of(prov) for prov in bound.values()) if with_shapes else None, left_none)
         memo = owner.memo
         if key not in memo:
             if owner.context_walks >= callsite.MAX_WALKS:
@@ -1512,13 +1541,15 @@ class Walker:
             was_quiet, owner.quiet = owner.quiet, owner.quiet or quiet or self.quiet
             try:
                 if at_depth is None:
-                    ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped)
+                    ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped,
+                                                left_none=left_none)
                 else:
                     with at_depth(owner.depth) as free:  # another module's body: as deep as that module, never waiting for jedi
                         if not free:
                             del memo[key]
                             return _NOT_WALKED
-                        ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped)
+                        ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped,
+                                                    left_none=left_none)
             finally:
                 owner.quiet = was_quiet
             memo[key] = (ret, dict(bound), escaped)
@@ -1536,8 +1567,10 @@ class Walker:
         return self._returned(ret, passed, bound, node)
 
     def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped,
-                        instance_only: bool = False) -> Provenance | None:
+                        instance_only: bool = False, left_none: frozenset = frozenset()) -> Provenance | None:
         shadow = FunctionInfo(info.node, info.name, cls=info.cls, owner=self, context_of=info)
+        if left_none:
+            shadow.left_none = left_none  # type: ignore[attr-defined]  # (parameters this call leaves at their None default)
         if instance_only:
             shadow.instance_only = True  # type: ignore[attr-defined]  # (an __init__ walked for one construction alone)
         shadow.called_from = caller.scope.function  # type: ignore[attr-defined]
@@ -2054,9 +2087,12 @@ class Walker:
         grad_outputs too (`gradient`: False, its caller has looked)."""
         if gradient is None:
             gradient = bool(node.args) or any(kw.arg == "gradient" for kw in node.keywords)
+        function = self.function
+        if not gradient and self.via is None and function is not None:
+            # (whatever the receiver is known to be here: a call passing tensors of known shape walks the body with them)
+            function.backpropagates = True  # type: ignore[attr-defined]
         if recv is None or recv.kind is not Kind.TENSOR or gradient:
             return
-        function = self.function
         if self.via is None:
             if function is not None and recv.param_deps:
                 function.backward_of_arguments = True  # type: ignore[attr-defined]
@@ -2661,10 +2697,47 @@ _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), 
                 "RMSNorm": (0, "normalized_shape")}
 
 
+def _bind_defaults(function, call: ast.Call, bound: dict, method: bool):
+    """The parameters a call leaves at a number literal default (`scale=2.0`, `k=3`, `-1`) are that number in a walk
+    for that call (an integer with its value, which sizes what the body makes from it). Returns the names it leaves at
+    a None default (Walker._known_none)."""
+    args = function.args
+    if not args.defaults and not any(args.kw_defaults):
+        return frozenset()
+    positional = [*args.posonlyargs, *args.args]
+    left_none = set()
+    skip = 1 if method else 0
+    given = {arg.arg for arg in positional[skip:skip + len(call.args)]} | {kw.arg for kw in call.keywords}
+    for arg, default in [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]:
+        if arg.arg in given or bound.get(arg.arg) is not None or default is None:
+            continue
+        if type(default) is ast.Constant and default.value is None:
+            left_none.add(arg.arg)
+            continue
+        value = _number(default)
+        if isinstance(value, int):
+            bound[arg.arg] = _int_number(value)
+        elif isinstance(value, float):
+            bound[arg.arg] = _FLOAT_NUMBER
+    return frozenset(left_none)
+
+
+def _first_stores(function) -> dict:
+    """Name -> the line of the first statement of a function's body (nested defs aside) that assigns it."""
+    found = function.__dict__.get("_first_stores")  # (kept on the def's node: an edit makes a new one)
+    if found is None:
+        found = {}
+        for sub in syntax.nodes(function):
+            if type(sub) is ast.Name and type(sub.ctx) is ast.Store:
+                found[sub.id] = min(found.get(sub.id, sub.lineno), sub.lineno)
+        function._first_stores = found
+    return found
+
+
 def _widths_from_parameters(info: FunctionInfo) -> bool:
     """Its body builds a torch.nn layer whose width is given by one of its parameters (`nn.Conv2d(cin, cout, 3)`,
     `nn.Linear(dim, 4 * dim)`): found once per function, by its text."""
-    found = info.__dict__.get("_widths_from_parameters")
+    found = info.node.__dict__.get("_widths_from_parameters")  # (kept on the def's node: an edit makes a new one)
     if found is None:
         args = info.node.args
         names = {arg.arg for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
@@ -2678,7 +2751,7 @@ def _widths_from_parameters(info: FunctionInfo) -> bool:
                     if width is not None and any(type(n) is ast.Name and n.id in names for n in ast.walk(width)):
                         found = True
                         break
-        info._widths_from_parameters = found  # type: ignore[attr-defined]
+        info.node._widths_from_parameters = found  # type: ignore[union-attr]
     return found
 
 

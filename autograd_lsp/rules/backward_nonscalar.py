@@ -65,7 +65,7 @@ ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 
 
 def check(model: ModuleModel):
-    for site in loss_sites(model):
+    for site in [*loss_sites(model), *_call_site_only(model)]:
         prov = site.prov
         if site.form in ("method", "grad") and not (site.is_tensor and prov.scalar is False and prov.requires_grad is True):
             # a helper's backward of what its caller passes (`do_batch(batch, label)` given batches of 32)
@@ -87,6 +87,18 @@ def check(model: ModuleModel):
                    f"reduce it first, e.g. `{reduced}` or `.mean()`")
         yield model.finding(RULE, site.node, message, fixes=_fixes(model, site), related=[(prov.node, "non-scalar tensor made here")],
                             target=name)
+
+
+def _call_site_only(model: ModuleModel) -> list[LossSite]:
+    """`.backward()` in a helper whose receiver the symbolic walk does not know at all (no site of its own), known wide
+    in the walk for one of its calls (model.call_site_backwards)."""
+    known = model.call_site_backwards
+    if not known:
+        return []
+    sited = {id(site.node) for site in loss_sites(model)}
+    return [LossSite(event.node, event.receiver, known[id(event.node)], "method", False, event)
+            for event in model.calls(role="backward", method="backward")
+            if id(event.node) in known and id(event.node) not in sited and event.receiver is not None]
 
 
 def _fixes(model: ModuleModel, site: LossSite) -> list[Fix]:
