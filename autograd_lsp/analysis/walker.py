@@ -1272,9 +1272,14 @@ class Walker:
         short = (callee or "").rsplit(".", 1)[-1]
         arg_usage = "other" if uses.is_reporter(short) else "arg"
         arg_provs = [self.ev(arg, usage=arg_usage, callee=callee) for arg in node.args]
+        for index, arg in enumerate(node.args):
+            if arg_provs[index] is None and type(arg) in (ast.Name, ast.Lambda):
+                arg_provs[index] = self._function_value(arg)
         keyword_provs = {}
         for keyword in node.keywords:
             prov = self.ev(keyword.value, usage=arg_usage, callee=callee)
+            if prov is None and type(keyword.value) in (ast.Name, ast.Lambda):
+                prov = self._function_value(keyword.value)
             if keyword.arg is not None:
                 keyword_provs[keyword.arg] = prov
         self._keywords = keyword_provs  # for the user-function calls below (call_in_context)
@@ -1288,6 +1293,8 @@ class Walker:
             result = self.method_call(node, event, method, receiver, receiver_prov, arg_provs)
         elif func_prov is not None and func_prov.kind is Kind.MODULE:
             result = self.forward(node, func_prov, arg_provs, event)
+        elif func_prov is not None and func_prov.kind is Kind.FUNCTION:
+            result = self.call_value(node, func_prov, arg_provs, event)
         elif isinstance(func, ast.Name):
             result = self.local_call(node, func.id, arg_provs, event)
         elif qualname is not None and self.resolver is not None:
@@ -1324,6 +1331,41 @@ class Walker:
             self.function.calls_backward |= backward
             self.function.calls_step |= step
             self.function.calls_zero_grad |= zero
+
+    def _function_value(self, node: ast.expr) -> Provenance | None:
+        """A def of this module named as a value (`Operator(model, objective=unit_objective)`), or a lambda written
+        there: a FUNCTION provenance, for the body that calls it (`self.objective(x)`)."""
+        if type(node) is ast.Lambda:
+            return Provenance(Kind.FUNCTION, node.lineno, module_class=node, origin="lambda", node=node)
+        found = self.lookup_def(node.id)
+        if not isinstance(found, FunctionInfo) or found.cls is not None or found.owner is not self:
+            return None
+        return Provenance(Kind.FUNCTION, node.lineno, module_class=found, origin=found.name, node=node)
+
+    def call_value(self, node: ast.Call, function: Provenance, arg_provs, event) -> Provenance | None:
+        """A call of a FUNCTION value: a def's (its summary, or its body walked with these arguments), or a lambda's
+        body evaluated with them, in the module's scope (its names are the module's: a default's or an argument's
+        lambda written at module level)."""
+        target = function.module_class
+        if isinstance(target, FunctionInfo):
+            return self.call_function(target, node, arg_provs, event)
+        self._keywords = None
+        if not isinstance(target, ast.Lambda) or node.keywords or any(isinstance(arg, ast.Starred) for arg in node.args) \
+                or self.context_depth >= callsite.MAX_DEPTH:
+            return None
+        args = target.args
+        positional = [*args.posonlyargs, *args.args]
+        if len(arg_provs) > len(positional) or args.vararg is not None or args.kwarg is not None or args.kwonlyargs:
+            return None
+        scope = Scope(target, "<lambda>", self.module_scope, function=self.function)
+        scope.bindings.update({arg.arg: None for arg in positional})
+        scope.bindings.update({arg.arg: prov for arg, prov in zip(positional, arg_provs)})
+        saved, depth = self.scope, self.context_depth
+        self.scope, self.context_depth = scope, depth + 1
+        try:
+            return self.ev(target.body)
+        finally:
+            self.scope, self.context_depth = saved, depth
 
     def local_call(self, node, name, arg_provs, event) -> Provenance | None:
         definition = self.lookup_def(name)
@@ -1930,6 +1972,8 @@ class Walker:
             submodule = self._module_attribute(node.func, recv) if isinstance(cls, ClassInfo) or self.is_bound(label(node.func) or "") else None
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
+            if submodule is not None and submodule.kind is Kind.FUNCTION:
+                return self.call_value(node, submodule, arg_provs, event)  # `self.objective(x)`: the function it was given
             return None
         if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and arg_provs[0] is not None \
                 and arg_provs[0].kind is Kind.MODULE and all(p is not None and p.kind is Kind.MODULE for p in recv.elements) and label(receiver):
@@ -2454,6 +2498,8 @@ class Walker:
         shape = recv.shape
         if op in api.SAME_SHAPE:
             return shape
+        if op in api.RESIZES:
+            return self._resized(shape, args, keywords, api.RESIZES[op])
         if any(isinstance(arg, ast.Starred) for arg in args) or any(kw.arg is None for kw in keywords):
             return None
         named = {kw.arg: kw.value for kw in keywords}
@@ -2509,6 +2555,25 @@ class Walker:
         if functions == {"t"} and not args and not named and len(shape) <= 2:
             return shape[::-1]
         return None
+
+    def _resized(self, shape, args: list, keywords: list, position: int):
+        """F.interpolate(x, size) (`args` after x): x's dims before the spatial ones, then `size` (an int for each spatial
+        dim, or one per dim); with a scale_factor instead, spatial sizes unknown."""
+        if shape is None or len(shape) < 3 or any(isinstance(arg, ast.Starred) for arg in args) or any(kw.arg is None for kw in keywords):
+            return None
+        named = {kw.arg: kw.value for kw in keywords}
+        size = args[position - 1] if len(args) >= position else named.get("size")
+        count = len(shape) - 2
+        if size is None:
+            scale = args[position] if len(args) > position else named.get("scale_factor")
+            return shape[:2] + (None,) * count if scale is not None else None
+        if isinstance(size, (ast.Tuple, ast.List)):
+            sizes = self._ints(size.elts)
+            return shape[:2] + tuple(sizes) if sizes is not None and len(sizes) == count else None
+        sizes = self._ints([size])
+        if sizes is None or sizes[0] is None:
+            return None  # (a name that may hold a tuple)
+        return shape[:2] + (sizes[0],) * count
 
     def _plain_keyword(self, value: ast.expr) -> bool:
         """A keyword argument that is surely no tensor: a literal, or a torch dtype."""
@@ -2713,6 +2778,9 @@ def _bind_defaults(function, call: ast.Call, bound: dict, method: bool):
             continue
         if type(default) is ast.Constant and default.value is None:
             left_none.add(arg.arg)
+            continue
+        if type(default) is ast.Lambda:  # `preprocess=lambda img: F.interpolate(img, (16, 16))`: that function
+            bound[arg.arg] = Provenance(Kind.FUNCTION, default.lineno, module_class=default, origin="lambda", node=default)
             continue
         value = _number(default)
         if isinstance(value, int):
