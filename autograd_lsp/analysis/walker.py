@@ -2065,6 +2065,12 @@ class Walker:
         elif isinstance(argument, ast.Name):
             found = self.lookup_def(argument.id)
             hook = found if isinstance(found, FunctionInfo) and found.cls is None else None
+        if hook is not None and (hook.walked or hook.walking) and "hook_outputs" in hook.__dict__ and hook.cls is not None:
+            # registered again (another instance's layer) after its body was walked with the first layer's output:
+            # what it keeps on `self` is no longer known
+            for attr in setter_attributes(hook.node):
+                hook.cls.late[attr] = None
+            return
         if hook is None or hook.owner is not self or hook.walked or hook.walking or isinstance(hook.node, ast.Lambda) \
                 or not self._only_registered(hook):
             return  # (walked already, or called some other way too: its parameters stay symbolic)
