@@ -709,12 +709,12 @@ class Walker:
         for name, prov in after_body.items():
             if name in after_else:
                 other = after_else[name]
-                merged[name] = prov if prov is other else merge(prov, other)
+                merged[name] = prov if prov is other else _merge_branches(prov, other)
             else:
-                merged[name] = merge(before[name], prov) if name in before else prov
+                merged[name] = _merge_branches(before[name], prov) if name in before else prov
         for name, prov in after_else.items():
             if name not in after_body:
-                merged[name] = merge(before[name], prov) if name in before else prov
+                merged[name] = _merge_branches(before[name], prov) if name in before else prov
         self.scope.bindings = merged
 
     def _narrowed(self, test) -> tuple | None:
@@ -848,6 +848,17 @@ class Walker:
                     self.rebind(target.value, after)
             elif base_prov is None:
                 self._note_unknown_write(target.value)
+            elif base_prov.kind is Kind.MAPPING and base_prov.keys and None not in base_prov.keys and type(target.value) is ast.Name \
+                    and isinstance(_const(target.slice), str):
+                # `out["loss"] = loss` on a dict display: that key now holds it
+                key = _const(target.slice)
+                keys, values = list(base_prov.keys), list(base_prov.elements)
+                if key in keys:
+                    values[keys.index(key)] = prov
+                else:
+                    keys.append(key)
+                    values.append(prov)
+                self.update(target.value.id, base_prov.but(keys=tuple(keys), elements=tuple(values)))
 
     def _store_self_attribute(self, attr: str, prov, stmt):
         info = self.function
@@ -1057,15 +1068,23 @@ class Walker:
         return merge(body, orelse)
 
     def _none_test(self, test) -> bool | None:
-        """`name is None` / `name is not None` on a parameter this walk's call left at its None default and the body has
-        not assigned before this statement (outside loops): whether the test holds. None where it is not known."""
+        """In a walk for one call site: `name is None` / `name is not None` on a parameter this call left at its None
+        default and the body has not assigned before this statement (outside loops), or on a name holding a tensor or
+        module this call passed or the body made: whether the test holds. None where it is not known."""
         function = self.function
-        left = function.__dict__.get("left_none") if function is not None else None
-        if not left or not (type(test) is ast.Compare and len(test.ops) == 1 and type(test.left) is ast.Name and test.left.id in left
-                            and type(test.ops[0]) in (ast.Is, ast.IsNot) and type(test.comparators[0]) is ast.Constant
-                            and test.comparators[0].value is None) or self.loop is not None:
+        if self.via is None or function is None or not (type(test) is ast.Compare and len(test.ops) == 1 and type(test.left) is ast.Name
+                                                        and type(test.ops[0]) in (ast.Is, ast.IsNot) and type(test.comparators[0]) is ast.Constant
+                                                        and test.comparators[0].value is None):
             return None
         name = test.left.id
+        if self.loop is not None:
+            return None
+        known = self.lookup(name)
+        if known is not None and known.kind in (Kind.TENSOR, Kind.MODULE, Kind.OPTIMIZER) and known.origin != "param" and not known.param_deps:
+            return type(test.ops[0]) is ast.IsNot  # (in a walk for one call: a tensor this call passes, or one made here)
+        left = function.__dict__.get("left_none")
+        if not left or name not in left:
+            return None
         if self.scope.bindings.get(name, _UNSET) is not None:
             return None
         stored = _first_stores(function.node).get(name)
@@ -1825,6 +1844,13 @@ class Walker:
             if kept is not None and kept.kind is Kind.TENSOR and kept.saved_by is not None:
                 # a block whose forward ends in `self.act(...)` (nn.ReLU): what it returns is what that op kept for backward
                 result = result.but(saved_by=kept.saved_by, saved_node=node)
+        if walked is not None and walked.kind is Kind.MAPPING and walked.elements and walked.keys and not self.no_grad:
+            # a forward returning a dict (`{"out_map": logits, "loss": loss}`) walked with these arguments: each value is
+            # this forward's output, with the sizes the walk found for it (`model(images, targets)["loss"]`)
+            values = tuple(result.but(scalar=value.scalar, shape=value.shape, requires_grad=value.requires_grad or result.requires_grad)
+                           if value is not None and value.kind is Kind.TENSOR and value.requires_grad else None
+                           for value in walked.elements)
+            return Provenance(Kind.MAPPING, node.lineno, elements=values, keys=walked.keys, node=node)
         return result
 
     def _forward_in_context(self, info: FunctionInfo | None, node: ast.Call, module: Provenance, arg_provs):
@@ -2796,6 +2822,17 @@ def _bind_defaults(function, call: ast.Call, bound: dict, method: bool):
     return frozenset(left_none)
 
 
+def _merge_branches(a: Provenance | None, b: Provenance | None) -> Provenance | None:
+    """What a name holds after an if: provenance.merge, but a dict display whose branches set different keys keeps
+    every key (`out["loss"] = ...` in one branch), each value what both branches agree on (unknown where one lacks it)."""
+    if a is not None and b is not None and a.kind is Kind.MAPPING and b.kind is Kind.MAPPING and a.keys and b.keys \
+            and None not in a.keys and None not in b.keys and a.node is b.node:
+        values_a, values_b = dict(zip(a.keys, a.elements)), dict(zip(b.keys, b.elements))
+        keys = tuple(dict.fromkeys([*a.keys, *b.keys]))
+        return a.but(keys=keys, elements=tuple(merge(values_a[k], values_b[k]) if k in values_a and k in values_b else None for k in keys))
+    return merge(a, b)
+
+
 def _first_stores(function) -> dict:
     """Name -> the line of the first statement of a function's body (nested defs aside) that assigns it."""
     found = function.__dict__.get("_first_stores")  # (kept on the def's node: an edit makes a new one)
@@ -2944,8 +2981,14 @@ def _with_shape(summary: Provenance | None, walked: Provenance | None) -> Proven
         return summary
     if summary.kind is Kind.SEQUENCE and len(summary.elements) == len(walked.elements):
         return summary.but(elements=tuple(_with_shape(a, b) for a, b in zip(summary.elements, walked.elements)))
-    if summary.kind is not Kind.TENSOR or walked.shape is None or summary.shape is not None:
+    if summary.kind is Kind.MAPPING and summary.keys and summary.keys == walked.keys and len(summary.elements) == len(walked.elements):
+        # (by key; a key the summary has no value for, set in a branch this call took, is what the walk found)
+        return summary.but(elements=tuple(_with_shape(a, b) if a is not None else b for a, b in zip(summary.elements, walked.elements)))
+    if summary.kind is not Kind.TENSOR:
         return summary
+    if walked.shape is None or summary.shape is not None:
+        # (no shape, but known to have several elements for these arguments: `cce.sum(1) / lengths`)
+        return summary.but(scalar=False) if summary.scalar is None and walked.scalar is False else summary
     return summary.but(shape=walked.shape, scalar=shapes.scalar_of(walked.shape) if summary.scalar is None else summary.scalar)
 
 
@@ -2954,7 +2997,7 @@ def _shaped_by_arguments(info: FunctionInfo) -> bool:
     ret = info.returns
     if ret is None or not info.walked:
         return False
-    returned = [ret, *ret.elements] if ret.kind is Kind.SEQUENCE else [ret]
+    returned = [ret, *ret.elements] if ret.kind in (Kind.SEQUENCE, Kind.MAPPING) else [ret]  # (a dict's values too)
     return any(p is not None and p.kind is Kind.TENSOR and p.param_deps and p.shape is None for p in returned)
 
 
