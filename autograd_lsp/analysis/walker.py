@@ -4,6 +4,9 @@ Functions are summarised once each, lazily when first called (so their summary i
 or at the end of the module. A body that changes, keeps or passes on its arguments is walked again for a call
 whose arguments carry facts (call_in_context; bounds and memo in callsite.py), in the caller's grad mode.
 A method's `self` sees the attributes its class set in `__init__` (per constructed instance) and in other methods.
+Integers a call passes (or leaves as defaults) size the torch.nn layers a helper or a constructor builds
+(_layers_in_context); a forward hook's output parameter is its layer's output (_forward_hook); functions handed
+over as values are called where the body calls them (call_value).
 """
 from __future__ import annotations
 
