@@ -75,3 +75,49 @@ def test_the_call_depth_is_bounded():
     assert callsite.MAX_DEPTH == 3
     result = check_source(Source(text, "chain.py"), AG001)
     assert _lines(result) == [text.splitlines().index("    x.add_(1)") + 1]  # f4 is a fourth call deep: its summary only
+
+
+AG005 = Settings(select=frozenset({"AG005"}))
+
+
+def test_layer_builders_walk_once_per_set_of_integers():
+    text = textwrap.dedent("""\
+        import torch.nn as nn
+
+
+        def block(c_in, c_out, k=3):
+            return nn.Sequential(nn.Conv2d(c_in, c_out, k), nn.ReLU())
+
+
+        class Tower(nn.Module):
+            def __init__(self, width, depth=2):
+                super().__init__()
+                self.head = nn.Linear(width, depth)
+        """) + "\n".join(["a = block(3, 8)", "b = block(3, 8)", "c = block(3, 16)", "t = Tower(4)", "u = Tower(4)"]) + "\n"
+    result = check_source(Source(text, "layers.py"), AG005)
+    walker = result.model._walker
+    layer_walks = [key for key in walker.memo if isinstance(key, tuple) and key and key[0] == "layers"]
+    # block(3, 8) twice shares one walk; each construction of a module is its own instance (its own walk)
+    assert len(layer_walks) == 4
+
+
+def test_a_plain_class_with_its_own_apply_is_not_nn_module_apply():
+    text = textwrap.dedent("""\
+        import torch
+
+
+        class Operator:
+            def __init__(self, weight):
+                self.weight = weight
+
+            def apply(self, vec):
+                return self.weight * vec
+
+
+        op = Operator(torch.randn(4, requires_grad=True))
+        vec = torch.randn(4)
+        out = op.apply(vec)
+        out.backward()
+        """)
+    result = check_source(Source(text, "operator.py"), AG005)
+    assert _lines(result, "AG005") == [15]  # `apply` is the class's own: its result is a tensor of 4 elements

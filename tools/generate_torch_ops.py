@@ -524,7 +524,44 @@ def collect() -> dict:
         "PER_INPUT_VIEWS": _per_input_views(torch, schemas),
         "SHAPE_FUNCTIONS": _shape_functions(torch, python_names),
         "ONE_TENSOR": {n for n, overloads in by_name.items() if n in python_names and _one_tensor(overloads)},
+        "RESIZES": _resizes(torch, F),
     }
+
+
+def _resizes(torch, F) -> dict:
+    """Functions of torch.nn.functional whose result keeps the dims of their input before the spatial ones and has
+    `size` as its spatial dims (F.interpolate(x, size=...)), found by calling them on 3-, 4- and 5-dim inputs with an
+    int and a tuple size -> the position of `size`."""
+    import warnings
+
+    out = {}
+    for name in sorted(n for n in dir(F) if not n.startswith("_")):
+        function = getattr(F, name)
+        try:
+            parameters = list(inspect.signature(function).parameters)
+        except (TypeError, ValueError):
+            continue
+        if len(parameters) < 2 or parameters[1] != "size":
+            continue
+        ok = True
+        for rank in (3, 4, 5):
+            x = torch.randn(2, 3, *([4] * (rank - 2)))
+            for size, spatial in ((6, (6,) * (rank - 2)), (tuple(range(5, 3 + rank)), tuple(range(5, 3 + rank)))):
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        shape = tuple(function(x, size=size).shape)
+                except Exception:
+                    ok = False
+                    break
+                if shape != (2, 3) + spatial:
+                    ok = False
+                    break
+            if not ok:
+                break
+        if ok:
+            out[name] = 1
+    return out
 
 
 def _shape_functions(torch, python_names) -> dict:
@@ -820,6 +857,8 @@ def render(facts: dict) -> str:
                            "input's shape; linear, conv2d, max_pool2d...: how the result's dims follow from the input's).",
         "ONE_TENSOR": "Ops whose every overload takes exactly one tensor (the rest: sizes, dims, flags, scalars): "
                       "`x.repeat(n, 1)`, `torch.multinomial(p, k)` meet no other tensor.",
+        "RESIZES": "torch.nn.functional functions whose result keeps the input's dims before the spatial ones and has "
+                   "`size` as its spatial dims (found by calling them on 3- to 5-dim inputs) -> the position of `size`.",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")

@@ -30,7 +30,7 @@ def informative(prov: Provenance | None) -> bool:
         return prov.module_class is not None
     if kind is Kind.SEQUENCE:
         return any(informative(element) for element in prov.elements)
-    return False
+    return kind is Kind.FUNCTION and prov.module_class is not None  # (which function the body calls)
 
 
 def worth_walking(function, provs) -> bool:
@@ -62,6 +62,8 @@ def facts(prov: Provenance | None):
         return (kind, prov.params, prov.origin)
     if kind is Kind.SEQUENCE:
         return (kind, tuple(facts(element) for element in prov.elements))
+    if kind is Kind.FUNCTION:
+        return (kind, id(prov.module_class))  # (which function: what calling it makes)
     return (kind, prov.dtype, prov.value, prov.text)  # (a number's value sizes the tensors the body makes from it)
 
 

@@ -17,6 +17,7 @@ class Kind(enum.Enum):
     SEQUENCE = "sequence"  # a tuple/list literal whose elements we know
     MAPPING = "mapping"  # a dict display: `elements` are its values, `keys` their string keys (None: not a literal)
     TEXT = "text"  # a str literal bound to a name (`reduction = "none"`), its value in `text`
+    FUNCTION = "function"  # a def of the module or a lambda, passed as a value: `module_class` is its FunctionInfo / ast.Lambda
 
 
 # The walk makes ~0.3 provenances per line of code. A frozen dataclass's generated __init__ sets every field through

@@ -28,6 +28,7 @@ INT_RESULT_METHODS = ops.INT_RESULT  # an integer/bool result whatever the input
 FLOAT_RESULT_METHODS = ops.FLOAT_RESULT  # a floating result whatever the input (sigmoid, exp, float...)
 TENSOR_OPS = ops.TENSOR_OPS  # differentiable: the result joins the graph of its inputs
 POINTWISE = ops.POINTWISE  # the result has the broadcast shape of the inputs
+RESIZES = ops.RESIZES  # F.interpolate(x, size): the dims before the spatial ones, then `size` (its position)
 SAME_SHAPE = ops.SAME_SHAPE  # pointwise, or keeps its input's shape (softmax, clone...): one element iff the input has one
 REDUCTIONS = ops.REDUCTIONS
 KEEPS_NUMEL = ops.KEEPS_NUMEL  # never fewer elements than the receiver (view, reshape, squeeze, expand...)

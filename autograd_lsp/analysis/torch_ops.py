@@ -3902,3 +3902,10 @@ ONE_TENSOR = frozenset({
     'zero_',
     'zeros_like',
 })
+
+# torch.nn.functional functions whose result keeps the input's dims before the spatial ones and has `size` as its spatial dims (found by calling them on 3- to 5-dim inputs) -> the position of `size`.
+RESIZES = {
+    'interpolate': 1,
+    'upsample': 1,
+    'upsample_nearest': 1,
+}

@@ -4,6 +4,9 @@ Functions are summarised once each, lazily when first called (so their summary i
 or at the end of the module. A body that changes, keeps or passes on its arguments is walked again for a call
 whose arguments carry facts (call_in_context; bounds and memo in callsite.py), in the caller's grad mode.
 A method's `self` sees the attributes its class set in `__init__` (per constructed instance) and in other methods.
+Integers a call passes (or leaves as defaults) size the torch.nn layers a helper or a constructor builds
+(_layers_in_context); a forward hook's output parameter is its layer's output (_forward_hook); functions handed
+over as values are called where the body calls them (call_value).
 """
 from __future__ import annotations
 
@@ -409,7 +412,8 @@ class Walker:
             if index == 0 and info.cls is not None and not self._is_static(node):
                 self.bind(arg.arg, Provenance(Kind.MODULE, node.lineno, module_class=info.cls, origin="self"))
                 continue
-            prov = info.__dict__.get("passed_modules", {}).get(arg.arg) or self._param_prov(arg, index)
+            prov = info.__dict__.get("passed_modules", {}).get(arg.arg) or info.__dict__.get("hook_outputs", {}).get(arg.arg) \
+                or self._param_prov(arg, index)
             self.bind(arg.arg, prov.but(scalar=False) if arg.arg in info.__dict__.get("passed_sizes", ()) else prov)
         for arg in (args.vararg, args.kwarg):
             if arg is not None:
@@ -686,6 +690,10 @@ class Walker:
 
     def stmt_If(self, node):
         self.ev(node.test)
+        taken = self._none_test(node.test)
+        if taken is not None:  # `if eps is None: eps = self.eps`, eps left at its None default: that branch alone
+            self.walk_body(node.body if taken else node.orelse)
+            return
         before = dict(self.scope.bindings)
         narrowed = self._narrowed(node.test)
         if narrowed is not None:
@@ -704,12 +712,12 @@ class Walker:
         for name, prov in after_body.items():
             if name in after_else:
                 other = after_else[name]
-                merged[name] = prov if prov is other else merge(prov, other)
+                merged[name] = prov if prov is other else _merge_branches(prov, other)
             else:
-                merged[name] = merge(before[name], prov) if name in before else prov
+                merged[name] = _merge_branches(before[name], prov) if name in before else prov
         for name, prov in after_else.items():
             if name not in after_body:
-                merged[name] = merge(before[name], prov) if name in before else prov
+                merged[name] = _merge_branches(before[name], prov) if name in before else prov
         self.scope.bindings = merged
 
     def _narrowed(self, test) -> tuple | None:
@@ -843,6 +851,17 @@ class Walker:
                     self.rebind(target.value, after)
             elif base_prov is None:
                 self._note_unknown_write(target.value)
+            elif base_prov.kind is Kind.MAPPING and base_prov.keys and None not in base_prov.keys and type(target.value) is ast.Name \
+                    and isinstance(_const(target.slice), str):
+                # `out["loss"] = loss` on a dict display: that key now holds it
+                key = _const(target.slice)
+                keys, values = list(base_prov.keys), list(base_prov.elements)
+                if key in keys:
+                    values[keys.index(key)] = prov
+                else:
+                    keys.append(key)
+                    values.append(prov)
+                self.update(target.value.id, base_prov.but(keys=tuple(keys), elements=tuple(values)))
 
     def _store_self_attribute(self, attr: str, prov, stmt):
         info = self.function
@@ -857,6 +876,11 @@ class Walker:
         if info.name == "__init__" and info.context_of is None:
             cls.attributes[attr] = prov
             cls.attribute_nodes[attr] = stmt
+        elif info.name == "__init__" and info.__dict__.get("instance_only"):
+            # the widths one construction gives its layers (_layers_in_context): that instance's, not every instance's
+            instance = getattr(info, "instance", None)
+            if instance is not None and instance.node is not None:
+                cls.instances.setdefault(id(instance.node), {})[attr] = prov
         elif info.name == "__init__":
             # a constructor call's arguments: what this module builds, merged over its constructions
             table = cls.constructed
@@ -1040,7 +1064,36 @@ class Walker:
 
     def ev_IfExp(self, node):
         self.ev(node.test)
-        return merge(self.ev(node.body), self.ev(node.orelse))
+        taken = self._none_test(node.test)
+        body, orelse = self.ev(node.body), self.ev(node.orelse)
+        if taken is not None:
+            return body if taken else orelse  # `self.eps if eps is None else eps`, eps left at its None default
+        return merge(body, orelse)
+
+    def _none_test(self, test) -> bool | None:
+        """In a walk for one call site: `name is None` / `name is not None` on a parameter this call left at its None
+        default and the body has not assigned before this statement (outside loops), or on a name holding a tensor or
+        module this call passed or the body made: whether the test holds. None where it is not known."""
+        function = self.function
+        if self.via is None or function is None or not (type(test) is ast.Compare and len(test.ops) == 1 and type(test.left) is ast.Name
+                                                        and type(test.ops[0]) in (ast.Is, ast.IsNot) and type(test.comparators[0]) is ast.Constant
+                                                        and test.comparators[0].value is None):
+            return None
+        name = test.left.id
+        if self.loop is not None:
+            return None
+        known = self.lookup(name)
+        if known is not None and known.kind in (Kind.TENSOR, Kind.MODULE, Kind.OPTIMIZER) and known.origin != "param" and not known.param_deps:
+            return type(test.ops[0]) is ast.IsNot  # (in a walk for one call: a tensor this call passes, or one made here)
+        left = function.__dict__.get("left_none")
+        if not left or name not in left:
+            return None
+        if self.scope.bindings.get(name, _UNSET) is not None:
+            return None
+        stored = _first_stores(function.node).get(name)
+        if stored is not None and stored < self.stmt.lineno:
+            return None
+        return type(test.ops[0]) is ast.Is
 
     def ev_NamedExpr(self, node):
         prov = self.ev(node.value)
@@ -1241,9 +1294,14 @@ class Walker:
         short = (callee or "").rsplit(".", 1)[-1]
         arg_usage = "other" if uses.is_reporter(short) else "arg"
         arg_provs = [self.ev(arg, usage=arg_usage, callee=callee) for arg in node.args]
+        for index, arg in enumerate(node.args):
+            if arg_provs[index] is None and type(arg) in (ast.Name, ast.Lambda):
+                arg_provs[index] = self._function_value(arg)
         keyword_provs = {}
         for keyword in node.keywords:
             prov = self.ev(keyword.value, usage=arg_usage, callee=callee)
+            if prov is None and type(keyword.value) in (ast.Name, ast.Lambda):
+                prov = self._function_value(keyword.value)
             if keyword.arg is not None:
                 keyword_provs[keyword.arg] = prov
         self._keywords = keyword_provs  # for the user-function calls below (call_in_context)
@@ -1257,6 +1315,8 @@ class Walker:
             result = self.method_call(node, event, method, receiver, receiver_prov, arg_provs)
         elif func_prov is not None and func_prov.kind is Kind.MODULE:
             result = self.forward(node, func_prov, arg_provs, event)
+        elif func_prov is not None and func_prov.kind is Kind.FUNCTION:
+            result = self.call_value(node, func_prov, arg_provs, event)
         elif isinstance(func, ast.Name):
             result = self.local_call(node, func.id, arg_provs, event)
         elif qualname is not None and self.resolver is not None:
@@ -1293,6 +1353,41 @@ class Walker:
             self.function.calls_backward |= backward
             self.function.calls_step |= step
             self.function.calls_zero_grad |= zero
+
+    def _function_value(self, node: ast.expr) -> Provenance | None:
+        """A def of this module named as a value (`Operator(model, objective=unit_objective)`), or a lambda written
+        there: a FUNCTION provenance, for the body that calls it (`self.objective(x)`)."""
+        if type(node) is ast.Lambda:
+            return Provenance(Kind.FUNCTION, node.lineno, module_class=node, origin="lambda", node=node)
+        found = self.lookup_def(node.id)
+        if not isinstance(found, FunctionInfo) or found.cls is not None or found.owner is not self:
+            return None
+        return Provenance(Kind.FUNCTION, node.lineno, module_class=found, origin=found.name, node=node)
+
+    def call_value(self, node: ast.Call, function: Provenance, arg_provs, event) -> Provenance | None:
+        """A call of a FUNCTION value: a def's (its summary, or its body walked with these arguments), or a lambda's
+        body evaluated with them, in the module's scope (its names are the module's: a default's or an argument's
+        lambda written at module level)."""
+        target = function.module_class
+        if isinstance(target, FunctionInfo):
+            return self.call_function(target, node, arg_provs, event)
+        self._keywords = None
+        if not isinstance(target, ast.Lambda) or node.keywords or any(isinstance(arg, ast.Starred) for arg in node.args) \
+                or self.context_depth >= callsite.MAX_DEPTH:
+            return None
+        args = target.args
+        positional = [*args.posonlyargs, *args.args]
+        if len(arg_provs) > len(positional) or args.vararg is not None or args.kwarg is not None or args.kwonlyargs:
+            return None
+        scope = Scope(target, "<lambda>", self.module_scope, function=self.function)
+        scope.bindings.update({arg.arg: None for arg in positional})
+        scope.bindings.update({arg.arg: prov for arg, prov in zip(positional, arg_provs)})
+        saved, depth = self.scope, self.context_depth
+        self.scope, self.context_depth = scope, depth + 1
+        try:
+            return self.ev(target.body)
+        finally:
+            self.scope, self.context_depth = saved, depth
 
     def local_call(self, node, name, arg_provs, event) -> Provenance | None:
         definition = self.lookup_def(name)
@@ -1347,9 +1442,57 @@ class Walker:
         event.function = info
         self._passes_arguments(info, arg_provs, keywords)
         walked = self.call_in_context(info, node, arg_provs, keywords, receiver)
+        if walked is _NOT_WALKED and receiver is None and info.cls is None:
+            walked = self._layers_in_context(info, node, arg_provs, keywords)
         if walked is not _NOT_WALKED:
             return walked
         return _no_graph_if(self.no_grad, self.instantiate(info, node, arg_provs, node.args))
+
+    def _layers_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs, instance: Provenance | None = None):
+        """A helper that builds and returns torch.nn layers (`def double_conv(cin, cout): return nn.Sequential(
+        nn.Conv2d(cin, cout, 3), ...)`), or an nn.Module's __init__ building them from its parameters (`self.conv =
+        nn.Conv2d(cin, cout, 3)`; `instance`: the module constructed), called with integers (`double_conv(16, 32)`, a
+        name bound to one, `32 + 16`) or leaving integer defaults: its body walked again with those values, so its layers
+        have the widths they are built with. A constructor's other arguments are unknown there (the symbolic walk's
+        attributes stand for them). Memoised by the values (and the instance); quiet: the symbolic walk judges the body.
+        _NOT_WALKED where the summary has to do."""
+        if (not info.walked or info.walking or info.owner is not self or isinstance(info.node, ast.Lambda)
+                or self.context_depth >= callsite.MAX_DEPTH or self.summary_only):
+            return _NOT_WALKED
+        if instance is None:
+            ret = info.returns
+            if ret is None or ret.kind is not Kind.MODULE or not isinstance(ret.module_class, str):
+                return _NOT_WALKED
+        elif not _widths_from_parameters(info):
+            return _NOT_WALKED
+        integer = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
+        values = [self._int_value(arg) for arg in node.args]
+        keyword_values = {kw.arg: self._int_value(kw.value) for kw in node.keywords if kw.arg is not None}
+        unknown = lambda v, prov: _int_number(v) if integer(v) else (prov if instance is None else None)  # noqa: E731
+        bound = callsite.bind_arguments(info.node, instance is not None, node, [unknown(v, p) for v, p in zip(values, arg_provs)],
+                                        {name: unknown(keyword_values.get(name), prov) for name, prov in (keyword_provs or {}).items()})
+        if bound is None:
+            return _NOT_WALKED
+        _bind_defaults(info.node, node, bound, instance is not None)  # `def block(cin, cout, k=3)` called without k
+        if not any(prov is not None and prov.kind is Kind.NUMBER and prov.value is not None for prov in bound.values()):
+            return _NOT_WALKED
+        key = ("layers", id(info.node), id(instance.node) if instance is not None else None,
+               tuple((name, callsite.facts(prov)) for name, prov in bound.items()))
+        memo = self.memo
+        if key not in memo:
+            if self.context_walks >= callsite.MAX_WALKS:
+                return _NOT_WALKED
+            self.context_walks += 1
+            memo[key] = None
+            was_quiet, self.quiet = self.quiet, True
+            try:
+                memo[key] = self.walk_in_context(info, bound, instance, self.ctx(), self.context_depth + 1, None, instance_only=True)
+            finally:
+                self.quiet = was_quiet
+        found = memo[key]
+        if found is None or found.kind is not Kind.MODULE or not isinstance(found.module_class, str):
+            return _NOT_WALKED
+        return found  # (the layers as built, their construction calls kept: their widths are read from them)
 
     def _note_module_arguments(self, info: FunctionInfo, node: ast.Call, arg_provs, keywords, method: bool):
         """The first call of a function, which walks its body: the parameters it is given a trainable module for
@@ -1376,7 +1519,8 @@ class Walker:
         if init is not None:
             event.function = init
             self._passes_arguments(init, arg_provs, keywords)
-            self.call_in_context(init, node, arg_provs, keywords, instance)
+            if self.call_in_context(init, node, arg_provs, keywords, instance) is _NOT_WALKED and cls.is_module:
+                self._layers_in_context(init, node, arg_provs, keywords, instance)
         return instance
 
     def _passes_arguments(self, callee: FunctionInfo, arg_provs, keywords):
@@ -1384,6 +1528,9 @@ class Walker:
         if function is not None and not function.uses_arguments and callee.uses_arguments:
             if any(p is not None and p.param_deps for p in flatten([*arg_provs, *(keywords or {}).values()])):
                 function.uses_arguments = True  # hands its own parameters to a helper that changes or keeps them
+        if function is not None and self.via is None and callee.__dict__.get("backpropagates") and not function.__dict__.get("backpropagates") \
+                and any(p is not None and p.param_deps for p in flatten([*arg_provs, *(keywords or {}).values()])):
+            function.backpropagates = True  # type: ignore[attr-defined]  # (hands its parameters to a body that backpropagates)
         if function is not None and self.via is None and callee.__dict__.get("backward_of_arguments") \
                 and not function.__dict__.get("backward_of_arguments"):
             # (hands its parameters, or values it cannot tell apart from them, to one that backpropagates them)
@@ -1414,10 +1561,17 @@ class Walker:
         Returns _NOT_WALKED when the summary has to do."""
         keyword_provs = keyword_provs or {}
         passed = [*arg_provs, *keyword_provs.values()]
-        sized = info.__dict__.get("backward_of_arguments", False) and any(_sized_deeply(p) for p in passed)
+        # (a body that backpropagates, given tensors known to be wide: walked with their shapes, `self.apply(vec)` whose
+        # torch.autograd.grad is of what it computes from vec, through values the symbolic walk cannot follow)
+        sized = (info.__dict__.get("backward_of_arguments", False) or info.__dict__.get("backpropagates", False)) \
+            and any(_sized_deeply(p) for p in passed)
         # a tensor of known shape passed to a body whose result is made from its parameters: walked for that shape
         # (`model(torch.randn(8, 16))`: what the forward's layers make of 8 rows)
-        shaped = _shaped_by_arguments(info) and any(_shaped(p) for p in passed)
+        # (and a constructor keeping what it is given on `self`: `self.code = code.clone()` has the shape passed)
+        # (and a method of an instance whose constructor kept such a tensor: `field.energy(w)` reads `self.anchors`)
+        shaped = (_shaped_by_arguments(info) or info.name == "__init__" and info.cls is not None and info.uses_arguments) \
+            and (any(_shaped(p) for p in passed) or info.cls is not None and receiver is not None and receiver.node is not None
+                 and receiver.origin != "self" and any(_shaped(p) for p in info.cls.instances.get(id(receiver.node), {}).values()))
         # (shapes are what a body backpropagating its arguments is judged by, too: walked with them)
         with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments
         sized = sized or shaped
@@ -1431,6 +1585,7 @@ class Walker:
         bound = callsite.bind_arguments(info.node, method, node, arg_provs, keyword_provs)
         if bound is None:
             return _NOT_WALKED
+        left_none = _bind_defaults(info.node, node, bound, method)
         if not with_shapes:  # (walked and memoised without shapes: one walk serves tensors of every size)
             bound = {name: callsite.unshaped(prov) for name, prov in bound.items()}
         caller = self.ctx()
@@ -1438,7 +1593,7 @@ class Walker:
         # (a body walked only because a shape was passed judges nothing there: the symbolic walk does, as before)
         key = (id(info.node), caller.no_grad, (callsite.facts(instance), id(instance.node)) if instance is not None else None,
                tuple((name, callsite.facts(prov)) for name, prov in bound.items()), quiet,
-               tuple(callsite.shapes_of(prov) for prov in bound.values()) if with_shapes else None)
+               tuple(callsite.shapes_of(prov) for prov in bound.values()) if with_shapes else None, left_none)
         memo = owner.memo
         if key not in memo:
             if owner.context_walks >= callsite.MAX_WALKS:
@@ -1450,13 +1605,15 @@ class Walker:
             was_quiet, owner.quiet = owner.quiet, owner.quiet or quiet or self.quiet
             try:
                 if at_depth is None:
-                    ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped)
+                    ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped,
+                                                left_none=left_none)
                 else:
                     with at_depth(owner.depth) as free:  # another module's body: as deep as that module, never waiting for jedi
                         if not free:
                             del memo[key]
                             return _NOT_WALKED
-                        ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped)
+                        ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped,
+                                                    left_none=left_none)
             finally:
                 owner.quiet = was_quiet
             memo[key] = (ret, dict(bound), escaped)
@@ -1473,8 +1630,13 @@ class Walker:
                                                           self._returned(ret, passed, bound, node)))
         return self._returned(ret, passed, bound, node)
 
-    def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped) -> Provenance | None:
+    def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped,
+                        instance_only: bool = False, left_none: frozenset = frozenset()) -> Provenance | None:
         shadow = FunctionInfo(info.node, info.name, cls=info.cls, owner=self, context_of=info)
+        if left_none:
+            shadow.left_none = left_none  # type: ignore[attr-defined]  # (parameters this call leaves at their None default)
+        if instance_only:
+            shadow.instance_only = True  # type: ignore[attr-defined]  # (an __init__ walked for one construction alone)
         shadow.called_from = caller.scope.function  # type: ignore[attr-defined]
         self.shadows.append(shadow)
         cls = info.cls
@@ -1662,7 +1824,7 @@ class Walker:
                             loop=self.loop, epoch=self.epoch, scalar=_reduction_scalar(reduction) if loss else None, node=node, nondiff=cut,
                             composed_from=frozenset().union(*(p.composed_from for p in inputs)),
                             param_deps=frozenset().union(*(p.param_deps for p in inputs)))
-        width = _layer_width(name, built)
+        width = _layer_width(name, built) if name != "Sequential" else _last_width(module)
         if width is None and module.kind is Kind.MODULE and module.module_class == module.origin:
             width = module.value  # a torch.nn layer built with a name bound to an integer (_named_width)
         if width is not None and width > 1:
@@ -1685,6 +1847,13 @@ class Walker:
             if kept is not None and kept.kind is Kind.TENSOR and kept.saved_by is not None:
                 # a block whose forward ends in `self.act(...)` (nn.ReLU): what it returns is what that op kept for backward
                 result = result.but(saved_by=kept.saved_by, saved_node=node)
+        if walked is not None and walked.kind is Kind.MAPPING and walked.elements and walked.keys and not self.no_grad:
+            # a forward returning a dict (`{"out_map": logits, "loss": loss}`) walked with these arguments: each value is
+            # this forward's output, with the sizes the walk found for it (`model(images, targets)["loss"]`)
+            values = tuple(result.but(scalar=value.scalar, shape=value.shape, requires_grad=value.requires_grad or result.requires_grad)
+                           if value is not None and value.kind is Kind.TENSOR and value.requires_grad else None
+                           for value in walked.elements)
+            return Provenance(Kind.MAPPING, node.lineno, elements=values, keys=walked.keys, node=node)
         return result
 
     def _forward_in_context(self, info: FunctionInfo | None, node: ast.Call, module: Provenance, arg_provs):
@@ -1777,6 +1946,8 @@ class Walker:
         if method == "zero_grad":
             event.role = "zero_grad"
             return None
+        if method == "register_forward_hook" and len(node.args) == 1:
+            self._forward_hook(node, recv)
         if method == "step" and self._is_optimizer(receiver, recv):
             event.role = "step"
             return None
@@ -1801,7 +1972,8 @@ class Walker:
             if method in ("parameters", "named_parameters"):
                 return Provenance(Kind.PARAMS, node.lineno, origin=f"{label(receiver) or 'module'}.parameters()",
                                   params=frozenset({f"{label(receiver)}.*"}) if label(receiver) else frozenset(), node=node)
-            if method == "apply" and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+            if method == "apply" and len(node.args) == 1 and isinstance(node.args[0], ast.Name) \
+                    and not (isinstance(recv.module_class, ClassInfo) and "apply" in recv.module_class.methods):  # (its own apply())
                 function = self.lookup_def(node.args[0].id)  # `model.apply(init_weights)` runs it here, in this grad mode
                 if isinstance(function, FunctionInfo):
                     event.runs = function
@@ -1829,6 +2001,8 @@ class Walker:
             submodule = self._module_attribute(node.func, recv) if isinstance(cls, ClassInfo) or self.is_bound(label(node.func) or "") else None
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
+            if submodule is not None and submodule.kind is Kind.FUNCTION:
+                return self.call_value(node, submodule, arg_provs, event)  # `self.objective(x)`: the function it was given
             return None
         if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and arg_provs[0] is not None \
                 and arg_provs[0].kind is Kind.MODULE and all(p is not None and p.kind is Kind.MODULE for p in recv.elements) and label(receiver):
@@ -1899,6 +2073,77 @@ class Walker:
             return result
         return None
 
+    def _forward_hook(self, node: ast.Call, layer: Provenance | None):
+        """`layer.register_forward_hook(self.save_activation)` (a method of this object, or a function of this module)
+        named nowhere but in its def and here: its third parameter (after `module, inputs`) is what `layer` outputs, a
+        tensor autograd records when the layer has parameters, with as many elements as the layer's width at least.
+        The hook's body is then walked with that value (`self.activation = output`, read by another method). A hook
+        registered on a parameter marks the function for walking again with what its callers pass (the layer)."""
+        if layer is None:
+            return
+        function = self.function
+        if layer.kind is not Kind.MODULE:
+            if self.via is None and function is not None and layer.origin == "param" and layer.param_deps:
+                function.uses_arguments = True  # `target_layer.register_forward_hook(...)` of a module it is given
+            return
+        hook, argument = None, node.args[0]
+        if isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name):
+            owner = self.lookup(argument.value.id)
+            if owner is not None and owner.kind is Kind.MODULE and isinstance(owner.module_class, ClassInfo):
+                hook = owner.module_class.methods.get(argument.attr)
+        elif isinstance(argument, ast.Name):
+            found = self.lookup_def(argument.id)
+            hook = found if isinstance(found, FunctionInfo) and found.cls is None else None
+        if hook is not None and (hook.walked or hook.walking) and "hook_outputs" in hook.__dict__ and hook.cls is not None:
+            # registered again (another instance's layer) after its body was walked with the first layer's output:
+            # what it keeps on `self` is no longer known
+            for attr in setter_attributes(hook.node):
+                hook.cls.late[attr] = None
+            return
+        if hook is None or hook.owner is not self or hook.walked or hook.walking or isinstance(hook.node, ast.Lambda) \
+                or not self._only_registered(hook):
+            return  # (walked already, or called some other way too: its parameters stay symbolic)
+        args = hook.node.args
+        positional = [*args.posonlyargs, *args.args]
+        method = hook.cls is not None and not self._is_static(hook.node)
+        if len(positional) != 3 + method or args.vararg is not None or args.kwonlyargs:
+            return
+        cls = layer.module_class
+        if isinstance(cls, str):
+            name = cls.rsplit(".", 1)[-1]
+            width = _last_width(layer) if name == "Sequential" else (_width_of(layer) if name in _LAYER_WIDTH else None)
+            trainable = api.layer_parameters(name) not in ((), None) or (name == "Sequential" and width is not None)
+            wide = width is not None and width > 1
+        elif isinstance(cls, ClassInfo) and cls.is_module and cls.methods.get("forward") is not None:
+            forward = cls.methods["forward"]  # a user module: what its forward's summary knows whatever its input
+            if not forward.walked and forward.owner is self and not forward.walking and not self._is_static(forward.node):
+                self.walk_function(forward)
+            ret = forward.returns if forward.walked else None
+            if ret is None or ret.kind is not Kind.TENSOR:
+                return
+            trainable, wide = ret.requires_grad is True and not ret.no_grad, ret.scalar is False
+        else:
+            return
+        output = Provenance(Kind.TENSOR, node.lineno, leaf=False if trainable else None, requires_grad=True if trainable else None,
+                            dtype=api.FLOAT if trainable else None, origin=f"{self.model.text(node.func.value)}(...)", node=node.func,
+                            graph=frozenset({id(node)}) if trainable else frozenset(), scalar=False if wide else None)
+        before = hook.__dict__.get("hook_outputs", {})
+        hook.hook_outputs = {**before, positional[-1].arg: merge(before[positional[-1].arg], output) if before else output}  # type: ignore[attr-defined]
+
+    def _only_registered(self, hook: FunctionInfo) -> bool:
+        """The hook is named nowhere but in its def and its registration: a function named twice in the code; a method
+        named once in its class after a dot, and after a dot nowhere outside the classes that define one of that name,
+        never as a bare name but in the defs."""
+        name = hook.name
+        if hook.cls is None:
+            return self.model.mentions(name) == 2
+        owners = [cls for cls in self.model.classes.values() if name in cls.methods]
+        if self.model.mentions(name) != len(owners):
+            return False
+        count = lambda tree: sum(1 for sub in ast.walk(tree) if type(sub) is ast.Attribute and sub.attr == name)  # noqa: E731
+        inside = count(hook.cls.node)
+        return inside == 1 and count(self.model.tree) == inside + sum(count(cls.node) for cls in owners if cls is not hook.cls)
+
     def _grow_container(self, receiver: ast.expr, container: Provenance, added: Provenance | None):
         """`self.body.add_module(f"block{i}", Block())`, `self.layers.append(Block())`: the container's layers, in order
         (a layer not known as a module: its layers from there on are unknown)."""
@@ -1914,13 +2159,19 @@ class Walker:
                 and info.cls.attributes.get(name[5:]) is container:
             info.cls.attributes[name[5:]] = after  # (what __init__ leaves there is what the other methods see)
 
-    def _note_backward(self, node: ast.Call, recv: Provenance | None):
+    def _note_backward(self, node: ast.Call, recv: Provenance | None, gradient: bool | None = None):
         """A helper's backward of a value made from its parameters is judged again at each call site passing a tensor
         known to have several elements (info.backward_of_arguments); there, a receiver known to have several elements
-        and requiring grad is kept for AG005 (model.call_site_backwards)."""
-        if recv is None or recv.kind is not Kind.TENSOR or node.args or any(kw.arg == "gradient" for kw in node.keywords):
-            return
+        and requiring grad is kept for AG005 (model.call_site_backwards). `torch.autograd.grad(outputs, inputs)` without
+        grad_outputs too (`gradient`: False, its caller has looked)."""
+        if gradient is None:
+            gradient = bool(node.args) or any(kw.arg == "gradient" for kw in node.keywords)
         function = self.function
+        if not gradient and self.via is None and function is not None:
+            # (whatever the receiver is known to be here: a call passing tensors of known shape walks the body with them)
+            function.backpropagates = True  # type: ignore[attr-defined]
+        if recv is None or recv.kind is not Kind.TENSOR or gradient:
+            return
         if self.via is None:
             if function is not None and recv.param_deps:
                 function.backward_of_arguments = True  # type: ignore[attr-defined]
@@ -2052,6 +2303,10 @@ class Walker:
         short = qualname.rsplit(".", 1)[-1]
         module = qualname[: -len(short) - 1]
         if qualname == "torch.autograd.grad":
+            outputs = node.args[0] if node.args else _argument(node, "outputs", None)
+            if outputs is not None and not isinstance(outputs, (ast.List, ast.Tuple, ast.Starred)) \
+                    and len(node.args) <= 2 and _argument(node, "grad_outputs", None) is None:
+                self._note_backward(node, self.prov_of(outputs) if not node.args else arg_provs[0], gradient=False)
             return self._graph_grads(node, arg_provs)
         if qualname in api.TENSOR_WRAPPERS:
             data = arg_provs[0] if arg_provs else None
@@ -2278,6 +2533,8 @@ class Walker:
         shape = recv.shape
         if op in api.SAME_SHAPE:
             return shape
+        if op in api.RESIZES:
+            return self._resized(shape, args, keywords, api.RESIZES[op])
         if any(isinstance(arg, ast.Starred) for arg in args) or any(kw.arg is None for kw in keywords):
             return None
         named = {kw.arg: kw.value for kw in keywords}
@@ -2333,6 +2590,25 @@ class Walker:
         if functions == {"t"} and not args and not named and len(shape) <= 2:
             return shape[::-1]
         return None
+
+    def _resized(self, shape, args: list, keywords: list, position: int):
+        """F.interpolate(x, size) (`args` after x): x's dims before the spatial ones, then `size` (an int for each spatial
+        dim, or one per dim); with a scale_factor instead, spatial sizes unknown."""
+        if shape is None or len(shape) < 3 or any(isinstance(arg, ast.Starred) for arg in args) or any(kw.arg is None for kw in keywords):
+            return None
+        named = {kw.arg: kw.value for kw in keywords}
+        size = args[position - 1] if len(args) >= position else named.get("size")
+        count = len(shape) - 2
+        if size is None:
+            scale = args[position] if len(args) > position else named.get("scale_factor")
+            return shape[:2] + (None,) * count if scale is not None else None
+        if isinstance(size, (ast.Tuple, ast.List)):
+            sizes = self._ints(size.elts)
+            return shape[:2] + tuple(sizes) if sizes is not None and len(sizes) == count else None
+        sizes = self._ints([size])
+        if sizes is None or sizes[0] is None:
+            return None  # (a name that may hold a tuple)
+        return shape[:2] + (sizes[0],) * count
 
     def _plain_keyword(self, value: ast.expr) -> bool:
         """A keyword argument that is surely no tensor: a literal, or a torch dtype."""
@@ -2512,7 +2788,123 @@ class Walker:
 # torch.nn layers whose output has at least `width` elements: (position, keyword) of that argument.
 _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), "Conv1d": (1, "out_channels"),
                 "Conv2d": (1, "out_channels"), "Conv3d": (1, "out_channels"), "ConvTranspose1d": (1, "out_channels"),
-                "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim")}
+                "ConvTranspose2d": (1, "out_channels"), "ConvTranspose3d": (1, "out_channels"), "Embedding": (1, "embedding_dim"),
+                "LazyLinear": (0, "out_features"),
+                # normalisations: the input's shape, whose channel (or last) dim has that size
+                "BatchNorm1d": (0, "num_features"), "BatchNorm2d": (0, "num_features"), "BatchNorm3d": (0, "num_features"),
+                "SyncBatchNorm": (0, "num_features"), "InstanceNorm1d": (0, "num_features"), "InstanceNorm2d": (0, "num_features"),
+                "InstanceNorm3d": (0, "num_features"), "GroupNorm": (1, "num_channels"), "LayerNorm": (0, "normalized_shape"),
+                "RMSNorm": (0, "normalized_shape")}
+
+
+def _bind_defaults(function, call: ast.Call, bound: dict, method: bool):
+    """The parameters a call leaves at a number literal default (`scale=2.0`, `k=3`, `-1`) are that number in a walk
+    for that call (an integer with its value, which sizes what the body makes from it). Returns the names it leaves at
+    a None default (Walker._known_none)."""
+    args = function.args
+    if not args.defaults and not any(args.kw_defaults):
+        return frozenset()
+    positional = [*args.posonlyargs, *args.args]
+    left_none = set()
+    skip = 1 if method else 0
+    given = {arg.arg for arg in positional[skip:skip + len(call.args)]} | {kw.arg for kw in call.keywords}
+    for arg, default in [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]:
+        if arg.arg in given or bound.get(arg.arg) is not None or default is None:
+            continue
+        if type(default) is ast.Constant and default.value is None:
+            left_none.add(arg.arg)
+            continue
+        if type(default) is ast.Lambda:  # `preprocess=lambda img: F.interpolate(img, (16, 16))`: that function
+            bound[arg.arg] = Provenance(Kind.FUNCTION, default.lineno, module_class=default, origin="lambda", node=default)
+            continue
+        value = _number(default)
+        if isinstance(value, int):
+            bound[arg.arg] = _int_number(value)
+        elif isinstance(value, float):
+            bound[arg.arg] = _FLOAT_NUMBER
+    return frozenset(left_none)
+
+
+def _merge_branches(a: Provenance | None, b: Provenance | None) -> Provenance | None:
+    """What a name holds after an if: provenance.merge, but a dict display whose branches set different keys keeps
+    every key (`out["loss"] = ...` in one branch), each value what both branches agree on (unknown where one lacks it)."""
+    if a is not None and b is not None and a.kind is Kind.MAPPING and b.kind is Kind.MAPPING and a.keys and b.keys \
+            and None not in a.keys and None not in b.keys and a.node is b.node:
+        values_a, values_b = dict(zip(a.keys, a.elements)), dict(zip(b.keys, b.elements))
+        keys = tuple(dict.fromkeys([*a.keys, *b.keys]))
+        return a.but(keys=keys, elements=tuple(merge(values_a[k], values_b[k]) if k in values_a and k in values_b else None for k in keys))
+    return merge(a, b)
+
+
+def _first_stores(function) -> dict:
+    """Name -> the line of the first statement of a function's body (nested defs aside) that assigns it."""
+    found = function.__dict__.get("_first_stores")  # (kept on the def's node: an edit makes a new one)
+    if found is None:
+        found = {}
+        for sub in syntax.nodes(function):
+            if type(sub) is ast.Name and type(sub.ctx) is ast.Store:
+                found[sub.id] = min(found.get(sub.id, sub.lineno), sub.lineno)
+        function._first_stores = found
+    return found
+
+
+def _widths_from_parameters(info: FunctionInfo) -> bool:
+    """Its body builds a torch.nn layer whose width is given by one of its parameters (`nn.Conv2d(cin, cout, 3)`,
+    `nn.Linear(dim, 4 * dim)`): found once per function, by its text."""
+    found = info.node.__dict__.get("_widths_from_parameters")  # (kept on the def's node: an edit makes a new one)
+    if found is None:
+        args = info.node.args
+        names = {arg.arg for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+        found = False
+        for sub in ast.walk(info.node):
+            if type(sub) is ast.Call:
+                name = sub.func.attr if isinstance(sub.func, ast.Attribute) else getattr(sub.func, "id", None)
+                if name in _LAYER_WIDTH:
+                    index, keyword = _LAYER_WIDTH[name]
+                    width = sub.args[index] if len(sub.args) > index else next((kw.value for kw in sub.keywords if kw.arg == keyword), None)
+                    if width is not None and any(type(n) is ast.Name and n.id in names for n in ast.walk(width)):
+                        found = True
+                        break
+        info.node._widths_from_parameters = found  # type: ignore[union-attr]
+    return found
+
+
+def _width_of(layer: Provenance | None) -> int | None:
+    """The width a torch.nn layer was built with (a literal, or a name bound to an integer where it was built)."""
+    name = layer.module_class.rsplit(".", 1)[-1]
+    width = _layer_width(name, layer.node if isinstance(layer.node, ast.Call) else None)
+    return layer.value if width is None and layer.module_class == layer.origin else width
+
+
+def _last_width(module: Provenance | None, depth: int = 0) -> int | None:
+    """An nn.Sequential's output has at least this many elements whatever its input's shape: the width of its last
+    layer that sets one (nn.Linear's out_features, a convolution's out_channels), when every layer after it keeps the
+    dims before the spatial ones (activations, dropout, batch/layer norm, pooling, nn.Flatten, nn.Identity)."""
+    if module is None or module.kind is not Kind.MODULE or not isinstance(module.module_class, str) or depth > 8:
+        return None
+    built = module.node if isinstance(module.node, ast.Call) else None
+    if not module.elements or built is None or len(module.elements) != len(built.args):
+        return None  # (layers added later, or given as an OrderedDict)
+    for layer in reversed(module.elements):
+        if layer is None or layer.kind is not Kind.MODULE or not isinstance(layer.module_class, str):
+            return None
+        name = layer.module_class.rsplit(".", 1)[-1]
+        width = _width_of(layer) if name in _LAYER_WIDTH else None
+        if width is not None:
+            return width
+        if name == "Sequential":
+            width = _last_width(layer, depth + 1)
+            if width is None:
+                return None
+            return width
+        if name in ("Identity", "Flatten"):
+            continue
+        op = api.layer_op(name)
+        functions = api.shape_functions(op)
+        if op is None or not (op in api.SAME_SHAPE or functions & {"unary", "batch_norm", "native_batch_norm"}
+                              or any(f.startswith(("max_pool", "adaptive_avg_pool")) for f in functions)):
+            return None
+    return None
 
 
 def _item_of(sequence: Provenance, index: ast.expr) -> Provenance | None:
@@ -2592,8 +2984,14 @@ def _with_shape(summary: Provenance | None, walked: Provenance | None) -> Proven
         return summary
     if summary.kind is Kind.SEQUENCE and len(summary.elements) == len(walked.elements):
         return summary.but(elements=tuple(_with_shape(a, b) for a, b in zip(summary.elements, walked.elements)))
-    if summary.kind is not Kind.TENSOR or walked.shape is None or summary.shape is not None:
+    if summary.kind is Kind.MAPPING and summary.keys and summary.keys == walked.keys and len(summary.elements) == len(walked.elements):
+        # (by key; a key the summary has no value for, set in a branch this call took, is what the walk found)
+        return summary.but(elements=tuple(_with_shape(a, b) if a is not None else b for a, b in zip(summary.elements, walked.elements)))
+    if summary.kind is not Kind.TENSOR:
         return summary
+    if walked.shape is None or summary.shape is not None:
+        # (no shape, but known to have several elements for these arguments: `cce.sum(1) / lengths`)
+        return summary.but(scalar=False) if summary.scalar is None and walked.scalar is False else summary
     return summary.but(shape=walked.shape, scalar=shapes.scalar_of(walked.shape) if summary.scalar is None else summary.scalar)
 
 
@@ -2602,7 +3000,7 @@ def _shaped_by_arguments(info: FunctionInfo) -> bool:
     ret = info.returns
     if ret is None or not info.walked:
         return False
-    returned = [ret, *ret.elements] if ret.kind is Kind.SEQUENCE else [ret]
+    returned = [ret, *ret.elements] if ret.kind in (Kind.SEQUENCE, Kind.MAPPING) else [ret]  # (a dict's values too)
     return any(p is not None and p.kind is Kind.TENSOR and p.param_deps and p.shape is None for p in returned)
 
 

@@ -6,14 +6,18 @@ a tensor that requires grad and is known to have more than one element: a `torch
 reshape (`view`, `squeeze`, `flatten`...) of one, a loss with `reduction="none"` or the deprecated `reduce=False`
 (by keyword or position, module or functional form, or a name bound to that string), a user's loss module or helper
 returning an element-wise function, a reshape or a per-sample pick (`gather`, `take`: the index's shape) of such
-inputs, a model whose last layer is wide, a stack, a `DataLoader` batch with `batch_size > 1` (also inside a
+inputs, a model whose last layer is wide (an nn.Sequential's last Linear or convolution, when what follows keeps
+its width; a helper's layers built from the integers a call passes, `double_conv(16, 32)`), what a forward hook is
+given as its layer's output (`layer.register_forward_hook(self.save)`, kept on `self` and read by another method), a stack, a `DataLoader` batch with `batch_size > 1` (also inside a
 helper called once with it), or a factory's size argument (`torch.randint(0, k, (n,))`); or a tensor whose *shape*
 is known to have a dim of several elements (analysis/shapes.py): followed from factories and literals through
 elementwise ops, reshapes, reductions along a dim (`x.sum(dim=1)`), indexing that keeps a dim (`scores[:, 0]`), torch.nn
-layers (Linear, convolutions, pooling, Flatten: dim 0 stays) and a workspace model's forward walked with the input's
-shape (`model(torch.randn(8, 16))`: 8 rows whatever its layers' widths). A helper's or a trainer's
-method's `backward()` of what it is given is judged at each call site that passes such a tensor (through up to
-three calls: `fit(batches)` -> `run_epoch` -> `step(inputs, labels)`).
+layers (Linear, convolutions, pooling, Flatten: dim 0 stays; normalisations keep their width), `F.interpolate(x, size)`
+and a workspace model's forward walked with the input's shape (`model(torch.randn(8, 16))`: 8 rows whatever its
+layers' widths). A helper's or a trainer's method's `backward()` (or `torch.autograd.grad`) of what it is given is
+judged at each call site that passes such a tensor (through up to three calls: `fit(batches)` -> `run_epoch` ->
+`step(inputs, labels)`), with the defaults the call leaves and the functions it hands over (`self.objective(x)`
+of a function given to the constructor, a lambda default).
 
 ## Why is this bad?
 `backward()` computes the gradient of a *scalar*. For a tensor of several elements the implicit
@@ -63,9 +67,9 @@ ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 
 
 def check(model: ModuleModel):
-    for site in loss_sites(model):
+    for site in [*loss_sites(model), *_call_site_only(model)]:
         prov = site.prov
-        if site.form == "method" and not (site.is_tensor and prov.scalar is False):
+        if site.form in ("method", "grad") and not (site.is_tensor and prov.scalar is False and prov.requires_grad is True):
             # a helper's backward of what its caller passes (`do_batch(batch, label)` given batches of 32)
             prov = model.call_site_backwards.get(id(site.node), prov)
         if site.gradient or prov is None or prov.kind is not Kind.TENSOR or prov.scalar is not False or prov.requires_grad is not True:
@@ -85,6 +89,18 @@ def check(model: ModuleModel):
                    f"reduce it first, e.g. `{reduced}` or `.mean()`")
         yield model.finding(RULE, site.node, message, fixes=_fixes(model, site), related=[(prov.node, "non-scalar tensor made here")],
                             target=name)
+
+
+def _call_site_only(model: ModuleModel) -> list[LossSite]:
+    """`.backward()` in a helper whose receiver the symbolic walk does not know at all (no site of its own), known wide
+    in the walk for one of its calls (model.call_site_backwards)."""
+    known = model.call_site_backwards
+    if not known:
+        return []
+    sited = {id(site.node) for site in loss_sites(model)}
+    return [LossSite(event.node, event.receiver, known[id(event.node)], "method", False, event)
+            for event in model.calls(role="backward", method="backward")
+            if id(event.node) in known and id(event.node) not in sited and event.receiver is not None]
 
 
 def _fixes(model: ModuleModel, site: LossSite) -> list[Fix]:
