@@ -298,20 +298,56 @@ def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
 def _may_carry(event, graph) -> bool:
     """A statement of the loop that computes part of this graph binds a name the loop reads before it (`output, state =
     model(X, state)` with a model the walk cannot see into): the value may carry this graph into the next iteration,
-    whose backward then goes through it (2b reports the carriers whose graph is known)."""
+    whose backward then goes through it (2b reports the carriers whose graph is known). A read that follows an
+    unconditional rebinding in the same iteration (a statement of the loop's own body: `fake = G(z)` then `D(fake)`)
+    sees this iteration's value, not the last one's."""
     for loop in event.ctx.loops():
         if loop.scope is not event.ctx.scope:
             break
-        for stmt in statements(loop.node.body, (ast.Assign,)):
-            if not any(id(node) in graph for node in nodes(stmt.value)):
-                continue
-            names = {node.id for target in stmt.targets for node in nodes(target) if isinstance(node, ast.Name)}
+        feeding = None
+        for stmt, names, direct in _graph_bindings(loop.node, graph):
             end = (stmt.end_lineno, stmt.end_col_offset)
+            if not direct and feeding is None:
+                feeding = {id(inner) for node in nodes(loop.node) if id(node) in graph for inner in nodes(node)}
             for node in nodes(loop.node):
                 if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load) \
-                        and (node.lineno, node.col_offset) <= end:
+                        and (direct or id(node) in feeding) \
+                        and (node.lineno, node.col_offset) <= min(end, _first_rebinding(loop.node, node.id)):
                     return True
     return False
+
+
+def _graph_bindings(loop: ast.AST, graph) -> list:
+    """(assignment, names it binds, direct) for the loop's assignments whose value computes part of the graph (direct),
+    or reads a name one of them binds (`memory = out` after `out = cell(x, memory)`: such a name carries the graph
+    only where a computation of the graph reads it, not into `total = total + loss`)."""
+    assigns = list(statements(loop.body, (ast.Assign,)))
+    bound: dict = {}
+    carriers: set = set()
+    changed = True
+    while changed:
+        changed = False
+        for stmt in assigns:
+            if id(stmt) in bound or not any(id(node) in graph or isinstance(node, ast.Name) and node.id in carriers
+                                            and isinstance(node.ctx, ast.Load) for node in nodes(stmt.value)):
+                continue
+            names = {node.id for target in stmt.targets for node in nodes(target) if isinstance(node, ast.Name)}
+            bound[id(stmt)] = (stmt, names, any(id(node) in graph for node in nodes(stmt.value)))
+            carriers |= names
+            changed = True
+    return list(bound.values())
+
+
+def _first_rebinding(loop: ast.AST, name: str) -> tuple:
+    """Where the first statement of the loop's own body that binds `name` every iteration ends (its value is read
+    before its targets are bound: `state` of `out, state = rnn(x, state)` is the last iteration's); past the end if none."""
+    for stmt in loop.body:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and (not isinstance(stmt, ast.AnnAssign) or stmt.value is not None):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+                   for target in targets for node in nodes(target)):
+                return (stmt.end_lineno, stmt.end_col_offset)
+    return (sys.maxsize, 0)
 
 
 def _inspected_by_helper(model, use) -> bool:
