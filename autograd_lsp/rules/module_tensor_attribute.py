@@ -338,14 +338,34 @@ def _device_sensitive_use(cls: ClassInfo, attr: str, imports=None, classes=None)
         for node, parent in parents.items():
             if _self_attribute(node, attr) and isinstance(node.ctx, ast.Load):
                 use = _combined(node, parents, cls=cls, imports=imports, classes=classes)
-                if use is not None and not _device_checked_first(use, attr, parents) and not _moved_before(node, attr, parents):
+                if use is not None and not _device_checked_first(use, attr, parents) \
+                        and not (_moved_before(node, attr, parents) and _only_moved(cls, attr)):
                     return use
     return None
 
 
+def _only_moved(cls: ClassInfo, attr: str) -> bool:
+    """No method but __init__ gives `self.<attr>` a new value, only moved copies of itself: a table rebuilt from the
+    configuration, which `state_dict()` need not hold (running statistics updated in forward are state it loses)."""
+    for name, method in cls.methods.items():
+        if name == "__init__":
+            continue
+        for stmt in statements(method.node.body, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if not any(_self_attribute(node, attr) for target in targets for node in nodes(target)):
+                continue
+            value = stmt.value
+            if not (isinstance(stmt, ast.Assign) and len(targets) == 1 and _self_attribute(targets[0], attr)
+                    and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                    and uses.moves_device(value.func.attr) and _self_attribute(value.func.value, attr)):
+                return False
+    return True
+
+
 def _moved_before(node: ast.AST, attr: str, parents: dict) -> bool:
     """An earlier statement of a block around the load rebinds `self.<attr>` to a moved copy, always or when its device
-    differs: `if self.wf.device != w.device: self.wf = self.wf.to(w.device)` before the code that uses it."""
+    differs: `if self.wf.device != w.device: self.wf = self.wf.to(w.device)` before the code that uses it (a device
+    problem it is not; `_only_moved` says whether state_dict() loses anything)."""
     child, parent = node, parents.get(node)
     while parent is not None:
         if isinstance(child, ast.stmt):
