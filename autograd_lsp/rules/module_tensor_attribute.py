@@ -415,8 +415,8 @@ def _not_plain(prov) -> bool:
 
 def _placeholder(value: ast.AST | None) -> bool:
     """`torch.empty(0)`, `torch.zeros((0,))`, `torch.tensor([])`: a tensor with no elements, kept until the real one."""
-    if not isinstance(value, ast.Call) or not value.args:
-        return False
+    if not isinstance(value, ast.Call) or not value.args or isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Call):
+        return False  # (`torch.arange(n).unsqueeze(0)`: a method's 0 is a dimension, not a size)
     first = value.args[0]
     if isinstance(first, (ast.Tuple, ast.List)):
         return not first.elts or any(isinstance(e, ast.Constant) and e.value == 0 for e in first.elts)
