@@ -15,7 +15,11 @@ Not flagged: `nn.Parameter(...)`, `self.register_buffer(...)`, Python numbers, 0
 with an explicit `device=`, attributes only used in `__init__` or only as indices, and stand-ins that a method
 replaces before any use: an empty tensor (`torch.empty(0)`), or a one-element literal such as `torch.zeros(1)` that
 `forward` rebuilds next to its input whenever a slice of its shape past its own dimensions differs from the input's
-(`if self.grid.shape[2:4] != x.shape[2:4]:`, true on the first call).
+(`if self.grid.shape[2:4] != x.shape[2:4]:`, true on the first call). Also not flagged: a use that an earlier
+statement of its block prepares by moving the attribute (`if self.wf.device != w.device: self.wf = self.wf.to(w.device)`)
+when no method but `__init__` gives it a new value (a constant table; running statistics updated in `forward` are
+still reported: `state_dict()` loses them), and a tensor handed to a custom autograd Function's `apply` whose
+`forward` only saves it (`ctx.save_for_backward`), stores it on `ctx` or gives it to a compiled kernel.
 
 ## Why is this bad?
 A plain tensor attribute is not part of the module's state: `model.to(device)` / `.cuda()` / `.half()`
