@@ -307,16 +307,18 @@ def _may_carry(event, graph) -> bool:
     for loop in event.ctx.loops():
         if loop.scope is not event.ctx.scope:
             break
-        feeding = None
+        feeding = parents = None
         for stmt, names, direct in _graph_bindings(loop.node, graph):
             end = (stmt.end_lineno, stmt.end_col_offset)
             if not direct and feeding is None:
                 feeding = {id(inner) for node in nodes(loop.node) if id(node) in graph for inner in nodes(node)}
             for node in nodes(loop.node):
                 if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load) \
-                        and (direct or id(node) in feeding) \
-                        and (node.lineno, node.col_offset) <= min(end, _first_rebinding(loop.node, node.id)):
-                    return True
+                        and (direct or id(node) in feeding) and (node.lineno, node.col_offset) <= end:
+                    if parents is None:
+                        parents = {id(child): parent for parent in nodes(loop.node) for child in ast.iter_child_nodes(parent)}
+                    if not _rebound_before(node, loop.node, parents):
+                        return True
     return False
 
 
@@ -341,16 +343,29 @@ def _graph_bindings(loop: ast.AST, graph) -> list:
     return list(bound.values())
 
 
-def _first_rebinding(loop: ast.AST, name: str) -> tuple:
-    """Where the first statement of the loop's own body that binds `name` every iteration ends (its value is read
-    before its targets are bound: `state` of `out, state = rnn(x, state)` is the last iteration's); past the end if none."""
-    for stmt in loop.body:
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and (not isinstance(stmt, ast.AnnAssign) or stmt.value is not None):
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            if any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
-                   for target in targets for node in nodes(target)):
-                return (stmt.end_lineno, stmt.end_col_offset)
-    return (sys.maxsize, 0)
+def _rebound_before(read: ast.Name, loop: ast.AST, parents: dict) -> bool:
+    """An earlier statement of a block around the read, inside the loop, assigns its name: the read sees the value of
+    this pass (`fake = G(z)` then `D(fake)`), not one carried from the last iteration. (The statement that holds the
+    read is not earlier: `state` of `out, state = rnn(x, state)` is the last iteration's.)"""
+    child, parent = read, parents.get(id(read))
+    while parent is not None and child is not loop:
+        if isinstance(child, ast.stmt):
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(parent, field, None)
+                if isinstance(block, list) and child in block:
+                    if any(_assigns(stmt, read.id) for stmt in block[:block.index(child)]):
+                        return True
+                    break
+        child, parent = parent, parents.get(id(parent))
+    return False
+
+
+def _assigns(stmt: ast.stmt, name: str) -> bool:
+    if isinstance(stmt, ast.Assign) or isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        return any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+                   for target in targets for node in nodes(target))
+    return False
 
 
 def _inspected_by_helper(model, use) -> bool:
