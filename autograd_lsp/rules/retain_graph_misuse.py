@@ -32,9 +32,9 @@ for step in range(10):
     opt.step()
 ```
 Two losses that share a graph and are both backpropagated *before* one `step()` are fine. The "never reused"
-warning stays silent while a value of the graph may reach the next iteration: a name the loop reads before its first
-unconditional rebinding in the loop body (`out, state = rnn(x, state)`, or `memory = out` read by the next
-`cell(x, memory)`); a name rebound at the top of each iteration before it is read (`prob = D(fake)`) carries nothing.
+warning stays silent while a value of the graph may reach the next iteration: a name the loop reads where no earlier
+statement of the blocks around the read has assigned it in this pass (`out, state = rnn(x, state)`, or `memory = out`
+read by the next `cell(x, memory)`); a name assigned before it is read (`prob = D(fake)`) carries nothing.
 
 ## Fix safety
 Removing `retain_graph=True` is offered as unsafe: it is exact only when nothing else backpropagates
