@@ -137,4 +137,5 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         param_deps=a.param_deps | b.param_deps,
         as_large_as=a.as_large_as & b.as_large_as,
         elements=(),
+        keys=(),  # (a MAPPING's keys name its elements: none are kept, so neither are they)
     )

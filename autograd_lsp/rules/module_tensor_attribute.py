@@ -15,7 +15,11 @@ Not flagged: `nn.Parameter(...)`, `self.register_buffer(...)`, Python numbers, 0
 with an explicit `device=`, attributes only used in `__init__` or only as indices, and stand-ins that a method
 replaces before any use: an empty tensor (`torch.empty(0)`), or a one-element literal such as `torch.zeros(1)` that
 `forward` rebuilds next to its input whenever a slice of its shape past its own dimensions differs from the input's
-(`if self.grid.shape[2:4] != x.shape[2:4]:`, true on the first call).
+(`if self.grid.shape[2:4] != x.shape[2:4]:`, true on the first call). Also not flagged: a use that an earlier
+statement of its block prepares by moving the attribute (`if self.wf.device != w.device: self.wf = self.wf.to(w.device)`)
+when no method but `__init__` gives it a new value (a constant table; running statistics updated in `forward` are
+still reported: `state_dict()` loses them), and a tensor handed to a custom autograd Function's `apply` whose
+`forward` only saves it (`ctx.save_for_backward`), stores it on `ctx` or gives it to a compiled kernel.
 
 ## Why is this bad?
 A plain tensor attribute is not part of the module's state: `model.to(device)` / `.cuda()` / `.half()`
@@ -100,7 +104,7 @@ def check(model: ModuleModel):
             if attr in registered or attr in reported or _replaced_while_building(model, cls, bind, in_methods) \
                     or _placeholder_for_a_parameter(bind, builders, in_methods):
                 continue
-            use = _device_sensitive_use(cls, attr, model.imports)
+            use = _device_sensitive_use(cls, attr, model.imports, model.classes)
             if use is None:
                 continue
             stand_in = _placeholder(bind.value) or _stand_in(cls, attr, bind.value, builders)
@@ -328,18 +332,67 @@ def _registered_names(cls: ClassInfo) -> set[str]:
     return names
 
 
-def _device_sensitive_use(cls: ClassInfo, attr: str, imports=None) -> ast.AST | None:
-    """A load of `self.<attr>` outside `__init__` that combines it with other (possibly device) tensors."""
+def _device_sensitive_use(cls: ClassInfo, attr: str, imports=None, classes=None) -> ast.AST | None:
+    """A load of `self.<attr>` outside `__init__` that combines it with other (possibly device) tensors, and that no
+    earlier statement of an enclosing block moved first."""
     for name, method in cls.methods.items():
         if name == "__init__":
             continue
         parents = _parents(method.node)
         for node, parent in parents.items():
             if _self_attribute(node, attr) and isinstance(node.ctx, ast.Load):
-                use = _combined(node, parents, cls=cls, imports=imports)
-                if use is not None and not _device_checked_first(use, attr, parents):
+                use = _combined(node, parents, cls=cls, imports=imports, classes=classes)
+                if use is not None and not _device_checked_first(use, attr, parents) \
+                        and not (_moved_before(node, attr, parents) and _only_moved(cls, attr)):
                     return use
     return None
+
+
+def _only_moved(cls: ClassInfo, attr: str) -> bool:
+    """No method but __init__ gives `self.<attr>` a new value, only moved copies of itself: a table rebuilt from the
+    configuration, which `state_dict()` need not hold (running statistics updated in forward are state it loses)."""
+    for name, method in cls.methods.items():
+        if name == "__init__":
+            continue
+        for stmt in statements(method.node.body, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if not any(_self_attribute(node, attr) for target in targets for node in nodes(target)):
+                continue
+            value = stmt.value
+            if not (isinstance(stmt, ast.Assign) and len(targets) == 1 and _self_attribute(targets[0], attr)
+                    and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                    and uses.moves_device(value.func.attr) and _self_attribute(value.func.value, attr)):
+                return False
+    return True
+
+
+def _moved_before(node: ast.AST, attr: str, parents: dict) -> bool:
+    """An earlier statement of a block around the load rebinds `self.<attr>` to a moved copy, always or when its device
+    differs: `if self.wf.device != w.device: self.wf = self.wf.to(w.device)` before the code that uses it (a device
+    problem it is not; `_only_moved` says whether state_dict() loses anything)."""
+    child, parent = node, parents.get(node)
+    while parent is not None:
+        if isinstance(child, ast.stmt):
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                block = getattr(parent, field, None)
+                if isinstance(block, list) and child in block:
+                    if any(_moves_attribute(stmt, attr) for stmt in block[:block.index(child)]):
+                        return True
+                    break
+        child, parent = parent, parents.get(parent)
+    return False
+
+
+def _moves_attribute(stmt: ast.stmt, attr: str) -> bool:
+    """`self.<attr> = <a copy moved to a device>`, or an `if` on `self.<attr>.device` whose body does that."""
+    if isinstance(stmt, ast.If):
+        return any(isinstance(n, ast.Attribute) and n.attr == "device" and _self_attribute(n.value, attr) for n in nodes(stmt.test)) \
+            and any(_moves_attribute(inner, attr) for inner in stmt.body)
+    if isinstance(stmt, ast.Assign) and any(_self_attribute(target, attr) for target in stmt.targets):
+        return any(isinstance(n, ast.Call) and (any(kw.arg == "device" for kw in n.keywords)
+                                                or isinstance(n.func, ast.Attribute) and uses.moves_device(n.func.attr))
+                   for n in nodes(stmt.value))
+    return False
 
 
 def _replaced_while_building(model: ModuleModel, cls: ClassInfo, bind: BindEvent, in_methods: dict) -> bool:
@@ -366,8 +419,8 @@ def _not_plain(prov) -> bool:
 
 def _placeholder(value: ast.AST | None) -> bool:
     """`torch.empty(0)`, `torch.zeros((0,))`, `torch.tensor([])`: a tensor with no elements, kept until the real one."""
-    if not isinstance(value, ast.Call) or not value.args:
-        return False
+    if not isinstance(value, ast.Call) or not value.args or isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Call):
+        return False  # (`torch.arange(n).unsqueeze(0)`: a method's 0 is a dimension, not a size)
     first = value.args[0]
     if isinstance(first, (ast.Tuple, ast.List)):
         return not first.elts or any(isinstance(e, ast.Constant) and e.value == 0 for e in first.elts)
@@ -466,7 +519,7 @@ def _constant(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant))
 
 
-def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | None = None, imports=None) -> ast.AST | None:
+def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | None = None, imports=None, classes=None) -> ast.AST | None:
     """Follow `self.x[...]`, `self.x.view(...)`, a local `h = self.x` up to where the value meets other values (or a layer of
     the module, whose weights move with it); None if it never does."""
     parent = parents.get(node)
@@ -476,7 +529,7 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         alias = parent.targets[0].id
         for other in parents:
             if (isinstance(other, ast.Name) and other.id == alias and isinstance(other.ctx, ast.Load) and other.lineno >= parent.lineno):
-                use = _combined(other, parents, depth + 1, cls, imports)
+                use = _combined(other, parents, depth + 1, cls, imports, classes)
                 if use is not None:
                     return use
         return None
@@ -488,17 +541,17 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
             return None
         if isinstance(grand, ast.Call) and grand.func is parent:
             if _keeps_device(parent.attr) and (api.one_tensor(parent.attr) or all(_not_tensor(a, cls) for a in grand.args)):
-                return _combined(grand, parents, depth + 1, cls, imports)  # self.x.repeat(h.shape[1], 1)
+                return _combined(grand, parents, depth + 1, cls, imports, classes)  # self.x.repeat(h.shape[1], 1)
             others = [a for a in [*grand.args, *(k.value for k in grand.keywords)] if not _not_tensor(a, cls)]
             return grand if others else None  # self.x.mul(y): combined with y
         return None
     if isinstance(parent, ast.Subscript):
         if parent.value is node:
-            return _combined(parent, parents, depth + 1, cls, imports)  # self.x[:, None]
+            return _combined(parent, parents, depth + 1, cls, imports, classes)  # self.x[:, None]
         return None  # used as an index: CPU index tensors work on any device
     if isinstance(parent, ast.BinOp):
         other = parent.right if parent.left is node else parent.left
-        return parent if not _constant(other) else _combined(parent, parents, depth + 1, cls, imports)
+        return parent if not _constant(other) else _combined(parent, parents, depth + 1, cls, imports, classes)
     if isinstance(parent, ast.Compare):
         operands = [parent.left, *parent.comparators]
         return parent if any(not _constant(o) for o in operands if o is not node) else None
@@ -513,7 +566,10 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
             return None
         qualname = imports.qualname(parent.func) if imports is not None else None
         if qualname is not None and qualname.rpartition(".")[0] in api.MATH_MODULES and api.one_tensor(qualname.rpartition(".")[2]):
-            return _combined(parent, parents, depth + 1, cls, imports)  # torch.multinomial(self.probs, k): alone, so far
+            return _combined(parent, parents, depth + 1, cls, imports, classes)  # torch.multinomial(self.probs, k): alone, so far
+        forward = _function_forward(parent, node, classes)
+        if forward is not None:
+            return _combined_in_forward(forward, parent.args.index(node) + 1, depth, imports, classes)
         others = [a for a in [*parent.args, *(k.value for k in parent.keywords)] if a is not node and not _not_tensor(a, cls)]
         return parent if others else None  # F.conv2d(x, self.kernel), torch.matmul(x, self.P)
     if isinstance(parent, ast.keyword):
@@ -521,6 +577,41 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         if isinstance(call, ast.Call) and not _moves_or_inspects(call) and not _extension_call(call, imports):
             others = [a for a in [*call.args, *(k.value for k in call.keywords)] if a is not node and not _constant(a)]
             return call if others else None
+    return None
+
+
+def _function_forward(call: ast.Call, node: ast.AST, classes) -> ast.FunctionDef | None:
+    """`Fn.apply(x, self.magic)` of a class of this file that is not a module and has a static `forward(ctx, ...)` (an
+    autograd Function): that forward, when each positional argument lands on a named parameter."""
+    func = call.func
+    if classes is None or not (isinstance(func, ast.Attribute) and func.attr == "apply" and isinstance(func.value, ast.Name)):
+        return None
+    cls = classes.get(func.value.id)
+    forward = cls.methods.get("forward") if cls is not None and not cls.is_module else None
+    if forward is None or not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in forward.node.decorator_list):
+        return None
+    arguments = forward.node.args
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or call.keywords or arguments.vararg is not None \
+            or len(call.args) + 1 > len(arguments.posonlyargs) + len(arguments.args):
+        return None
+    return forward.node
+
+
+def _combined_in_forward(forward: ast.FunctionDef, index: int, depth: int, imports, classes) -> ast.AST | None:
+    """Where the Function's forward combines its parameter `index` with other tensors: the tensor handed to `apply` meets
+    them there or nowhere (`ctx.save_for_backward(..., p)`, `ctx.p = p`, a compiled kernel's argument are no meeting)."""
+    params = [*forward.args.posonlyargs, *forward.args.args]
+    ctx, name = params[0].arg, params[index].arg
+    parents = _parents(forward)
+    for node, parent in parents.items():
+        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+            continue
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and isinstance(parent.func.value, ast.Name) \
+                and parent.func.value.id == ctx:
+            continue  # ctx.save_for_backward(x, p), ctx.mark_non_differentiable(p): kept for backward, not computed with
+        use = _combined(node, parents, depth + 1, None, imports, classes)
+        if use is not None:
+            return use
     return None
 
 

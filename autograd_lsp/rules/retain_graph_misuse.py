@@ -31,7 +31,10 @@ for step in range(10):
     loss.backward()              # one backward per graph
     opt.step()
 ```
-Two losses that share a graph and are both backpropagated *before* one `step()` are fine.
+Two losses that share a graph and are both backpropagated *before* one `step()` are fine. The "never reused"
+warning stays silent while a value of the graph may reach the next iteration: a name the loop reads where no earlier
+statement of the blocks around the read has assigned it in this pass (`out, state = rnn(x, state)`, or `memory = out`
+read by the next `cell(x, memory)`); a name assigned before it is read (`prob = D(fake)`) carries nothing.
 
 ## Fix safety
 Removing `retain_graph=True` is offered as unsafe: it is exact only when nothing else backpropagates
@@ -298,19 +301,70 @@ def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
 def _may_carry(event, graph) -> bool:
     """A statement of the loop that computes part of this graph binds a name the loop reads before it (`output, state =
     model(X, state)` with a model the walk cannot see into): the value may carry this graph into the next iteration,
-    whose backward then goes through it (2b reports the carriers whose graph is known)."""
+    whose backward then goes through it (2b reports the carriers whose graph is known). A read that follows an
+    unconditional rebinding in the same iteration (a statement of the loop's own body: `fake = G(z)` then `D(fake)`)
+    sees this iteration's value, not the last one's."""
     for loop in event.ctx.loops():
         if loop.scope is not event.ctx.scope:
             break
-        for stmt in statements(loop.node.body, (ast.Assign,)):
-            if not any(id(node) in graph for node in nodes(stmt.value)):
-                continue
-            names = {node.id for target in stmt.targets for node in nodes(target) if isinstance(node, ast.Name)}
+        feeding = parents = None
+        for stmt, names, direct in _graph_bindings(loop.node, graph):
             end = (stmt.end_lineno, stmt.end_col_offset)
+            if not direct and feeding is None:
+                feeding = {id(inner) for node in nodes(loop.node) if id(node) in graph for inner in nodes(node)}
             for node in nodes(loop.node):
                 if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load) \
-                        and (node.lineno, node.col_offset) <= end:
-                    return True
+                        and (direct or id(node) in feeding) and (node.lineno, node.col_offset) <= end:
+                    if parents is None:
+                        parents = {id(child): parent for parent in nodes(loop.node) for child in ast.iter_child_nodes(parent)}
+                    if not _rebound_before(node, loop.node, parents):
+                        return True
+    return False
+
+
+def _graph_bindings(loop: ast.AST, graph) -> list:
+    """(assignment, names it binds, direct) for the loop's assignments whose value computes part of the graph (direct),
+    or reads a name one of them binds (`memory = out` after `out = cell(x, memory)`: such a name carries the graph
+    only where a computation of the graph reads it, not into `total = total + loss`)."""
+    assigns = list(statements(loop.body, (ast.Assign,)))
+    bound: dict = {}
+    carriers: set = set()
+    changed = True
+    while changed:
+        changed = False
+        for stmt in assigns:
+            if id(stmt) in bound or not any(id(node) in graph or isinstance(node, ast.Name) and node.id in carriers
+                                            and isinstance(node.ctx, ast.Load) for node in nodes(stmt.value)):
+                continue
+            names = {node.id for target in stmt.targets for node in nodes(target) if isinstance(node, ast.Name)}
+            bound[id(stmt)] = (stmt, names, any(id(node) in graph for node in nodes(stmt.value)))
+            carriers |= names
+            changed = True
+    return list(bound.values())
+
+
+def _rebound_before(read: ast.Name, loop: ast.AST, parents: dict) -> bool:
+    """An earlier statement of a block around the read, inside the loop, assigns its name: the read sees the value of
+    this pass (`fake = G(z)` then `D(fake)`), not one carried from the last iteration. (The statement that holds the
+    read is not earlier: `state` of `out, state = rnn(x, state)` is the last iteration's.)"""
+    child, parent = read, parents.get(id(read))
+    while parent is not None and child is not loop:
+        if isinstance(child, ast.stmt):
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(parent, field, None)
+                if isinstance(block, list) and child in block:
+                    if any(_assigns(stmt, read.id) for stmt in block[:block.index(child)]):
+                        return True
+                    break
+        child, parent = parent, parents.get(id(parent))
+    return False
+
+
+def _assigns(stmt: ast.stmt, name: str) -> bool:
+    if isinstance(stmt, ast.Assign) or isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        return any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+                   for target in targets for node in nodes(target))
     return False
 
 
