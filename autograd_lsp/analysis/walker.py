@@ -4,7 +4,7 @@ Functions are summarised once each, lazily when first called (so their summary i
 or at the end of the module. A body that changes, keeps or passes on its arguments is walked again for a call
 whose arguments carry facts (call_in_context; bounds and memo in callsite.py), in the caller's grad mode.
 A method's `self` sees the attributes its class set in `__init__` (per constructed instance) and in other methods.
-Integers a call passes (or leaves as defaults) size the torch.nn layers a helper or a constructor builds
+Integers a call passes (or leaves as defaults) size the torch.nn layers a helper builds
 (_layers_in_context); a forward hook's output parameter is its layer's output (_forward_hook); functions handed
 over as values are called where the body calls them (call_value).
 """
@@ -876,11 +876,6 @@ class Walker:
         if info.name == "__init__" and info.context_of is None:
             cls.attributes[attr] = prov
             cls.attribute_nodes[attr] = stmt
-        elif info.name == "__init__" and info.__dict__.get("instance_only"):
-            # the widths one construction gives its layers (_layers_in_context): that instance's, not every instance's
-            instance = getattr(info, "instance", None)
-            if instance is not None and instance.node is not None:
-                cls.instances.setdefault(id(instance.node), {})[attr] = prov
         elif info.name == "__init__":
             # a constructor call's arguments: what this module builds, merged over its constructions
             table = cls.constructed
@@ -1448,36 +1443,29 @@ class Walker:
             return walked
         return _no_graph_if(self.no_grad, self.instantiate(info, node, arg_provs, node.args))
 
-    def _layers_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs, instance: Provenance | None = None):
+    def _layers_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs):
         """A helper that builds and returns torch.nn layers (`def double_conv(cin, cout): return nn.Sequential(
-        nn.Conv2d(cin, cout, 3), ...)`), or an nn.Module's __init__ building them from its parameters (`self.conv =
-        nn.Conv2d(cin, cout, 3)`; `instance`: the module constructed), called with integers (`double_conv(16, 32)`, a
-        name bound to one, `32 + 16`) or leaving integer defaults: its body walked again with those values, so its layers
-        have the widths they are built with. A constructor's other arguments are unknown there (the symbolic walk's
-        attributes stand for them). Memoised by the values (and the instance); quiet: the symbolic walk judges the body.
-        _NOT_WALKED where the summary has to do."""
+        nn.Conv2d(cin, cout, 3), ...)`), called with integers (`double_conv(16, 32)`, a name bound to one, `32 + 16`) or
+        leaving integer defaults: its body walked again with those values, so its layers have the widths they are built
+        with. Memoised by the values; quiet: the symbolic walk judges the body. _NOT_WALKED where the summary has to do."""
         if (not info.walked or info.walking or info.owner is not self or isinstance(info.node, ast.Lambda)
                 or self.context_depth >= callsite.MAX_DEPTH or self.summary_only):
             return _NOT_WALKED
-        if instance is None:
-            ret = info.returns
-            if ret is None or ret.kind is not Kind.MODULE or not isinstance(ret.module_class, str):
-                return _NOT_WALKED
-        elif not _widths_from_parameters(info):
+        ret = info.returns
+        if ret is None or ret.kind is not Kind.MODULE or not isinstance(ret.module_class, str):
             return _NOT_WALKED
         integer = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
         values = [self._int_value(arg) for arg in node.args]
         keyword_values = {kw.arg: self._int_value(kw.value) for kw in node.keywords if kw.arg is not None}
-        unknown = lambda v, prov: _int_number(v) if integer(v) else (prov if instance is None else None)  # noqa: E731
-        bound = callsite.bind_arguments(info.node, instance is not None, node, [unknown(v, p) for v, p in zip(values, arg_provs)],
+        unknown = lambda v, prov: _int_number(v) if integer(v) else prov  # noqa: E731
+        bound = callsite.bind_arguments(info.node, False, node, [unknown(v, p) for v, p in zip(values, arg_provs)],
                                         {name: unknown(keyword_values.get(name), prov) for name, prov in (keyword_provs or {}).items()})
         if bound is None:
             return _NOT_WALKED
-        _bind_defaults(info.node, node, bound, instance is not None)  # `def block(cin, cout, k=3)` called without k
+        _bind_defaults(info.node, node, bound, False)  # `def block(cin, cout, k=3)` called without k
         if not any(prov is not None and prov.kind is Kind.NUMBER and prov.value is not None for prov in bound.values()):
             return _NOT_WALKED
-        key = ("layers", id(info.node), id(instance.node) if instance is not None else None,
-               tuple((name, callsite.facts(prov)) for name, prov in bound.items()))
+        key = ("layers", id(info.node), tuple((name, callsite.facts(prov)) for name, prov in bound.items()))
         memo = self.memo
         if key not in memo:
             if self.context_walks >= callsite.MAX_WALKS:
@@ -1486,7 +1474,7 @@ class Walker:
             memo[key] = None
             was_quiet, self.quiet = self.quiet, True
             try:
-                memo[key] = self.walk_in_context(info, bound, instance, self.ctx(), self.context_depth + 1, None, instance_only=True)
+                memo[key] = self.walk_in_context(info, bound, None, self.ctx(), self.context_depth + 1, None)
             finally:
                 self.quiet = was_quiet
         found = memo[key]
@@ -1519,8 +1507,10 @@ class Walker:
         if init is not None:
             event.function = init
             self._passes_arguments(init, arg_provs, keywords)
-            if self.call_in_context(init, node, arg_provs, keywords, instance) is _NOT_WALKED and cls.is_module:
-                self._layers_in_context(init, node, arg_provs, keywords, instance)
+            # (an __init__ building layers from its integer parameters is not walked again per construction: the
+            # per-instance tables it made kept the server from walking again only an edited method, for no finding
+            # on any evaluation set; a helper's layers are, below)
+            self.call_in_context(init, node, arg_provs, keywords, instance)
         return instance
 
     def _passes_arguments(self, callee: FunctionInfo, arg_provs, keywords):
@@ -1631,12 +1621,10 @@ class Walker:
         return self._returned(ret, passed, bound, node)
 
     def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped,
-                        instance_only: bool = False, left_none: frozenset = frozenset()) -> Provenance | None:
+                        left_none: frozenset = frozenset()) -> Provenance | None:
         shadow = FunctionInfo(info.node, info.name, cls=info.cls, owner=self, context_of=info)
         if left_none:
             shadow.left_none = left_none  # type: ignore[attr-defined]  # (parameters this call leaves at their None default)
-        if instance_only:
-            shadow.instance_only = True  # type: ignore[attr-defined]  # (an __init__ walked for one construction alone)
         shadow.called_from = caller.scope.function  # type: ignore[attr-defined]
         self.shadows.append(shadow)
         cls = info.cls
@@ -2845,27 +2833,6 @@ def _first_stores(function) -> dict:
             if type(sub) is ast.Name and type(sub.ctx) is ast.Store:
                 found[sub.id] = min(found.get(sub.id, sub.lineno), sub.lineno)
         function._first_stores = found
-    return found
-
-
-def _widths_from_parameters(info: FunctionInfo) -> bool:
-    """Its body builds a torch.nn layer whose width is given by one of its parameters (`nn.Conv2d(cin, cout, 3)`,
-    `nn.Linear(dim, 4 * dim)`): found once per function, by its text."""
-    found = info.node.__dict__.get("_widths_from_parameters")  # (kept on the def's node: an edit makes a new one)
-    if found is None:
-        args = info.node.args
-        names = {arg.arg for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-        found = False
-        for sub in ast.walk(info.node):
-            if type(sub) is ast.Call:
-                name = sub.func.attr if isinstance(sub.func, ast.Attribute) else getattr(sub.func, "id", None)
-                if name in _LAYER_WIDTH:
-                    index, keyword = _LAYER_WIDTH[name]
-                    width = sub.args[index] if len(sub.args) > index else next((kw.value for kw in sub.keywords if kw.arg == keyword), None)
-                    if width is not None and any(type(n) is ast.Name and n.id in names for n in ast.walk(width)):
-                        found = True
-                        break
-        info.node._widths_from_parameters = found  # type: ignore[union-attr]
     return found
 
 
