@@ -74,6 +74,13 @@ def not_analysed(reason: str) -> Finding:
                    f"could not be analysed: {reason}; no rule checked this file", Span(1, 0, 1, 0))
 
 
+def rule_not_run(rule, error: Exception) -> Finding:
+    """The finding of a rule that crashed on a file: the other rules' findings stand, but the file did not pass."""
+    return Finding(SYNTAX_ERROR_CODE, NOT_ANALYSED_NAME, Severity.WARNING,
+                   f"rule {rule.code} ({rule.name}) could not check this file: internal error "
+                   f"({type(error).__name__}: {error}); please report it; the other rules ran", Span(1, 0, 1, 0))
+
+
 def check_source(source: Source, settings: Settings = DEFAULT_SETTINGS, resolver=None, rules=None,
                  tree: ast.Module | None = None) -> CheckResult:
     """`tree`: the text's tree when the caller parsed it already (the server's incremental parse)."""
@@ -84,7 +91,7 @@ def check_source(source: Source, settings: Settings = DEFAULT_SETTINGS, resolver
             return _without_broken_cells(source, tree, settings, resolver, rules)
         return CheckResult(source, [tree])
     try:
-        return _analyse(tree, source, settings, resolver, rules)
+        return _guarded(tree, source, settings, resolver, rules)
     except RecursionError:
         pass
     outcome: list = []
@@ -93,7 +100,7 @@ def check_source(source: Source, settings: Settings = DEFAULT_SETTINGS, resolver
         previous = sys.getrecursionlimit()
         sys.setrecursionlimit(max(previous, DEEP_RECURSION_LIMIT))
         try:
-            outcome.append(_analyse(tree, source, settings, resolver, rules))
+            outcome.append(_guarded(tree, source, settings, resolver, rules))
         except RecursionError:
             pass
         finally:
@@ -144,11 +151,26 @@ def _without_broken_cells(source: Source, error: Finding, settings: Settings, re
     if isinstance(tree, Finding):
         return CheckResult(source, [error])
     try:
-        result = _analyse(tree, blanked, settings, resolver, rules)
+        result = _guarded(tree, blanked, settings, resolver, rules)
     except RecursionError:
         return CheckResult(source, [error])
     findings = sorted([*errors, *result.findings], key=lambda f: (f.span, f.code))
     return CheckResult(source, findings, result.model, result.rule_errors, suppressed=result.suppressed)
+
+
+def _guarded(tree: ast.Module, source: Source, settings: Settings, resolver, rules) -> CheckResult:
+    """`_analyse`, where a defect of the analysis itself (an exception while building the model) is this file's
+    AG000 finding: the run goes on with the next file, the server stays up, and the file is never reported as
+    passing. The traceback goes with the result (`rule_errors`: the CLI prints it, the server logs it once)."""
+    try:
+        return _analyse(tree, source, settings, resolver, rules)
+    except RecursionError:
+        raise  # (check_source retries on a deeper stack)
+    except Exception as error:
+        trace = f"analysis of {source.path or '<buffer>'} failed:\n{traceback.format_exc()}"
+        log.error(trace)
+        reason = f"internal error of the analysis ({type(error).__name__}: {error}); please report it"
+        return CheckResult(source, [not_analysed(reason)], rule_errors=[trace])
 
 
 def _analyse(tree: ast.Module, source: Source, settings: Settings, resolver, rules) -> CheckResult:
@@ -171,6 +193,7 @@ def recheck(model: ModuleModel, source: Source, settings: Settings = DEFAULT_SET
 def _rule_findings(model: ModuleModel, source: Source, settings: Settings, rules) -> CheckResult:
     findings: list[Finding] = []
     errors: list[str] = []
+    broken: list[Finding] = []  # (not suppressible: a defect of the analyzer, not a finding about the code)
     for rule in rules if rules is not None else ALL_RULES:
         if not settings.enabled(rule.code, source.path):
             continue
@@ -182,11 +205,12 @@ def _rule_findings(model: ModuleModel, source: Source, settings: Settings, rules
                 findings.append(finding if configured in (None, finding.severity) else finding.with_severity(configured))
         except RecursionError:
             raise  # not a broken rule: a tree deeper than this stack; skipping the rule would be a silent pass
-        except Exception:  # a broken rule must not take the others (or the server) down
+        except Exception as error:  # a broken rule must not take the others (or the server) down
             errors.append(f"rule {rule.code} ({rule.name}) failed on {source.path or '<buffer>'}:\n{traceback.format_exc()}")
             log.error(errors[-1])
+            broken.append(rule_not_run(rule, error))
     file_level = noqa.file_directive(source.lines, source.text)
-    kept = [f for f in findings if not noqa.suppressed(f, source.lines, file_level)]
+    kept = [f for f in findings if not noqa.suppressed(f, source.lines, file_level)] + broken
     kept.sort(key=lambda f: (f.span, f.code))
     return CheckResult(source, _dedupe(kept), model, errors, suppressed=len(findings) - len(kept))
 

@@ -174,9 +174,10 @@ def _cache(spec) -> "object | None":
     return _CACHES[spec]
 
 
-def _check_one(job) -> tuple[str, object, list[Finding], bool, tuple]:
-    """Check one file (in a worker process when parallel); the bool says whether the cache answered, the tuple is
-    what the file added to the cross-module counters (crossmodule.Stats, summed for --stats)."""
+def _check_one(job) -> tuple[str, object, list[Finding], bool, bool, tuple]:
+    """Check one file (in a worker process when parallel); the first bool says whether the cache answered, the
+    second whether the analyzer failed on it (a defect: the run exits EXIT_ERROR), the tuple is what the file added
+    to the cross-module counters (crossmodule.Stats, summed for --stats)."""
     from .analysis.crossmodule import STATS
 
     before = STATS.snapshot()
@@ -184,12 +185,12 @@ def _check_one(job) -> tuple[str, object, list[Finding], bool, tuple]:
     try:
         source = read_source(path)
     except NotPythonSource as error:
-        return str(path), None, [not_python(str(error).split(": ", 1)[-1])], False, ()
+        return str(path), None, [not_python(str(error).split(": ", 1)[-1])], False, False, ()
     except SourceError as error:
-        return str(path), None, [unreadable(str(error).split(": ", 1)[-1])], False, ()
+        return str(path), None, [unreadable(str(error).split(": ", 1)[-1])], False, False, ()
     cache = _cache(cache_spec)
     if cache is not None and (cached := cache.get(path, source.text)) is not None:
-        return str(path), source if cached else None, cached, True, ()
+        return str(path), source if cached else None, cached, True, False, ()
     resolver = _resolver(path) if cross_module else None
     if resolver is not None:
         resolver.trim()
@@ -198,11 +199,12 @@ def _check_one(job) -> tuple[str, object, list[Finding], bool, tuple]:
     if result.model is not None:
         result.model.release()  # freed now by reference counting, not by a collection of the whole heap later
     _collect_if_grown()
-    if cache is not None:
+    failed = bool(result.rule_errors)
+    if cache is not None and not failed:  # (a defect's finding is not kept: the next run tries again)
         cache.put(path, source.text, result.findings, resolver.touched if resolver is not None else set())
     # A clean file's source is not needed for the report or fixes: kept for every file of a large tree, the texts and
     # their split lines were most of a run's memory (and, with --jobs, pickled back to the parent).
-    return (str(path), source if result.findings else None, result.findings, False,
+    return (str(path), source if result.findings else None, result.findings, False, failed,
             tuple(b - a for a, b in zip(before, STATS.snapshot())))
 
 
@@ -322,7 +324,8 @@ def _run_check(args) -> int:
     entries = [report.FileFindings(path, None, [unreadable("no such file or directory")]) for path in missing]
     if args.stats:
         _print_stats(results)
-    for path, source, findings, _, _ in results:
+    failed = sum(1 for result in results if result[4])
+    for path, source, findings, *_ in results:
         if (args.fix or args.diff) and source is not None:
             fix = _fix_notebook if source.cells is not None else _fix_file
             findings, fixed = fix(source, findings, settings, unsafe, path, not args.no_cross_module, args.diff)
@@ -352,6 +355,10 @@ def _run_check(args) -> int:
         fixable = sum(1 for f in all_findings if f.safe_fix)
         hidden = 0 if unsafe else report.fixable_count(all_findings, True) - fixable
         print(report.summary(len(all_findings), fixable, fixed_total, hidden))
+    if failed:  # as ruff: an internal error is exit 2, whatever --exit-zero says of findings
+        print(f"autograd-lsp: error: the analyzer failed on {failed} file{'s' if failed != 1 else ''} (AG000 "
+              "not-analysed, traceback above); please report it", file=sys.stderr)
+        return EXIT_ERROR
     if all_findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN

@@ -283,6 +283,24 @@ def test_an_edit_that_changes_what_a_caller_reads_walks_the_caller_again():
         assert _shown(got.findings) == _shown(check_source(Source(text, "helper.py")).findings)
 
 
+def test_a_walk_again_that_fails_walks_the_whole_module_instead(monkeypatch):
+    """A defect of the function-level walk (here injected into rewalk) must not leave a half-changed model or a
+    stale answer: the whole module is walked again, and its findings are those of a full check."""
+    from autograd_lsp.analysis import rewalk as rewalk_module
+
+    nonscalar = _HELPER.replace("return values.sum()", "return values * 2.0")
+    incremental = IncrementalCheck()
+    model = incremental.check(Source(_HELPER, "helper.py")).model
+
+    def broken(*args, **kwargs):
+        raise KeyError("rewalk exploded")
+
+    monkeypatch.setattr(rewalk_module, "rewalk", broken)
+    got = incremental.check(Source(nonscalar, "helper.py"), reuse=model)
+    assert got.walked == "module" and got.model is not model and model.stale
+    assert [f.code for f in got.findings] == ["AG005"]
+
+
 _CLASS_PROGRAMS = {
     # __init__ sets what another method reads: `self.scale` with 4 elements, so step()'s backward() is of a non-scalar
     "init_reader.py": '''import torch

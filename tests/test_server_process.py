@@ -38,6 +38,9 @@ async def test_a_crashing_rule_is_logged_and_skipped(crashing: LanguageClient, t
     uri = editor.open("mix.py", AG001_TEXT + AG004_TEXT)
     diagnostics = await editor.diagnostics(uri, lambda ds: any(d.code == "AG001" for d in ds))
     assert not [d for d in diagnostics if d.code == "AG004"]
+    # the file did not pass: the rule that could not check it says so
+    (broken,) = [d for d in diagnostics if d.code == "AG000"]
+    assert broken.severity == types.DiagnosticSeverity.Warning and broken.message.startswith("rule AG004")
     deadline = time.monotonic() + WAIT
     while not any("rule exploded" in m.message for m in crashing.log_messages) and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
@@ -47,6 +50,40 @@ async def test_a_crashing_rule_is_logged_and_skipped(crashing: LanguageClient, t
     editor.edit(uri, 0, 0, "# x\n")
     await editor.diagnostics(uri, lambda ds: any(d.code == "AG001" and d.range.start.line == 3 for d in ds))
     assert len([m for m in crashing.log_messages if "rule exploded" in m.message]) == 1
+
+
+# A server whose walk fails on any text holding the marker: a stand-in for a walker bug on one file.
+WALK_FAILS = [sys.executable, "-c", (
+    "import autograd_lsp.checker as checker\n"
+    "real = checker.build_model\n"
+    "def build_model(tree, source, **kw):\n"
+    "    if 'EXPLODE' in source.text:\n"
+    "        raise IndexError('walk exploded')\n"
+    "    return real(tree, source, **kw)\n"
+    "checker.build_model = build_model\n"
+    "from autograd_lsp.server import serve\n"
+    "raise SystemExit(serve())\n")]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=WALK_FAILS))
+async def walk_fails(lsp_client: LanguageClient):
+    yield
+    await asyncio.wait_for(lsp_client.shutdown_session(), WAIT)
+
+
+async def test_a_walk_that_fails_is_a_diagnostic_and_the_server_goes_on(walk_fails: LanguageClient, tmp_path):
+    editor = Editor(walk_fails, "visual-studio-code", tmp_path)
+    await editor.start()
+    bad = editor.open("bad.py", AG001_TEXT + "# EXPLODE\n")
+    (diagnostic,) = await editor.diagnostics(bad, lambda ds: any(d.code == "AG000" for d in ds))
+    assert diagnostic.severity == types.DiagnosticSeverity.Error
+    assert diagnostic.message.startswith("could not be analysed: internal error") and "walk exploded" in diagnostic.message
+    good = editor.open("good.py", AG001_TEXT)
+    await editor.diagnostics(good, lambda ds: any(d.code == "AG001" for d in ds))
+    # the marker removed by an edit: the file is analysed again, its finding replaces the AG000
+    start = len(AG001_TEXT)
+    editor.edit(bad, start, start + len("# EXPLODE"), "")
+    await editor.diagnostics(bad, lambda ds: any(d.code == "AG001" for d in ds) and not any(d.code == "AG000" for d in ds))
 
 
 def _message(payload: dict) -> bytes:

@@ -18,12 +18,16 @@ from __future__ import annotations
 
 import ast
 import copy
+import logging
+import traceback
 from dataclasses import dataclass
 
 _BLOCKS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.AsyncFor, ast.While, ast.If, ast.With,
            ast.AsyncWith, ast.Try)
 if hasattr(ast, "TryStar"):
     _BLOCKS += (ast.TryStar,)
+
+log = logging.getLogger(__name__)
 
 _HEADER = "if 1:\n"  # the stand-in block header of a nested statement list (one line)
 
@@ -270,9 +274,7 @@ class IncrementalCheck:
             except RecursionError:
                 pass  # (check_source retries on a deeper stack)
         elif reuse is not None and parsed.base is not None and reuse.tree is parsed.base:
-            from .rewalk import rewalk
-
-            if rewalk(reuse, parsed, source, resolver):  # the edited function again, the rest of the walk kept
+            if _rewalked(reuse, parsed, source, resolver):  # the edited function again, the rest of the walk kept
                 try:
                     result = recheck(reuse, source, settings)
                     result.walked = "function"
@@ -280,3 +282,19 @@ class IncrementalCheck:
                 except RecursionError:
                     pass
         return check_source(source, settings, resolver=resolver, tree=parsed.tree)
+
+
+def _rewalked(model, parsed, source, resolver) -> bool:
+    """rewalk(), where its failure (a defect) is a walk of the whole module instead: the half-changed model is never
+    reused, and a defect of the whole walk is then check_source's AG000 finding."""
+    from .rewalk import rewalk
+
+    try:
+        return rewalk(model, parsed, source, resolver)
+    except RecursionError:
+        raise
+    except Exception:
+        log.error("walking %s again after an edit failed; walking the whole module:\n%s", source.path or "<buffer>",
+                  traceback.format_exc())
+        model.stale = True
+        return False

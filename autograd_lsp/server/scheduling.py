@@ -14,7 +14,7 @@ import traceback
 
 from lsprotocol import types
 
-from ..checker import check_source
+from ..checker import NOT_ANALYSED_NAME, check_source, not_analysed
 from ..findings import Finding, Severity, Span
 from ..rules import SYNTAX_ERROR_CODE
 from .carry_over import carry_over
@@ -144,11 +144,14 @@ class Scheduling:
                 # the walk kept: its misses stand, plus those of the function walked again (analysis/rewalk.py)
                 misses = shown.misses + (resolver.misses if resolver is not None and result.walked == "function" else 0)
                 resolver = None
-        except Exception:  # the checker guards rules; this is the last line of defence for the server
+        except Exception as error:  # the checker guards the walk and rules; this is the server's last line of defence
             errors = [f"analysis of {unit.key} failed:\n{traceback.format_exc()}"]
-            findings, model = [], None
+            findings = [not_analysed(f"internal error of the server's analysis ({type(error).__name__}: {error}); "
+                                     "please report it")]
+            model = None
         carried = False
-        if model is None and shown is not None and any(f.code == SYNTAX_ERROR_CODE for f in findings):
+        if model is None and shown is not None and any(f.code == SYNTAX_ERROR_CODE and f.name != NOT_ANALYSED_NAME
+                                                       for f in findings):  # (a text that does not parse)
             error = next(f for f in findings if f.code == SYNTAX_ERROR_CODE)
             try:
                 findings = [error, *carry_over(shown.snapshot.source.text, shown.findings, snap.source.text, error)]
