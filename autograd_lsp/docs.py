@@ -21,7 +21,9 @@ first line (a syntax error at its own position), under one of four names:
   `# -*- coding: ... -*-` line declares), or a `.ipynb` is not an nbformat notebook (JSON with a `cells`
   list of cell objects whose `source` is a string or a list of strings).
 - `not-analysed`: the file parses but its nesting is deeper than the analysis can walk even on its own
-  deep-stack thread (a chain of tens of thousands of `a + a + ...` terms); nothing in it was checked.
+  deep-stack thread (a chain of tens of thousands of `a + a + ...` terms), or the analyzer itself failed on
+  it (an internal error: the CLI prints the traceback and exits 2; please report it); nothing in it was
+  checked. A *warning* of this name says one rule failed on the file while the other rules ran.
 - `too-large` (an info, language server only): the buffer is larger than the server analyses as you type.
 
 ## Why is this bad?
