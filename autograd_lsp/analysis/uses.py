@@ -66,6 +66,15 @@ def method(name: str) -> str:
     return COMPUTE
 
 
+def reads_device(node: ast.AST) -> bool:
+    """`x.device`, `x.is_cuda`, `x.get_device()`, `x.type()`: the expression tells where the receiver lives (a test
+    that guards moving it). `Tensor.type()` with no argument names the type, device included
+    (`'torch.cuda.FloatTensor'`); given one it converts, which is no inspection."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args and not node.keywords:
+        return node.func.attr in ("get_device", "type")
+    return isinstance(node, ast.Attribute) and node.attr in ("device", "is_cuda")
+
+
 def attribute(name: str) -> str:
     """The use a read `x.name` makes of the tensor x."""
     if name in ops.GRAPH_CUTS:  # .data

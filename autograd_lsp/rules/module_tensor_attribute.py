@@ -384,9 +384,11 @@ def _moved_before(node: ast.AST, attr: str, parents: dict) -> bool:
 
 
 def _moves_attribute(stmt: ast.stmt, attr: str) -> bool:
-    """`self.<attr> = <a copy moved to a device>`, or an `if` on `self.<attr>.device` whose body does that."""
+    """`self.<attr> = <a copy moved to a device>`, or an `if` on the attribute's device or type (`self.<attr>.device`,
+    `self.<attr>.type() != x.type()`) whose body does that."""
     if isinstance(stmt, ast.If):
-        return any(isinstance(n, ast.Attribute) and n.attr == "device" and _self_attribute(n.value, attr) for n in nodes(stmt.test)) \
+        return any(uses.reads_device(n) and _self_attribute(n.func.value if isinstance(n, ast.Call) else n.value, attr)
+                   for n in nodes(stmt.test)) \
             and any(_moves_attribute(inner, attr) for inner in stmt.body)
     if isinstance(stmt, ast.Assign) and any(_self_attribute(target, attr) for target in stmt.targets):
         return any(isinstance(n, ast.Call) and (any(kw.arg == "device" for kw in n.keywords)

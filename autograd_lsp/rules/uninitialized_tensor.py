@@ -94,7 +94,7 @@ def _uninitialised_factory(model: ModuleModel, event: CallEvent) -> str | None:
             return None
         return short if call.args or event.keyword("size") is not None else None
     if short in api.LEGACY_CONSTRUCTORS and call.args and not _zero_sized(call):
-        if len(call.args) > 1 or _size_like(model, call.args[0], event.ctx.scope):
+        if len(call.args) > 1 or _size_like(model, call.args[0], event.ctx.scope, event.seq):
             return short
     return None
 
@@ -105,9 +105,10 @@ def _zero_sized(call: ast.Call) -> bool:
         len(call.args) == 1 and isinstance(call.args[0], (ast.Tuple, ast.List)) and not call.args[0].elts)
 
 
-def _size_like(model: ModuleModel, arg: ast.expr, scope) -> bool:
+def _size_like(model: ModuleModel, arg: ast.expr, scope, before: int) -> bool:
     """A single argument of a legacy constructor is a size (not data) when it is an int, `*shape`, `.size()`/`.shape`,
-    or a name that says so (`d`, `num_units`) and is not a local bound to a value the walk could not type."""
+    or a name that says so (`d`, `num_units`) and is not a local bound, before the call (`before`: its event's
+    place), to a value the walk could not type or to a sequence."""
     if isinstance(arg, ast.Constant):
         return isinstance(arg.value, int) and not isinstance(arg.value, bool)
     if isinstance(arg, ast.Starred):
@@ -129,9 +130,9 @@ def _size_like(model: ModuleModel, arg: ast.expr, scope) -> bool:
             return False  # `[0] + counts`, `[w, h] * 2`: a list, which is data
         sides = [side for side in (arg.left, arg.right) if not (isinstance(side, ast.Constant) and type(side.value) is int)]
         if len(sides) == 1:
-            return _size_like(model, sides[0], scope)  # `n - 1` is a size as much as `n` is: `1 - done` is data
-        return any(_size_like(model, side, scope) for side in sides)
-    if isinstance(arg, ast.Name) and _bound_untyped(model, arg.id, scope):
+            return _size_like(model, sides[0], scope, before)  # `n - 1` is a size as much as `n` is: `1 - done` is data
+        return any(_size_like(model, side, scope, before) for side in sides)
+    if isinstance(arg, ast.Name) and _bound_untyped(model, arg.id, scope, before):
         return False  # `x, y, d = buffer.sample(n)`: the name is all we know, and here it names data
     name = arg.id if isinstance(arg, ast.Name) else (arg.attr if isinstance(arg, ast.Attribute) else None)
     if name is None:
@@ -140,9 +141,15 @@ def _size_like(model: ModuleModel, arg: ast.expr, scope) -> bool:
     return name.lower() in SIZE_NAMES or words[0] in ("n", "num", "nb") or words[-1] in SIZE_NAMES
 
 
-def _bound_untyped(model: ModuleModel, name: str, scope) -> bool:
-    """`name` is bound in `scope` (not a parameter or a global) and no binding of it is a known integer."""
+def _bound_untyped(model: ModuleModel, name: str, scope, before: int) -> bool:
+    """`name` is bound in `scope` (not a parameter or a global) before the call, and no binding of it there is a
+    known integer, or one is a sequence (`k = (k, k)`: a constructor given a tuple makes a tensor of it). A binding
+    after the call (`k = torch.prod(torch.Tensor(k)).item()` rebinds `k` to a number) says nothing of the argument."""
     binds = [bind for bind in model.of_type(BindEvent) if bind.name == name and bind.ctx.scope is scope]
+    earlier = [bind for bind in binds if bind.seq < before]
+    if any(bind.prov is not None and bind.prov.kind is Kind.SEQUENCE for bind in earlier):
+        return True
+    binds = earlier or binds  # (none before it: a parameter, which an untyped binding later may still be like)
     return bool(binds) and not any(bind.prov is not None and bind.prov.kind is Kind.NUMBER for bind in binds)
 
 
@@ -306,7 +313,7 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
                 if use == uses.METADATA or uses.is_tensor_factory_method(attr):
                     return NEUTRAL, None
                 if uses.is_tensor_method(attr):
-                    return READ, grand
+                    return (NEUTRAL, None) if _only_metadata(grand, parent_of) else (READ, grand)
                 return ESCAPE, None
             if uses.attribute(attr) in (uses.VIEW, uses.CUT):  # x.T, x.data
                 current = parent
@@ -339,7 +346,7 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
                 return ESCAPE, None
             return _call_argument(model, parent, current, parent_of, values)
         if isinstance(parent, (ast.BinOp, ast.UnaryOp)):
-            return READ, parent
+            return (NEUTRAL, None) if _only_metadata(parent, parent_of) else (READ, parent)
         if isinstance(parent, ast.Compare):
             if all(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops):
                 return NEUTRAL, None
@@ -430,8 +437,20 @@ def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, pare
         return NEUTRAL, None  # torch.baddbmm(torch.empty(...), q, k, beta=0): the buffer gives only shape and dtype
     if module in api.MATH_MODULES and short not in api.TENSOR_FACTORIES and not short.startswith(("is_", "get_", "set_")) \
             and (module != "torch" or api.is_op(short)):
-        return READ, call
+        return (NEUTRAL, None) if _only_metadata(call, parent_of) else (READ, call)
     return ESCAPE, None
+
+
+def _only_metadata(result: ast.AST, parent_of) -> bool:
+    """What was computed from the garbage is read only for its metadata, right there: `torch.bmm(a, b).size()`,
+    `(a @ b).shape` (a shape check): no value of it is ever seen."""
+    parent = parent_of.get(id(result))
+    if not (isinstance(parent, ast.Attribute) and parent.value is result):
+        return False
+    grand = parent_of.get(id(parent))
+    if isinstance(grand, ast.Call) and grand.func is parent:
+        return uses.method(parent.attr) == uses.METADATA
+    return uses.attribute(parent.attr) == uses.METADATA
 
 
 def _own_output_dropped(model: ModuleModel, call: ast.Call, arg: ast.AST, parent_of) -> bool:
