@@ -525,6 +525,23 @@ class Walker:
             return ret.but(line=call.lineno, node=call, loop=self.loop, epoch=self.epoch, elements=elements)
         return self._instantiate_value(info, ret, call, arg_provs, arg_nodes)
 
+    def _passed_otherwise(self, info: FunctionInfo, call: ast.Call, index: int):
+        """(provenance, node) of the parameter at `index` (positional then keyword-only, as walk_function numbers them)
+        when the call passes it by keyword, or leaves it at a number default; None otherwise."""
+        args = info.node.args
+        params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        if not 0 <= index < len(params) or any(isinstance(arg, ast.Starred) for arg in call.args) \
+                or any(kw.arg is None for kw in call.keywords):
+            return None
+        name = params[index].arg
+        for keyword in call.keywords:
+            if keyword.arg == name:
+                prov = self.prov_of(keyword.value)
+                return (prov, keyword.value) if prov is not None else None
+        bound: dict = {}
+        _bind_defaults(info.node, call, bound, info.cls is not None and not self._is_static(info.node))
+        return (bound[name], None) if bound.get(name) is not None and bound[name].kind is Kind.NUMBER else None
+
     def _instantiate_value(self, info: FunctionInfo, ret: Provenance, call: ast.Call, arg_provs: list, arg_nodes: list) -> Provenance | None:
         offset = 1 if info.cls is not None and not self._is_static(info.node) else 0
         deps = []
@@ -532,6 +549,8 @@ class Walker:
             position = index - offset
             if 0 <= position < len(arg_provs):
                 deps.append((arg_provs[position], arg_nodes[position]))
+            elif (given := self._passed_otherwise(info, call, index)) is not None:
+                deps.append(given)  # by keyword, or left at its number default (`def init(size, std=1.0)`)
             elif ret.nondiff is not None and ret.requires_grad is False and ret.dtype == api.INT:
                 deps.append((None, None))  # an integer cut (`.long()`, argmax) whatever that argument is: still integer
             else:
@@ -562,11 +581,15 @@ class Walker:
             requires_grad = False
         carried = any(prov.kind is Kind.TENSOR and (prov.requires_grad or prov.composed_from or prov.nondiff) for prov, _ in deps)
         covered = _covered(info, ret, arg_provs, offset)
+        # Given nothing that requires grad, what the helper itself made require grad (`(torch.randn(n) * std).requires_grad_()`,
+        # a leaf or not depending on `std` in its summary) is a leaf: no graph reaches it from the arguments.
+        own_leaf = not grads and ret.leaf is not False and ret.requires_grad is True and all(
+            prov.kind is Kind.NUMBER or prov.kind is Kind.TENSOR and prov.requires_grad is False for prov, _ in deps)
         return ret.but(
             nondiff=ret.nondiff if carried else None,
             line=call.lineno,
             requires_grad=requires_grad if not self.no_grad else False,
-            leaf=(False if requires_grad and not self.no_grad else (True if requires_grad is False or self.no_grad else None)),
+            leaf=(True if own_leaf or requires_grad is False or self.no_grad else (False if requires_grad else None)),
             dtype=ret.dtype or self._common_dtype([prov for prov, _ in deps]),
             composed_from=ret.composed_from | self._composed([(prov, node) for prov, node in deps]),
             graph=frozenset() if requires_grad is False else
