@@ -1202,8 +1202,9 @@ class Walker:
         if owner is None or owner.kind is not Kind.TENSOR:
             return None
         if attr == "data":
+            # (no `base`: `w[0].data` is a detached tensor of its own, whose in-place change autograd never sees)
             return owner.but(leaf=True, requires_grad=False, data_of=label(node.value) or owner.origin, detached=True,
-                             composed_from=frozenset(), graph=frozenset(), node=node, line=node.lineno)
+                             composed_from=frozenset(), graph=frozenset(), node=node, line=node.lineno, base=None)
         if attr == "grad":
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=owner.dtype, origin="grad", node=node)
         if isinstance(node.value, ast.Call):  # `x.max(1).indices`: a field of an op's named tuple

@@ -1,7 +1,11 @@
 """## What it does
 Flags `backward(retain_graph=True)` where the retained graph is reused after an `optimizer.step()` (an
 error) — including a loss rebuilt every iteration on a forward computed once before the loop — and where
-nothing reuses the retained graph at all (a warning: pure memory cost).
+nothing reuses the retained graph at all (a warning: pure memory cost). And the misuse the other way round: a
+`backward()` without `retain_graph=True`, then a later `backward()` of the same body (on a path that runs whenever
+the first did, with no optimizer step between) through a part of that graph that saved a tensor — two losses of one
+forward backpropagated one after the other, or one loss twice (an error: the first backward freed what the second
+needs).
 
 ## Why is this bad?
 `retain_graph=True` is usually added to silence "Trying to backward through the graph a second time".
@@ -42,7 +46,8 @@ through the graph.
 
 ## Runtime signature
 `RuntimeError: one of the variables needed for gradient computation has been modified by an inplace
-operation: [...] is at version N; expected version M instead`.
+operation: [...] is at version N; expected version M instead`; for a second backward through a freed graph,
+`RuntimeError: Trying to backward through the graph a second time`.
 """
 from __future__ import annotations
 
@@ -153,6 +158,24 @@ class _Graph:
             return self._saves_operand(name, operands, params)
         return False
 
+    def saves_any(self, node) -> bool:
+        """The node's backward keeps some tensor (an input, a wrapped Python number, its own result), which a backward
+        that does not retain the graph frees: a module forward with parameters, or an op derivatives.yaml says keeps one."""
+        if node is None:
+            return False
+        event = self.calls.get(id(node))
+        if event is not None and event.role == "forward":
+            return self._saves(node, None)
+        if isinstance(node, ast.BinOp) and api.operator_op(node.op):
+            op, operands = api.operator_op(node.op), [node.left, node.right]
+        elif isinstance(node, ast.Call) and event is not None and event.role is None:
+            op = (event.qualname or event.method or "").rsplit(".", 1)[-1]
+            operands = ([event.receiver] if event.receiver is not None else []) + list(node.args)
+        else:
+            return False
+        grads = [bool(p is not None and p.is_tensor and p.requires_grad) for p in map(self.model.prov, operands)]
+        return bool(api.saved_inputs(op, grads)) or any(grads) and api.saves_output(op)
+
     def _saves_operand(self, op: str, operands: list, params) -> bool:
         """`op` keeps one of the optimizer's parameters for its backward (derivatives.yaml, given what requires grad)."""
         grads = [bool(p is not None and p.is_tensor and p.requires_grad) for p in map(self.model.prov, operands)]
@@ -222,6 +245,78 @@ def check(model: ModuleModel):
             # 3. nothing reuses the graph: retain_graph only costs memory
             if _nothing_reuses(model, event, prov, same_scope, scope):
                 yield _never_reused(model, event)
+    # 4. without retain_graph, a backward frees what the graph saved: a later backward through it raises
+    if len(backwards) > 1:
+        yield from _freed_then_reused(model, backwards, steps, graphs or _Graph(model))
+
+
+def _frees(event: CallEvent) -> bool:
+    """`loss.backward()` with no say on keeping the graph: it frees every saved tensor it passes."""
+    return event.method == "backward" and event.keyword("retain_graph") is None and event.keyword("create_graph") is None \
+        and not any(isinstance(arg, ast.Starred) for arg in event.node.args) and len(event.node.args) < 2 \
+        and not any(kw.arg is None for kw in event.node.keywords)
+
+
+def _freed_then_reused(model, backwards, steps, graphs):
+    """A `backward()` that frees the graph, then a later `backward()` of the same body, on a path that runs whenever the
+    first one ran (the same block or nested in a later statement of it), through a node of that graph that saved a tensor:
+    "Trying to backward through the graph a second time". With an optimizer step between, AG017/AG002 say more."""
+    reported = set()
+    for first in backwards:
+        _, prov = _receiver(first)
+        if not _frees(first) or first.ctx.via is not None or prov is None or not prov.has_graph or not prov.graph:
+            continue
+        scope = first.ctx.scope
+        for later in backwards:
+            later_prov = later.receiver_prov
+            if later.method != "backward" or later.node is first.node or id(later.node) in reported or later.ctx.via is not None \
+                    or later.ctx.scope is not scope or later.seq <= first.seq or later.node.lineno <= first.node.lineno \
+                    or later.keyword("inputs") is not None or later_prov is None or not later_prov.graph:
+                continue
+            shared = later_prov.graph & prov.graph
+            if not shared or any(s.ctx.scope is scope and first.seq < s.seq < later.seq for s in steps):
+                continue
+            if not _runs_after(model, first, later) or not any(graphs.saves_any(graphs.nodes.get(ident)) for ident in shared):
+                continue
+            reported.add(id(later.node))
+            yield _backward_second_time(model, first, later)
+            break
+
+
+def _runs_after(model, first: CallEvent, later: CallEvent) -> bool:
+    """`later` runs whenever `first` has run: its statement is a later statement of the block holding `first`'s, or is
+    nested in one. (A first backward inside an `if`, or in another branch, may not have run: no claim.)"""
+    statement = first.ctx.statement
+    function = first.ctx.scope.node
+    for block_owner in ast.walk(function):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(block_owner, field, None)
+            if isinstance(block, list) and statement in block:
+                after = block[block.index(statement) + 1:]
+                return any(later.node is node for stmt in after for node in ast.walk(stmt))
+    return False
+
+
+def _backward_second_time(model, first, later):
+    first_text = " ".join(model.text(first.node).split())
+    message = (f"`{first_text}` (line {first.node.lineno}) already backpropagated through this graph and freed the tensors "
+               f"it saved: this backward goes through the same graph again: RuntimeError \"Trying to backward through the "
+               f"graph a second time\". Sum the losses and call backward once, or pass `retain_graph=True` to the first "
+               f"backward")
+    fix = _add_retain_graph(model, first)
+    return model.finding(RULE, later.node, message, fixes=[fix] if fix else [],
+                         related=[(first.node, "the graph is freed here")], kind="backward-second-time")
+
+
+def _add_retain_graph(model, event) -> Fix | None:
+    """backward() -> backward(retain_graph=True), backward(g) -> backward(g, retain_graph=True)."""
+    call = event.node
+    end = model.span(call)
+    if end.end_col < 1:
+        return None
+    text = ", retain_graph=True)" if call.args or call.keywords else "retain_graph=True)"
+    return Fix("Keep the graph for the later backward (`retain_graph=True`)", Safety.UNSAFE,
+               (Edit(Span(end.end_line, end.end_col - 1, end.end_line, end.end_col), text),))
 
 
 def _loop_carried(model, event, prov):
