@@ -8,7 +8,9 @@ or in a method `__init__` calls on `self` (`self.reset_states()`), also when the
 the class that builds it only from such a factory (`self.make_table(n)`), when another method (`forward()`…) then
 uses `self.x` (or a local alias of it) in a computation with other tensors (an operand, an argument next to other
 values, the input of one of the module's layers), without
-moving it first (`self.x.to(x.device)`, `.type_as(x)`).
+moving it first (`self.x.to(x.device)`, `.type_as(x)`). Also `self.x = x` of an `__init__` parameter when the
+constructions this module shows pass such a plain tensor (`Loss(torch.tensor([1.0, 3.0]))`; a Parameter, a tensor
+given a `device=`, or one the caller got from elsewhere is not).
 
 Not flagged: `nn.Parameter(...)`, `self.register_buffer(...)`, Python numbers, 0-dim tensors such as
 `torch.tensor(0.5)` (PyTorch lets a 0-dim CPU tensor combine with tensors on any device), tensors created
@@ -95,6 +97,7 @@ def check(model: ModuleModel):
             # (only then can a method __init__ calls add a candidate: its body is searched for those calls)
             builders += [cls.methods[name] for name in _self_calls(init.node) if name in cls.methods and name != "__init__"]
         candidates = [bind for method in builders for bind in in_methods.get(method.scope, ()) if _is_plain_factory_tensor(model, cls, bind)]
+        candidates += [bind for bind in in_methods.get(init.scope, ()) if _passed_plain_tensor(model, cls, init, bind)]
         if not candidates:
             continue
         registered = _registered_names(cls)
@@ -167,6 +170,22 @@ def _is_plain_factory_tensor(model: ModuleModel, cls: ClassInfo, bind: BindEvent
         function = bind.ctx.scope.function
         return prov is not None and _built_by_method(model, cls, value) or _plain_expression(model, value, function.node if function else None, ())
     return prov is not None and _plain_factory(model, call)
+
+
+def _passed_plain_tensor(model: ModuleModel, cls: ClassInfo, init, bind: BindEvent) -> bool:
+    """`self.x = x` of an `__init__` parameter, where the constructions this module shows pass a plain tensor (made by
+    torch factories and arithmetic, on no chosen device, not a Parameter, not requiring grad): the module keeps it as a
+    plain attribute as surely as if it had made it (`InputPerturbation(0.05 * torch.randn(n, d))`)."""
+    value = bind.value
+    if type(value) is not ast.Name or bind.prov is None or bind.prov.origin != "param" or bind.ctx.via is not None:
+        return False
+    args = init.node.args
+    if value.id not in {arg.arg for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
+        return False
+    passed = cls.constructed.get(bind.name.split(".", 1)[1])
+    return (passed is not None and passed.kind is Kind.TENSOR and passed.requires_grad is False and passed.leaf is True
+            and not passed.is_trainable_leaf and passed.origin != "param" and passed.module_class is None
+            and passed.node is not None and _places_nothing(model, passed.node))
 
 
 def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | None, locals_: tuple) -> bool:
