@@ -5,6 +5,9 @@ the GAN pattern, where the discriminator loss uses the generator's `fake` and th
 again (the DCGAN training loop). Helpers of the same workspace count: `d_step(fake)` then `g_step(fake)`.
 The two backward calls may be one call in a loop: a loss rebuilt every iteration on a forward output computed
 once before the loop (SinGAN's generator steps on the `fake` of the discriminator's loop), with a step in the loop.
+And the same GAN ordering without a shared output: a loss built on a module's forward that saved its weights (fed a
+tensor that requires grad: `g_loss = -D(fake).mean()`), then an optimizer step of that module (`d_opt.step()`, on a
+path that always runs before it), then that loss's `backward()`: the weights it needs were changed in place.
 
 ## Why is this bad?
 The first `backward()` frees the saved tensors of every node it passes through, including the generator's
@@ -111,7 +114,58 @@ def check(model: ModuleModel):
         if id(site) not in reported and site.event.function is None:
             found = _next_iteration(model, site, steps)
             if found is not None:
+                reported.add(id(site))
                 yield _iteration_finding(model, site, *found)
+    for site in sites:
+        if id(site) not in reported and site.event.function is None and site.event.ctx.via is None:
+            found = _stepped_before_backward(model, site, steps)
+            if found is not None:
+                yield _stepped_finding(model, site, *found)
+
+
+def _stepped_before_backward(model: ModuleModel, site: Site, steps: list):
+    """An optimizer step between a loss's forward and its backward, that updates a module whose forward in that graph
+    was fed a tensor that requires grad (so it saved its weights): the GAN whose generator loss `D(fake)` is built
+    before `d_opt.step()` and backpropagated after it. Returns (step, module name, forward event) or None."""
+    scope = site.event.ctx.scope
+    latest: dict = {}  # id(node) -> the last event of that forward before the backward (a loop walked twice: the last)
+    for event in model.of_type(CallEvent):
+        if event.role == "forward" and id(event.node) in site.graph and event.seq < site.seq and event.ctx.scope is scope:
+            latest[id(event.node)] = event
+    for step in steps:
+        if step.ctx.scope is not scope or step.seq >= site.seq or step.ctx.via is not None or step.function is not None \
+                or not _runs_before(model, step, site.event):
+            continue
+        stale = [event for event in latest.values() if event.seq < step.seq]
+        names = _saved_modules(model, step, frozenset(id(event.node) for event in stale))
+        if names:
+            forward = next(event for event in stale if model.text(event.receiver if event.method == "forward" else event.node.func) == names[0])
+            return step, names[0], forward
+    return None
+
+
+def _runs_before(model: ModuleModel, step: CallEvent, backward: CallEvent) -> bool:
+    """The step's statement is in a block whose later statements hold the backward: whenever the backward runs here,
+    the step ran before it (a step inside an `if` the backward is not in may not have)."""
+    statement = step.ctx.statement
+    for owner in ast.walk(step.ctx.scope.node):
+        for field_name in ("body", "orelse", "finalbody"):
+            block = getattr(owner, field_name, None)
+            if isinstance(block, list) and statement in block:
+                return any(backward.node is node for later in block[block.index(statement) + 1:] for node in ast.walk(later))
+    return False
+
+
+def _stepped_finding(model: ModuleModel, site: Site, step: CallEvent, module: str, forward: CallEvent):
+    step_text = " ".join(model.text(step.node).split())
+    forward_text = " ".join(model.text(forward.node).split())
+    message = (f"`{site.text}` was built on `{forward_text}` (line {forward.node.lineno}), which saved `{module}`'s weights for "
+               f"the gradient of its input, but `{step_text}` (line {step.node.lineno}) changed them in place before this "
+               f"backward: RuntimeError \"one of the variables needed for gradient computation has been modified by an "
+               f"inplace operation\". Compute the loss after the step, or step after both backward calls")
+    return model.finding(RULE, site.event.node, message,
+                         related=[(forward.node, f"`{module}`'s weights saved here"), (step.node, "and changed in place here")],
+                         kind="stepped-before-backward", optimizer=optimizer_of(model, step))
 
 
 def _unpacked_together(model: ModuleModel, first: Site, second: Site) -> bool:
