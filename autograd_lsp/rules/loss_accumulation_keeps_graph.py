@@ -459,12 +459,24 @@ def _same_tensor(model: ModuleModel, acc: Accumulation, target, part) -> bool:
         return False
     if not (isinstance(target, ast.Name) and target.id == name or isinstance(acc.value, ast.Name) and _holder(target) == name):
         return False  # `loss.backward()`, or `out["loss"].backward()` with `out` itself accumulated
+    if isinstance(target, ast.Subscript) and _element_replaced(acc.event.ctx.scope.node, target, part.event.node, acc.statement):
+        return False  # `out["loss"] = out["loss"].detach()` between the backward and `outputs.append(out)`
     low, high = sorted((acc.event.seq, part.seq))
     scope = acc.event.ctx.scope
     for event in model.events:
         if low < event.seq < high and isinstance(event, BindEvent) and event.name == name and event.ctx.scope is scope:
             return False
     return True
+
+
+def _element_replaced(function: ast.AST, element: ast.Subscript, after: ast.AST, before: ast.stmt) -> bool:
+    """An assignment to the same element (`out["loss"] = ...`) on a line between the backward and the accumulation:
+    what the container keeps there is no longer the backpropagated tensor."""
+    key = (ast.dump(element.value), ast.dump(element.slice))
+    first, last = after.lineno, before.lineno
+    return any(isinstance(stmt, ast.Assign) and first < stmt.lineno < last
+               and any(isinstance(t, ast.Subscript) and (ast.dump(t.value), ast.dump(t.slice)) == key for t in stmt.targets)
+               for stmt in ast.walk(function))
 
 
 # -- how the accumulator is used afterwards -------------------------------------------------------------
