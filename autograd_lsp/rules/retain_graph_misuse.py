@@ -3,9 +3,9 @@ Flags `backward(retain_graph=True)` where the retained graph is reused after an 
 error) — including a loss rebuilt every iteration on a forward computed once before the loop — and where
 nothing reuses the retained graph at all (a warning: pure memory cost). And the misuse the other way round: a
 `backward()` without `retain_graph=True`, then a later `backward()` of the same body (on a path that runs whenever
-the first did, with no optimizer step between) through a part of that graph that saved a tensor — two losses of one
+the first did) through a part of that graph that saved a tensor — two losses of one
 forward backpropagated one after the other, or one loss twice (an error: the first backward freed what the second
-needs).
+needs; with an optimizer step between, unless AG017 reports that backward with its `.detach()` fix).
 
 ## Why is this bad?
 `retain_graph=True` is usually added to silence "Trying to backward through the graph a second time".
@@ -260,7 +260,8 @@ def _frees(event: CallEvent) -> bool:
 def _freed_then_reused(model, backwards, steps, graphs):
     """A `backward()` that frees the graph, then a later `backward()` of the same body, on a path that runs whenever the
     first one ran (the same block or nested in a later statement of it), through a node of that graph that saved a tensor:
-    "Trying to backward through the graph a second time". With an optimizer step between, AG017/AG002 say more."""
+    "Trying to backward through the graph a second time". With an optimizer step between, AG017 may say more (a GAN's
+    shared output, with its `.detach()`): where it reports the later backward, this does not."""
     reported = set()
     for first in backwards:
         _, prov = _receiver(first)
@@ -274,13 +275,23 @@ def _freed_then_reused(model, backwards, steps, graphs):
                     or later.keyword("inputs") is not None or later_prov is None or not later_prov.graph:
                 continue
             shared = later_prov.graph & prov.graph
-            if not shared or any(s.ctx.scope is scope and first.seq < s.seq < later.seq for s in steps):
+            if not shared or not _runs_after(model, first, later) or not any(graphs.saves_any(graphs.nodes.get(ident)) for ident in shared):
                 continue
-            if not _runs_after(model, first, later) or not any(graphs.saves_any(graphs.nodes.get(ident)) for ident in shared):
-                continue
+            if any(s.ctx.scope is scope and first.seq < s.seq < later.seq for s in steps) and later.node.lineno in _ag017_lines(model):
+                continue  # a step between, on a GAN's shared output: AG017 reports it, with the detach that fixes it
             reported.add(id(later.node))
             yield _backward_second_time(model, first, later)
-            break
+            break  # (one finding per freeing backward: the first backward through it again)
+
+
+def _ag017_lines(model) -> set:
+    """The lines AG017 reports in this module (computed once, only when a step lies between two backward calls)."""
+    found = model.__dict__.get("_ag017_lines")
+    if found is None:
+        from . import missing_detach_shared_graph
+
+        found = model.__dict__["_ag017_lines"] = {finding.span.line for finding in missing_detach_shared_graph.check(model)}
+    return found
 
 
 def _runs_after(model, first: CallEvent, later: CallEvent) -> bool:
@@ -298,14 +309,16 @@ def _runs_after(model, first: CallEvent, later: CallEvent) -> bool:
 
 
 def _backward_second_time(model, first, later):
-    first_text = " ".join(model.text(first.node).split())
-    message = (f"`{first_text}` (line {first.node.lineno}) already backpropagated through this graph and freed the tensors "
-               f"it saved: this backward goes through the same graph again: RuntimeError \"Trying to backward through the "
-               f"graph a second time\". Sum the losses and call backward once, or pass `retain_graph=True` to the first "
-               f"backward")
+    """Reported at the first backward, where `retain_graph=True` (or one backward of the summed losses) belongs; the
+    later one, which raises, is its related location."""
+    later_text = " ".join(model.text(later.node).split())
+    message = (f"this backward frees the graph's saved tensors, but `{later_text}` (line {later.node.lineno}) backpropagates "
+               f"through the same graph again: RuntimeError \"Trying to backward through the graph a second time\". Sum the "
+               f"losses and call backward once, or pass `retain_graph=True` here")
     fix = _add_retain_graph(model, first)
-    return model.finding(RULE, later.node, message, fixes=[fix] if fix else [],
-                         related=[(first.node, "the graph is freed here")], kind="backward-second-time")
+    return model.finding(RULE, first.node, message, fixes=[fix] if fix else [],
+                         related=[(later.node, "the freed graph is backpropagated again here")], kind="backward-second-time",
+                         second_backward_line=later.node.lineno)
 
 
 def _add_retain_graph(model, event) -> Fix | None:
