@@ -72,3 +72,13 @@ def test_every_rule_has_positive_and_negative_fixtures():
         texts = [p.read_text(encoding="utf-8") for p in folder.glob("*.py")] if folder.is_dir() else []
         assert any(f"expect: {rule.code}" in text for text in texts), f"{rule.code}: no positive fixture"
         assert any("expect:" not in text or text.count("\n") > text.count("expect:") + 3 for text in texts), f"{rule.code}: no negative lines"
+
+
+def test_a_container_kept_whole_gets_advice_not_a_fix():
+    """`outputs.append(out)` of a dict whose "loss" keeps a graph: `out.detach()` / `out.item()` would not run, so
+    AG015 names the element to detach and offers no automatic rewrite."""
+    case = FIXTURES / "loss_accumulation_keeps_graph" / "element_detached_before_keeping.py"
+    result = check_source(read_source(case), Settings(select=frozenset({"AG015"})), resolver=resolver_for(case))
+    containers = [f for f in result.findings if "append(out)" in f.message]
+    assert containers and all(not f.fixes for f in containers)
+    assert any('Replace `out["loss"]` by `out["loss"].detach()`' in f.message for f in containers)

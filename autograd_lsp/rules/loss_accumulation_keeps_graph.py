@@ -96,6 +96,10 @@ def _graph_value(prov: Provenance | None) -> Provenance | None:
     for item in flatten([prov]) if prov.kind is Kind.SEQUENCE else [prov]:
         if item is not None and item.kind is Kind.TENSOR and item.has_graph and not item.no_grad and not item.detached:
             return item
+        if item is not None and item.kind is Kind.MAPPING:  # `{"loss": loss, "n": n}`: a value of it that keeps a graph
+            found = next((value for value in map(_graph_value, item.elements) if value is not None), None)
+            if found is not None:
+                return found
     return None
 
 
@@ -626,6 +630,19 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
         facts.append(f"already backpropagated by `{model.text(backward.node)}` at line {backward.line}{inside}")
     else:
         facts.append(f"never backpropagated: `{acc.base}` is only logged")
+    element = _backpropagated_element(model, acc, backward)
+    if element is not None or acc.prov is not None and acc.prov.kind in (Kind.MAPPING, Kind.SEQUENCE) \
+            and not isinstance(acc.value, (ast.List, ast.Tuple)):
+        # a container (a dict of outputs) kept whole: `.item()`/`.detach()` of it mean nothing; its tensors need them
+        advice = (f"Replace `{element}` by `{element}.detach()` (or `.item()`) before keeping `{value_text}`" if element else
+                  f"Keep detached copies (`.detach()`, `.item()`) of the tensors `{value_text}` holds")
+        message = (f"`{statement}` makes `{acc.accumulator}` reference the graph of `{value_text}` from {where} "
+                   f"({'; '.join(facts)}): memory grows each iteration. {advice}")
+        related = [(origin, "the graph is built here")] if origin is not None else []
+        if backward is not None and backward is not hook:
+            related.append((backward.node, "this backward frees the graph's buffers, but the accumulator still references it"))
+        return model.finding(RULE, acc.statement, message, related=related, accumulator=acc.accumulator,
+                             loop_line=loop.node.lineno if loop is not None else None)
     message = (f"`{statement}` makes `{acc.accumulator}` reference the graph of `{value_text}` from {where} "
                f"({'; '.join(facts)}): memory grows each iteration. Accumulate `{_suffixed(value_text, acc.value, 'item')}` "
                f"or `{_suffixed(value_text, acc.value, 'detach')}`")
@@ -652,6 +669,18 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
         related.append((backward.node, "this backward frees the graph's buffers, but the accumulator still references it"))
     return model.finding(RULE, acc.statement, message, fixes=fixes, related=related, accumulator=acc.accumulator,
                          loop_line=loop.node.lineno if loop is not None else None)
+
+
+def _backpropagated_element(model: ModuleModel, acc: Accumulation, backward) -> str | None:
+    """`out["loss"]` when the backward was of an element of the accumulated name (`out["loss"].backward()`, then
+    `outputs.append(out)`): the text of that element; None otherwise."""
+    if backward is None or not isinstance(backward, Part) or not isinstance(backward.event, CallEvent) \
+            or not isinstance(acc.value, ast.Name):
+        return None
+    target, _ = backward_target(model, backward.event)
+    if isinstance(target, ast.Subscript) and _holder(target) == acc.value.id:
+        return " ".join(model.text(target).split())
+    return None
 
 
 def _from_forward(model: ModuleModel, prov: Provenance) -> bool:
