@@ -251,10 +251,10 @@ def check(model: ModuleModel):
 
 
 def _frees(event: CallEvent) -> bool:
-    """`loss.backward()` with no say on keeping the graph: it frees every saved tensor it passes."""
-    return event.method == "backward" and event.keyword("retain_graph") is None and event.keyword("create_graph") is None \
-        and not any(isinstance(arg, ast.Starred) for arg in event.node.args) and len(event.node.args) < 2 \
-        and not any(kw.arg is None for kw in event.node.keywords)
+    """`loss.backward()` with no say on keeping the graph: it frees every saved tensor it passes. (Any keyword but
+    `gradient`/`inputs` — `retain_graph`, `create_graph`, torch 0.3's `retain_variables` — and the call is not known to.)"""
+    return event.method == "backward" and all(kw.arg in ("gradient", "inputs") for kw in event.node.keywords) \
+        and not any(isinstance(arg, ast.Starred) for arg in event.node.args) and len(event.node.args) < 2
 
 
 def _freed_then_reused(model, backwards, steps, graphs):
@@ -274,7 +274,7 @@ def _freed_then_reused(model, backwards, steps, graphs):
                     or later.ctx.scope is not scope or later.seq <= first.seq or later.node.lineno <= first.node.lineno \
                     or later.keyword("inputs") is not None or later_prov is None or not later_prov.graph:
                 continue
-            shared = later_prov.graph & prov.graph
+            shared = (later_prov.graph & prov.graph) & _made_here(model, scope)
             if not shared or not _runs_after(model, first, later) or not any(graphs.saves_any(graphs.nodes.get(ident)) for ident in shared):
                 continue
             if any(s.ctx.scope is scope and first.seq < s.seq < later.seq for s in steps) and later.node.lineno in _ag017_lines(model):
@@ -282,6 +282,26 @@ def _freed_then_reused(model, backwards, steps, graphs):
             reported.add(id(later.node))
             yield _backward_second_time(model, first, later)
             break  # (one finding per freeing backward: the first backward through it again)
+
+
+def _made_here(model, scope) -> frozenset:
+    """Ids of the nodes of this body itself (nested functions, lambdas and classes excluded): a helper's own nodes are
+    made anew by each call of it (two calls of `predict(batch)` build two graphs), so only these can be one node of
+    both graphs."""
+    cache = model.__dict__.setdefault("_ag003_made_here", {})
+    found = cache.get(id(scope))
+    if found is None:
+        root = scope.node
+        stack = list(root.body) if isinstance(getattr(root, "body", None), list) else [root]
+        ids = set()
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            ids.add(id(node))
+            stack.extend(ast.iter_child_nodes(node))
+        found = cache[id(scope)] = frozenset(ids)
+    return found
 
 
 def _ag017_lines(model) -> set:
