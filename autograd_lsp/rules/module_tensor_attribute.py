@@ -548,8 +548,12 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         return None
     if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
         alias = parent.targets[0].id
+        # (up to the next assignment of the name: `words = words.to(device)` makes what later lines read a moved copy)
+        rebound = min((other.lineno for other in parents if isinstance(other, ast.Name) and other.id == alias
+                       and isinstance(other.ctx, ast.Store) and other.lineno > parent.lineno), default=None)
         for other in parents:
-            if (isinstance(other, ast.Name) and other.id == alias and isinstance(other.ctx, ast.Load) and other.lineno >= parent.lineno):
+            if (isinstance(other, ast.Name) and other.id == alias and isinstance(other.ctx, ast.Load) and other.lineno >= parent.lineno
+                    and (rebound is None or other.lineno <= rebound)):
                 use = _combined(other, parents, depth + 1, cls, imports, classes)
                 if use is not None:
                     return use
