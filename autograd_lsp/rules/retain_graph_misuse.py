@@ -91,12 +91,20 @@ class _Graph:
 
     def __init__(self, model: ModuleModel):
         self.model = model
-        self.nodes = {id(node): node for node in ast.walk(model.tree)}
         self.calls = {id(event.node): event for event in model.calls()}
         self.modules = {}
         for event in model.of_type(BindEvent):
             if event.prov is not None and event.prov.kind is Kind.MODULE:
                 self.modules[event.name] = event.prov.module_class
+
+    def node(self, ident: int):
+        """The node of a graph id: a call, or the expression whose value the walk recorded (`a * w`). (No walk of the
+        whole tree: that made every edit of a 2,000-line module pay ~30 ms.)"""
+        event = self.calls.get(ident)
+        if event is not None:
+            return event.node
+        prov = self.model._provs.get(ident)
+        return prov.node if prov is not None and prov.node is not None and id(prov.node) == ident else None
 
     def before_loop(self, loop, graph, frozen: bool = False) -> frozenset:
         """The forwards of `graph` computed in the loop's function before the loop runs (not in its body, not in a helper);
@@ -115,7 +123,7 @@ class _Graph:
         for step in steps or [None]:
             prov = step.receiver_prov if step is not None else None
             params = prov.params if prov is not None and prov.kind is Kind.OPTIMIZER and prov.params else None
-            if any(self._saves(self.nodes.get(ident), params) for ident in graph):
+            if any(self._saves(self.node(ident), params) for ident in graph):
                 return True
         return False
 
@@ -275,7 +283,7 @@ def _freed_then_reused(model, backwards, steps, graphs):
                     or later.keyword("inputs") is not None or later_prov is None or not later_prov.graph:
                 continue
             shared = (later_prov.graph & prov.graph) & _made_here(model, scope)
-            if not shared or not _runs_after(model, first, later) or not any(graphs.saves_any(graphs.nodes.get(ident)) for ident in shared):
+            if not shared or not _runs_after(model, first, later) or not any(graphs.saves_any(graphs.node(ident)) for ident in shared):
                 continue
             if any(s.ctx.scope is scope and first.seq < s.seq < later.seq for s in steps) and later.node.lineno in _ag017_lines(model):
                 continue  # a step between, on a GAN's shared output: AG017 reports it, with the detach that fixes it
