@@ -130,6 +130,17 @@ def saved_inputs(op: str, requires_grad: list[bool]) -> set[int]:
     return out
 
 
+def layer_keeps_parameters(name: str | None, input_requires_grad: bool) -> bool | None:
+    """Whether the backward of torch.nn.<name> keeps one of its own parameters, given whether its input requires grad
+    (derivatives.yaml of its op): `nn.Linear` fed data keeps only its input (its weight is needed for the input's
+    gradient alone), a convolution keeps its weight either way. None where the table does not say."""
+    entry = ops.SAVED.get(layer_op(name) or "")
+    if not entry or 0 not in entry:
+        return None
+    count = max(max(entry), *(k for kept in entry.values() for k in kept if k != "result")) + 1
+    return any(index >= 1 for index in saved_inputs(layer_op(name), [input_requires_grad] + [True] * (count - 1)))
+
+
 # Python operators on tensors call these torch ops (Tensor.__mul__ is mul), keyed by the ast operator class name.
 OPERATOR_OPS = {"Mult": "mul", "Div": "div", "Pow": "pow", "MatMult": "matmul", "Add": "add", "Sub": "sub"}
 

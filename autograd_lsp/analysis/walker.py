@@ -173,6 +173,7 @@ def workspace_module(path: str, top: str) -> bool:
                for root in [here, *list(here.parents)[:3]])
 
 
+CHAINS = frozenset({"itertools.chain"})  # one iterable over several: `itertools.chain(G.parameters(), D.parameters())`
 _UNSET = object()
 _CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
 
@@ -1306,6 +1307,8 @@ class Walker:
             result = self.torch_call(node, qualname, arg_provs)
             if qualname in ("torch.autograd.backward",):
                 event.role = "backward"
+        elif qualname in CHAINS:
+            result = self._chained_params(node, arg_provs)
         elif method is not None:
             result = self.method_call(node, event, method, receiver, receiver_prov, arg_provs)
         elif func_prov is not None and func_prov.kind is Kind.MODULE:
@@ -2351,6 +2354,18 @@ class Walker:
         if not computed:
             return None
         return self.derive(node, computed[0][0], computed, scalar=None).but(origin=self._origin(node))
+
+    @staticmethod
+    def _chained_params(node: ast.Call, arg_provs) -> Provenance | None:
+        """`itertools.chain(G.parameters(), D.parameters())`: the parameters of both, one iterable (known only when every
+        chained iterable is; an optimizer built over it updates them all)."""
+        if not arg_provs or node.keywords or any(isinstance(arg, ast.Starred) for arg in node.args):
+            return None
+        if not all(prov is not None and prov.kind is Kind.PARAMS for prov in arg_provs):
+            return None
+        known = all(prov.params for prov in arg_provs)
+        params = frozenset().union(*(prov.params for prov in arg_provs)) if known else frozenset()
+        return Provenance(Kind.PARAMS, node.lineno, origin=arg_provs[0].origin, params=params, node=node)
 
     def _optimizer_params(self, node, arg_provs) -> frozenset:
         if not arg_provs or arg_provs[0] is None:

@@ -140,7 +140,10 @@ class _Graph:
             if isinstance(cls, str) and (api.layer_parameters(cls.rsplit(".", 1)[-1]) == () or cls.endswith("Loss")):
                 return False
             if self._covers(params, name, whole=True):
-                return True
+                # a single torch layer fed data may keep only its input (nn.Linear): then a step changes nothing it saved
+                fed = any(p is not None and p.is_tensor and p.requires_grad for p in map(model.prov, node.args))
+                keeps = api.layer_keeps_parameters(cls.rsplit(".", 1)[-1], fed) if isinstance(cls, str) else None
+                return keeps is not False
             # the optimizer updates only a part of the module (`model.trunk`): that part's weights are saved for sure
             # only when the forward's input requires grad (a first layer fed data keeps its input, not its weight)
             return self._covers(params, name) and any(p is not None and p.is_tensor and p.requires_grad
