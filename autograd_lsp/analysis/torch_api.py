@@ -120,6 +120,18 @@ def saves_output(op: str) -> bool:
     return any("result" in kept for kept in ops.SAVED.get(op, {}).values())
 
 
+def output_saved(op: str, requires_grad: list[bool]) -> bool:
+    """Whether `op`'s backward keeps its own result, given which of its operands require grad (derivatives.yaml): the
+    result is kept for the gradient of some inputs only (`pow` keeps it for the exponent's, so `x.pow(2)` keeps `x`,
+    not its output); a single-input op (`sigmoid`, `exp`) keeps it whenever it records a backward. An operand whose
+    provenance is unknown is taken not to require grad (no fact, no finding)."""
+    op = layer_op(op) or op
+    positions = [index for index, kept in ops.SAVED.get(op, {}).items() if "result" in kept]
+    if 0 in positions:
+        return True
+    return any(index < len(requires_grad) and requires_grad[index] for index in positions)
+
+
 def saved_inputs(op: str, requires_grad: list[bool]) -> set[int]:
     """Positions of the tensor arguments `op`'s backward keeps, given which arguments require grad: autograd saves what
     the gradient of each input that requires grad needs (`a * b` keeps b for a's gradient, a for b's)."""

@@ -2192,9 +2192,10 @@ class Walker:
         return self.zero_grad_receivers
 
     def _note_saved(self, node, result: Provenance, op: str, operands: list[ast.expr]) -> Provenance:
-        """What `op`'s backward keeps (torch's derivatives.yaml): its output on the result, its inputs on their names."""
-        self._mark_saved(operands, op, node)
-        return result.but(saved_by=op, saved_node=node) if api.saves_output(op) else result
+        """What `op`'s backward keeps (torch's derivatives.yaml), given which operands require grad: its output on the
+        result (only when kept: `(v - t).pow(2)` keeps `v - t`, not its result), its inputs on their names."""
+        grads = self._mark_saved(operands, op, node)
+        return result.but(saved_by=op, saved_node=node) if api.output_saved(op, grads) else result
 
     def _view(self, result: Provenance | None, base: Provenance) -> Provenance | None:
         """A view shares its base's storage and version counter: writing it writes the base (AG001, AG006)."""
@@ -2216,6 +2217,7 @@ class Walker:
         for index, operand in enumerate(operands):
             if index in kept:  # not `h` in `h * mask`, `h / 2`: the backward does not need it
                 self._mark(operand, op, node)
+        return grads
 
     def _mark(self, operand: ast.expr, op: str, node: ast.AST | None):
         name = label(operand)
