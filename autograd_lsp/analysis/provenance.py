@@ -139,6 +139,9 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         nondiff=same("nondiff"),
         uninitialised=a.uninitialised and b.uninitialised,
         module_class=same("module_class"),
+        # two constructions of one layer class (`nn.MSELoss(reduction="none") if per_item else nn.MSELoss()`): what
+        # either was built with is not what the merged one was
+        node=a.node if a.kind is not Kind.MODULE or a.node is b.node else None,
         params=a.params | b.params,
         param_deps=a.param_deps | b.param_deps,
         as_large_as=a.as_large_as & b.as_large_as,
