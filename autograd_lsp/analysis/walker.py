@@ -1847,7 +1847,7 @@ class Walker:
                             dtype=api.FLOAT if requires_grad else None, origin=f"{self.model.text(node.func)}(...)", graph=graph, no_grad=self.no_grad,
                             loop=self.loop, epoch=self.epoch, node=node, nondiff=cut,
                             scalar=(_reduction_scalar(reduction) if reduction is not None or module.node is not None else None) if loss else None,
-                            composed_from=frozenset().union(*(p.composed_from for p in inputs)),
+                            composed_from=frozenset().union(*(p.composed_from for p in inputs)) | self._forward_sources(node, module, requires_grad),
                             param_deps=frozenset().union(*(p.param_deps for p in inputs)))
         width = _layer_width(name, built) if name != "Sequential" else _last_width(module)
         if width is None and module.kind is Kind.MODULE and module.module_class == module.origin:
@@ -1888,6 +1888,15 @@ class Walker:
                            for value in walked.elements)
             return Provenance(Kind.SEQUENCE, node.lineno, elements=values, origin=_TUPLE, node=node)
         return result
+
+    def _forward_sources(self, node: ast.Call, module: Provenance, requires_grad) -> frozenset:
+        """A forward of a trainable module composes its parameters (`self.embedding(ids)` -> "self.embedding.*"): the
+        output computed once, kept and reused after a step, holds their old values and a freed graph (AG002)."""
+        if not requires_grad or self.no_grad or not _trainable_module(module):
+            return frozenset()
+        target = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "forward" else node.func
+        name = label(target)
+        return frozenset({name + ".*"}) if name else frozenset()
 
     def _forward_in_context(self, info: FunctionInfo | None, node: ast.Call, module: Provenance, arg_provs):
         """`self.block(x)` whose forward changes its input in place (`x = self.act(x)`, an nn.ReLU(inplace=True)): walked
