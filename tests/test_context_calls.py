@@ -122,3 +122,35 @@ def test_a_plain_class_with_its_own_apply_is_not_nn_module_apply():
         """)
     result = check_source(Source(text, "operator.py"), AG005)
     assert _lines(result, "AG005") == [15]  # `apply` is the class's own: its result is a tensor of 4 elements
+
+
+def test_two_calls_of_one_loss_helper_build_two_graphs():
+    """AG003: a helper's own nodes are the same code in every call's graph, not the same graph. A retained graph whose
+    only later backward is another call's (made after the step) is never reused (a warning, not a stale-graph error);
+    one call's result backpropagated again after the step is."""
+    source = Source(textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+
+        net = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 1))
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+
+        def regression_loss(batch):
+            return (net(batch) - 1.0).pow(2).mean()
+
+
+        for step in range(4):
+            warm = regression_loss(torch.randn(5, 3))
+            warm.backward(retain_graph=True)
+            opt.step()
+            regression_loss(torch.randn(5, 3)).backward()
+
+        for step in range(4):
+            warm = regression_loss(torch.randn(5, 3))
+            warm.backward(retain_graph=True)
+            opt.step()
+            warm.backward()
+        """), "loss_helper.py")
+    found = [(f.span.line, f.data.get("kind"), f.severity.name) for f in check_source(source, Settings(select=frozenset({"AG003"}))).findings]
+    assert found == [(14, "never-reused", "WARNING"), (20, "reused-after-step", "ERROR")], found

@@ -90,11 +90,16 @@ def unshaped(prov: Provenance | None, depth: int = 0) -> Provenance | None:
     return prov
 
 
+class Expanded(dict):
+    """Keyword provenances of a call whose `**mapping` arguments were dicts of known keys, spread into their keys."""
+
+
 def bind_arguments(function: ast.FunctionDef | ast.AsyncFunctionDef, skip_first: bool, call: ast.Call, arg_provs: list,
                    keyword_provs: dict) -> dict | None:
     """parameter name -> what this call passes (None: unknown, e.g. a default); None when the call cannot be
     matched to the parameters (`*args`, `**kwargs` at the call, too many arguments)."""
-    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or \
+            any(kw.arg is None for kw in call.keywords) and not isinstance(keyword_provs, Expanded):
         return None
     args = function.args
     positional = [*args.posonlyargs, *args.args]

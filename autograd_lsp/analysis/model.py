@@ -355,6 +355,54 @@ class ModuleModel:
             counts = self.__dict__["_mentions"] = Counter(_bare_names(self.tree))
         return counts[name]
 
+    def shared_graph(self, a: frozenset, b: frozenset) -> frozenset:
+        """The ids of the autograd nodes two graphs truly share. A helper's own nodes are in the graph of what every call
+        of it returns (one AST node for all of them), each call's own id beside them: such a node is shared only where a
+        call of its helper that both graphs hold is shared itself (two calls of one loss helper, for two batches, build
+        two graphs). A node of a helper that a graph holds through no call (the helper's own body) stays shared."""
+        common = a & b
+        if not common:
+            return common
+        owners, calls = self._graph_owners()
+        memo: dict = {}
+
+        def shared(ident: int) -> bool:
+            found = memo.get(ident)
+            if found is not None:
+                return found
+            memo[ident] = True  # (a recursive helper meets its own question: shared, as before)
+            function = owners.get(ident)
+            result = True
+            if function is not None:
+                through = calls.get(function, frozenset())
+                in_a, in_b = through & a, through & b
+                if in_a and in_b:
+                    result = any(shared(call) for call in in_a & in_b)
+            memo[ident] = result
+            return result
+
+        return frozenset(ident for ident in common if shared(ident))
+
+    def _graph_owners(self) -> tuple[dict, dict]:
+        """(id of a node inside a def -> the innermost def's node, a def's node -> the ids of the calls of it)."""
+        found = self.__dict__.get("_graph_owners_index")
+        if found is None:
+            owners: dict = {}
+            stack = [(child, None) for child in ast.iter_child_nodes(self.tree)]
+            while stack:
+                node, function = stack.pop()
+                if function is not None:
+                    owners[id(node)] = function
+                inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else function
+                stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+            calls: dict = {}
+            for event in self.calls():
+                info = event.function
+                if info is not None and info.node is not None:
+                    calls.setdefault(info.node, set()).add(id(event.node))
+            found = self.__dict__["_graph_owners_index"] = (owners, {node: frozenset(ids) for node, ids in calls.items()})
+        return found
+
     def prov(self, node: ast.AST) -> Provenance | None:
         return self._provs.get(id(node))
 

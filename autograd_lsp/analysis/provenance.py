@@ -70,6 +70,12 @@ class Provenance:
         return self.kind is Kind.TENSOR and self.leaf is True and self.requires_grad is True
 
     @property
+    def kept_for_backward(self) -> bool:
+        """Some op's backward keeps this tensor (its result, or one of its inputs): the walk marks it only where torch's
+        derivatives.yaml says so for the operands' requires-grad flags (`saved_by`, `saved_node`)."""
+        return self.kind is Kind.TENSOR and self.saved_by is not None and self.saved_node is not None
+
+    @property
     def has_graph(self) -> bool:
         """A non-leaf that requires grad: autograd recorded how it was made."""
         return self.kind is Kind.TENSOR and self.leaf is False and self.requires_grad is True
@@ -133,6 +139,9 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         nondiff=same("nondiff"),
         uninitialised=a.uninitialised and b.uninitialised,
         module_class=same("module_class"),
+        # two constructions of one layer class (`nn.MSELoss(reduction="none") if per_item else nn.MSELoss()`): what
+        # either was built with is not what the merged one was
+        node=a.node if a.kind is not Kind.MODULE or a.node is b.node else None,
         params=a.params | b.params,
         param_deps=a.param_deps | b.param_deps,
         as_large_as=a.as_large_as & b.as_large_as,

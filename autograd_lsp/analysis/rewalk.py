@@ -407,6 +407,7 @@ class _Rewalk:
             member.returns, member.returned_any = None, False
             member.calls_backward = member.calls_step = member.calls_zero_grad = member.uses_arguments = False
             member.scope = None
+            member.__dict__.pop("tests_none", None)  # (walker._note_none_test: set again by the walk)
             if member is not info:  # (set again by the first call inside the block)
                 for key in ("passed_modules", "passed_sizes", "module_arguments"):
                     member.__dict__.pop(key, None)

@@ -120,6 +120,18 @@ def saves_output(op: str) -> bool:
     return any("result" in kept for kept in ops.SAVED.get(op, {}).values())
 
 
+def output_saved(op: str, requires_grad: list[bool]) -> bool:
+    """Whether `op`'s backward keeps its own result, given which of its operands require grad (derivatives.yaml): the
+    result is kept for the gradient of some inputs only (`pow` keeps it for the exponent's, so `x.pow(2)` keeps `x`,
+    not its output); a single-input op (`sigmoid`, `exp`) keeps it whenever it records a backward. An operand whose
+    provenance is unknown is taken not to require grad (no fact, no finding)."""
+    op = layer_op(op) or op
+    positions = [index for index, kept in ops.SAVED.get(op, {}).items() if "result" in kept]
+    if 0 in positions:
+        return True
+    return any(index < len(requires_grad) and requires_grad[index] for index in positions)
+
+
 def saved_inputs(op: str, requires_grad: list[bool]) -> set[int]:
     """Positions of the tensor arguments `op`'s backward keeps, given which arguments require grad: autograd saves what
     the gradient of each input that requires grad needs (`a * b` keeps b for a's gradient, a for b's)."""
@@ -128,6 +140,17 @@ def saved_inputs(op: str, requires_grad: list[bool]) -> set[int]:
         if index < len(requires_grad) and requires_grad[index]:
             out.update(k for k in kept if k != "result")
     return out
+
+
+def layer_keeps_parameters(name: str | None, input_requires_grad: bool) -> bool | None:
+    """Whether the backward of torch.nn.<name> keeps one of its own parameters, given whether its input requires grad
+    (derivatives.yaml of its op): `nn.Linear` fed data keeps only its input (its weight is needed for the input's
+    gradient alone), a convolution keeps its weight either way. None where the table does not say."""
+    entry = ops.SAVED.get(layer_op(name) or "")
+    if not entry or 0 not in entry:
+        return None
+    count = max(max(entry), *(k for kept in entry.values() for k in kept if k != "result")) + 1
+    return any(index >= 1 for index in saved_inputs(layer_op(name), [input_requires_grad] + [True] * (count - 1)))
 
 
 # Python operators on tensors call these torch ops (Tensor.__mul__ is mul), keyed by the ast operator class name.

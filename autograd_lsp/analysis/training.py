@@ -149,21 +149,12 @@ def optimizer_of(model: ModuleModel, event: CallEvent) -> str | None:
 
 
 def optimizer_params(model: ModuleModel, node: ast.expr | None) -> frozenset:
-    """Labels of the parameters the optimizer `node` names updates (`{"G.*", "D.*"}`); empty when unknown. The walk's
-    own, or for `Adam(itertools.chain(G.parameters(), D.parameters()), ...)` the chained iterables' (all known)."""
+    """Labels of the parameters the optimizer `node` names updates (`{"G.*", "D.*"}`), as the walk found them; empty when
+    unknown."""
     prov = model.prov(node) if node is not None else None
     if prov is None or prov.kind is not Kind.OPTIMIZER:
         return frozenset()
-    if prov.params:
-        return prov.params
-    built = prov.node
-    first = built.args[0] if isinstance(built, ast.Call) and built.args else None
-    if not isinstance(first, ast.Call) or model.imports.qualname(first.func) != "itertools.chain" or not first.args or first.keywords:
-        return frozenset()
-    parts = [model.prov(arg) for arg in first.args]
-    if not all(part is not None and part.kind is Kind.PARAMS and part.params for part in parts):
-        return frozenset()
-    return frozenset().union(*(part.params for part in parts))
+    return prov.params
 
 
 def covers(labels: frozenset, label: str) -> bool:

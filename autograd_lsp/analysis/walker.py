@@ -173,6 +173,8 @@ def workspace_module(path: str, top: str) -> bool:
                for root in [here, *list(here.parents)[:3]])
 
 
+CHAINS = frozenset({"itertools.chain"})  # one iterable over several: `itertools.chain(G.parameters(), D.parameters())`
+_TUPLE = "tuple display"  # a SEQUENCE's origin: exactly these elements in this order (no starred part, never appended to)
 _UNSET = object()
 _CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
 
@@ -713,6 +715,7 @@ class Walker:
 
     def stmt_If(self, node):
         self.ev(node.test)
+        self._note_none_test(node.test)
         taken = self._none_test(node.test)
         if taken is not None:  # `if eps is None: eps = self.eps`, eps left at its None default: that branch alone
             self.walk_body(node.body if taken else node.orelse)
@@ -742,6 +745,18 @@ class Walker:
             if name not in after_body:
                 merged[name] = _merge_branches(before[name], prov) if name in before else prov
         self.scope.bindings = merged
+
+    def _note_none_test(self, test):
+        """The symbolic walk of a function meets `if <parameter> is (not) None`: calls passing it or not may take
+        different branches (_optional_tuple)."""
+        function = self.function
+        if self.via is not None or function is None or type(test) is not ast.Compare or len(test.ops) != 1 \
+                or type(test.ops[0]) not in (ast.Is, ast.IsNot) or type(test.left) is not ast.Name \
+                or type(test.comparators[0]) is not ast.Constant or test.comparators[0].value is not None:
+            return
+        args = function.node.args
+        if any(arg.arg == test.left.id for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]):
+            function.tests_none = True  # type: ignore[attr-defined]
 
     def _narrowed(self, test) -> tuple | None:
         """`isinstance(name, <module class>)` on a name of unknown value: (name, that module) for the if's body."""
@@ -1034,7 +1049,9 @@ class Walker:
 
     def ev_Tuple(self, node):
         elements = tuple(self.ev(element, usage="element") for element in node.elts)
-        return Provenance(Kind.SEQUENCE, node.lineno, elements=elements)
+        exact = type(node) is ast.Tuple and not any(type(element) is ast.Starred for element in node.elts)
+        # (a tuple display holds exactly these elements, in order, for good: `(loss,) + outputs` can be indexed)
+        return Provenance(Kind.SEQUENCE, node.lineno, elements=elements, origin=_TUPLE if exact else "")
 
     ev_List = ev_Tuple
 
@@ -1138,6 +1155,10 @@ class Walker:
             # `list(G.parameters()) + list(E.parameters())`: one optimizer over both (known only when both are)
             both = left.params | right.params if left.params and right.params else frozenset()
             return Provenance(Kind.PARAMS, node.lineno, origin=left.origin, params=both, node=node)
+        if isinstance(node.op, ast.Add) and left is not None and right is not None and left.kind is Kind.SEQUENCE \
+                and right.kind is Kind.SEQUENCE and left.origin == _TUPLE and right.origin == _TUPLE:
+            # `(loss,) + outputs` (transformers' `return ((loss,) + output)`): the elements of both, in order
+            return Provenance(Kind.SEQUENCE, node.lineno, elements=left.elements + right.elements, origin=_TUPLE)
         result = self.combine(node, [(left, node.left), (right, node.right)], binop=node.op)
         if result is not None and result.requires_grad and isinstance(node.op, (ast.Mult, ast.Div, ast.Pow, ast.MatMult)):
             self._mark_saved([node.left, node.right], api.operator_op(node.op), node)
@@ -1317,12 +1338,20 @@ class Walker:
             if arg_provs[index] is None and type(arg) in (ast.Name, ast.Lambda):
                 arg_provs[index] = self._function_value(arg)
         keyword_provs = {}
+        spread = None  # `**mapping` arguments: all of known keys (True), not (False), none (None)
         for keyword in node.keywords:
             prov = self.ev(keyword.value, usage=arg_usage, callee=callee)
             if prov is None and type(keyword.value) in (ast.Name, ast.Lambda):
                 prov = self._function_value(keyword.value)
             if keyword.arg is not None:
                 keyword_provs[keyword.arg] = prov
+            elif prov is not None and prov.kind is Kind.MAPPING and prov.keys and None not in prov.keys:
+                spread = spread if spread is not None else True
+                keyword_provs.update(zip(prov.keys, prov.elements))  # `model(**batch)` of a dict whose keys are known
+            else:
+                spread = False  # (an unknown `**options`: which parameters it fills is not known)
+        if spread:
+            keyword_provs = callsite.Expanded(keyword_provs)
         self._keywords = keyword_provs  # for the user-function calls below (call_in_context)
         event = CallEvent(node, self.ctx(), qualname=qualname, method=method, receiver=receiver, receiver_prov=receiver_prov)
         result = None
@@ -1330,6 +1359,8 @@ class Walker:
             result = self.torch_call(node, qualname, arg_provs)
             if qualname in ("torch.autograd.backward",):
                 event.role = "backward"
+        elif qualname in CHAINS:
+            result = self._chained_params(node, arg_provs)
         elif method is not None:
             result = self.method_call(node, event, method, receiver, receiver_prov, arg_provs)
         elif func_prov is not None and func_prov.kind is Kind.MODULE:
@@ -1418,6 +1449,11 @@ class Walker:
             return self.construct(definition, node, arg_provs, event)
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
+        if name == "dict" and not node.args and node.keywords and all(kw.arg is not None for kw in node.keywords) \
+                and isinstance(self._keywords, dict):
+            # `dict(token_ids=ids, labels=y)`: a dict display by another name
+            keys = tuple(kw.arg for kw in node.keywords)
+            return Provenance(Kind.MAPPING, node.lineno, elements=tuple(self._keywords.get(key) for key in keys), keys=keys, node=node)
         if (name == "zip" or name == "enumerate") and arg_provs and not node.keywords:
             # the loop over `zip(predictions, targets)` of a helper: each element pairs the elements of its parameters
             items = [self._element_of(prov, arg) for prov, arg in zip(arg_provs[:1] if name == "enumerate" else arg_provs, node.args)]
@@ -1833,8 +1869,9 @@ class Walker:
                 self._mark(node.args[0], first, node)
         result = Provenance(Kind.TENSOR, node.lineno, leaf=not requires_grad if requires_grad is not None else None, requires_grad=requires_grad,
                             dtype=api.FLOAT if requires_grad else None, origin=f"{self.model.text(node.func)}(...)", graph=graph, no_grad=self.no_grad,
-                            loop=self.loop, epoch=self.epoch, scalar=_reduction_scalar(reduction) if loss else None, node=node, nondiff=cut,
-                            composed_from=frozenset().union(*(p.composed_from for p in inputs)),
+                            loop=self.loop, epoch=self.epoch, node=node, nondiff=cut,
+                            scalar=(_reduction_scalar(reduction) if reduction is not None or module.node is not None else None) if loss else None,
+                            composed_from=frozenset().union(*(p.composed_from for p in inputs)) | self._forward_sources(node, module, requires_grad),
                             param_deps=frozenset().union(*(p.param_deps for p in inputs)))
         width = _layer_width(name, built) if name != "Sequential" else _last_width(module)
         if width is None and module.kind is Kind.MODULE and module.module_class == module.origin:
@@ -1866,26 +1903,53 @@ class Walker:
                            if value is not None and value.kind is Kind.TENSOR and value.requires_grad else None
                            for value in walked.elements)
             return Provenance(Kind.MAPPING, node.lineno, elements=values, keys=walked.keys, node=node)
+        if walked is not None and walked.kind is Kind.SEQUENCE and walked.origin == _TUPLE and walked.elements and not self.no_grad \
+                and any(value is not None and value.kind is Kind.TENSOR and value.requires_grad for value in walked.elements):
+            # a forward returning a tuple (`return (loss,) + out`) walked with these arguments: each element this
+            # forward's output, with the sizes the walk found for it (`model(ids, labels)[0]`)
+            values = tuple(result.but(scalar=value.scalar, shape=value.shape, requires_grad=value.requires_grad or result.requires_grad)
+                           if value is not None and value.kind is Kind.TENSOR and value.requires_grad else None
+                           for value in walked.elements)
+            return Provenance(Kind.SEQUENCE, node.lineno, elements=values, origin=_TUPLE, node=node)
         return result
+
+    def _forward_sources(self, node: ast.Call, module: Provenance, requires_grad) -> frozenset:
+        """A forward of a trainable module composes its parameters (`self.embedding(ids)` -> "self.embedding.*"): the
+        output computed once, kept and reused after a step, holds their old values and a freed graph (AG002)."""
+        if not requires_grad or self.no_grad or not _trainable_module(module):
+            return frozenset()
+        target = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "forward" else node.func
+        name = label(target)
+        return frozenset({name + ".*"}) if name else frozenset()
 
     def _forward_in_context(self, info: FunctionInfo | None, node: ast.Call, module: Provenance, arg_provs):
         """`self.block(x)` whose forward changes its input in place (`x = self.act(x)`, an nn.ReLU(inplace=True)): walked
         with what this call passes, so the change is judged against what the caller's `x` is (saved, a leaf). One whose
         ops keep its input for backward (`self.conv(x)`) marks the caller's `x` saved."""
-        if info is None or node.keywords or self.no_grad or self.summary_only:
+        if info is None or self.no_grad or self.summary_only:
             return
+        keywords = self._keywords  # (this call's: the first walk of the body makes calls of its own)
+        try:
+            return self._forward_walk(info, node, module, arg_provs, keywords)
+        finally:
+            self._keywords = keywords
+
+    def _forward_walk(self, info: FunctionInfo, node: ast.Call, module: Provenance, arg_provs, keywords):
+        self._keywords = None
         if not info.walked and info.owner is self and not info.walking and not self._is_static(info.node):
             self.walk_function(info)  # (a forward is summarised where it is first called, as a called function is)
         if not info.walked:
             return
+        if node.keywords and not (_optional_tuple(info) and (all(kw.arg is not None for kw in node.keywords)
+                                                              or isinstance(keywords, callsite.Expanded))):
+            return  # (keywords: only for a forward whose returned tuple depends on the optional arguments passed)
         for index, op in info.__dict__.get("saved_inputs", {}).items():
             if 1 <= index <= len(node.args) and not isinstance(node.args[index - 1], ast.Starred):
                 self._mark(node.args[index - 1], op, node)
-        if not info.uses_arguments and not (_shaped_by_arguments(info) and any(_shaped(p) for p in arg_provs)):
+        shaped = any(_shaped(p) for p in [*arg_provs, *(keywords or {}).values()])
+        if not info.uses_arguments and not ((_shaped_by_arguments(info) or _optional_tuple(info)) and shaped):
             return None
-        keywords, self._keywords = self._keywords, None
-        ret = self.call_in_context(info, node, arg_provs, {}, module)
-        self._keywords = keywords
+        ret = self.call_in_context(info, node, arg_provs, (keywords or {}) if node.keywords else {}, module)
         return None if ret is _NOT_WALKED else ret
 
     def _layer_shape(self, module: Provenance, shape, depth: int = 0):
@@ -2213,9 +2277,10 @@ class Walker:
         return self.zero_grad_receivers
 
     def _note_saved(self, node, result: Provenance, op: str, operands: list[ast.expr]) -> Provenance:
-        """What `op`'s backward keeps (torch's derivatives.yaml): its output on the result, its inputs on their names."""
-        self._mark_saved(operands, op, node)
-        return result.but(saved_by=op, saved_node=node) if api.saves_output(op) else result
+        """What `op`'s backward keeps (torch's derivatives.yaml), given which operands require grad: its output on the
+        result (only when kept: `(v - t).pow(2)` keeps `v - t`, not its result), its inputs on their names."""
+        grads = self._mark_saved(operands, op, node)
+        return result.but(saved_by=op, saved_node=node) if api.output_saved(op, grads) else result
 
     def _view(self, result: Provenance | None, base: Provenance) -> Provenance | None:
         """A view shares its base's storage and version counter: writing it writes the base (AG001, AG006)."""
@@ -2237,6 +2302,7 @@ class Walker:
         for index, operand in enumerate(operands):
             if index in kept:  # not `h` in `h * mask`, `h / 2`: the backward does not need it
                 self._mark(operand, op, node)
+        return grads
 
     def _mark(self, operand: ast.expr, op: str, node: ast.AST | None):
         name = label(operand)
@@ -2375,6 +2441,18 @@ class Walker:
         if not computed:
             return None
         return self.derive(node, computed[0][0], computed, scalar=None).but(origin=self._origin(node))
+
+    @staticmethod
+    def _chained_params(node: ast.Call, arg_provs) -> Provenance | None:
+        """`itertools.chain(G.parameters(), D.parameters())`: the parameters of both, one iterable (known only when every
+        chained iterable is; an optimizer built over it updates them all)."""
+        if not arg_provs or node.keywords or any(isinstance(arg, ast.Starred) for arg in node.args):
+            return None
+        if not all(prov is not None and prov.kind is Kind.PARAMS for prov in arg_provs):
+            return None
+        known = all(prov.params for prov in arg_provs)
+        params = frozenset().union(*(prov.params for prov in arg_provs)) if known else frozenset()
+        return Provenance(Kind.PARAMS, node.lineno, origin=arg_provs[0].origin, params=params, node=node)
 
     def _optimizer_params(self, node, arg_provs) -> frozenset:
         if not arg_provs or arg_provs[0] is None:
@@ -2975,6 +3053,10 @@ def _with_shape(summary: Provenance | None, walked: Provenance | None) -> Proven
         return summary
     if summary.kind is Kind.SEQUENCE and len(summary.elements) == len(walked.elements):
         return summary.but(elements=tuple(_with_shape(a, b) for a, b in zip(summary.elements, walked.elements)))
+    if summary.kind is Kind.SEQUENCE and not summary.elements and walked.origin == _TUPLE and walked.elements:
+        # (a tuple whose elements the summary lost in a branch, `out = (loss,) + out` under `if labels is not None`,
+        # that this call took: what the walk found, as for a dict's keys)
+        return summary.but(elements=walked.elements, origin=_TUPLE)
     if summary.kind is Kind.MAPPING and summary.keys and summary.keys == walked.keys and len(summary.elements) == len(walked.elements):
         # (by key; a key the summary has no value for, set in a branch this call took, is what the walk found)
         return summary.but(elements=tuple(_with_shape(a, b) if a is not None else b for a, b in zip(summary.elements, walked.elements)))
@@ -2986,11 +3068,20 @@ def _with_shape(summary: Provenance | None, walked: Provenance | None) -> Proven
     return summary.but(shape=walked.shape, scalar=shapes.scalar_of(walked.shape) if summary.scalar is None else summary.scalar)
 
 
+def _optional_tuple(info: FunctionInfo) -> bool:
+    """Its summary returns a tuple whose elements it lost where the body tests a parameter against None (`if labels is
+    not None: out = (loss,) + out`): a call passing that argument or not takes one branch, so its walk knows them."""
+    ret = info.returns
+    return info.walked and ret is not None and ret.kind is Kind.SEQUENCE and not ret.elements and info.__dict__.get("tests_none", False)
+
+
 def _shaped_by_arguments(info: FunctionInfo) -> bool:
     """Its summary returns a tensor (or a tuple holding one) of unknown shape made from its parameters."""
     ret = info.returns
     if ret is None or not info.walked:
         return False
+    if _optional_tuple(info):
+        return True
     returned = [ret, *ret.elements] if ret.kind in (Kind.SEQUENCE, Kind.MAPPING) else [ret]  # (a dict's values too)
     return any(p is not None and p.kind is Kind.TENSOR and p.param_deps and p.shape is None for p in returned)
 
@@ -3001,10 +3092,11 @@ def _shaped(prov: Provenance | None) -> bool:
 
 
 def _sized_deeply(prov: Provenance | None, depth: int = 0) -> bool:
-    """A tensor known to have several elements, or a sequence holding one (a list of (inputs, labels) batches)."""
+    """A tensor known to have several elements, or a sequence holding one (a list of (inputs, labels) batches, or of
+    dicts of them)."""
     if prov is None or depth > 3:
         return False
-    if prov.kind is Kind.SEQUENCE:
+    if prov.kind is Kind.SEQUENCE or prov.kind is Kind.MAPPING:
         return any(_sized_deeply(element, depth + 1) for element in prov.elements)
     return _sized(prov)
 

@@ -69,7 +69,6 @@ from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Fu
 from ..analysis.provenance import Kind
 from ..findings import Edit, Fix, Safety, Severity, Span
 from . import edits
-from .inplace_on_saved_tensor import kept_for_backward
 from .loss_sites import loss_sites
 
 CODE = "AG008"
@@ -244,7 +243,7 @@ def _pending_backward(model, event, owner, prov, sites, binds):
     computed from `owner` before the write (a forward, or a backward that retained its graph, in between)."""
     label = _parameter_label(model, owner, prov)
     found = None
-    if kept_for_backward(model, prov):
+    if prov.kept_for_backward:
         # a non-leaf some op already kept (sigmoid's output, a product's factor): pending while a later backward's graph
         # contains that op
         for site in sites:
@@ -292,7 +291,7 @@ def _parameter_label(model, owner: ast.expr, prov) -> str:
 
 def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds, label: str | None = None) -> str | None:
     """The op of the pending forward that saved `owner` for its backward (torch's derivatives.yaml), or None."""
-    if kept_for_backward(model, prov):
+    if prov.kept_for_backward:
         return prov.saved_by  # a non-leaf kept as some op's output or input
     label = label or model.text(owner)
     value = bound.value  # the BindEvent's expression: what the loss was computed from

@@ -47,9 +47,8 @@ from __future__ import annotations
 import ast
 import sys
 
-from ..analysis import torch_ops
 from ..analysis.model import BindEvent, CallEvent, InplaceEvent, ModuleModel
-from ..analysis.torch_api import layer_op, operator_op, out_of_place, saved_inputs, saves_output
+from ..analysis.torch_api import operator_op, out_of_place, saved_inputs, saves_output
 from ..analysis.training import GRAPH_RETURNING
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
@@ -102,18 +101,10 @@ def check(model: ModuleModel):
 
 def _candidate(model: ModuleModel, event: InplaceEvent) -> bool:
     prov = event.prov
-    if prov is None or not prov.is_tensor or not kept_for_backward(model, prov):
+    if prov is None or not prov.kept_for_backward:
         return False
     # `.data` shares no version counter: autograd cannot see that edit (AG008's silent case), nothing raises.
     return not (isinstance(prov.node, ast.Attribute) and prov.node.attr == "data")
-
-
-def kept_for_backward(model: ModuleModel, prov) -> bool:
-    """The op the walk marked as saving this tensor (`saved_by`) keeps it, given its operands: `(v - t).pow(2)` keeps
-    `v - t`, not its result, so editing the result breaks nothing."""
-    if prov.saved_by is None or prov.saved_node is None:
-        return False
-    return is_output(prov) is not True or output_kept(model, prov.saved_by, prov.saved_node)
 
 
 def is_output(prov) -> bool | None:
@@ -122,28 +113,6 @@ def is_output(prov) -> bool | None:
     if prov.detached:
         return None
     return id(prov.saved_node) in prov.graph
-
-
-def output_kept(model: ModuleModel, op: str, saver) -> bool:
-    """Whether `op`'s backward keeps its own result, given which of its operands at `saver` require grad
-    (derivatives.yaml): `sigmoid`, `exp` always do (for their input's gradient); `pow` keeps its result only for the
-    exponent's gradient, so `x.pow(2)` and `torch.pow(x, 2)` keep `x`, not their output. An operand whose provenance is
-    unknown is taken not to require grad (no fact, no finding)."""
-    positions = [index for index, kept in torch_ops.SAVED.get(layer_op(op) or op, {}).items() if "result" in kept]
-    if 0 in positions or not isinstance(saver, ast.Call):
-        return bool(positions) or saves_output(op)
-    if model.imports.qualname(saver.func) is not None:
-        operands = list(saver.args)  # torch.pow(x, 2)
-    elif isinstance(saver.func, ast.Attribute):
-        operands = [saver.func.value, *saver.args]  # x.pow(2): the receiver is the first operand
-    else:
-        return True  # some other form: as before, its output is taken as kept
-    for index in positions:
-        operand = operands[index] if index < len(operands) else None
-        prov = model.prov(operand) if operand is not None else None
-        if prov is not None and prov.is_tensor and prov.requires_grad:
-            return True
-    return False
 
 
 def _carried(model: ModuleModel, inplace: list):

@@ -94,7 +94,7 @@ def check(model: ModuleModel):
         for second in sites[index + 1:]:
             if second.event.ctx.scope is not first.event.ctx.scope or id(second) in reported:
                 continue
-            shared = first.graph & second.graph
+            shared = model.shared_graph(first.graph, second.graph)
             if not shared:
                 continue
             between = [s for s in steps if s.ctx.scope is first.event.ctx.scope and first.seq <= s.seq < second.seq and

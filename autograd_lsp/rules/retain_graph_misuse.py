@@ -153,7 +153,10 @@ class _Graph:
             if isinstance(cls, str) and (api.layer_parameters(cls.rsplit(".", 1)[-1]) == () or cls.endswith("Loss")):
                 return False
             if self._covers(params, name, whole=True):
-                return True
+                # a single torch layer fed data may keep only its input (nn.Linear): then a step changes nothing it saved
+                fed = any(p is not None and p.is_tensor and p.requires_grad for p in map(model.prov, node.args))
+                keeps = api.layer_keeps_parameters(cls.rsplit(".", 1)[-1], fed) if isinstance(cls, str) else None
+                return keeps is not False
             # the optimizer updates only a part of the module (`model.trunk`): that part's weights are saved for sure
             # only when the forward's input requires grad (a first layer fed data keeps its input, not its weight)
             return self._covers(params, name) and any(p is not None and p.is_tensor and p.requires_grad
@@ -210,14 +213,14 @@ def check(model: ModuleModel):
             continue
         scope = event.ctx.scope
         same_scope = [b for b in backwards if b.ctx.scope is scope]
-        sharing = [b for b in same_scope if b is not event and b.receiver_prov is not None and b.receiver_prov.graph & prov.graph]
+        sharing = [b for b in same_scope if b is not event and b.receiver_prov is not None and model.shared_graph(b.receiver_prov.graph, prov.graph)]
         # 1. a later backward through the same graph, with a step in between
         for later in sharing:
             if later.seq <= event.seq:
                 continue
             between = [s for s in steps if s.ctx.scope is scope and event.seq < s.seq < later.seq]
             graphs = graphs or _Graph(model)
-            shared = later.receiver_prov.graph & prov.graph
+            shared = model.shared_graph(later.receiver_prov.graph, prov.graph)
             touching = [s for s in between if graphs.touched([s], shared)]
             if touching:
                 yield _reused_after_step(model, event, later, touching[0])
@@ -370,7 +373,7 @@ def _loop_carried(model, event, prov):
         first_bind: dict = {}
         for bind in binds:
             first_bind.setdefault(bind.name, bind.seq)
-        carriers = {b.name for b in binds if b.prov is not None and b.prov.is_tensor and b.prov.has_graph and b.prov.graph & prov.graph}
+        carriers = {b.name for b in binds if b.prov is not None and b.prov.is_tensor and b.prov.has_graph and model.shared_graph(b.prov.graph, prov.graph)}
         for use in model.of_type(UseEvent):
             if use.name not in carriers or use.ctx.scope is not loop.scope or not loop.contains(use.ctx.loop):
                 continue
@@ -415,7 +418,7 @@ def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
         if other is event or other.seq < event.seq and not event.ctx.loop:
             continue
         other_prov = other.receiver_prov
-        if other_prov is None or other_prov.graph & prov.graph:
+        if other_prov is None or model.shared_graph(other_prov.graph, prov.graph):
             return False  # an unknown or graph-sharing backward: it may need the retained graph
     for call in model.calls():
         if call.ctx.scope is scope and (call.qualname or "").endswith("autograd.grad"):
@@ -423,7 +426,7 @@ def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
         if call.ctx.scope is scope and call.function is not None and call.seq > event.seq and _may_backpropagate(model, call.function):
             return False  # a helper may backpropagate through it
     for use in model.of_type(UseEvent):
-        if use.ctx.scope is scope and use.seq > event.seq and use.prov.graph & prov.graph:
+        if use.ctx.scope is scope and use.seq > event.seq and model.shared_graph(use.prov.graph, prov.graph):
             if use.usage == "receiver" and uses.passive_receiver(use.callee) or use.usage == "other":
                 continue
             if use.usage == "receiver" and use.callee == "backward":

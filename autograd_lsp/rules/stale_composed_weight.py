@@ -77,6 +77,11 @@ def _is_forward_use(use: UseEvent) -> bool:
     return not (uses.passive_receiver(callee) or uses.is_reporter(callee) or uses.receiver(callee) == uses.ALIAS)
 
 
+def _leaf_sources(composed_from) -> frozenset:
+    """The trainable tensors themselves among the sources, not the modules whose forward made the value (`model.*`)."""
+    return frozenset(source for source in composed_from if not source.endswith(".*"))
+
+
 def _optimizer_may_update(step_events, composed_from) -> bool:
     """False only when every optimizer stepped is known to update none of the composed sources."""
     for step in step_events:
@@ -173,6 +178,10 @@ def check(model: ModuleModel):
     for use in model.of_type(UseEvent):
         prov = use.prov
         if not (prov.has_graph and prov.composed_from and not prov.no_grad and _is_forward_use(use)) or _is_view_of_leaf(model, prov):
+            continue
+        if not _leaf_sources(prov.composed_from):
+            # a module's output (`loss = mse(model(x), y)`) reused across steps, or read after one (logged, returned):
+            # a graph backpropagated again is AG003/AG017's; here only what `__init__` keeps on `self` (below)
             continue
         if rebound is None:
             # names some function rebinds through `global`/`nonlocal` (a `refresh()` called per step): not provably stale
