@@ -176,7 +176,18 @@ class _Graph:
             return False
         event = self.calls.get(id(node))
         if event is not None and event.role == "forward":
-            return self._saves(node, None)
+            # a layer with parameters keeps its input (for the weight's gradient) or its weight (for the input's): some
+            # tensor either way; one without (an activation) keeps what its op's derivative needs
+            target = event.receiver if event.method == "forward" else node.func
+            cls = self.modules.get(self.model.text(target) if isinstance(target, (ast.Name, ast.Attribute)) else None)
+            if not isinstance(cls, str):
+                return cls is not None  # a workspace module (its layers keep what they need); unknown: no claim
+            short = cls.rsplit(".", 1)[-1]
+            if api.layer_parameters(short):
+                return True
+            op = api.layer_op(short)
+            fed = any(p is not None and p.is_tensor and p.requires_grad for p in map(self.model.prov, node.args))
+            return op is not None and fed and (bool(api.saved_inputs(op, [True])) or api.saves_output(op))
         if isinstance(node, ast.BinOp) and api.operator_op(node.op):
             op, operands = api.operator_op(node.op), [node.left, node.right]
         elif isinstance(node, ast.Call) and event is not None and event.role is None:
