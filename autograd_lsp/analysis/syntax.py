@@ -139,6 +139,17 @@ def body_statement(body: list[ast.stmt], line: int) -> ast.stmt | None:
     return None
 
 
+def always_after(function: ast.AST, statement: ast.stmt, node: ast.AST) -> bool:
+    """`node` runs whenever `statement` has run: it lies in a later statement of the block that holds `statement`
+    (directly or nested). A statement inside an `if`, or a node in another branch, gives no such guarantee."""
+    for owner in ast.walk(function):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(owner, field, None)
+            if isinstance(block, list) and statement in block:
+                return any(inner is node for later in block[block.index(statement) + 1:] for inner in ast.walk(later))
+    return False
+
+
 def stores(node: ast.AST, name: str) -> bool:
     """`name` (a plain name) is assigned somewhere under `node`, nested functions and classes excluded."""
     stack = [node]

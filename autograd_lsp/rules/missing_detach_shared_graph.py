@@ -56,7 +56,7 @@ from ..analysis.model import BindEvent, CallEvent, ModuleModel, UseEvent
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
-from ..analysis.syntax import parents
+from ..analysis.syntax import always_after, parents
 from ..analysis.training import backward_target, is_backward, is_frozen, is_step, optimizer_of
 from ..findings import Edit, Fix, Safety, Severity
 
@@ -129,12 +129,12 @@ def _stepped_before_backward(model: ModuleModel, site: Site, steps: list):
     before `d_opt.step()` and backpropagated after it. Returns (step, module name, forward event) or None."""
     scope = site.event.ctx.scope
     latest: dict = {}  # id(node) -> the last event of that forward before the backward (a loop walked twice: the last)
-    for event in model.of_type(CallEvent):
-        if event.role == "forward" and id(event.node) in site.graph and event.seq < site.seq and event.ctx.scope is scope:
+    for event in model.calls(role="forward"):
+        if id(event.node) in site.graph and event.seq < site.seq and event.ctx.scope is scope:
             latest[id(event.node)] = event
     for step in steps:
         if step.ctx.scope is not scope or step.seq >= site.seq or step.ctx.via is not None or step.function is not None \
-                or not _runs_before(model, step, site.event):
+                or not always_after(scope.node, step.ctx.statement, site.event.node):
             continue
         stale = [event for event in latest.values() if event.seq < step.seq]
         names = _saved_modules(model, step, frozenset(id(event.node) for event in stale))
@@ -142,18 +142,6 @@ def _stepped_before_backward(model: ModuleModel, site: Site, steps: list):
             forward = next(event for event in stale if model.text(event.receiver if event.method == "forward" else event.node.func) == names[0])
             return step, names[0], forward
     return None
-
-
-def _runs_before(model: ModuleModel, step: CallEvent, backward: CallEvent) -> bool:
-    """The step's statement is in a block whose later statements hold the backward: whenever the backward runs here,
-    the step ran before it (a step inside an `if` the backward is not in may not have)."""
-    statement = step.ctx.statement
-    for owner in ast.walk(step.ctx.scope.node):
-        for field_name in ("body", "orelse", "finalbody"):
-            block = getattr(owner, field_name, None)
-            if isinstance(block, list) and statement in block:
-                return any(backward.node is node for later in block[block.index(statement) + 1:] for node in ast.walk(later))
-    return False
 
 
 def _stepped_finding(model: ModuleModel, site: Site, step: CallEvent, module: str, forward: CallEvent):

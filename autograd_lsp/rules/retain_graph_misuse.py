@@ -58,7 +58,7 @@ from ..analysis.model import BindEvent, CallEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
 from ..analysis import torch_api as api
 from ..analysis import uses
-from ..analysis.syntax import nodes, statements
+from ..analysis.syntax import always_after, nodes, statements
 from ..analysis.training import is_frozen
 from ..findings import Edit, Fix, Safety, Severity, Span
 
@@ -296,34 +296,15 @@ def _freed_then_reused(model, backwards, steps, graphs):
                     or later.ctx.scope is not scope or later.seq <= first.seq or later.node.lineno <= first.node.lineno \
                     or later.keyword("inputs") is not None or later_prov is None or not later_prov.graph:
                 continue
-            shared = (later_prov.graph & prov.graph) & _made_here(model, scope)
-            if not shared or not _runs_after(model, first, later) or not any(graphs.saves_any(graphs.node(ident)) for ident in shared):
+            shared = model.shared_graph(later_prov.graph, prov.graph)  # (a helper's nodes: per call)
+            if not shared or not always_after(scope.node, first.ctx.statement, later.node) \
+                    or not any(graphs.saves_any(graphs.node(ident)) for ident in shared):
                 continue
             if any(s.ctx.scope is scope and first.seq < s.seq < later.seq for s in steps) and later.node.lineno in _ag017_lines(model):
                 continue  # a step between, on a GAN's shared output: AG017 reports it, with the detach that fixes it
             reported.add(id(later.node))
             yield _backward_second_time(model, first, later)
             break  # (one finding per freeing backward: the first backward through it again)
-
-
-def _made_here(model, scope) -> frozenset:
-    """Ids of the nodes of this body itself (nested functions, lambdas and classes excluded): a helper's own nodes are
-    made anew by each call of it (two calls of `predict(batch)` build two graphs), so only these can be one node of
-    both graphs."""
-    cache = model.__dict__.setdefault("_ag003_made_here", {})
-    found = cache.get(id(scope))
-    if found is None:
-        root = scope.node
-        stack = list(root.body) if isinstance(getattr(root, "body", None), list) else [root]
-        ids = set()
-        while stack:
-            node = stack.pop()
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                continue
-            ids.add(id(node))
-            stack.extend(ast.iter_child_nodes(node))
-        found = cache[id(scope)] = frozenset(ids)
-    return found
 
 
 def _ag017_lines(model) -> set:
@@ -334,20 +315,6 @@ def _ag017_lines(model) -> set:
 
         found = model.__dict__["_ag017_lines"] = {finding.span.line for finding in missing_detach_shared_graph.check(model)}
     return found
-
-
-def _runs_after(model, first: CallEvent, later: CallEvent) -> bool:
-    """`later` runs whenever `first` has run: its statement is a later statement of the block holding `first`'s, or is
-    nested in one. (A first backward inside an `if`, or in another branch, may not have run: no claim.)"""
-    statement = first.ctx.statement
-    function = first.ctx.scope.node
-    for block_owner in ast.walk(function):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(block_owner, field, None)
-            if isinstance(block, list) and statement in block:
-                after = block[block.index(statement) + 1:]
-                return any(later.node is node for stmt in after for node in ast.walk(stmt))
-    return False
 
 
 def _backward_second_time(model, first, later):
