@@ -297,6 +297,27 @@ def _per_input_views(torch, schemas) -> set:
     return found
 
 
+def _shape_operands(torch, methods) -> set:
+    """Tensor methods `x.name(other)` whose result takes only metadata from `other` (its dtype, shape or device:
+    type_as, view_as, expand_as...): called on two 2x3 float tensors, the result requires grad when `x` does and never
+    when only `other` does."""
+    found = set()
+    for name in sorted(methods):
+        if name.startswith("_") or name.endswith("_"):
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                through_self = getattr(torch.rand(2, 3, requires_grad=True), name)(torch.rand(2, 3))
+                through_other = getattr(torch.rand(2, 3), name)(torch.rand(2, 3, requires_grad=True))
+        except Exception:
+            continue
+        if isinstance(through_self, torch.Tensor) and isinstance(through_other, torch.Tensor) and through_self.requires_grad \
+                and not through_other.requires_grad:
+            found.add(name)
+    return found
+
+
 def _first_parameter(function) -> str | None:
     try:
         return next(iter(inspect.signature(function).parameters), None)
@@ -525,6 +546,7 @@ def collect() -> dict:
         "SHAPE_FUNCTIONS": _shape_functions(torch, python_names),
         "ONE_TENSOR": {n for n, overloads in by_name.items() if n in python_names and _one_tensor(overloads)},
         "RESIZES": _resizes(torch, F),
+        "SHAPE_OPERANDS": _shape_operands(torch, methods),
     }
 
 
@@ -859,6 +881,8 @@ def render(facts: dict) -> str:
                       "`x.repeat(n, 1)`, `torch.multinomial(p, k)` meet no other tensor.",
         "RESIZES": "torch.nn.functional functions whose result keeps the input's dims before the spatial ones and has "
                    "`size` as its spatial dims (found by calling them on 3- to 5-dim inputs) -> the position of `size`.",
+        "SHAPE_OPERANDS": "Tensor methods `x.op(other)` whose result takes only metadata (dtype, shape, device) from `other` "
+                          "(found by calling them with only `other` requiring grad): type_as, view_as, expand_as...",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")

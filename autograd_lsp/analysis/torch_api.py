@@ -40,6 +40,8 @@ NONDIFFERENTIABLE = ops.NONDIFFERENTIABLE | ops.ZERO_GRADIENT
 ZERO_GRADIENT = ops.ZERO_GRADIENT
 INPLACE = ops.INPLACE  # in-place op -> its out-of-place twin
 TUPLE_RESULTS = ops.TUPLE_RESULTS
+DEVICE_MOVES = ops.DEVICE_MOVES  # to, cuda, type_as, new_zeros...: the call chooses the result's device
+SHAPE_OPERANDS = ops.SHAPE_OPERANDS  # x.type_as(y), x.view_as(y): y gives only its dtype/shape/device, no graph
 
 
 def shape_functions(op: str | None) -> frozenset:

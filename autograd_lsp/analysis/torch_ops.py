@@ -3909,3 +3909,13 @@ RESIZES = {
     'upsample': 1,
     'upsample_nearest': 1,
 }
+
+# Tensor methods `x.op(other)` whose result takes only metadata (dtype, shape, device) from `other` (found by calling them with only `other` requiring grad): type_as, view_as, expand_as...
+SHAPE_OPERANDS = frozenset({
+    'expand_as',
+    'reshape_as',
+    'resize_as',
+    'to',
+    'type_as',
+    'view_as',
+})

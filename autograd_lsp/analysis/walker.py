@@ -2125,9 +2125,11 @@ class Walker:
             shape = self._op_shape(method, recv, node.args, node.keywords)
             if shape == "propagate":  # x.eq(y), x.sign(): the broadcast of the operands
                 shape = _broadcast_shape([(recv, receiver), *zip(arg_provs, node.args)])
+            if method in api.DEVICE_MOVES:  # `loss.new_ones(n)`: a new tensor; the receiver gives its dtype and device only
+                return self.derive(node, recv, [], dtype=dtype, scalar=None, shape=shape)
             return self.derive(node, recv, [(recv, receiver)], dtype=dtype, nondiff=method, scalar=scalar, shape=shape)
         if method in api.TENSOR_OPS or method in api.FLOAT_RESULT_METHODS or method in api.INT_RESULT_METHODS:
-            inputs = [(recv, receiver)] + [(p, a) for p, a in zip(arg_provs, node.args)]
+            inputs = [(recv, receiver)] + ([] if method in api.SHAPE_OPERANDS else [(p, a) for p, a in zip(arg_provs, node.args)])
             dtype = api.INT if method in api.INT_RESULT_METHODS else (api.FLOAT if method in api.FLOAT_RESULT_METHODS else None)
             if method in api.REDUCTIONS:
                 scalar = not node.args and not any(kw.arg == "dim" for kw in node.keywords)
