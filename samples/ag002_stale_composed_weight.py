@@ -14,7 +14,7 @@ torch.manual_seed(0)
 a = torch.tensor(1.0, requires_grad=True)
 b = torch.tensor(-1.2, requires_grad=True)
 optimizer = optim.Adam([a, b], lr=0.01)
-w = concatAB(a, b)
+w = concatAB(a, b)  # expect: AG002
 
 inputs = torch.randn(1, 1, 5, 5)
 for step in range(3):

@@ -12,6 +12,6 @@ mse = nn.MSELoss()
 
 for step in range(3):
     loss = mse(model(x), y)
-    loss.backward()
+    loss.backward()  # expect: AG016
     optimizer.step()  # expect: AG016
     print(step, loss.item())

@@ -15,7 +15,7 @@ ones, zeros = torch.ones(16, 1), torch.zeros(16, 1)
 for step in range(3):
     fake = G(torch.randn(16, 2))
     d_opt.zero_grad()
-    d_loss = bce(D(real), ones) + bce(D(fake), zeros)
+    d_loss = bce(D(real), ones) + bce(D(fake), zeros)  # expect: AG017
     d_loss.backward()
     d_opt.step()
 

@@ -58,3 +58,20 @@ def test_other_files_and_unselected_codes_are_left_out():
     run = RunResult(findings=[observed("AG005", 5, "/project/other.py"), observed("AG011", 2)], reached_lines={PATH: {1, 2}})
     assert merge(source, [], run, selected=lambda code: code != "AG011") == []
     assert statuses(merge(source, [], run)) == [("AG011", 2, RUNTIME_ONLY)]
+
+
+def test_the_cause_of_a_two_place_bug_is_confirmed_with_its_failing_line_and_takes_no_observation():
+    from dataclasses import replace
+
+    from autograd_lsp.findings import Related
+
+    source = Source(TEXT, PATH)
+    failing = replace(static("AG002", 4), related=(Related(Span(2, 0, 2, 1), "composed here"),))
+    cause = replace(static("AG002", 2), related=(Related(failing.span, "used here, stale"),), data={"cause_of": 4})
+    run = RunResult(findings=[observed("AG002", 2)], reached_lines={PATH: set(range(1, 9))})
+    merged = merge(source, [cause, failing], run)
+    # the run named the composition's line: it confirms the failing finding (through its related line), and the cause
+    # with it, without a second observation
+    assert statuses(merged) == [("AG002", 2, CONFIRMED), ("AG002", 4, CONFIRMED)]
+    unconfirmed = merge(source, [cause, failing], RunResult(findings=[], reached_lines={PATH: set(range(1, 9))}))
+    assert statuses(unconfirmed) == [("AG002", 2, NOT_OBSERVED), ("AG002", 4, NOT_OBSERVED)]

@@ -56,7 +56,7 @@ def test_resolving_through_jedi_loads_no_torch(tmp_path):
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path,
                          env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))).stdout.split("\n")
     codes, queries = out[0].rsplit(" ", 1)
-    assert codes == "['AG002']" and int(queries) >= 1, out  # found, and jedi was asked
+    assert codes == "['AG002', 'AG002']" and int(queries) >= 1, out  # found (the composition and its use), and jedi was asked
     assert out[1] == "no-torch" and out[2] == "False", out
 
 
@@ -81,7 +81,7 @@ def test_consulted_modules_walk_only_the_functions_a_caller_needs(tmp_path):
     _workspace(tmp_path, 1)
     resolver = JediResolver(tmp_path)
     result = check_path(tmp_path / "train0.py", resolver=resolver)
-    assert [f.code for f in result.findings] == ["AG002"]
+    assert [f.code for f in result.findings] == ["AG002", "AG002"]  # the composition and its use
     (model,) = [m for m in resolver._models.values() if m is not None]
     walked = {info.name: info.walked for info in model.functions.values()}
     assert walked == {"compose": True, "unrelated0": False}
@@ -96,7 +96,7 @@ def test_trimmed_resolver_keeps_few_models_and_the_same_findings(tmp_path):
     for index in range(4):
         expected = [(f.code, f.span.line) for f in check_path(tmp_path / f"train{index}.py", resolver=unbounded).findings]
         got = [(f.code, f.span.line) for f in check_path(tmp_path / f"train{index}.py", resolver=bounded).findings]
-        assert got == expected == [("AG002", 8)]
+        assert got == expected == [("AG002", 6), ("AG002", 8)]
         bounded.trim()
         assert len(bounded._models) <= 1
     kept = [info for model in unbounded._models.values() for info in model.functions.values()]
@@ -174,7 +174,7 @@ def test_direct_resolution_follows_a_reexported_name_without_jedi(tmp_path):
     """))
     resolver = JediResolver(tmp_path)
     result = check_path(tmp_path / "train.py", resolver=resolver)
-    assert [(f.code, f.span.line) for f in result.findings] == [("AG002", 9)]  # compose found through `tools`
+    assert [(f.code, f.span.line) for f in result.findings] == [("AG002", 7), ("AG002", 9)]  # compose found through `tools`
     assert resolver.queries == 0  # `Events.STARTED` known not to be a def or class, `tools.compose` found: no jedi
 
 
@@ -226,7 +226,8 @@ def test_trimming_never_leaves_a_summary_naming_freed_nodes(tmp_path):
 
 
 def _train_with(tmp_path, importer: str, module_line: str):
-    """A training script that composes a weight once (AG002 at its loss line 8 when `compose` is found)."""
+    """A training script that composes a weight once (AG002 at the composition, line 6, and its loss line 8 when
+    `compose` is found)."""
     (tmp_path / importer).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / importer).write_text(TRAIN.replace("from {module} import compose", module_line))
     return tmp_path / importer
@@ -257,7 +258,7 @@ def test_overload_stubs_and_rebound_defs_are_resolved_without_jedi(tmp_path):
     """))
     resolver = JediResolver(tmp_path)
     found = check_path(_train_with(tmp_path, "train.py", "from helpers import compose"), resolver=resolver)
-    assert [(f.code, f.span.line) for f in found.findings] == [("AG002", 8)]  # the real def, the last binding
+    assert [(f.code, f.span.line) for f in found.findings] == [("AG002", 6), ("AG002", 8)]  # the real def, the last binding
     rebound = check_path(_train_with(tmp_path, "train_wrapped.py", "from wrapped import compose"), resolver=resolver)
     assert rebound.findings == []  # a value (what lru_cache returned), not the def: unknown, silent
     assert resolver.queries == 0
@@ -274,7 +275,7 @@ def test_an_absolute_import_looks_past_a_module_named_like_the_package(tmp_path)
     (pkg / "ops.py").write_text(HELPER)
     resolver = JediResolver(tmp_path)
     result = check_path(_train_with(tmp_path, "pkg/pkg/train.py", "from pkg.ops import compose"), resolver=resolver)
-    assert [(f.code, f.span.line) for f in result.findings] == [("AG002", 8)]
+    assert [(f.code, f.span.line) for f in result.findings] == [("AG002", 6), ("AG002", 8)]
     assert resolver.queries == 0
 
 
@@ -319,7 +320,7 @@ def test_a_resolver_that_forgot_its_models_gives_the_same_findings(tmp_path):
     assert resolver._models and resolver._model_lines > 0
     resolver.forget_models()  # what the CLI does to the resolver of a project it has left
     assert not resolver._models and resolver._model_lines == 0
-    assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == first == [("AG002", 8)]
+    assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == first == [("AG002", 6), ("AG002", 8)]
 
 
 def _jedi_answer(tmp_path, train):
@@ -358,7 +359,7 @@ def test_a_def_behind_a_flag_set_in_try_except_is_resolved_as_jedi_does_without_
     (tmp_path / "helpers.py").write_text(UNDECIDED_FLAG)
     train = _train_with(tmp_path, "train.py", "from helpers import compose")
     resolver = JediResolver(tmp_path)
-    assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == [("AG002", 8)]
+    assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == [("AG002", 6), ("AG002", 8)]
     assert resolver.queries == 0
     assert _jedi_answer(tmp_path, train) == 11  # jedi cannot decide the branch either: the def
 
@@ -390,7 +391,7 @@ def test_a_star_reexport_importing_back_from_its_package_is_followed_past_the_cy
     (pool / "ops.py").write_text(HELPER)
     train = _train_with(tmp_path, "train.py", "from pkg import compose")
     resolver = JediResolver(tmp_path)
-    assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == [("AG002", 8)]
+    assert [(f.code, f.span.line) for f in check_path(train, resolver=resolver).findings] == [("AG002", 6), ("AG002", 8)]
     assert resolver.queries == 0
     assert _jedi_answer(tmp_path, train) == 3  # jedi's answer too: pool/ops.py's def
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, TypeVar
 
 from ..findings import Finding, Fix, Related, Span
@@ -463,6 +463,20 @@ class ModuleModel:
             related=tuple(Related(self.span(where), text) for where, text in related if where is not None),
             data=data,
         )
+
+    def with_cause(self, finding: Finding, node: "ast.AST | Span | None", message: str, failure: str) -> list[Finding]:
+        """A bug of two places reported at both: `finding` where it fails, and one at `node`, its cause (the composition
+        to move, the use to detach, the backward that accumulates), where the fix goes and where a reader starts. The
+        second keeps the first's fixes and facts (the confirm runner reproduces the same bug from either), and points
+        back at the failing line. `node` None, or on the failing line: the one finding."""
+        if node is None:
+            return [finding]
+        span = node if isinstance(node, Span) else self.span(node)
+        if span.line == finding.span.line:
+            return [finding]
+        related = (Related(finding.span, failure),) + tuple(r for r in finding.related if r.span.line != span.line)
+        return [finding, replace(finding, message=message, span=span, related=related,
+                                 data={**finding.data, "cause_of": finding.span.line})]
 
 
 def build_model(tree: ast.Module, source: Source, resolver=None, summary_only: bool = False) -> ModuleModel:

@@ -77,9 +77,13 @@ def merge(source: Source, static: list[Finding], run: RunResult, selected=lambda
     merged: list[AuditFinding] = []
     loops = _loop_ranges(source)
     matches: dict[int, int] = {}  # static index -> observed index
+    # a bug of two places (model.with_cause): its cause is confirmed by what confirms the failing line, never alone
+    failing = {(f.code, f.span.line): i for i, f in enumerate(static) if "cause_of" not in f.data}
+    causes = {i: failing[(f.code, f.data["cause_of"])] for i, f in enumerate(static)
+              if "cause_of" in f.data and (f.code, f.data["cause_of"]) in failing}
     for exact in (True, False):
         for index, finding in enumerate(static):
-            if index in matches or finding.code == "AG000":
+            if index in matches or finding.code == "AG000" or index in causes:
                 continue
             # the run may name a related line (the in-place op of a failing backward, say): that confirms it too;
             # failing that, a line of the same innermost loop (the use and its backward, the step and its forward)
@@ -98,7 +102,7 @@ def merge(source: Source, static: list[Finding], run: RunResult, selected=lambda
             merged.append(AuditFinding(finding, NOT_REACHED))
             continue
         lines = _lines_of(finding)
-        match = matches.get(index)
+        match = matches.get(causes.get(index, index))
         if match is not None:
             seen = observed[match]
             merged.append(AuditFinding(finding, CONFIRMED, seen.get("evidence", ""), seen.get("message", ""), int(seen.get("line") or 0) or None))

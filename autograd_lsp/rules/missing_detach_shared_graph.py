@@ -9,6 +9,9 @@ And the same GAN ordering without a shared output: a loss built on a module's fo
 tensor that requires grad: `g_loss = -D(fake).mean()`), then an optimizer step of that module (`d_opt.step()`, on a
 path that always runs before it), then that loss's `backward()`: the weights it needs were changed in place.
 
+Reported at the `backward()` that fails, and at its cause: the first loss's use of the shared output (where
+`.detach()` goes), the shared forward computed once, or the loss built before the step.
+
 ## Why is this bad?
 The first `backward()` frees the saved tensors of every node it passes through, including the generator's
 part of the graph that the second loss still needs: the second `backward()` raises "Trying to backward
@@ -108,19 +111,19 @@ def check(model: ModuleModel):
                     or _unpacked_together(model, first, second):
                 continue
             reported.add(id(second))
-            yield _finding(model, first, second, step, shared, stale[1] if stale is not None else None)
+            yield from _finding(model, first, second, step, shared, stale[1] if stale is not None else None)
             break
     for site in sites:
         if id(site) not in reported and site.event.function is None:
             found = _next_iteration(model, site, steps)
             if found is not None:
                 reported.add(id(site))
-                yield _iteration_finding(model, site, *found)
+                yield from _iteration_finding(model, site, *found)
     for site in sites:
         if id(site) not in reported and site.event.function is None and site.event.ctx.via is None:
             found = _stepped_before_backward(model, site, steps)
             if found is not None:
-                yield _stepped_finding(model, site, *found)
+                yield from _stepped_finding(model, site, *found)
 
 
 def _stepped_before_backward(model: ModuleModel, site: Site, steps: list):
@@ -151,9 +154,13 @@ def _stepped_finding(model: ModuleModel, site: Site, step: CallEvent, module: st
                f"the gradient of its input, but `{step_text}` (line {step.node.lineno}) changed them in place before this "
                f"backward: RuntimeError \"one of the variables needed for gradient computation has been modified by an "
                f"inplace operation\". Compute the loss after the step, or step after both backward calls")
-    return model.finding(RULE, site.event.node, message,
-                         related=[(forward.node, f"`{module}`'s weights saved here"), (step.node, "and changed in place here")],
-                         kind="stepped-before-backward", optimizer=optimizer_of(model, step))
+    found = model.finding(RULE, site.event.node, message,
+                          related=[(forward.node, f"`{module}`'s weights saved here"), (step.node, "and changed in place here")],
+                          kind="stepped-before-backward", optimizer=optimizer_of(model, step))
+    cause = (f"`{forward_text}` builds `{site.text}`'s loss here, saving `{module}`'s weights, before `{step_text}` (line "
+             f"{step.node.lineno}) changes them in place; its backward (line {site.event.node.lineno}) then fails with "
+             f"\"modified by an inplace operation\". Compute this loss after the step, or step after both backward calls")
+    return model.with_cause(found, forward.node, cause, "the backward fails here")
 
 
 def _unpacked_together(model: ModuleModel, first: Site, second: Site) -> bool:
@@ -292,8 +299,11 @@ def _iteration_finding(model: ModuleModel, site: Site, loop, forward: CallEvent,
                f"computed once before the loop: from the second iteration on it backpropagates through that forward again, and "
                f"{error}. Recompute it inside the loop (detached where another model's update must not reach it)")
     related = [(forward.node, "computed once, before the loop"), (step.node, "the optimizer steps inside the loop")]
-    return model.finding(RULE, site.event.node, message, related=related, shared=bind.name if bind is not None else forward_text,
-                         first_backward_line=site.event.node.lineno, optimizer=optimizer_of(model, step), loop_line=loop.node.lineno)
+    found = model.finding(RULE, site.event.node, message, related=related, shared=bind.name if bind is not None else forward_text,
+                          first_backward_line=site.event.node.lineno, optimizer=optimizer_of(model, step), loop_line=loop.node.lineno)
+    cause = (f"{what[0].upper()}{what[1:]} is computed here, once, before the training loop at line {loop.node.lineno}, whose "
+             f"`{call}` (line {site.event.node.lineno}) backpropagates through it every iteration. Recompute it inside the loop")
+    return model.with_cause(found, forward.node, cause, "the backward fails here from the second iteration on")
 
 
 def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset) -> list[str]:
@@ -469,8 +479,18 @@ def _finding(model: ModuleModel, first: Site, second: Site, step: CallEvent, sha
     related = [(first.event.node, "the first backward frees the shared graph here"), (step.node, "the optimizer steps in between")]
     if shared_bind is not None:
         related.insert(0, (shared_bind.node, "the shared forward output is computed here"))
-    return model.finding(RULE, second.event.node, message, fixes=fixes, related=related, shared=shared_text,
-                         first_backward_line=first.event.node.lineno, optimizer=optimizer_of(model, step))
+    found = model.finding(RULE, second.event.node, message, fixes=fixes, related=related, shared=shared_text,
+                          first_backward_line=first.event.node.lineno, optimizer=optimizer_of(model, step))
+    if fix is not None:  # (the use to detach: where the fix goes)
+        cause = (f"{what[0].upper()}{what[1:]} goes into the first loss here without `.detach()`: `{first_call}` (line "
+                 f"{first.event.node.lineno}) then frees its graph, and `{second_call}` (line {second.event.node.lineno}) fails "
+                 f"backpropagating through it again. Use `{shared_name}.detach()` here")
+        return model.with_cause(found, fix.edits[0].span, cause, "the second backward fails here")
+    if shared_bind is not None:
+        cause = (f"{what[0].upper()}{what[1:]} is computed here once for both losses: `{first_call}` (line {first.event.node.lineno}) "
+                 f"frees its graph and `{second_call}` (line {second.event.node.lineno}) backpropagates through it again. {advice}")
+        return model.with_cause(found, shared_bind.node, cause, "the second backward fails here")
+    return [found]
 
 
 def _stale_finding(model, first: Site, second: Site, step: CallEvent, step_text: str, what: str, made: str, shared_bind, module: str):
@@ -484,8 +504,14 @@ def _stale_finding(model, first: Site, second: Site, step: CallEvent, step_text:
     related = [(first.event.node, "the first backward retains the shared graph here"), (step.node, "the optimizer steps in between")]
     if shared_bind is not None:
         related.insert(0, (shared_bind.node, "the shared forward output is computed here"))
-    return model.finding(RULE, second.event.node, message, related=related, shared=what.strip("`"),
-                         first_backward_line=first.event.node.lineno, optimizer=optimizer_of(model, step), stale_module=module)
+    found = model.finding(RULE, second.event.node, message, related=related, shared=what.strip("`"),
+                          first_backward_line=first.event.node.lineno, optimizer=optimizer_of(model, step), stale_module=module)
+    if shared_bind is None:
+        return [found]
+    cause = (f"{what[0].upper()}{what[1:]} is computed here once for both losses; `{step_text}` (line {step.node.lineno}) changes "
+             f"the weights of `{module}` its graph saved before `{second_call}` (line {second.event.node.lineno}) uses that graph. "
+             f"Recompute it after the step for the second loss")
+    return model.with_cause(found, shared_bind.node, cause, "the second backward fails here")
 
 
 def _shared_value(model: ModuleModel, first: Site, second: Site, shared: frozenset):

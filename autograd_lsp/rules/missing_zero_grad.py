@@ -8,6 +8,8 @@ its parameters (an InfoGAN optimizer over `itertools.chain(G.parameters(), D.par
 parameter defaulting to `False` that the loop's call leaves out (`optimizer_step()` of `def optimizer_step(self,
 zero_grad=False)`), never runs.
 
+Reported at the `step()` that applies the summed gradients, and at the `backward()` that adds to them.
+
 ## Why is this bad?
 `backward()` *adds* to `.grad`. Without a reset, the second step applies the sum of the first two
 batches' gradients, the third the sum of three, and so on: the effective learning rate grows every
@@ -72,7 +74,7 @@ def check(model: ModuleModel):
             continue
         zeros = unit.of(ZERO_GRAD)
         if not zeros:
-            yield _finding(model, unit, own[0], backwards, missing=None)
+            yield from _finding(model, unit, own[0], backwards, missing=None)
             continue
         # Every reset names an optimizer: each stepped optimizer needs its own (GAN: d_opt and g_opt).
         reset = set()
@@ -95,7 +97,7 @@ def check(model: ModuleModel):
                     continue
                 if name and not any(_same_optimizer(name, other) for other in reset) and name not in reported:
                     reported.add(name)
-                    yield _finding(model, unit, step, backwards, missing=name)
+                    yield from _finding(model, unit, step, backwards, missing=name)
 
 
 def _reset_through_others(model: ModuleModel, step: CallEvent, zeroed: frozenset) -> bool:
@@ -187,7 +189,13 @@ def _finding(model, unit, step, backwards, missing):
     related = [(backward.node, "gradients are accumulated into `.grad` here")]
     if forward is not None:
         related.insert(0, (_forward_node(forward), "the forward starts here"))
-    return model.finding(RULE, step.node, message, fixes=fixes, related=related, optimizer=name, unit_line=unit.line)
+    found = model.finding(RULE, step.node, message, fixes=fixes, related=related, optimizer=name, unit_line=unit.line)
+    # (the backward too: that is where the gradients pile up)
+    whose = f"`{missing}`'s parameters" if missing else "the parameters"
+    cause = (f"`{_short(model, backward.node)}` adds this iteration's gradients into {whose}' `.grad`, on top of every earlier "
+             f"iteration's: {where} never resets them before {step_text}. Call `{missing or optimizer or 'optimizer'}.zero_grad()` "
+             f"before the forward")
+    return model.with_cause(found, backward.node, cause, "the step applies the summed gradients here")
 
 
 def _at_call_site(model: ModuleModel, step) -> str | None:

@@ -6,6 +6,8 @@ A manual update of the sources in the loop (`w -= lr * w.grad` under `no_grad`, 
 a step; a `torch.distributions` object built from such a tensor (`Normal(mu, log_std.exp())`) is composed too,
 and so is a trainer's attribute composed in a `setup()`-like method that the training loop never calls again.
 
+Reported twice: at the use that goes stale, and at the composition itself (the statement to move into the loop).
+
 ## Why is this bad?
 The composition ran once. `optimizer.step()` updates the leaves in place, but the composed tensor still
 holds the values it had when it was built, and its part of the graph was freed by the first
@@ -199,7 +201,7 @@ def check(model: ModuleModel):
                 break
             reported.add(key)
             step = manual or (loop.steps[0] if loop.steps else None)
-            yield _finding(model, use, prov, _bind_of(model).get(id(prov.node)), step, loop=loop)
+            yield from _finding(model, use, prov, _bind_of(model).get(id(prov.node)), step, loop=loop)
             break
         else:
             # Straight-line: composed, stepped, then used again in the same scope without a rebuild.
@@ -211,7 +213,7 @@ def check(model: ModuleModel):
                 if not _optimizer_may_update(steps, prov.composed_from):
                     continue
                 reported.add(key)
-                yield _finding(model, use, prov, _bind_of(model).get(id(prov.node)), steps[-1] if steps else None, loop=None)
+                yield from _finding(model, use, prov, _bind_of(model).get(id(prov.node)), steps[-1] if steps else None, loop=None)
                 continue
             # A function that reads a global/closure composed once, called (directly or through another function)
             # from a training loop: `def predict(x): return x @ W` with `W = U @ V` at module level.
@@ -226,7 +228,7 @@ def check(model: ModuleModel):
                 if key not in reported:
                     reported.add(key)
                     step = loop.steps[0] if loop.steps else None
-                    yield _finding(model, use, prov, _bind_of(model).get(id(prov.node)), step, loop=loop)
+                    yield from _finding(model, use, prov, _bind_of(model).get(id(prov.node)), step, loop=loop)
                 break
     yield from _module_attributes(model)
     yield from _late_attributes(model)
@@ -331,9 +333,10 @@ def _module_attributes(model: ModuleModel):
                     message = (f"`self.{attr}` is composed from trainable {sources} once, in `__init__` (line {prov.line}), and read in "
                                f"the training loop of `{method.name}()` (line {loop.node.lineno}): after the first `optimizer.step()` it "
                                f"keeps its old values and its freed graph. Recompute it inside the loop")
-                yield model.finding(RULE, node, message, related=[(where, f"`self.{attr}` composed here, once")] if where is not None else [],
-                                    composed=f"self.{attr}", sources=sorted(prov.composed_from), optimizer=None,
-                                    loop_line=loop.node.lineno if loop is not None else None)
+                found = model.finding(RULE, node, message, related=[(where, f"`self.{attr}` composed here, once")] if where is not None else [],
+                                      composed=f"self.{attr}", sources=sorted(prov.composed_from), optimizer=None,
+                                      loop_line=loop.node.lineno if loop is not None else None)
+                yield from model.with_cause(found, where, _composed_once(attr, sources, "`__init__`", method, node), f"`self.{attr}` is read here, stale")
                 break
 
 
@@ -363,9 +366,17 @@ def _late_attributes(model: ModuleModel):
                 message = (f"`self.{attr}` is composed from trainable {sources} once, in `{setter.name}()` (line {prov.line}), and read "
                            f"in the training loop of `{method.name}()` (line {loop.node.lineno}), which never calls `{setter.name}()` "
                            f"again: after the first `optimizer.step()` it keeps its old values and its freed graph. Recompute it inside the loop")
-                yield model.finding(RULE, node, message, related=[(prov.node, f"`self.{attr}` composed here, once")],
-                                    composed=f"self.{attr}", sources=sorted(prov.composed_from), optimizer=None, loop_line=loop.node.lineno)
+                found = model.finding(RULE, node, message, related=[(prov.node, f"`self.{attr}` composed here, once")],
+                                      composed=f"self.{attr}", sources=sorted(prov.composed_from), optimizer=None, loop_line=loop.node.lineno)
+                yield from model.with_cause(found, prov.node, _composed_once(attr, sources, f"`{setter.name}()`", method, node),
+                                            f"`self.{attr}` is read here, stale")
                 break
+
+
+def _composed_once(attr: str, sources: str, where: str, method, read) -> str:
+    return (f"`self.{attr}` is composed from trainable {sources} here, once, in {where}, and read in `{method.name}()` "
+            f"(line {read.lineno}) after the optimizer updates them: it keeps its old values and its freed graph. Compose it "
+            f"where it is read (or in a property)")
 
 
 def _steps_and_is_called_in_a_loop(model: ModuleModel, method, prov) -> bool:
@@ -426,6 +437,17 @@ def _finding(model, use, prov, bind, step, loop):
         related.append((bind.node, f"`{use.name}` composed here, once"))
     if step is not None:
         related.append((step.node, "the optimizer updates the sources here"))
-    return model.finding(RULE, use.node, message, fixes=fixes, related=related, composed=use.name, sources=sorted(prov.composed_from),
-                         optimizer=model.text(step.receiver) if getattr(step, "receiver", None) is not None else None,
-                         loop_line=loop.node.lineno if loop is not None else None)
+    found = model.finding(RULE, use.node, message, fixes=fixes, related=related, composed=use.name, sources=sorted(prov.composed_from),
+                          optimizer=model.text(step.receiver) if getattr(step, "receiver", None) is not None else None,
+                          loop_line=loop.node.lineno if loop is not None else None)
+    if bind is None:
+        return [found]
+    # (the composition too: that is the statement to move)
+    if loop is not None:
+        cause = (f"`{use.name}` is composed from trainable {sources} here, once, outside the training loop at line "
+                 f"{loop.node.lineno} that uses it (line {use.node.lineno}) after {step_text}: from the second iteration on it "
+                 f"keeps its old values and its freed graph. Compose it inside the loop")
+    else:
+        cause = (f"`{use.name}` is composed from trainable {sources} here and used again (line {use.node.lineno}) after "
+                 f"{step_text} without being rebuilt: it still holds the values from before the step. Recompute it after the step")
+    return model.with_cause(found, bind.node, cause, f"`{use.name}` is used here, stale")
