@@ -154,3 +154,71 @@ def test_two_calls_of_one_loss_helper_build_two_graphs():
         """), "loss_helper.py")
     found = [(f.span.line, f.data.get("kind"), f.severity.name) for f in check_source(source, Settings(select=frozenset({"AG003"}))).findings]
     assert found == [(14, "never-reused", "WARNING"), (20, "reused-after-step", "ERROR")], found
+
+
+def _walked(text: str):
+    import ast
+
+    from autograd_lsp.analysis.model import build_model
+
+    source = Source(textwrap.dedent(text), "through.py")
+    return build_model(ast.parse(source.text), source)
+
+
+def test_a_backward_and_a_step_a_called_body_runs_are_the_callers_in_its_order():
+    """ThroughEvent: what the body does is seen at the call, on the caller's values (named by the caller's argument),
+    in the body's order; one under a branch the walk cannot decide may not run (`certain` False)."""
+    from autograd_lsp.analysis.model import ThroughEvent
+
+    model = _walked("""\
+        import torch
+        import torch.nn as nn
+
+        net = nn.Linear(3, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+
+        def update(first, second, both):
+            first.backward()
+            opt.step()
+            if both:
+                second.backward()
+
+
+        for step in range(3):
+            a = net(torch.randn(2, 3)).mean()
+            b = net(torch.randn(2, 3)).sum()
+            update(a, b, step > 1)
+        """)
+    through = [event for event in model.calls(through=True) if type(event) is ThroughEvent]
+    assert [(event.role, event.node.lineno, event.through.lineno, event.certain) for event in through] == [
+        ("backward", 9, 18, True), ("step", 10, 18, True), ("backward", 12, 18, False)]
+    assert [model.text(event.receiver) for event in through if event.role == "backward"] == ["a", "b"]
+    assert through[0].receiver_prov.graph and through[0].receiver_prov.graph == model.prov(through[0].receiver).graph
+    assert not [event for event in model.calls() if type(event) is ThroughEvent]  # (only rules that ask see them)
+    assert model.loops[0].is_training
+
+
+def test_a_workspace_class_that_defines_backward_runs_its_own_body():
+    """`tracker.backward(loss)` of a class of the workspace is a call of its method (here it only logs): no backward
+    at the caller, and a loop that only calls it is no training loop."""
+    model = _walked("""\
+        import torch
+        import torch.nn as nn
+
+        net = nn.Linear(3, 1)
+
+
+        class Tracker:
+            def backward(self, value):
+                print(float(value.detach()))
+
+
+        tracker = Tracker()
+        for step in range(3):
+            loss = net(torch.randn(2, 3)).mean()
+            tracker.backward(loss)
+        """)
+    assert not list(model.calls(role="backward", through=True))
+    assert [event.function.name for event in model.calls(method="backward")] == ["backward"]
+    assert not model.loops[0].is_training

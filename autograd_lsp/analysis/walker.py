@@ -20,7 +20,7 @@ from . import callsite, shapes, syntax
 from . import torch_api as api
 from . import uses
 from .imports import ImportTable
-from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, Loop,
+from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, Loop, ThroughEvent,
                     ModuleModel, Scope, UseEvent)
 from .provenance import Kind, Provenance, flatten, merge
 
@@ -218,6 +218,11 @@ class Walker:
         self.quiet = False  # inside a body walked only for the shape it returns: it reports nothing (see call_in_context)
         self.memo: dict = {}  # (function node, grad mode, facts of self and the arguments) -> (return, arguments, escaped)
         self.escaped: list | None = None  # events of another module's body that concern the caller's arguments
+        # a body walked for one call site: its backward and step calls (and those its own calls stand for), in order,
+        # each marked `certain` when it runs whenever the body runs (rules see them at the caller: ThroughEvent)
+        self.backprops: list | None = None
+        self.branching = 0  # enclosing branches of the body being walked that may not run (an if not decided, a loop)
+        self.left_early = False  # a return (or raise) that may have run already: what follows may not run
         self._keywords: dict | None = None
         self.shadows: list[FunctionInfo] = []  # (for release())
         self.function_aliases: dict = {}  # (id of a scope, name) -> the torch function the name was bound to there
@@ -254,6 +259,15 @@ class Walker:
         if self.via is None:
             if function is not None and not function.uses_arguments and type(event) in _CHANGING:
                 self._note_change(function, event)
+        elif self.backprops is not None and not self.quiet and (
+                type(event) is ThroughEvent or type(event) is CallEvent and (event.role == "backward" or event.role == "step")):
+            # (what the caller sees of it: ThroughEvent; the body's own events stay those of its symbolic walk)
+            event.certain = event.certain and self.branching == 0 and not self.left_early
+            if type(event) is CallEvent and event.role == "backward" and event.node.args and not (
+                    event.receiver_prov is not None and event.receiver_prov.kind is Kind.TENSOR):
+                event.value = self.prov_of(event.node.args[0])  # type: ignore[attr-defined]  # (`accelerator.backward(loss)`)
+            self.backprops.append(event)
+            return event
         elif self.quiet or not _changes(event):
             # A body walked for one call site: only what the helper does to a value in place (or to its
             # requires_grad) is judged from there; loops, uses and losses stay those of the symbolic walk.
@@ -292,11 +306,11 @@ class Walker:
 
     def _state(self):
         return (self.scope, self.loop, self.no_grad, self.mode, self.epoch, self.stmt, self.function, self.via, self.table,
-                self.overlay, self.escaped)
+                self.overlay, self.escaped, self.backprops, self.branching, self.left_early)
 
     def _restore(self, state):
         (self.scope, self.loop, self.no_grad, self.mode, self.epoch, self.stmt, self.function, self.via, self.table,
-         self.overlay, self.escaped) = state
+         self.overlay, self.escaped, self.backprops, self.branching, self.left_early) = state
 
     def _register_defs(self, body: list[ast.stmt]):
         for stmt in body:
@@ -406,7 +420,8 @@ class Walker:
         info.scope = self.scope
         self.loop, self.no_grad, self.epoch, self.function = None, self._decorated_no_grad(node), 0, info
         self.mode = True if self.no_grad else None
-        self.via, self.overlay, self.escaped = None, None, None
+        self.via, self.overlay, self.escaped, self.backprops = None, None, None, None
+        self.branching, self.left_early = 0, False
         self.table = None if self.summary_only else self.model._provs
         args = node.args
         positional = [*args.posonlyargs, *args.args]
@@ -639,6 +654,8 @@ class Walker:
 
     def stmt_Return(self, node):
         prov = self.ev(node.value) if node.value is not None else None
+        if self.branching:
+            self.left_early = True
         info = self.function
         if info is not None:
             info.returns = merge(info.returns, prov) if info.returned_any else prov
@@ -690,14 +707,14 @@ class Walker:
     def stmt_For(self, node):
         iter_prov = self.ev(node.iter)
         self._loop(node, node.body, lambda: self.assign(node.target, None, self._element_of(iter_prov, node.iter)))
-        self.walk_body(node.orelse)
+        self._branch(node.orelse)
 
     stmt_AsyncFor = stmt_For
 
     def stmt_While(self, node):
         self.ev(node.test)
         self._loop(node, node.body)
-        self.walk_body(node.orelse)
+        self._branch(node.orelse)
 
     def _loop(self, node, body, bind_target=None):
         loop = Loop(node, self.scope, self.loop)
@@ -706,12 +723,14 @@ class Walker:
             self.model.loops.append(loop)
         saved = self.loop
         self.loop = loop
+        self.branching += 1
         try:
             if bind_target is not None:
                 bind_target()
             self.walk_body(body)
         finally:
             self.loop = saved
+            self.branching -= 1
 
     def stmt_If(self, node):
         self.ev(node.test)
@@ -724,11 +743,11 @@ class Walker:
         narrowed = self._narrowed(node.test)
         if narrowed is not None:
             self.bind(*narrowed)  # `if isinstance(m, nn.Conv2d):` m is a Conv2d in the body
-        self.walk_body(node.body)
+        self._branch(node.body)
         after_body = self.scope.bindings
         if node.orelse:
             self.scope.bindings = dict(before)
-            self.walk_body(node.orelse)
+            self._branch(node.orelse)
             after_else = self.scope.bindings
         else:
             after_else = before  # (no else: what held before, read only below)
@@ -745,6 +764,15 @@ class Walker:
             if name not in after_body:
                 merged[name] = _merge_branches(before[name], prov) if name in before else prov
         self.scope.bindings = merged
+
+    def _branch(self, body: list[ast.stmt]):
+        """A block that may not run (a branch not decided, a loop's else, a handler)."""
+        if body:
+            self.branching += 1
+            try:
+                self.walk_body(body)
+            finally:
+                self.branching -= 1
 
     def _note_none_test(self, test):
         """The symbolic walk of a function meets `if <parameter> is (not) None`: calls passing it or not may take
@@ -813,7 +841,7 @@ class Walker:
         for handler in node.handlers:
             if handler.name:
                 self.bind(handler.name, None)
-            self.walk_body(handler.body)
+            self._branch(handler.body)
         self.walk_body(node.orelse)
         self.walk_body(node.finalbody)
 
@@ -822,7 +850,7 @@ class Walker:
     def stmt_Match(self, node):
         self.ev(node.subject)
         for case in node.cases:
-            self.walk_body(case.body)
+            self._branch(case.body)
 
     def stmt_Delete(self, node):
         for target in node.targets:
@@ -834,6 +862,12 @@ class Walker:
         pass
 
     stmt_ImportFrom = stmt_Global = stmt_Nonlocal = stmt_Pass = stmt_Break = stmt_Continue = stmt_Import
+
+    def stmt_Raise(self, node):
+        self.ev(node.exc)
+        self.ev(node.cause)
+        if self.branching:
+            self.left_early = True
 
     # -- assignment ----------------------------------------------------------------------------------
     def assign(self, target: ast.expr, value: ast.expr | None, prov: Provenance | None):
@@ -1622,10 +1656,17 @@ class Walker:
         shaped = (_shaped_by_arguments(info) or info.name == "__init__" and info.cls is not None and info.uses_arguments) \
             and (any(_shaped(p) for p in passed) or info.cls is not None and receiver is not None and receiver.node is not None
                  and receiver.origin != "self" and any(_shaped(p) for p in info.cls.instances.get(id(receiver.node), {}).values()))
+        # a body that runs backward() or an optimizer step: walked with what the call gives it, so that the caller sees
+        # which of its values are backpropagated, freed and stepped, in order (ThroughEvent). Only for calls that give it
+        # a value with a graph, or an instance of a plain class of the workspace (an optimizer or criterion wrapper whose
+        # own methods backpropagate): a body walked for a call site is walked in full after each edit of it (rewalk.py)
+        backprops = (info.calls_backward or info.calls_step) and any(
+            p is not None and (p.kind is Kind.TENSOR and bool(p.graph) or p.kind is Kind.MODULE and isinstance(p.module_class, ClassInfo)
+                               and not p.module_class.is_module) for p in flatten(passed))
         # (shapes are what a body backpropagating its arguments is judged by, too: walked with them)
-        with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments
+        with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments and not backprops
         sized = sized or shaped
-        if (not (info.uses_arguments or sized) or not info.walked or self.context_depth >= callsite.MAX_DEPTH or info.walking
+        if (not (info.uses_arguments or sized or backprops) or not info.walked or self.context_depth >= callsite.MAX_DEPTH or info.walking
                 or info.owner is None or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
         if not sized and not callsite.worth_walking(info, passed):
@@ -1651,28 +1692,31 @@ class Walker:
             owner.context_walks += 1
             memo[key] = None  # a recursive call meets its own walk: the summary does
             escaped = [] if owner is not self else None
+            collected = [] if backprops and not quiet else None
             at_depth = getattr(owner.resolver, "at_depth", None) if owner is not self else None
             was_quiet, owner.quiet = owner.quiet, owner.quiet or quiet or self.quiet
             try:
                 if at_depth is None:
                     ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped,
-                                                left_none=left_none)
+                                                left_none=left_none, backprops=collected)
                 else:
                     with at_depth(owner.depth) as free:  # another module's body: as deep as that module, never waiting for jedi
                         if not free:
                             del memo[key]
                             return _NOT_WALKED
                         ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped,
-                                                    left_none=left_none)
+                                                    left_none=left_none, backprops=collected)
             finally:
                 owner.quiet = was_quiet
-            memo[key] = (ret, dict(bound), escaped)
+            memo[key] = (ret, dict(bound), escaped, collected)
         found = memo[key]
         if found is None:
             return _NOT_WALKED
-        ret, passed, escaped = found
+        ret, passed, escaped, collected = found
         if escaped:
             self._reemit(escaped, passed, bound, node, owner.model.source.path)
+        if collected and not self.quiet:
+            self._through(collected, passed, bound, node)
         if quiet:
             # walked for its shape alone: the summary says the rest (what the walk could not know, a default's value,
             # the symbolic walk knows as a parameter)
@@ -1681,7 +1725,7 @@ class Walker:
         return self._returned(ret, passed, bound, node)
 
     def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped,
-                        left_none: frozenset = frozenset()) -> Provenance | None:
+                        left_none: frozenset = frozenset(), backprops: list | None = None) -> Provenance | None:
         shadow = FunctionInfo(info.node, info.name, cls=info.cls, owner=self, context_of=info)
         if left_none:
             shadow.left_none = left_none  # type: ignore[attr-defined]  # (parameters this call leaves at their None default)
@@ -1705,6 +1749,7 @@ class Walker:
         self.overlay = self.table = {}
         if escaped is not None:
             self.escaped = escaped
+        self.backprops, self.branching, self.left_early = backprops, 0, False
         args = node.args
         positional = [*args.posonlyargs, *args.args]
         if receiver is not None and positional:
@@ -1764,6 +1809,42 @@ class Walker:
         graph = (ret.graph - theirs) | mine | ({id(call)} if ret.requires_grad else frozenset())
         return ret.but(line=call.lineno, node=call, loop=self.loop, epoch=self.epoch, graph=graph, origin=ret.origin if ret.origin == "param" else
                        f"{getattr(call.func, 'attr', None) or getattr(call.func, 'id', '?')}()")
+
+    def _through(self, collected: list, passed: dict, bound: dict, call: ast.Call):
+        """The backward and step calls a body walked for this call ran (`collected`, in order): this call's own, on its
+        values (ThroughEvent). A value the call passed is named by its argument; one the body made (or took from
+        `self`) is as the walk left it, with this call in its graph."""
+        arguments = {}
+        for index, name in enumerate(passed):
+            argument = call.args[index] if index < len(call.args) else next((kw.value for kw in call.keywords if kw.arg == name), None)
+            if argument is not None:
+                arguments[name] = argument
+        for event in collected:
+            value, receiver = event.receiver_prov, event.receiver
+            if event.role == "backward" and type(event) is CallEvent and (value is None or value.kind is not Kind.TENSOR) and event.node.args:
+                value, receiver = event.__dict__.get("value"), event.node.args[0]  # (`accelerator.backward(loss)`: its argument)
+            if value is not None and value.kind is Kind.TENSOR:
+                named = next((name for name, prov in passed.items() if value is prov), None)
+                if named is None and value.node is not None:  # (the value given, as the body changed it: one of that node)
+                    same = [name for name, prov in passed.items() if prov is not None and prov.node is value.node]
+                    named = same[0] if len(same) == 1 else None
+                if named is not None:
+                    value, receiver = bound.get(named), arguments.get(named)
+                    if value is None or receiver is None:
+                        continue  # (a value this call does not give: unknown here)
+                else:
+                    # made by the body (or kept on `self`): its own graph, where what it took from a value the walk was
+                    # given is what this call gives (a memoised walk may have been made for another call). This call is no
+                    # node of it: two values the body made share what they share there.
+                    graph = value.graph
+                    for name, prov in passed.items():
+                        given = bound.get(name)
+                        if prov is not None and prov is not given and prov.kind is Kind.TENSOR and prov.graph and prov.graph <= graph:
+                            graph = (graph - prov.graph) | (given.graph if given is not None and given.kind is Kind.TENSOR else frozenset())
+                    value = value.but(graph=graph) if graph is not value.graph else value
+            inner_site = event.through if type(event) is ThroughEvent else event.node
+            self.emit(ThroughEvent(inner_site, self.ctx(), role=event.role, method=event.method, receiver=receiver,
+                                   receiver_prov=value, through=call, inner=event, certain=event.certain))
 
     def _reemit(self, escaped: list, passed: dict, bound: dict, call: ast.Call, path: str | None):
         """Another module's helper changed an argument in place: report it at this call, the line of the checked file."""
@@ -2015,11 +2096,13 @@ class Walker:
         return ret.scalar is False or wide_input and _elementwise_scalar(info, ret, deps) is False
 
     def method_call(self, node, event, method, receiver, recv: Provenance | None, arg_provs) -> Provenance | None:
-        if method == "backward":
+        # (an instance of a workspace class that defines the method itself: its body says what it does, below)
+        own = recv is not None and recv.kind is Kind.MODULE and isinstance(recv.module_class, ClassInfo) and method in recv.module_class.methods
+        if method == "backward" and not own:
             event.role = "backward"
             self._note_backward(node, recv)
             return None
-        if method == "zero_grad":
+        if method == "zero_grad" and not own:
             event.role = "zero_grad"
             return None
         if method == "register_forward_hook" and len(node.args) == 1:
@@ -2102,6 +2185,8 @@ class Walker:
                 self.rebind(receiver, after)
             return after
         if uses.is_metadata(method) or (uses.is_cut(method) and method not in ("detach", "detach_")):  # x.size(), x.item()
+            if method == "size" and len(node.args) == 1 and not node.keywords:
+                return Provenance(Kind.NUMBER, node.lineno, dtype=api.INT)  # `x.size(-1)`: one dimension, an int
             return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT if method == "item" and recv.dtype == api.FLOAT else None) if method in ("item", "numel", "dim") else None
         if method == "detach":
             return recv.but(leaf=True, requires_grad=False, detached=True, data_of=label(receiver) or recv.origin, composed_from=frozenset(),
