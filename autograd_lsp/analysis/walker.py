@@ -735,7 +735,7 @@ class Walker:
     def stmt_If(self, node):
         self.ev(node.test)
         self._note_none_test(node.test)
-        taken = self._none_test(node.test)
+        taken = self._known_test(node.test)
         if taken is not None:  # `if eps is None: eps = self.eps`, eps left at its None default: that branch alone
             self.walk_body(node.body if taken else node.orelse)
             return
@@ -1052,7 +1052,8 @@ class Walker:
             return prov
         if kind is ast.Constant:  # (a quarter: numbers size tensors, other constants are nothing the walk tracks)
             value = node.value
-            prov = _INT_NUMBER if isinstance(value, int) else _FLOAT_NUMBER if isinstance(value, float) else None  # (int: bool too)
+            prov = (_INT_NUMBER if type(value) is int else _FLOAT_NUMBER if type(value) is float else _TRUE if value is True
+                    else _FALSE if value is False else None)
             table = self.table
             if table is not None:
                 table[id(node)] = prov
@@ -1133,11 +1134,28 @@ class Walker:
 
     def ev_IfExp(self, node):
         self.ev(node.test)
-        taken = self._none_test(node.test)
+        taken = self._known_test(node.test)
         body, orelse = self.ev(node.body), self.ev(node.orelse)
         if taken is not None:
             return body if taken else orelse  # `self.eps if eps is None else eps`, eps left at its None default
         return merge(body, orelse)
+
+    def _known_test(self, test) -> bool | None:
+        """Whether an `if` takes its body, where a walk for one call site knows: a None test (_none_test), or a flag this
+        call passes or leaves at its default as a `True`/`False` literal, tested as `flag` or `not flag` (`if backward:
+        loss.backward()`), and not bound again since (the walk's binding of the name is that literal's, outside loops)."""
+        taken = self._none_test(test)
+        if taken is not None or self.via is None or self.loop is not None:
+            return taken
+        negated = False
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            test, negated = test.operand, not negated
+        if type(test) is not ast.Name:
+            return None
+        known = self.scope.bindings.get(test.id)  # (this body's own name: a parameter, or a local bound to a literal)
+        if known is None or known.kind is not Kind.NUMBER or known.truth is None:
+            return None
+        return known.truth is not negated
 
     def _none_test(self, test) -> bool | None:
         """In a walk for one call site: `name is None` / `name is not None` on a parameter this call left at its None
@@ -2992,6 +3010,9 @@ def _bind_defaults(function, call: ast.Call, bound: dict, method: bool):
         if type(default) is ast.Lambda:  # `preprocess=lambda img: F.interpolate(img, (16, 16))`: that function
             bound[arg.arg] = Provenance(Kind.FUNCTION, default.lineno, module_class=default, origin="lambda", node=default)
             continue
+        if type(default) is ast.Constant and type(default.value) is bool:  # `backward=True`: a flag an `if` of the body tests
+            bound[arg.arg] = _TRUE if default.value else _FALSE
+            continue
         value = _number(default)
         if isinstance(value, int):
             bound[arg.arg] = _int_number(value)
@@ -3385,6 +3406,8 @@ def _elementwise_scalar(info: FunctionInfo, ret: Provenance, deps) -> bool | Non
 _ITERATOR_CALL = re.compile(r"\.(?:" + "|".join(sorted(map(re.escape, api.MODULE_ITERATORS))) + r")\(")
 _INT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.INT)
 _FLOAT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.FLOAT)
+_TRUE = Provenance(Kind.NUMBER, 0, dtype=api.INT, truth=True)  # (a bool is an int, as before: its truth is what is new)
+_FALSE = Provenance(Kind.NUMBER, 0, dtype=api.INT, truth=False)
 _NAMED_INTS: dict = {}
 
 
