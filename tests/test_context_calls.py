@@ -222,3 +222,28 @@ def test_a_workspace_class_that_defines_backward_runs_its_own_body():
     assert not list(model.calls(role="backward", through=True))
     assert [event.function.name for event in model.calls(method="backward")] == ["backward"]
     assert not model.loops[0].is_training
+
+
+def test_the_outputs_of_a_linalg_op_returning_several_tensors_are_computed_from_its_input():
+    """`vals, vecs = torch.linalg.eigh(m)` in a helper: both outputs are made from its parameter (the op table's
+    TUPLE_RESULTS, under torch's native name), so the helper's result has the graph of what a call passes; an integer
+    output (`lu_factor`'s pivots) has none."""
+    model = _walked("""\
+        import torch
+
+        def spectrum(feats):
+            gram = feats @ feats.t()
+            vals, vecs = torch.linalg.eigh(gram)
+            return vals.sum() + vecs.abs().sum()
+
+        def pivots(m):
+            lu, piv = torch.linalg.lu_factor(m)
+            return piv
+
+        w = torch.randn(4, 3, requires_grad=True)
+        s = spectrum(w * 2)
+        p = pivots(w @ w.t())
+        """)
+    binds = {event.name: event.prov for event in model.events if type(event).__name__ == "BindEvent" and event.ctx.scope.function is None}
+    assert binds["s"] is not None and binds["s"].requires_grad is True and binds["s"].graph
+    assert binds["p"].requires_grad is False and binds["p"].dtype == "int"

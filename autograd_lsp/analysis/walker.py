@@ -970,6 +970,9 @@ class Walker:
         indices = self._integer_outputs(value, prov, count)
         if indices:  # `values, indices = x.max(1)`: the indices are an integer tensor without a graph
             return [(None, self._indices(value) if i in indices else prov and prov.but(scalar=None, shape=None)) for i in range(count)]
+        if prov is not None and prov.kind is Kind.TENSOR and self._float_outputs(value, count):
+            # `vals, vecs = torch.linalg.eigh(a)`: every output a floating tensor computed from what the op was given
+            return [(None, prov.but(scalar=None, shape=None))] * count
         if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph:
             # `y1, y2 = model(x)`: every output shares the forward's graph
             return [(None, prov.but(scalar=None, shape=None)) for _ in range(count)]
@@ -996,9 +999,19 @@ class Walker:
         with_dim = dim is not None and (isinstance(_const(dim), int) or dim_prov is not None and dim_prov.kind is Kind.NUMBER)
         return api.integer_outputs(op, count, with_dim)
 
+    def _float_outputs(self, value, count) -> bool:
+        """A call of a torch op that returns `count` tensors, all floating (the op table's TUPLE_RESULTS), whichever
+        overload: one that needs a dim for its tuple (`x.max(1)`) is not among them (it has integer indices)."""
+        if not isinstance(value, ast.Call):
+            return False
+        entry = api.TUPLE_RESULTS.get(self._tuple_op(value) or "")
+        return entry is not None and not entry["dim"] and len(entry["outputs"]) == count and all(kind == api.FLOAT for kind in entry["outputs"])
+
     def _tuple_op(self, call: ast.Call) -> str | None:
         qualname = self.imports.qualname(call.func)
         if qualname is not None:
+            if qualname.startswith("torch.linalg.") and qualname.count(".") == 2:
+                return "linalg_" + qualname.rsplit(".", 1)[-1]  # (the op table's name: native `linalg_eigh`)
             return qualname.rsplit(".", 1)[-1] if self.imports.is_torch(qualname) and qualname.count(".") == 1 else None
         return call.func.attr if isinstance(call.func, ast.Attribute) else None
 
