@@ -597,13 +597,19 @@ class Walker:
         elif requires_grad is None and all(prov.requires_grad is False for prov, _ in deps):
             requires_grad = False
         carried = any(prov.kind is Kind.TENSOR and (prov.requires_grad or prov.composed_from or prov.nondiff) for prov, _ in deps)
+        nondiff = ret.nondiff if carried else None
+        if nondiff is None and ret.requires_grad is None and not ret.composed_from:
+            # made from its arguments alone (no graph of its own): a cut they all went through stays one (`soft_skel(hard)`
+            # of `hard = (pred > 0.5).float()`), as for an op of the body (derive)
+            carriers = [prov for prov, _ in deps if prov.kind is Kind.TENSOR and (prov.requires_grad or prov.composed_from or prov.nondiff)]
+            nondiff = carriers[0].nondiff if carriers and all(prov.nondiff for prov in carriers) else None
         covered = _covered(info, ret, arg_provs, offset)
         # Given nothing that requires grad, what the helper itself made require grad (`(torch.randn(n) * std).requires_grad_()`,
         # a leaf or not depending on `std` in its summary) is a leaf: no graph reaches it from the arguments.
         own_leaf = not grads and ret.leaf is not False and ret.requires_grad is True and all(
             prov.kind is Kind.NUMBER or prov.kind is Kind.TENSOR and prov.requires_grad is False for prov, _ in deps)
         return ret.but(
-            nondiff=ret.nondiff if carried else None,
+            nondiff=nondiff,
             line=call.lineno,
             requires_grad=requires_grad if not self.no_grad else False,
             leaf=(True if own_leaf or requires_grad is False or self.no_grad else (False if requires_grad else None)),
@@ -764,6 +770,14 @@ class Walker:
             if name not in after_body:
                 merged[name] = _merge_branches(before[name], prov) if name in before else prov
         self.scope.bindings = merged
+
+    def _note_cut(self):
+        """The symbolic walk of a function meets a graph cut (a comparison, argmax, a cast to int): whether what it returns
+        is cut may depend on what each call passes (a parameter that might require grad keeps a path open), so a call
+        passing tensors whose requires_grad is known walks the body with them (call_in_context)."""
+        function = self.function
+        if function is not None and self.via is None:
+            function.cuts_graph = True  # type: ignore[attr-defined]
 
     def _branch(self, body: list[ast.stmt]):
         """A block that may not run (a branch not decided, a loop's else, a handler)."""
@@ -1241,6 +1255,8 @@ class Walker:
         graphs = [p for p in provs if p is not None and p.kind is Kind.TENSOR]
         carriers = [p for p in graphs if p.requires_grad or p.composed_from or p.nondiff or (p.param_deps and p.requires_grad is None)]
         cut = carriers[0].nondiff if carriers and all(p.nondiff for p in carriers) else ("comparison" if carriers else None)
+        if cut is not None:
+            self._note_cut()
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=api.INT, origin="comparison",
                           nondiff=cut, param_deps=frozenset().union(*(p.param_deps for p in graphs)),
                           composed_from=frozenset().union(*(p.composed_from for p in graphs)), no_grad=self.no_grad,
@@ -1349,10 +1365,14 @@ class Walker:
                 found = self._late_attribute(cls, node.attr)
             if found is None and not any(node.attr in table for table in (cls.attributes, cls.constructed, cls.late)):
                 found = _class_constant(cls, node.attr, node.lineno)  # `cfg.network.bins`: a plain config class's number
-            if found is not None and found.param_deps and owner.origin == "self" and found.kind is not Kind.MODULE:
+            init = cls.methods.get("__init__")
+            if found is not None and found.param_deps and found.kind is not Kind.MODULE and (owner.origin == "self" or (
+                    found is cls.attributes.get(node.attr) and reader is not None and (reader.context_of or reader) is not init)):
                 # `self.scale` set from __init__'s parameter (or a constructing caller's): those parameters are not this
-                # method's, so what the value depends on is not something this method's callers pass
-                found = found.but(param_deps=frozenset())
+                # method's, so what the value depends on is not something this method's callers pass (nor, for the
+                # symbolic __init__'s, a method walked for one call on an instance: `criterion(pred, mask)`)
+                left = _left_at_default(init, found, owner.node) if owner.origin != "self" else None
+                found = left if left is not None else found.but(param_deps=frozenset())
             return found
         if isinstance(cls, str) and node.attr in (api.layer_parameters(cls.rsplit(".", 1)[-1]) or api.PARAMETER_NAMES):
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=f"{cls}.{node.attr}", node=node)
@@ -1694,11 +1714,15 @@ class Walker:
         backprops = (info.calls_backward or info.calls_step) and any(
             p is not None and (p.kind is Kind.TENSOR and bool(p.graph) or p.kind is Kind.MODULE and isinstance(p.module_class, ClassInfo)
                                and not p.module_class.is_module) for p in flatten(passed))
+        # a body that cuts a graph (`(pred > 0.5).float()`), given a tensor that requires grad and one that has no graph
+        # (a plain target): whether what it returns is cut is the call's to say (the summary keeps a path open through a
+        # parameter that might require grad)
+        cuts = _cut_by_arguments(info, passed)
         # (shapes are what a body backpropagating its arguments is judged by, too: walked with them)
-        with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments and not backprops
+        with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments and not backprops and not cuts
         sized = sized or shaped
-        if (not (info.uses_arguments or sized or backprops) or not info.walked or self.context_depth >= callsite.MAX_DEPTH or info.walking
-                or info.owner is None or isinstance(info.node, ast.Lambda)):
+        if (not (info.uses_arguments or sized or backprops or cuts) or not info.walked or self.context_depth >= callsite.MAX_DEPTH
+                or info.walking or info.owner is None or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
         if not sized and not callsite.worth_walking(info, passed):
             return _NOT_WALKED
@@ -2008,6 +2032,12 @@ class Walker:
             if kept is not None and kept.kind is Kind.TENSOR and kept.saved_by is not None:
                 # a block whose forward ends in `self.act(...)` (nn.ReLU): what it returns is what that op kept for backward
                 result = result.but(saved_by=kept.saved_by, saved_node=node)
+        if walked is not None and walked.kind is Kind.TENSOR and walked.nondiff is not None and walked.requires_grad is not None \
+                and isinstance(cls, ClassInfo) and not self.no_grad:
+            # a loss module's forward walked with what this call passes: every path to what it returns goes through a
+            # cut (`(y_pred > 0.5)` of the prediction, a plain target beside it)
+            result = result.but(nondiff=walked.nondiff, requires_grad=walked.requires_grad, leaf=walked.leaf,
+                                graph=result.graph if walked.requires_grad else frozenset())
         if walked is not None and walked.kind is Kind.MAPPING and walked.elements and walked.keys and not self.no_grad:
             # a forward returning a dict (`{"out_map": logits, "loss": loss}`) walked with these arguments: each value is
             # this forward's output, with the sizes the walk found for it (`model(images, targets)["loss"]`)
@@ -2059,7 +2089,8 @@ class Walker:
             if 1 <= index <= len(node.args) and not isinstance(node.args[index - 1], ast.Starred):
                 self._mark(node.args[index - 1], op, node)
         shaped = any(_shaped(p) for p in [*arg_provs, *(keywords or {}).values()])
-        if not info.uses_arguments and not ((_shaped_by_arguments(info) or _optional_tuple(info)) and shaped):
+        if not info.uses_arguments and not ((_shaped_by_arguments(info) or _optional_tuple(info)) and shaped) \
+                and not _cut_by_arguments(info, [*arg_provs, *(keywords or {}).values()]):
             return None
         ret = self.call_in_context(info, node, arg_provs, (keywords or {}) if node.keywords else {}, module)
         return None if ret is _NOT_WALKED else ret
@@ -2951,6 +2982,8 @@ class Walker:
             nondiff = carriers[0].nondiff
         if nondiff is not None and not carriers:
             nondiff = None
+        if nondiff is not None:
+            self._note_cut()
         if scalar == "propagate":
             scalar = True if tensors and all(t.scalar for t in tensors) else (False if any(t.scalar is False for t in tensors) else None)
             as_large_as = frozenset().union(*(t.as_large_as for t in tensors))
@@ -3164,6 +3197,32 @@ def _no_graph_if(no_grad: bool, prov: Provenance | None) -> Provenance | None:
     if prov.kind is not Kind.TENSOR or prov.leaf is True or (prov.requires_grad is not True and not prov.graph):
         return prov  # (a parameter handed back is still one that requires grad)
     return prov.but(requires_grad=False, graph=frozenset(), no_grad=True, leaf=True)
+
+
+def _left_at_default(init: FunctionInfo | None, stored: Provenance, built) -> Provenance | None:
+    """`self.eps = eps` of the symbolic __init__, read on an instance whose construction (`built`, the call) leaves `eps` at
+    its number or True/False literal default: that literal. None where the construction passes it or may."""
+    if init is None or not isinstance(built, ast.Call) or stored.origin != "param" or len(stored.param_deps) != 1 \
+            or any(isinstance(arg, ast.Starred) for arg in built.args) or any(kw.arg is None for kw in built.keywords):
+        return None
+    args = init.node.args
+    params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    index = next(iter(stored.param_deps))
+    if not 0 < index < len(params) or stored.node is not params[index]:
+        return None  # (the parameter itself, not a value made from it)
+    bound: dict = {}
+    _bind_defaults(init.node, built, bound, True)
+    found = bound.get(params[index].arg)
+    return found if found is not None and found.kind is Kind.NUMBER else None
+
+
+def _cut_by_arguments(info: FunctionInfo, passed) -> bool:
+    """A body that cuts a graph somewhere (FunctionInfo.cuts_graph) called with a tensor that requires grad and one known
+    to have no graph: walked with them, its result is cut or not by what it does to each."""
+    if not info.__dict__.get("cuts_graph"):
+        return False
+    tensors = [p for p in flatten(passed) if p is not None and p.kind is Kind.TENSOR]
+    return any(p.requires_grad for p in tensors) and any(p.requires_grad is False and not p.param_deps for p in tensors)
 
 
 def _with_shape(summary: Provenance | None, walked: Provenance | None) -> Provenance | None:
