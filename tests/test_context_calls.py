@@ -247,3 +247,28 @@ def test_the_outputs_of_a_linalg_op_returning_several_tensors_are_computed_from_
     binds = {event.name: event.prov for event in model.events if type(event).__name__ == "BindEvent" and event.ctx.scope.function is None}
     assert binds["s"] is not None and binds["s"].requires_grad is True and binds["s"].graph
     assert binds["p"].requires_grad is False and binds["p"].dtype == "int"
+
+
+def test_a_backward_run_by_another_modules_method_is_reported_in_the_checked_file(tmp_path):
+    """A ThroughEvent whose body is another module's: reported at this file's call, naming no line of the other file."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "wrappers.py").write_text(textwrap.dedent("""\
+        class Backprop:
+            def run(self, loss):
+                loss.backward()
+        """))
+    (tmp_path / "train.py").write_text(textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+        from wrappers import Backprop
+
+        net = nn.Linear(4, 1)
+        bp = Backprop()
+        for step in range(3):
+            loss = net(torch.randn(2, 4)).pow(2).mean()
+            bp.run(loss)
+            bp.run(loss)
+        """))
+    result = check_path(tmp_path / "train.py", settings=Settings(select=frozenset({"AG003"})), resolver=JediResolver(tmp_path))
+    assert [(f.span.line, f.data.get("first_backward_line")) for f in result.findings] == [(10, 9)]
+    assert "its backward runs" in result.findings[0].message

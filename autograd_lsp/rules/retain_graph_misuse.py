@@ -59,7 +59,7 @@ from ..analysis.provenance import Kind
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.syntax import nodes, statements
-from ..analysis.training import is_frozen, parted, runs_after, site
+from ..analysis.training import is_frozen, parted, runs_after, shown, site
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG003"
@@ -292,6 +292,7 @@ def _freed_then_reused(model, backwards, steps, graphs):
     "Trying to backward through the graph a second time". With an optimizer step between, AG017 may say more (a GAN's
     shared output, with its `.detach()`): where it reports the later backward, this does not."""
     reported = set()
+    steps = list(model.calls(role="step", through=True))  # (a step a called function runs is one between, too)
     for first in backwards:
         _, prov = _receiver(first)
         if not _frees(first) or first.ctx.via is not None or prov is None or not prov.has_graph or not prov.graph:
@@ -310,6 +311,7 @@ def _freed_then_reused(model, backwards, steps, graphs):
             if not shared or not runs_after(first, later) \
                     or not any(graphs.saves_any(graphs.node(ident)) for ident in shared):
                 continue
+            a, b = shown(model, first, later)  # (where they part, when that body is this module's)
             if any(s.ctx.scope is scope and first.seq < s.seq < later.seq for s in steps) and site(b).lineno in _ag017_lines(model):
                 continue  # a step between, on a GAN's shared output: AG017 reports it, with the detach that fixes it
             finding = _backward_second_time(model, a, b)
