@@ -216,7 +216,7 @@ class Walker:
         self.context_depth = 0
         self.context_walks = 0
         self.quiet = False  # inside a body walked only for the shape it returns: it reports nothing (see call_in_context)
-        self.memo: dict = {}  # (function node, grad mode, facts of self and the arguments) -> (return, arguments, escaped)
+        self.memo: dict = {}  # (function node, grad mode, facts of self and the arguments) -> (return, arguments, escaped, backprops)
         self.escaped: list | None = None  # events of another module's body that concern the caller's arguments
         # a body walked for one call site: its backward and step calls (and those its own calls stand for), in order,
         # each marked `certain` when it runs whenever the body runs (rules see them at the caller: ThroughEvent)
