@@ -154,3 +154,121 @@ def test_two_calls_of_one_loss_helper_build_two_graphs():
         """), "loss_helper.py")
     found = [(f.span.line, f.data.get("kind"), f.severity.name) for f in check_source(source, Settings(select=frozenset({"AG003"}))).findings]
     assert found == [(14, "never-reused", "WARNING"), (20, "reused-after-step", "ERROR")], found
+
+
+def _walked(text: str):
+    import ast
+
+    from autograd_lsp.analysis.model import build_model
+
+    source = Source(textwrap.dedent(text), "through.py")
+    return build_model(ast.parse(source.text), source)
+
+
+def test_a_backward_and_a_step_a_called_body_runs_are_the_callers_in_its_order():
+    """ThroughEvent: what the body does is seen at the call, on the caller's values (named by the caller's argument),
+    in the body's order; one under a branch the walk cannot decide may not run (`certain` False)."""
+    from autograd_lsp.analysis.model import ThroughEvent
+
+    model = _walked("""\
+        import torch
+        import torch.nn as nn
+
+        net = nn.Linear(3, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+
+        def update(first, second, both):
+            first.backward()
+            opt.step()
+            if both:
+                second.backward()
+
+
+        for step in range(3):
+            a = net(torch.randn(2, 3)).mean()
+            b = net(torch.randn(2, 3)).sum()
+            update(a, b, step > 1)
+        """)
+    through = [event for event in model.calls(through=True) if type(event) is ThroughEvent]
+    assert [(event.role, event.node.lineno, event.through.lineno, event.certain) for event in through] == [
+        ("backward", 9, 18, True), ("step", 10, 18, True), ("backward", 12, 18, False)]
+    assert [model.text(event.receiver) for event in through if event.role == "backward"] == ["a", "b"]
+    assert through[0].receiver_prov.graph and through[0].receiver_prov.graph == model.prov(through[0].receiver).graph
+    assert not [event for event in model.calls() if type(event) is ThroughEvent]  # (only rules that ask see them)
+    assert model.loops[0].is_training
+
+
+def test_a_workspace_class_that_defines_backward_runs_its_own_body():
+    """`tracker.backward(loss)` of a class of the workspace is a call of its method (here it only logs): no backward
+    at the caller, and a loop that only calls it is no training loop."""
+    model = _walked("""\
+        import torch
+        import torch.nn as nn
+
+        net = nn.Linear(3, 1)
+
+
+        class Tracker:
+            def backward(self, value):
+                print(float(value.detach()))
+
+
+        tracker = Tracker()
+        for step in range(3):
+            loss = net(torch.randn(2, 3)).mean()
+            tracker.backward(loss)
+        """)
+    assert not list(model.calls(role="backward", through=True))
+    assert [event.function.name for event in model.calls(method="backward")] == ["backward"]
+    assert not model.loops[0].is_training
+
+
+def test_the_outputs_of_a_linalg_op_returning_several_tensors_are_computed_from_its_input():
+    """`vals, vecs = torch.linalg.eigh(m)` in a helper: both outputs are made from its parameter (the op table's
+    TUPLE_RESULTS, under torch's native name), so the helper's result has the graph of what a call passes; an integer
+    output (`lu_factor`'s pivots) has none."""
+    model = _walked("""\
+        import torch
+
+        def spectrum(feats):
+            gram = feats @ feats.t()
+            vals, vecs = torch.linalg.eigh(gram)
+            return vals.sum() + vecs.abs().sum()
+
+        def pivots(m):
+            lu, piv = torch.linalg.lu_factor(m)
+            return piv
+
+        w = torch.randn(4, 3, requires_grad=True)
+        s = spectrum(w * 2)
+        p = pivots(w @ w.t())
+        """)
+    binds = {event.name: event.prov for event in model.events if type(event).__name__ == "BindEvent" and event.ctx.scope.function is None}
+    assert binds["s"] is not None and binds["s"].requires_grad is True and binds["s"].graph
+    assert binds["p"].requires_grad is False and binds["p"].dtype == "int"
+
+
+def test_a_backward_run_by_another_modules_method_is_reported_in_the_checked_file(tmp_path):
+    """A ThroughEvent whose body is another module's: reported at this file's call, naming no line of the other file."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "wrappers.py").write_text(textwrap.dedent("""\
+        class Backprop:
+            def run(self, loss):
+                loss.backward()
+        """))
+    (tmp_path / "train.py").write_text(textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+        from wrappers import Backprop
+
+        net = nn.Linear(4, 1)
+        bp = Backprop()
+        for step in range(3):
+            loss = net(torch.randn(2, 4)).pow(2).mean()
+            bp.run(loss)
+            bp.run(loss)
+        """))
+    result = check_path(tmp_path / "train.py", settings=Settings(select=frozenset({"AG003"})), resolver=JediResolver(tmp_path))
+    assert [(f.span.line, f.data.get("first_backward_line")) for f in result.findings] == [(10, 9)]
+    assert "its backward runs" in result.findings[0].message

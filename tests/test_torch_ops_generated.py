@@ -33,6 +33,9 @@ def test_table_knows_what_the_rules_rely_on():
     assert "index_select" not in torch_ops.INDEX_SHAPED and "scatter" not in torch_ops.INDEX_SHAPED  # not the index's shape
     assert torch_ops.FACTORY_SIZES["randint"][2] == 1 and torch_ops.FACTORY_SIZES["randint"][3] == 2  # randint([low,] high, size)
     assert torch_ops.FACTORY_SIZES["randn"][1] == 0
+    # torch.linalg's functions returning several tensors, under their native names (`torch.linalg.eigh`: linalg_eigh)
+    assert torch_ops.TUPLE_RESULTS["linalg_eigh"]["outputs"] == ("float", "float")
+    assert torch_ops.TUPLE_RESULTS["linalg_lu_factor"]["outputs"] == ("float", "int")
 
 
 def test_the_analyzer_never_imports_torch(tmp_path):

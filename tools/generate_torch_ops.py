@@ -630,11 +630,18 @@ def _tuple_results(torch, schemas) -> dict:
         if not any(s["returns"].startswith("(Tensor") for s in overloads):
             continue
         function = getattr(torch.Tensor, name, None) or getattr(torch, name, None)
+        sample = torch.arange(6.0).reshape(2, 3) + 0.5
+        if function is None and name.startswith("linalg_"):
+            # `torch.linalg.eigh` is native `linalg_eigh` (kept under that name): called on a square, symmetric matrix
+            function = getattr(torch.linalg, name[len("linalg_"):], None)
+            sample = torch.eye(3) * 2.0 + 0.5
+        if function is None:
+            continue
         for extra in ((), (1,)):
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    result = function(torch.arange(6.0).reshape(2, 3) + 0.5, *extra)
+                    result = function(sample, *extra)
             except Exception:
                 continue
             if isinstance(result, tuple) and len(result) > 1 and all(isinstance(t, torch.Tensor) for t in result):

@@ -64,7 +64,8 @@ def facts(prov: Provenance | None):
         return (kind, tuple(facts(element) for element in prov.elements))
     if kind is Kind.FUNCTION:
         return (kind, id(prov.module_class))  # (which function: what calling it makes)
-    return (kind, prov.dtype, prov.value, prov.text)  # (a number's value sizes the tensors the body makes from it)
+    # (a number's value sizes the tensors the body makes from it; a flag's truth decides its `if`s)
+    return (kind, prov.dtype, prov.value, prov.text, prov.truth)
 
 
 def shapes_of(prov: Provenance | None, depth: int = 0):

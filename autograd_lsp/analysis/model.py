@@ -90,9 +90,42 @@ class CallEvent(Event):
     result: Provenance | None = None
     function: "FunctionInfo | None" = None  # a same-workspace function that was called
     runs: "FunctionInfo | None" = None  # `model(x)` of a user nn.Module: the forward() it runs (not a direct call)
+    certain: bool = True  # (in a body walked for one call site) it runs whenever that body runs
 
     def keyword(self, name: str) -> ast.keyword | None:
         return next((kw for kw in self.node.keywords if kw.arg == name), None)
+
+
+@dataclass(eq=False)
+class ThroughEvent(Event):
+    """A `backward()` or optimizer step that a function of the workspace runs when this call runs it, on what the call
+    gives it or gets back (`self.backward(gen_loss, dis_loss)` whose body backpropagates both and steps between;
+    `criterion.update(batch, optimizer)` that backpropagates the loss it makes): that call's own backward or step, in
+    the order the body runs them. `node` is where the body does it (its `.backward()`, or the call there that does);
+    `ctx` is this call's. Not a CallEvent: only rules that ask for them (`model.calls(..., through=True)`) see them."""
+
+    role: str = ""  # "backward" | "step"
+    method: str | None = None
+    receiver: ast.expr | None = None  # the caller's argument that is backpropagated, else the body's expression
+    receiver_prov: Provenance | None = None  # the value as this call sees it
+    through: ast.Call = None  # the call, in this scope, that runs it
+    inner: Event = None  # what the walk of the body saw: a CallEvent, or a ThroughEvent of a call in that body
+    certain: bool = True  # it runs whenever the call runs (no branch of the body that may be skipped leads to it)
+    qualname = None
+    function = None
+    runs = None
+    result = None
+
+    @property
+    def direct(self) -> CallEvent:
+        """The `.backward()` / `.step()` call it comes down to."""
+        event = self.inner
+        while type(event) is ThroughEvent:
+            event = event.inner
+        return event
+
+    def keyword(self, name: str) -> ast.keyword | None:
+        return self.direct.keyword(name)
 
 
 @dataclass(eq=False)
@@ -219,8 +252,11 @@ class ModuleModel:
     def of_type(self, kind: type[E]) -> Iterator[E]:
         return iter(self._by_type(kind))
 
-    def calls(self, role: str | None = None, method: str | None = None) -> Iterator[CallEvent]:
-        for event in self._by_type(CallEvent):
+    def calls(self, role: str | None = None, method: str | None = None, through: bool = False) -> Iterator[CallEvent]:
+        """Call events (of a role, of a method); `through`: with the backward and step calls that calls of workspace
+        functions run (ThroughEvent), in execution order."""
+        events = self._by_type((CallEvent, ThroughEvent)) if through else self._by_type(CallEvent)
+        for event in events:
             if (role is None or event.role == role) and (method is None or event.method == method):
                 yield event
 
@@ -239,7 +275,7 @@ class ModuleModel:
             index = self._index = (len(self.events), exact, {})
         found = index[2].get(kind)
         if found is None:
-            classes = [cls for cls in index[1] if issubclass(cls, kind)]
+            classes = [cls for cls in index[1] if issubclass(cls, kind)]  # (a tuple of kinds: events of any of them)
             if len(classes) > 1:  # (events of several classes: their execution order is the events' own)
                 found = [event for event in self.events if isinstance(event, kind)]
             else:

@@ -60,6 +60,7 @@ class Provenance:
     # TEXT: the string; a torch.nn loss MODULE: its `reduction=` when given as a name bound to a string (the module is
     # called where that name is not visible: `self.criterion = nn.CrossEntropyLoss(reduction=reduction)` in __init__)
     text: str | None = None
+    truth: bool | None = None  # NUMBER: a `True`/`False` literal (passed, or a default), which an `if` on it takes or not
 
     @property
     def is_tensor(self) -> bool:
@@ -136,6 +137,7 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         base=same("base"),
         value=same("value"),
         text=same("text"),
+        truth=same("truth"),
         nondiff=same("nondiff"),
         uninitialised=a.uninitialised and b.uninitialised,
         module_class=same("module_class"),

@@ -12,7 +12,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from .model import AttrStoreEvent, CallEvent, Event, FunctionInfo, Loop, ModuleModel, Scope
+from .model import AttrStoreEvent, CallEvent, Event, FunctionInfo, Loop, ModuleModel, Scope, ThroughEvent
 from .provenance import Kind, Provenance
 from .torch_api import looks_like_optimizer_name
 from .walker import label as _label
@@ -143,6 +143,8 @@ def optimizer_like(model: ModuleModel, node: ast.expr) -> bool:
 
 def optimizer_of(model: ModuleModel, event: CallEvent) -> str | None:
     """The optimizer expression a step or zero_grad acts on, as written (`opt_g`, `self.optimizer`)."""
+    if type(event) is ThroughEvent:  # (as the body that runs it writes it, when that body is this module's)
+        return optimizer_of(model, event.direct) if mine(model, event.direct) else None
     if event.method == "step" and event.node.args and _scaler(event.receiver):
         return model.text(event.node.args[0])
     return model.text(event.receiver) if event.receiver is not None else None
@@ -160,6 +162,54 @@ def optimizer_params(model: ModuleModel, node: ast.expr | None) -> frozenset:
 def covers(labels: frozenset, label: str) -> bool:
     """`label` (a parameter, or `m.*`: all of module m's) is among `labels`, or inside a module they name whole."""
     return label in labels or any(other.endswith(".*") and label.startswith(other[:-1]) for other in labels)
+
+
+def site(event: Event) -> ast.AST:
+    """Where an event happens in its own scope: a ThroughEvent at the call that runs it."""
+    return event.through if type(event) is ThroughEvent else event.node
+
+
+def parted(a: Event, b: Event) -> tuple[Event, Event]:
+    """Two events of one scope where they part: while both come through the same call, the events of that call's
+    body they stand for (`self.update(d_loss, g_loss)`: its backward and its step, in its body)."""
+    while type(a) is ThroughEvent and type(b) is ThroughEvent and a.through is b.through:
+        a, b = a.inner, b.inner
+    return a, b
+
+
+def shown(model: ModuleModel, first: Event, later: Event) -> tuple[Event, Event]:
+    """Two events of one scope as a finding shows them: where they part (parted) when that body is this module's, else
+    as the events of this scope."""
+    a, b = parted(first, later)
+    if a is not first and not mine(model, a):
+        return first, later
+    return a, b
+
+
+def mine(model: ModuleModel, event: Event) -> bool:
+    """The event lies in this module's code (a body walked for a call may be another module's)."""
+    node = event.ctx.scope.node
+    return node is model.tree or node in model.functions
+
+
+def place(model: ModuleModel, event: Event) -> ast.AST:
+    """The node a message names for an event: where its body runs it when that body is this module's, else its call."""
+    if type(event) is ThroughEvent and not mine(model, event.inner):
+        return event.through
+    return event.node
+
+
+def runs_after(first: Event, later: Event) -> bool:
+    """`later` runs whenever `first` has run: in a later statement of the block that holds `first` (where they
+    part, see parted), and a ThroughEvent runs whenever its call does."""
+    if type(first) is ThroughEvent and not first.certain or type(later) is ThroughEvent and not later.certain:
+        return False
+    a, b = parted(first, later)
+    if a is b or a.ctx.scope is not b.ctx.scope:
+        return False
+    from .syntax import always_after
+
+    return always_after(a.ctx.scope.node, a.ctx.statement, site(b))
 
 
 def backward_target(model: ModuleModel, event: CallEvent) -> tuple[ast.expr | None, Provenance | None]:

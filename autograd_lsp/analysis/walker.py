@@ -20,7 +20,7 @@ from . import callsite, shapes, syntax
 from . import torch_api as api
 from . import uses
 from .imports import ImportTable
-from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, Loop,
+from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, Loop, ThroughEvent,
                     ModuleModel, Scope, UseEvent)
 from .provenance import Kind, Provenance, flatten, merge
 
@@ -216,8 +216,13 @@ class Walker:
         self.context_depth = 0
         self.context_walks = 0
         self.quiet = False  # inside a body walked only for the shape it returns: it reports nothing (see call_in_context)
-        self.memo: dict = {}  # (function node, grad mode, facts of self and the arguments) -> (return, arguments, escaped)
+        self.memo: dict = {}  # (function node, grad mode, facts of self and the arguments) -> (return, arguments, escaped, backprops)
         self.escaped: list | None = None  # events of another module's body that concern the caller's arguments
+        # a body walked for one call site: its backward and step calls (and those its own calls stand for), in order,
+        # each marked `certain` when it runs whenever the body runs (rules see them at the caller: ThroughEvent)
+        self.backprops: list | None = None
+        self.branching = 0  # enclosing branches of the body being walked that may not run (an if not decided, a loop)
+        self.left_early = False  # a return (or raise) that may have run already: what follows may not run
         self._keywords: dict | None = None
         self.shadows: list[FunctionInfo] = []  # (for release())
         self.function_aliases: dict = {}  # (id of a scope, name) -> the torch function the name was bound to there
@@ -254,6 +259,15 @@ class Walker:
         if self.via is None:
             if function is not None and not function.uses_arguments and type(event) in _CHANGING:
                 self._note_change(function, event)
+        elif self.backprops is not None and not self.quiet and (
+                type(event) is ThroughEvent or type(event) is CallEvent and (event.role == "backward" or event.role == "step")):
+            # (what the caller sees of it: ThroughEvent; the body's own events stay those of its symbolic walk)
+            event.certain = event.certain and self.branching == 0 and not self.left_early
+            if type(event) is CallEvent and event.role == "backward" and event.node.args and not (
+                    event.receiver_prov is not None and event.receiver_prov.kind is Kind.TENSOR):
+                event.value = self.prov_of(event.node.args[0])  # type: ignore[attr-defined]  # (`accelerator.backward(loss)`)
+            self.backprops.append(event)
+            return event
         elif self.quiet or not _changes(event):
             # A body walked for one call site: only what the helper does to a value in place (or to its
             # requires_grad) is judged from there; loops, uses and losses stay those of the symbolic walk.
@@ -292,11 +306,11 @@ class Walker:
 
     def _state(self):
         return (self.scope, self.loop, self.no_grad, self.mode, self.epoch, self.stmt, self.function, self.via, self.table,
-                self.overlay, self.escaped)
+                self.overlay, self.escaped, self.backprops, self.branching, self.left_early)
 
     def _restore(self, state):
         (self.scope, self.loop, self.no_grad, self.mode, self.epoch, self.stmt, self.function, self.via, self.table,
-         self.overlay, self.escaped) = state
+         self.overlay, self.escaped, self.backprops, self.branching, self.left_early) = state
 
     def _register_defs(self, body: list[ast.stmt]):
         for stmt in body:
@@ -406,7 +420,8 @@ class Walker:
         info.scope = self.scope
         self.loop, self.no_grad, self.epoch, self.function = None, self._decorated_no_grad(node), 0, info
         self.mode = True if self.no_grad else None
-        self.via, self.overlay, self.escaped = None, None, None
+        self.via, self.overlay, self.escaped, self.backprops = None, None, None, None
+        self.branching, self.left_early = 0, False
         self.table = None if self.summary_only else self.model._provs
         args = node.args
         positional = [*args.posonlyargs, *args.args]
@@ -582,13 +597,19 @@ class Walker:
         elif requires_grad is None and all(prov.requires_grad is False for prov, _ in deps):
             requires_grad = False
         carried = any(prov.kind is Kind.TENSOR and (prov.requires_grad or prov.composed_from or prov.nondiff) for prov, _ in deps)
+        nondiff = ret.nondiff if carried else None
+        if nondiff is None and ret.requires_grad is None and not ret.composed_from:
+            # made from its arguments alone (no graph of its own): a cut they all went through stays one (`soft_skel(hard)`
+            # of `hard = (pred > 0.5).float()`), as for an op of the body (derive)
+            carriers = [prov for prov, _ in deps if prov.kind is Kind.TENSOR and (prov.requires_grad or prov.composed_from or prov.nondiff)]
+            nondiff = carriers[0].nondiff if carriers and all(prov.nondiff for prov in carriers) else None
         covered = _covered(info, ret, arg_provs, offset)
         # Given nothing that requires grad, what the helper itself made require grad (`(torch.randn(n) * std).requires_grad_()`,
         # a leaf or not depending on `std` in its summary) is a leaf: no graph reaches it from the arguments.
         own_leaf = not grads and ret.leaf is not False and ret.requires_grad is True and all(
             prov.kind is Kind.NUMBER or prov.kind is Kind.TENSOR and prov.requires_grad is False for prov, _ in deps)
         return ret.but(
-            nondiff=ret.nondiff if carried else None,
+            nondiff=nondiff,
             line=call.lineno,
             requires_grad=requires_grad if not self.no_grad else False,
             leaf=(True if own_leaf or requires_grad is False or self.no_grad else (False if requires_grad else None)),
@@ -639,6 +660,8 @@ class Walker:
 
     def stmt_Return(self, node):
         prov = self.ev(node.value) if node.value is not None else None
+        if self.branching:
+            self.left_early = True
         info = self.function
         if info is not None:
             info.returns = merge(info.returns, prov) if info.returned_any else prov
@@ -690,14 +713,14 @@ class Walker:
     def stmt_For(self, node):
         iter_prov = self.ev(node.iter)
         self._loop(node, node.body, lambda: self.assign(node.target, None, self._element_of(iter_prov, node.iter)))
-        self.walk_body(node.orelse)
+        self._branch(node.orelse)
 
     stmt_AsyncFor = stmt_For
 
     def stmt_While(self, node):
         self.ev(node.test)
         self._loop(node, node.body)
-        self.walk_body(node.orelse)
+        self._branch(node.orelse)
 
     def _loop(self, node, body, bind_target=None):
         loop = Loop(node, self.scope, self.loop)
@@ -706,17 +729,19 @@ class Walker:
             self.model.loops.append(loop)
         saved = self.loop
         self.loop = loop
+        self.branching += 1
         try:
             if bind_target is not None:
                 bind_target()
             self.walk_body(body)
         finally:
             self.loop = saved
+            self.branching -= 1
 
     def stmt_If(self, node):
         self.ev(node.test)
         self._note_none_test(node.test)
-        taken = self._none_test(node.test)
+        taken = self._known_test(node.test)
         if taken is not None:  # `if eps is None: eps = self.eps`, eps left at its None default: that branch alone
             self.walk_body(node.body if taken else node.orelse)
             return
@@ -724,11 +749,11 @@ class Walker:
         narrowed = self._narrowed(node.test)
         if narrowed is not None:
             self.bind(*narrowed)  # `if isinstance(m, nn.Conv2d):` m is a Conv2d in the body
-        self.walk_body(node.body)
+        self._branch(node.body)
         after_body = self.scope.bindings
         if node.orelse:
             self.scope.bindings = dict(before)
-            self.walk_body(node.orelse)
+            self._branch(node.orelse)
             after_else = self.scope.bindings
         else:
             after_else = before  # (no else: what held before, read only below)
@@ -745,6 +770,23 @@ class Walker:
             if name not in after_body:
                 merged[name] = _merge_branches(before[name], prov) if name in before else prov
         self.scope.bindings = merged
+
+    def _note_cut(self):
+        """The symbolic walk of a function meets a graph cut (a comparison, argmax, a cast to int): whether what it returns
+        is cut may depend on what each call passes (a parameter that might require grad keeps a path open), so a call
+        passing tensors whose requires_grad is known walks the body with them (call_in_context)."""
+        function = self.function
+        if function is not None and self.via is None:
+            function.cuts_graph = True  # type: ignore[attr-defined]
+
+    def _branch(self, body: list[ast.stmt]):
+        """A block that may not run (a branch not decided, a loop's else, a handler)."""
+        if body:
+            self.branching += 1
+            try:
+                self.walk_body(body)
+            finally:
+                self.branching -= 1
 
     def _note_none_test(self, test):
         """The symbolic walk of a function meets `if <parameter> is (not) None`: calls passing it or not may take
@@ -813,7 +855,7 @@ class Walker:
         for handler in node.handlers:
             if handler.name:
                 self.bind(handler.name, None)
-            self.walk_body(handler.body)
+            self._branch(handler.body)
         self.walk_body(node.orelse)
         self.walk_body(node.finalbody)
 
@@ -822,7 +864,7 @@ class Walker:
     def stmt_Match(self, node):
         self.ev(node.subject)
         for case in node.cases:
-            self.walk_body(case.body)
+            self._branch(case.body)
 
     def stmt_Delete(self, node):
         for target in node.targets:
@@ -834,6 +876,12 @@ class Walker:
         pass
 
     stmt_ImportFrom = stmt_Global = stmt_Nonlocal = stmt_Pass = stmt_Break = stmt_Continue = stmt_Import
+
+    def stmt_Raise(self, node):
+        self.ev(node.exc)
+        self.ev(node.cause)
+        if self.branching:
+            self.left_early = True
 
     # -- assignment ----------------------------------------------------------------------------------
     def assign(self, target: ast.expr, value: ast.expr | None, prov: Provenance | None):
@@ -936,6 +984,9 @@ class Walker:
         indices = self._integer_outputs(value, prov, count)
         if indices:  # `values, indices = x.max(1)`: the indices are an integer tensor without a graph
             return [(None, self._indices(value) if i in indices else prov and prov.but(scalar=None, shape=None)) for i in range(count)]
+        if prov is not None and prov.kind is Kind.TENSOR and self._float_outputs(value, count):
+            # `vals, vecs = torch.linalg.eigh(a)`: every output a floating tensor computed from what the op was given
+            return [(None, prov.but(scalar=None, shape=None))] * count
         if prov is not None and prov.kind is Kind.TENSOR and prov.has_graph:
             # `y1, y2 = model(x)`: every output shares the forward's graph
             return [(None, prov.but(scalar=None, shape=None)) for _ in range(count)]
@@ -962,9 +1013,19 @@ class Walker:
         with_dim = dim is not None and (isinstance(_const(dim), int) or dim_prov is not None and dim_prov.kind is Kind.NUMBER)
         return api.integer_outputs(op, count, with_dim)
 
+    def _float_outputs(self, value, count) -> bool:
+        """A call of a torch op that returns `count` tensors, all floating (the op table's TUPLE_RESULTS), whichever
+        overload: one that needs a dim for its tuple (`x.max(1)`) is not among them (it has integer indices)."""
+        if not isinstance(value, ast.Call):
+            return False
+        entry = api.TUPLE_RESULTS.get(self._tuple_op(value) or "")
+        return entry is not None and not entry["dim"] and len(entry["outputs"]) == count and all(kind == api.FLOAT for kind in entry["outputs"])
+
     def _tuple_op(self, call: ast.Call) -> str | None:
         qualname = self.imports.qualname(call.func)
         if qualname is not None:
+            if qualname.startswith("torch.linalg.") and qualname.count(".") == 2:
+                return "linalg_" + qualname.rsplit(".", 1)[-1]  # (the op table's name: native `linalg_eigh`)
             return qualname.rsplit(".", 1)[-1] if self.imports.is_torch(qualname) and qualname.count(".") == 1 else None
         return call.func.attr if isinstance(call.func, ast.Attribute) else None
 
@@ -1018,7 +1079,8 @@ class Walker:
             return prov
         if kind is ast.Constant:  # (a quarter: numbers size tensors, other constants are nothing the walk tracks)
             value = node.value
-            prov = _INT_NUMBER if isinstance(value, int) else _FLOAT_NUMBER if isinstance(value, float) else None  # (int: bool too)
+            prov = (_INT_NUMBER if type(value) is int else _FLOAT_NUMBER if type(value) is float else _TRUE if value is True
+                    else _FALSE if value is False else None)
             table = self.table
             if table is not None:
                 table[id(node)] = prov
@@ -1099,11 +1161,28 @@ class Walker:
 
     def ev_IfExp(self, node):
         self.ev(node.test)
-        taken = self._none_test(node.test)
+        taken = self._known_test(node.test)
         body, orelse = self.ev(node.body), self.ev(node.orelse)
         if taken is not None:
             return body if taken else orelse  # `self.eps if eps is None else eps`, eps left at its None default
         return merge(body, orelse)
+
+    def _known_test(self, test) -> bool | None:
+        """Whether an `if` takes its body, where a walk for one call site knows: a None test (_none_test), or a flag this
+        call passes or leaves at its default as a `True`/`False` literal, tested as `flag` or `not flag` (`if backward:
+        loss.backward()`), and not bound again since (the walk's binding of the name is that literal's, outside loops)."""
+        taken = self._none_test(test)
+        if taken is not None or self.via is None or self.loop is not None:
+            return taken
+        negated = False
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            test, negated = test.operand, not negated
+        if type(test) is not ast.Name:
+            return None
+        known = self.scope.bindings.get(test.id)  # (this body's own name: a parameter, or a local bound to a literal)
+        if known is None or known.kind is not Kind.NUMBER or known.truth is None:
+            return None
+        return known.truth is not negated
 
     def _none_test(self, test) -> bool | None:
         """In a walk for one call site: `name is None` / `name is not None` on a parameter this call left at its None
@@ -1176,6 +1255,8 @@ class Walker:
         graphs = [p for p in provs if p is not None and p.kind is Kind.TENSOR]
         carriers = [p for p in graphs if p.requires_grad or p.composed_from or p.nondiff or (p.param_deps and p.requires_grad is None)]
         cut = carriers[0].nondiff if carriers and all(p.nondiff for p in carriers) else ("comparison" if carriers else None)
+        if cut is not None:
+            self._note_cut()
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=api.INT, origin="comparison",
                           nondiff=cut, param_deps=frozenset().union(*(p.param_deps for p in graphs)),
                           composed_from=frozenset().union(*(p.composed_from for p in graphs)), no_grad=self.no_grad,
@@ -1284,10 +1365,14 @@ class Walker:
                 found = self._late_attribute(cls, node.attr)
             if found is None and not any(node.attr in table for table in (cls.attributes, cls.constructed, cls.late)):
                 found = _class_constant(cls, node.attr, node.lineno)  # `cfg.network.bins`: a plain config class's number
-            if found is not None and found.param_deps and owner.origin == "self" and found.kind is not Kind.MODULE:
+            init = cls.methods.get("__init__")
+            if found is not None and found.param_deps and found.kind is not Kind.MODULE and (owner.origin == "self" or (
+                    found is cls.attributes.get(node.attr) and reader is not None and (reader.context_of or reader) is not init)):
                 # `self.scale` set from __init__'s parameter (or a constructing caller's): those parameters are not this
-                # method's, so what the value depends on is not something this method's callers pass
-                found = found.but(param_deps=frozenset())
+                # method's, so what the value depends on is not something this method's callers pass (nor, for the
+                # symbolic __init__'s, a method walked for one call on an instance: `criterion(pred, mask)`)
+                left = _left_at_default(init, found, owner.node) if owner.origin != "self" else None
+                found = left if left is not None else found.but(param_deps=frozenset())
             return found
         if isinstance(cls, str) and node.attr in (api.layer_parameters(cls.rsplit(".", 1)[-1]) or api.PARAMETER_NAMES):
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=f"{cls}.{node.attr}", node=node)
@@ -1622,11 +1707,22 @@ class Walker:
         shaped = (_shaped_by_arguments(info) or info.name == "__init__" and info.cls is not None and info.uses_arguments) \
             and (any(_shaped(p) for p in passed) or info.cls is not None and receiver is not None and receiver.node is not None
                  and receiver.origin != "self" and any(_shaped(p) for p in info.cls.instances.get(id(receiver.node), {}).values()))
+        # a body that runs backward() or an optimizer step: walked with what the call gives it, so that the caller sees
+        # which of its values are backpropagated, freed and stepped, in order (ThroughEvent). Only for calls that give it
+        # a value with a graph, or an instance of a plain class of the workspace (an optimizer or criterion wrapper whose
+        # own methods backpropagate): a body walked for a call site is walked in full after each edit of it (rewalk.py)
+        backprops = (info.calls_backward or info.calls_step) and any(
+            p is not None and (p.kind is Kind.TENSOR and bool(p.graph) or p.kind is Kind.MODULE and isinstance(p.module_class, ClassInfo)
+                               and not p.module_class.is_module) for p in flatten(passed))
+        # a body that cuts a graph (`(pred > 0.5).float()`), given a tensor that requires grad and one that has no graph
+        # (a plain target): whether what it returns is cut is the call's to say (the summary keeps a path open through a
+        # parameter that might require grad)
+        cuts = _cut_by_arguments(info, passed)
         # (shapes are what a body backpropagating its arguments is judged by, too: walked with them)
-        with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments
+        with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments and not backprops and not cuts
         sized = sized or shaped
-        if (not (info.uses_arguments or sized) or not info.walked or self.context_depth >= callsite.MAX_DEPTH or info.walking
-                or info.owner is None or isinstance(info.node, ast.Lambda)):
+        if (not (info.uses_arguments or sized or backprops or cuts) or not info.walked or self.context_depth >= callsite.MAX_DEPTH
+                or info.walking or info.owner is None or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
         if not sized and not callsite.worth_walking(info, passed):
             return _NOT_WALKED
@@ -1651,28 +1747,31 @@ class Walker:
             owner.context_walks += 1
             memo[key] = None  # a recursive call meets its own walk: the summary does
             escaped = [] if owner is not self else None
+            collected = [] if backprops and not quiet else None
             at_depth = getattr(owner.resolver, "at_depth", None) if owner is not self else None
             was_quiet, owner.quiet = owner.quiet, owner.quiet or quiet or self.quiet
             try:
                 if at_depth is None:
                     ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped,
-                                                left_none=left_none)
+                                                left_none=left_none, backprops=collected)
                 else:
                     with at_depth(owner.depth) as free:  # another module's body: as deep as that module, never waiting for jedi
                         if not free:
                             del memo[key]
                             return _NOT_WALKED
                         ret = owner.walk_in_context(info, bound, receiver if method else None, caller, self.context_depth + 1, escaped,
-                                                    left_none=left_none)
+                                                    left_none=left_none, backprops=collected)
             finally:
                 owner.quiet = was_quiet
-            memo[key] = (ret, dict(bound), escaped)
+            memo[key] = (ret, dict(bound), escaped, collected)
         found = memo[key]
         if found is None:
             return _NOT_WALKED
-        ret, passed, escaped = found
+        ret, passed, escaped, collected = found
         if escaped:
             self._reemit(escaped, passed, bound, node, owner.model.source.path)
+        if collected and not self.quiet:
+            self._through(collected, passed, bound, node)
         if quiet:
             # walked for its shape alone: the summary says the rest (what the walk could not know, a default's value,
             # the symbolic walk knows as a parameter)
@@ -1681,7 +1780,7 @@ class Walker:
         return self._returned(ret, passed, bound, node)
 
     def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped,
-                        left_none: frozenset = frozenset()) -> Provenance | None:
+                        left_none: frozenset = frozenset(), backprops: list | None = None) -> Provenance | None:
         shadow = FunctionInfo(info.node, info.name, cls=info.cls, owner=self, context_of=info)
         if left_none:
             shadow.left_none = left_none  # type: ignore[attr-defined]  # (parameters this call leaves at their None default)
@@ -1705,6 +1804,7 @@ class Walker:
         self.overlay = self.table = {}
         if escaped is not None:
             self.escaped = escaped
+        self.backprops, self.branching, self.left_early = backprops, 0, False
         args = node.args
         positional = [*args.posonlyargs, *args.args]
         if receiver is not None and positional:
@@ -1764,6 +1864,42 @@ class Walker:
         graph = (ret.graph - theirs) | mine | ({id(call)} if ret.requires_grad else frozenset())
         return ret.but(line=call.lineno, node=call, loop=self.loop, epoch=self.epoch, graph=graph, origin=ret.origin if ret.origin == "param" else
                        f"{getattr(call.func, 'attr', None) or getattr(call.func, 'id', '?')}()")
+
+    def _through(self, collected: list, passed: dict, bound: dict, call: ast.Call):
+        """The backward and step calls a body walked for this call ran (`collected`, in order): this call's own, on its
+        values (ThroughEvent). A value the call passed is named by its argument; one the body made (or took from
+        `self`) is as the walk left it, with this call in its graph."""
+        arguments = {}
+        for index, name in enumerate(passed):
+            argument = call.args[index] if index < len(call.args) else next((kw.value for kw in call.keywords if kw.arg == name), None)
+            if argument is not None:
+                arguments[name] = argument
+        for event in collected:
+            value, receiver = event.receiver_prov, event.receiver
+            if event.role == "backward" and type(event) is CallEvent and (value is None or value.kind is not Kind.TENSOR) and event.node.args:
+                value, receiver = event.__dict__.get("value"), event.node.args[0]  # (`accelerator.backward(loss)`: its argument)
+            if value is not None and value.kind is Kind.TENSOR:
+                named = next((name for name, prov in passed.items() if value is prov), None)
+                if named is None and value.node is not None:  # (the value given, as the body changed it: one of that node)
+                    same = [name for name, prov in passed.items() if prov is not None and prov.node is value.node]
+                    named = same[0] if len(same) == 1 else None
+                if named is not None:
+                    value, receiver = bound.get(named), arguments.get(named)
+                    if value is None or receiver is None:
+                        continue  # (a value this call does not give: unknown here)
+                else:
+                    # made by the body (or kept on `self`): its own graph, where what it took from a value the walk was
+                    # given is what this call gives (a memoised walk may have been made for another call). This call is no
+                    # node of it: two values the body made share what they share there.
+                    graph = value.graph
+                    for name, prov in passed.items():
+                        given = bound.get(name)
+                        if prov is not None and prov is not given and prov.kind is Kind.TENSOR and prov.graph and prov.graph <= graph:
+                            graph = (graph - prov.graph) | (given.graph if given is not None and given.kind is Kind.TENSOR else frozenset())
+                    value = value.but(graph=graph) if graph is not value.graph else value
+            inner_site = event.through if type(event) is ThroughEvent else event.node
+            self.emit(ThroughEvent(inner_site, self.ctx(), role=event.role, method=event.method, receiver=receiver,
+                                   receiver_prov=value, through=call, inner=event, certain=event.certain))
 
     def _reemit(self, escaped: list, passed: dict, bound: dict, call: ast.Call, path: str | None):
         """Another module's helper changed an argument in place: report it at this call, the line of the checked file."""
@@ -1896,6 +2032,12 @@ class Walker:
             if kept is not None and kept.kind is Kind.TENSOR and kept.saved_by is not None:
                 # a block whose forward ends in `self.act(...)` (nn.ReLU): what it returns is what that op kept for backward
                 result = result.but(saved_by=kept.saved_by, saved_node=node)
+        if walked is not None and walked.kind is Kind.TENSOR and walked.nondiff is not None and walked.requires_grad is not None \
+                and isinstance(cls, ClassInfo) and not self.no_grad:
+            # a loss module's forward walked with what this call passes: every path to what it returns goes through a
+            # cut (`(y_pred > 0.5)` of the prediction, a plain target beside it)
+            result = result.but(nondiff=walked.nondiff, requires_grad=walked.requires_grad, leaf=walked.leaf,
+                                graph=result.graph if walked.requires_grad else frozenset())
         if walked is not None and walked.kind is Kind.MAPPING and walked.elements and walked.keys and not self.no_grad:
             # a forward returning a dict (`{"out_map": logits, "loss": loss}`) walked with these arguments: each value is
             # this forward's output, with the sizes the walk found for it (`model(images, targets)["loss"]`)
@@ -1947,7 +2089,8 @@ class Walker:
             if 1 <= index <= len(node.args) and not isinstance(node.args[index - 1], ast.Starred):
                 self._mark(node.args[index - 1], op, node)
         shaped = any(_shaped(p) for p in [*arg_provs, *(keywords or {}).values()])
-        if not info.uses_arguments and not ((_shaped_by_arguments(info) or _optional_tuple(info)) and shaped):
+        if not info.uses_arguments and not ((_shaped_by_arguments(info) or _optional_tuple(info)) and shaped) \
+                and not _cut_by_arguments(info, [*arg_provs, *(keywords or {}).values()]):
             return None
         ret = self.call_in_context(info, node, arg_provs, (keywords or {}) if node.keywords else {}, module)
         return None if ret is _NOT_WALKED else ret
@@ -2015,11 +2158,13 @@ class Walker:
         return ret.scalar is False or wide_input and _elementwise_scalar(info, ret, deps) is False
 
     def method_call(self, node, event, method, receiver, recv: Provenance | None, arg_provs) -> Provenance | None:
-        if method == "backward":
+        # (an instance of a workspace class that defines the method itself: its body says what it does, below)
+        own = recv is not None and recv.kind is Kind.MODULE and isinstance(recv.module_class, ClassInfo) and method in recv.module_class.methods
+        if method == "backward" and not own:
             event.role = "backward"
             self._note_backward(node, recv)
             return None
-        if method == "zero_grad":
+        if method == "zero_grad" and not own:
             event.role = "zero_grad"
             return None
         if method == "register_forward_hook" and len(node.args) == 1:
@@ -2102,6 +2247,8 @@ class Walker:
                 self.rebind(receiver, after)
             return after
         if uses.is_metadata(method) or (uses.is_cut(method) and method not in ("detach", "detach_")):  # x.size(), x.item()
+            if method == "size" and len(node.args) == 1 and not node.keywords:
+                return Provenance(Kind.NUMBER, node.lineno, dtype=api.INT)  # `x.size(-1)`: one dimension, an int
             return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT if method == "item" and recv.dtype == api.FLOAT else None) if method in ("item", "numel", "dim") else None
         if method == "detach":
             return recv.but(leaf=True, requires_grad=False, detached=True, data_of=label(receiver) or recv.origin, composed_from=frozenset(),
@@ -2837,6 +2984,8 @@ class Walker:
             nondiff = carriers[0].nondiff
         if nondiff is not None and not carriers:
             nondiff = None
+        if nondiff is not None:
+            self._note_cut()
         if scalar == "propagate":
             scalar = True if tensors and all(t.scalar for t in tensors) else (False if any(t.scalar is False for t in tensors) else None)
             as_large_as = frozenset().union(*(t.as_large_as for t in tensors))
@@ -2908,6 +3057,9 @@ def _bind_defaults(function, call: ast.Call, bound: dict, method: bool):
             continue
         if type(default) is ast.Lambda:  # `preprocess=lambda img: F.interpolate(img, (16, 16))`: that function
             bound[arg.arg] = Provenance(Kind.FUNCTION, default.lineno, module_class=default, origin="lambda", node=default)
+            continue
+        if type(default) is ast.Constant and type(default.value) is bool:  # `backward=True`: a flag an `if` of the body tests
+            bound[arg.arg] = _TRUE if default.value else _FALSE
             continue
         value = _number(default)
         if isinstance(value, int):
@@ -3047,6 +3199,32 @@ def _no_graph_if(no_grad: bool, prov: Provenance | None) -> Provenance | None:
     if prov.kind is not Kind.TENSOR or prov.leaf is True or (prov.requires_grad is not True and not prov.graph):
         return prov  # (a parameter handed back is still one that requires grad)
     return prov.but(requires_grad=False, graph=frozenset(), no_grad=True, leaf=True)
+
+
+def _left_at_default(init: FunctionInfo | None, stored: Provenance, built) -> Provenance | None:
+    """`self.eps = eps` of the symbolic __init__, read on an instance whose construction (`built`, the call) leaves `eps` at
+    its number or True/False literal default: that literal. None where the construction passes it or may."""
+    if init is None or not isinstance(built, ast.Call) or stored.origin != "param" or len(stored.param_deps) != 1 \
+            or any(isinstance(arg, ast.Starred) for arg in built.args) or any(kw.arg is None for kw in built.keywords):
+        return None
+    args = init.node.args
+    params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    index = next(iter(stored.param_deps))
+    if not 0 < index < len(params) or stored.node is not params[index]:
+        return None  # (the parameter itself, not a value made from it)
+    bound: dict = {}
+    _bind_defaults(init.node, built, bound, True)
+    found = bound.get(params[index].arg)
+    return found if found is not None and found.kind is Kind.NUMBER else None
+
+
+def _cut_by_arguments(info: FunctionInfo, passed) -> bool:
+    """A body that cuts a graph somewhere (FunctionInfo.cuts_graph) called with a tensor that requires grad and one known
+    to have no graph: walked with them, its result is cut or not by what it does to each."""
+    if not info.__dict__.get("cuts_graph"):
+        return False
+    tensors = [p for p in flatten(passed) if p is not None and p.kind is Kind.TENSOR]
+    return any(p.requires_grad for p in tensors) and any(p.requires_grad is False and not p.param_deps for p in tensors)
 
 
 def _with_shape(summary: Provenance | None, walked: Provenance | None) -> Provenance | None:
@@ -3302,6 +3480,8 @@ def _elementwise_scalar(info: FunctionInfo, ret: Provenance, deps) -> bool | Non
 _ITERATOR_CALL = re.compile(r"\.(?:" + "|".join(sorted(map(re.escape, api.MODULE_ITERATORS))) + r")\(")
 _INT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.INT)
 _FLOAT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.FLOAT)
+_TRUE = Provenance(Kind.NUMBER, 0, dtype=api.INT, truth=True)  # (a bool is an int, as before: its truth is what is new)
+_FALSE = Provenance(Kind.NUMBER, 0, dtype=api.INT, truth=False)
 _NAMED_INTS: dict = {}
 
 

@@ -55,12 +55,12 @@ import ast
 import sys
 from dataclasses import dataclass, field
 
-from ..analysis.model import BindEvent, CallEvent, ModuleModel, UseEvent
+from ..analysis.model import BindEvent, CallEvent, ModuleModel, ThroughEvent, UseEvent
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
-from ..analysis.syntax import always_after, parents
-from ..analysis.training import backward_target, is_backward, is_frozen, is_step, optimizer_of
+from ..analysis.syntax import parents
+from ..analysis.training import backward_target, is_backward, is_frozen, is_step, optimizer_of, parted, place, runs_after, shown, site as site_of
 from ..findings import Edit, Fix, Safety, Severity
 
 CODE = "AG017"
@@ -90,8 +90,10 @@ def check(model: ModuleModel):
     sites = _sites(model)
     if not sites:
         return
-    steps = [event for event in model.of_type(CallEvent) if is_step(model, event) or
-             (event.function is not None and event.function.calls_step)]
+    # (a step that a called function runs, on an optimizer it is given or keeps: ThroughEvent, where its call stands)
+    through = {id(event.through) for event in model.calls(role="step", through=True) if type(event) is ThroughEvent and event.certain}
+    steps = [event for event in model.calls(through=True) if type(event) is ThroughEvent and id(event.through) in through
+             or is_step(model, event) or (event.function is not None and event.function.calls_step and id(event.node) not in through)]
     reported = set()
     for index, first in enumerate(sites):
         for second in sites[index + 1:]:
@@ -107,7 +109,7 @@ def check(model: ModuleModel):
                 stale = next(((s, module) for s in between if s is not first.event for module in _saved_modules(model, s, shared)), None)
                 between = [stale[0]] if stale is not None else []
             step = between[0] if between else None
-            if step is None or _exclusive(model, first.event, second.event) or _recomputed_between(model, first, second, shared) \
+            if step is None or _exclusive(model, *parted(first.event, second.event)) or _recomputed_between(model, first, second, shared) \
                     or _unpacked_together(model, first, second):
                 continue
             reported.add(id(second))
@@ -135,11 +137,13 @@ def _stepped_before_backward(model: ModuleModel, site: Site, steps: list):
     for event in model.calls(role="forward"):
         if id(event.node) in site.graph and event.seq < site.seq and event.ctx.scope is scope:
             latest[id(event.node)] = event
+    made = _made_by_calls(model, site, scope)  # forwards of the loss run by a call of this scope: id(node) -> (forward, call)
     for step in steps:
         if step.ctx.scope is not scope or step.seq >= site.seq or step.ctx.via is not None or step.function is not None \
-                or not always_after(scope.node, step.ctx.statement, site.event.node):
+                or not runs_after(step, site.event):
             continue
         stale = [event for event in latest.values() if event.seq < step.seq]
+        stale += [forward for forward, call in made.values() if call.seq < step.seq and _same_self(model, forward, call, step)]
         names = _saved_modules(model, step, frozenset(id(event.node) for event in stale))
         if names:
             forward = next(event for event in stale if model.text(event.receiver if event.method == "forward" else event.node.func) == names[0])
@@ -147,18 +151,59 @@ def _stepped_before_backward(model: ModuleModel, site: Site, steps: list):
     return None
 
 
+def _made_by_calls(model: ModuleModel, site: Site, scope) -> dict:
+    """The forwards of the loss's graph that a call of this scope ran in its body (`outputs, g_loss, d_loss = self.process(x)`):
+    id(forward node) -> (forward event, the call), for a call the graph holds (its value reached the loss)."""
+    calls = {}
+    for event in model.calls():
+        if event.function is not None and event.ctx.scope is scope and event.ctx.via is None and id(event.node) in site.graph \
+                and event.seq < site.seq:
+            calls.setdefault(event.function, event)
+    found = {}
+    if not calls:
+        return found
+    for event in model.calls(role="forward"):
+        function = event.ctx.scope.function
+        call = calls.get(function) if function is not None and event.ctx.via is None else None
+        if call is not None and id(event.node) in site.graph:
+            found[id(event.node)] = (event, call)
+    return found
+
+
+def _same_self(model: ModuleModel, forward: CallEvent, call: CallEvent, step) -> bool:
+    """The forward (run by `call`'s body) names its module as the step's body names the optimizer's parameters: by
+    `self.` of one instance (both calls made on one receiver, methods of its class), or by a name of the module."""
+    target = forward.receiver if forward.method == "forward" else forward.node.func
+    root = target
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    function = forward.ctx.scope.function
+    if root.id != "self":
+        return root.id not in forward.ctx.scope.bindings and function is not None and function.cls is None  # (a module-level name)
+    if type(step) is not ThroughEvent or not isinstance(call.node.func, ast.Attribute) or not isinstance(step.through.func, ast.Attribute):
+        return False
+    inner = step.direct.ctx.scope.function
+    inner = inner.context_of or inner if inner is not None else None
+    return inner is not None and function is not None and inner.cls is function.cls \
+        and model.text(call.node.func.value) == model.text(step.through.func.value)
+
+
 def _stepped_finding(model: ModuleModel, site: Site, step: CallEvent, module: str, forward: CallEvent):
-    step_text = " ".join(model.text(step.node).split())
+    step, at = shown(model, step, site.event)
+    step_node, at = site_of(step), site_of(at)
+    step_text = " ".join(model.text(step_node).split())
     forward_text = " ".join(model.text(forward.node).split())
     message = (f"`{site.text}` was built on `{forward_text}` (line {forward.node.lineno}), which saved `{module}`'s weights for "
-               f"the gradient of its input, but `{step_text}` (line {step.node.lineno}) changed them in place before this "
+               f"the gradient of its input, but `{step_text}` (line {step_node.lineno}) changed them in place before this "
                f"backward: RuntimeError \"one of the variables needed for gradient computation has been modified by an "
                f"inplace operation\". Compute the loss after the step, or step after both backward calls")
-    found = model.finding(RULE, site.event.node, message,
-                          related=[(forward.node, f"`{module}`'s weights saved here"), (step.node, "and changed in place here")],
+    found = model.finding(RULE, at, message,
+                          related=[(forward.node, f"`{module}`'s weights saved here"), (step_node, "and changed in place here")],
                           kind="stepped-before-backward", optimizer=optimizer_of(model, step))
     cause = (f"`{forward_text}` builds `{site.text}`'s loss here, saving `{module}`'s weights, before `{step_text}` (line "
-             f"{step.node.lineno}) changes them in place; its backward (line {site.event.node.lineno}) then fails with "
+             f"{step_node.lineno}) changes them in place; its backward (line {at.lineno}) then fails with "
              f"\"modified by an inplace operation\". Compute this loss after the step, or step after both backward calls")
     return model.with_cause(found, forward.node, cause, "the backward fails here")
 
@@ -285,7 +330,7 @@ def _updates(model: ModuleModel, step: CallEvent, forward: CallEvent) -> bool:
 
 
 def _iteration_finding(model: ModuleModel, site: Site, loop, forward: CallEvent, step: CallEvent):
-    call = " ".join(model.text(site.event.node).split())
+    call = " ".join(model.text(site_of(site.event)).split())
     forward_text = " ".join(model.text(forward.node).split())
     step_text = " ".join(model.text(step.node).split())
     bind = next((event for event in model.of_type(BindEvent) if event.prov is not None and event.prov.node is forward.node), None)
@@ -299,10 +344,10 @@ def _iteration_finding(model: ModuleModel, site: Site, loop, forward: CallEvent,
                f"computed once before the loop: from the second iteration on it backpropagates through that forward again, and "
                f"{error}. Recompute it inside the loop (detached where another model's update must not reach it)")
     related = [(forward.node, "computed once, before the loop"), (step.node, "the optimizer steps inside the loop")]
-    found = model.finding(RULE, site.event.node, message, related=related, shared=bind.name if bind is not None else forward_text,
-                          first_backward_line=site.event.node.lineno, optimizer=optimizer_of(model, step), loop_line=loop.node.lineno)
+    found = model.finding(RULE, site_of(site.event), message, related=related, shared=bind.name if bind is not None else forward_text,
+                          first_backward_line=site_of(site.event).lineno, optimizer=optimizer_of(model, step), loop_line=loop.node.lineno)
     cause = (f"{what[0].upper()}{what[1:]} is computed here, once, before the training loop at line {loop.node.lineno}, whose "
-             f"`{call}` (line {site.event.node.lineno}) backpropagates through it every iteration. Recompute it inside the loop")
+             f"`{call}` (line {site_of(site.event).lineno}) backpropagates through it every iteration. Recompute it inside the loop")
     return model.with_cause(found, forward.node, cause, "the backward fails here from the second iteration on")
 
 
@@ -333,15 +378,35 @@ def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset) -> li
 # -- where backward happens -----------------------------------------------------------------------------
 def _sites(model: ModuleModel) -> list[Site]:
     sites = []
-    for event in model.of_type(CallEvent):
-        if is_backward(event):
+    # a backward a called function runs, whenever it runs, on what this call gives it (or gets back): where each is
+    # known, they stand for the call
+    # known, unless one of its backward calls is not (then the call stays one site, as a helper that backpropagates)
+    known, unknown = set(), set()
+    for event in model.calls(role="backward", through=True):
+        if type(event) is ThroughEvent:
+            (known if _known_backward(event) else unknown).add(id(event.through))
+    calls = known - unknown
+    for event in model.calls(through=True):
+        if type(event) is ThroughEvent:
+            if id(event.through) not in calls or event.role != "backward":
+                continue
+            prov = event.receiver_prov
+            keyword = event.keyword("retain_graph")
+            retains = keyword is not None and not (isinstance(keyword.value, ast.Constant) and not keyword.value.value)
+            text = model.text(event.receiver if _argument(event) else event.through)
+            # (the call's arguments whose graph reaches what its body backpropagates: where a `.detach()` goes)
+            arguments = [(argument, given.graph) for argument in [*event.through.args, *(kw.value for kw in event.through.keywords)]
+                         for given in [model.prov(argument)] if given is not None and given.kind is Kind.TENSOR and given.graph
+                         and given.graph <= prov.graph]
+            sites.append(Site(event, prov.graph, retains, text, arguments))
+        elif is_backward(event):
             target, prov = backward_target(model, event)
             if prov is None or prov.kind is not Kind.TENSOR or not prov.graph:
                 continue
             keyword = event.keyword("retain_graph")
             retains = keyword is not None and not (isinstance(keyword.value, ast.Constant) and not keyword.value.value)
             sites.append(Site(event, prov.graph, retains, model.text(target) if target is not None else "the loss"))
-        elif event.function is not None and event.function.calls_backward and event.function.node is not None:
+        elif event.function is not None and event.function.calls_backward and event.function.node is not None and id(event.node) not in calls:
             arguments = _graph_arguments(model, event)
             state = _state_graph(model, event)
             if arguments or state:
@@ -349,6 +414,18 @@ def _sites(model: ModuleModel) -> list[Site]:
                 sites.append(Site(event, graph, _helper_retains(model, event.function), model.text(event.node), arguments))
     sites.sort(key=lambda site: site.seq)
     return sites
+
+
+def _known_backward(event: ThroughEvent) -> bool:
+    """It runs whenever its call runs, on a tensor whose graph is known."""
+    prov = event.receiver_prov
+    return event.certain and prov is not None and prov.kind is Kind.TENSOR and bool(prov.graph)
+
+
+def _argument(event: ThroughEvent) -> bool:
+    """What a ThroughEvent backpropagates is an argument of its call (else a value its body made, or kept on `self`)."""
+    return event.receiver is not None and any(argument is event.receiver for argument in
+                                              [*event.through.args, *(kw.value for kw in event.through.keywords)])
 
 
 def _state_graph(model: ModuleModel, call: CallEvent) -> frozenset:
@@ -462,54 +539,56 @@ def _finding(model: ModuleModel, first: Site, second: Site, step: CallEvent, sha
     shared_text, shared_bind, shared_name = _shared_value(model, first, second, shared)
     what = f"`{shared_text}`" if shared_text else "a forward output"
     made = f" (line {shared_bind.node.lineno})" if shared_bind is not None else ""
-    step_text = " ".join(model.text(step.node).split())
+    first_event, second_event = shown(model, first.event, second.event)
+    first_node, second_node, step_node = site_of(first_event), site_of(second_event), place(model, step)
+    step_text = " ".join(model.text(step_node).split())
     if stale is not None:
-        return _stale_finding(model, first, second, step, step_text, what, made, shared_bind, stale)
-    stepped = (f"`{step_text}` (line {step.node.lineno}) ran in between" if step is not first.event else
+        return _stale_finding(model, first_node, second_node, step_node, step, step_text, what, made, shared_bind, stale)
+    stepped = (f"`{step_text}` (line {step_node.lineno}) ran in between" if step is not first.event else
                f"`{step_text}` also steps an optimizer")
-    first_call = " ".join(model.text(first.event.node).split())
-    second_call = " ".join(model.text(second.event.node).split())
+    first_call = " ".join(model.text(first_node).split())
+    second_call = " ".join(model.text(second_node).split())
     fix = _detach_fix(model, first, second, shared_name, shared_bind)
     advice = (f"Use `{shared_name}.detach()` where the first loss uses it" if fix is not None else
               "Recompute the shared forward for the second loss, or backpropagate the summed losses once")
-    message = (f"`{second_call}` needs the graph of {what}{made}, but `{first_call}` (line {first.event.node.lineno}) already "
+    message = (f"`{second_call}` needs the graph of {what}{made}, but `{first_call}` (line {first_node.lineno}) already "
                f"backpropagated through it and freed it, and {stepped}: "
                f"RuntimeError \"Trying to backward through the graph a second time\". {advice}")
     fixes = [fix] if fix is not None else []
-    related = [(first.event.node, "the first backward frees the shared graph here"), (step.node, "the optimizer steps in between")]
+    related = [(first_node, "the first backward frees the shared graph here"), (step_node, "the optimizer steps in between")]
     if shared_bind is not None:
         related.insert(0, (shared_bind.node, "the shared forward output is computed here"))
-    found = model.finding(RULE, second.event.node, message, fixes=fixes, related=related, shared=shared_text,
-                          first_backward_line=first.event.node.lineno, optimizer=optimizer_of(model, step))
+    found = model.finding(RULE, second_node, message, fixes=fixes, related=related, shared=shared_text,
+                          first_backward_line=first_node.lineno, optimizer=optimizer_of(model, step))
     if fix is not None:  # (the use to detach: where the fix goes)
         cause = (f"{what[0].upper()}{what[1:]} goes into the first loss here without `.detach()`: `{first_call}` (line "
-                 f"{first.event.node.lineno}) then frees its graph, and `{second_call}` (line {second.event.node.lineno}) fails "
+                 f"{first_node.lineno}) then frees its graph, and `{second_call}` (line {second_node.lineno}) fails "
                  f"backpropagating through it again. Use `{shared_name}.detach()` here")
         return model.with_cause(found, fix.edits[0].span, cause, "the second backward fails here")
     if shared_bind is not None:
-        cause = (f"{what[0].upper()}{what[1:]} is computed here once for both losses: `{first_call}` (line {first.event.node.lineno}) "
-                 f"frees its graph and `{second_call}` (line {second.event.node.lineno}) backpropagates through it again. {advice}")
+        cause = (f"{what[0].upper()}{what[1:]} is computed here once for both losses: `{first_call}` (line {first_node.lineno}) "
+                 f"frees its graph and `{second_call}` (line {second_node.lineno}) backpropagates through it again. {advice}")
         return model.with_cause(found, shared_bind.node, cause, "the second backward fails here")
     return [found]
 
 
-def _stale_finding(model, first: Site, second: Site, step: CallEvent, step_text: str, what: str, made: str, shared_bind, module: str):
+def _stale_finding(model, first_node, second_node, step_node, step, step_text: str, what: str, made: str, shared_bind, module: str):
     """The first backward retained the shared graph; the step then changed `module`'s weights that graph saved."""
-    first_call = " ".join(model.text(first.event.node).split())
-    second_call = " ".join(model.text(second.event.node).split())
-    message = (f"`{second_call}` backpropagates through {what}{made}, whose graph `{first_call}` (line {first.event.node.lineno}) "
-               f"retained, but `{step_text}` (line {step.node.lineno}) has since changed the weights of `{module}` that this graph "
+    first_call = " ".join(model.text(first_node).split())
+    second_call = " ".join(model.text(second_node).split())
+    message = (f"`{second_call}` backpropagates through {what}{made}, whose graph `{first_call}` (line {first_node.lineno}) "
+               f"retained, but `{step_text}` (line {step_node.lineno}) has since changed the weights of `{module}` that this graph "
                f"saved: RuntimeError \"modified by an inplace operation\". Recompute the shared forward after the step for the "
                f"second loss (with `.detach()` on what the first loss takes from it)")
-    related = [(first.event.node, "the first backward retains the shared graph here"), (step.node, "the optimizer steps in between")]
+    related = [(first_node, "the first backward retains the shared graph here"), (step_node, "the optimizer steps in between")]
     if shared_bind is not None:
         related.insert(0, (shared_bind.node, "the shared forward output is computed here"))
-    found = model.finding(RULE, second.event.node, message, related=related, shared=what.strip("`"),
-                          first_backward_line=first.event.node.lineno, optimizer=optimizer_of(model, step), stale_module=module)
+    found = model.finding(RULE, second_node, message, related=related, shared=what.strip("`"),
+                          first_backward_line=first_node.lineno, optimizer=optimizer_of(model, step), stale_module=module)
     if shared_bind is None:
         return [found]
-    cause = (f"{what[0].upper()}{what[1:]} is computed here once for both losses; `{step_text}` (line {step.node.lineno}) changes "
-             f"the weights of `{module}` its graph saved before `{second_call}` (line {second.event.node.lineno}) uses that graph. "
+    cause = (f"{what[0].upper()}{what[1:]} is computed here once for both losses; `{step_text}` (line {step_node.lineno}) changes "
+             f"the weights of `{module}` its graph saved before `{second_call}` (line {second_node.lineno}) uses that graph. "
              f"Recompute it after the step for the second loss")
     return model.with_cause(found, shared_bind.node, cause, "the second backward fails here")
 

@@ -54,12 +54,12 @@ from __future__ import annotations
 import ast
 import sys
 
-from ..analysis.model import BindEvent, CallEvent, ModuleModel, UseEvent
+from ..analysis.model import BindEvent, CallEvent, ModuleModel, ThroughEvent, UseEvent
 from ..analysis.provenance import Kind
 from ..analysis import torch_api as api
 from ..analysis import uses
-from ..analysis.syntax import always_after, nodes, statements
-from ..analysis.training import is_frozen
+from ..analysis.syntax import nodes, statements
+from ..analysis.training import is_frozen, parted, runs_after, shown, site
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG003"
@@ -267,14 +267,21 @@ def check(model: ModuleModel):
             # 3. nothing reuses the graph: retain_graph only costs memory
             if _nothing_reuses(model, event, prov, same_scope, scope):
                 yield _never_reused(model, event)
-    # 4. without retain_graph, a backward frees what the graph saved: a later backward through it raises
-    if len(backwards) > 1:
-        yield from _freed_then_reused(model, backwards, steps, graphs or _Graph(model))
+    # 4. without retain_graph, a backward frees what the graph saved: a later backward through it raises (a backward that a
+    # called function runs on this body's values counts: ThroughEvent)
+    freeing = list(model.calls(role="backward", through=True))
+    if len(freeing) > 1:
+        yield from _freed_then_reused(model, freeing, steps, graphs or _Graph(model))
 
 
-def _frees(event: CallEvent) -> bool:
+def _frees(event) -> bool:
     """`loss.backward()` with no say on keeping the graph: it frees every saved tensor it passes. (Any keyword but
-    `gradient`/`inputs` — `retain_graph`, `create_graph`, torch 0.3's `retain_variables` — and the call is not known to.)"""
+    `gradient`/`inputs` — `retain_graph`, `create_graph`, torch 0.3's `retain_variables` — and the call is not known to.)
+    Through a call: the backward it comes down to, run whenever the call runs."""
+    if type(event) is ThroughEvent:
+        if not event.certain:
+            return False
+        event = event.direct
     return event.method == "backward" and all(kw.arg in ("gradient", "inputs") for kw in event.node.keywords) \
         and not any(isinstance(arg, ast.Starred) for arg in event.node.args) and len(event.node.args) < 2
 
@@ -285,6 +292,7 @@ def _freed_then_reused(model, backwards, steps, graphs):
     "Trying to backward through the graph a second time". With an optimizer step between, AG017 may say more (a GAN's
     shared output, with its `.detach()`): where it reports the later backward, this does not."""
     reported = set()
+    steps = list(model.calls(role="step", through=True))  # (a step a called function runs is one between, too)
     for first in backwards:
         _, prov = _receiver(first)
         if not _frees(first) or first.ctx.via is not None or prov is None or not prov.has_graph or not prov.graph:
@@ -292,18 +300,26 @@ def _freed_then_reused(model, backwards, steps, graphs):
         scope = first.ctx.scope
         for later in backwards:
             later_prov = later.receiver_prov
-            if later.method != "backward" or later.node is first.node or id(later.node) in reported or later.ctx.via is not None \
-                    or later.ctx.scope is not scope or later.seq <= first.seq or later.node.lineno <= first.node.lineno \
+            if later.method != "backward" or later is first or later.ctx.via is not None \
+                    or later.ctx.scope is not scope or later.seq <= first.seq \
                     or later.keyword("inputs") is not None or later_prov is None or not later_prov.graph:
                 continue
+            a, b = parted(first, later)  # (both through one call: where they are in its body)
+            if a is b or site(b) is site(a) or site(b).lineno <= site(a).lineno or id(site(b)) in reported:
+                continue
             shared = model.shared_graph(later_prov.graph, prov.graph)  # (a helper's nodes: per call)
-            if not shared or not always_after(scope.node, first.ctx.statement, later.node) \
+            if not shared or not runs_after(first, later) \
                     or not any(graphs.saves_any(graphs.node(ident)) for ident in shared):
                 continue
-            if any(s.ctx.scope is scope and first.seq < s.seq < later.seq for s in steps) and later.node.lineno in _ag017_lines(model):
+            a, b = shown(model, first, later)  # (where they part, when that body is this module's)
+            if any(s.ctx.scope is scope and first.seq < s.seq < later.seq for s in steps) and site(b).lineno in _ag017_lines(model):
                 continue  # a step between, on a GAN's shared output: AG017 reports it, with the detach that fixes it
-            reported.add(id(later.node))
-            yield _backward_second_time(model, first, later)
+            finding = _backward_second_time(model, a, b)
+            if (finding.span.line, finding.span.col) in reported:
+                continue  # (the same pair seen from a caller of the body that holds it)
+            reported.add(id(site(b)))
+            reported.add((finding.span.line, finding.span.col))
+            yield finding
             break  # (one finding per freeing backward: the first backward through it again)
 
 
@@ -319,15 +335,29 @@ def _ag017_lines(model) -> set:
 
 def _backward_second_time(model, first, later):
     """Reported at the first backward, where `retain_graph=True` (or one backward of the summed losses) belongs; the
-    later one, which raises, is its related location."""
-    later_text = " ".join(model.text(later.node).split())
-    message = (f"this backward frees the graph's saved tensors, but `{later_text}` (line {later.node.lineno}) backpropagates "
+    later one, which raises, is its related location. A first backward that a called function runs (its body may be
+    another module's, or shared by other callers) is reported at the later one, which raises."""
+    later_site = site(later)
+    later_text = " ".join(model.text(later_site).split())
+    if type(first) is ThroughEvent:
+        call = " ".join(model.text(first.through).split())
+        call = call if len(call) <= 60 else call[:57] + "..."
+        inner = first.node  # (in the called body: its backward, or the call there that runs one)
+        text = " ".join(model.text(inner).split()) if first.inner.ctx.scope.node in model.functions else None  # (this module's)
+        where = f"its `{text}` at line {inner.lineno}" if text is not None and len(text) <= 60 else "its backward"
+        message = (f"`{call}` (line {first.through.lineno}) already backpropagated this graph and freed its saved tensors "
+                   f"({where} runs whenever it does), so this backward goes through a freed graph: RuntimeError "
+                   f"\"Trying to backward through the graph a second time\". Backpropagate once (sum the losses), or keep the "
+                   f"graph there with `retain_graph=True`")
+        return model.finding(RULE, later_site, message, related=[(first.through, "the graph is backpropagated and freed in this call")],
+                             kind="backward-second-time", first_backward_line=first.through.lineno)
+    message = (f"this backward frees the graph's saved tensors, but `{later_text}` (line {later_site.lineno}) backpropagates "
                f"through the same graph again: RuntimeError \"Trying to backward through the graph a second time\". Sum the "
                f"losses and call backward once, or pass `retain_graph=True` here")
     fix = _add_retain_graph(model, first)
     return model.finding(RULE, first.node, message, fixes=[fix] if fix else [],
-                         related=[(later.node, "the freed graph is backpropagated again here")], kind="backward-second-time",
-                         second_backward_line=later.node.lineno)
+                         related=[(later_site, "the freed graph is backpropagated again here")], kind="backward-second-time",
+                         second_backward_line=later_site.lineno)
 
 
 def _add_retain_graph(model, event) -> Fix | None:
