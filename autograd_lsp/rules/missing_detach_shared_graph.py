@@ -346,7 +346,7 @@ def _iteration_finding(model: ModuleModel, site: Site, loop, forward: CallEvent,
     related = [(forward.node, "computed once, before the loop"), (step.node, "the optimizer steps inside the loop")]
     found = model.finding(RULE, site_of(site.event), message, related=related, shared=bind.name if bind is not None else forward_text,
                           first_backward_line=site_of(site.event).lineno, optimizer=optimizer_of(model, step), loop_line=loop.node.lineno)
-    cause = (f"{what[0].upper()}{what[1:]} is computed here, once, before the training loop at line {loop.node.lineno}, whose "
+    cause = (f"{_capitalised(what)} is computed here, once, before the training loop at line {loop.node.lineno}, whose "
              f"`{call}` (line {site_of(site.event).lineno}) backpropagates through it every iteration. Recompute it inside the loop")
     return model.with_cause(found, forward.node, cause, "the backward fails here from the second iteration on")
 
@@ -561,12 +561,12 @@ def _finding(model: ModuleModel, first: Site, second: Site, step: CallEvent, sha
     found = model.finding(RULE, second_node, message, fixes=fixes, related=related, shared=shared_text,
                           first_backward_line=first_node.lineno, optimizer=optimizer_of(model, step))
     if fix is not None:  # (the use to detach: where the fix goes)
-        cause = (f"{what[0].upper()}{what[1:]} goes into the first loss here without `.detach()`: `{first_call}` (line "
+        cause = (f"{_capitalised(what)} goes into the first loss here without `.detach()`: `{first_call}` (line "
                  f"{first_node.lineno}) then frees its graph, and `{second_call}` (line {second_node.lineno}) fails "
                  f"backpropagating through it again. Use `{shared_name}.detach()` here")
         return model.with_cause(found, fix.edits[0].span, cause, "the second backward fails here")
     if shared_bind is not None:
-        cause = (f"{what[0].upper()}{what[1:]} is computed here once for both losses: `{first_call}` (line {first_node.lineno}) "
+        cause = (f"{_capitalised(what)} is computed here once for both losses: `{first_call}` (line {first_node.lineno}) "
                  f"frees its graph and `{second_call}` (line {second_node.lineno}) backpropagates through it again. {advice}")
         return model.with_cause(found, shared_bind.node, cause, "the second backward fails here")
     return [found]
@@ -587,7 +587,7 @@ def _stale_finding(model, first_node, second_node, step_node, step, step_text: s
                           first_backward_line=first_node.lineno, optimizer=optimizer_of(model, step), stale_module=module)
     if shared_bind is None:
         return [found]
-    cause = (f"{what[0].upper()}{what[1:]} is computed here once for both losses; `{step_text}` (line {step_node.lineno}) changes "
+    cause = (f"{_capitalised(what)} is computed here once for both losses; `{step_text}` (line {step_node.lineno}) changes "
              f"the weights of `{module}` its graph saved before `{second_call}` (line {second_node.lineno}) uses that graph. "
              f"Recompute it after the step for the second loss")
     return model.with_cause(found, shared_bind.node, cause, "the second backward fails here")
@@ -668,3 +668,8 @@ def _first_loss_statements(model: ModuleModel, first: Site, second: Site, bind: 
                 and id(prov.node) not in second.graph:
             found.append(stmt)
     return found
+
+
+def _capitalised(text: str) -> str:
+    """A message's subject at the start of its sentence (`fake`, "a forward output")."""
+    return text[:1].upper() + text[1:]

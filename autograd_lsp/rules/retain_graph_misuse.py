@@ -271,7 +271,8 @@ def check(model: ModuleModel):
     # called function runs on this body's values counts: ThroughEvent)
     freeing = list(model.calls(role="backward", through=True))
     if len(freeing) > 1:
-        yield from _freed_then_reused(model, freeing, steps, graphs or _Graph(model))
+        # (a step a called function runs is one between, too)
+        yield from _freed_then_reused(model, freeing, list(model.calls(role="step", through=True)), graphs or _Graph(model))
 
 
 def _frees(event) -> bool:
@@ -292,7 +293,6 @@ def _freed_then_reused(model, backwards, steps, graphs):
     "Trying to backward through the graph a second time". With an optimizer step between, AG017 may say more (a GAN's
     shared output, with its `.detach()`): where it reports the later backward, this does not."""
     reported = set()
-    steps = list(model.calls(role="step", through=True))  # (a step a called function runs is one between, too)
     for first in backwards:
         _, prov = _receiver(first)
         if not _frees(first) or first.ctx.via is not None or prov is None or not prov.has_graph or not prov.graph:
