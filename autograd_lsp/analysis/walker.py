@@ -2025,8 +2025,10 @@ class Walker:
             shape = self._layer_shape(module, arg_provs[0].shape)
         if shape is not None:
             result = result.but(shape=shape, scalar=shapes.scalar_of(shape) if result.scalar is None else result.scalar)
-        if requires_grad and name is not None and api.saves_output(name):
-            result = result.but(saved_by=name, saved_node=node)  # nn.Sigmoid()(x): its output is kept for backward (AG006)
+        last = _last_layer(module) if name == "Sequential" else name
+        if requires_grad and last is not None and api.saves_output(last):
+            # nn.Sigmoid()(x), nn.Sequential(..., nn.Tanh())(x): the output is kept for backward (AG006, AG008)
+            result = result.but(saved_by=last, saved_node=node)
         elif requires_grad and not self.no_grad and isinstance(cls, ClassInfo) and event.runs is not None and event.runs.walked:
             kept = event.runs.returns
             if kept is not None and kept.kind is Kind.TENSOR and kept.saved_by is not None:
@@ -3128,6 +3130,19 @@ def _last_width(module: Provenance | None, depth: int = 0) -> int | None:
                               or any(f.startswith(("max_pool", "adaptive_avg_pool")) for f in functions)):
             return None
     return None
+
+
+def _last_layer(module: Provenance, depth: int = 0) -> str | None:
+    """The torch.nn layer an nn.Sequential built from its arguments applies last (its output is the container's), by
+    class name; None when the layers are not all known torch.nn layers given in the call."""
+    built = module.node if isinstance(module.node, ast.Call) else None
+    if depth > 3 or not module.elements or built is None or len(module.elements) != len(built.args):
+        return None
+    layer = module.elements[-1]
+    if layer is None or layer.kind is not Kind.MODULE or not isinstance(layer.module_class, str):
+        return None
+    name = layer.module_class.rsplit(".", 1)[-1]
+    return _last_layer(layer, depth + 1) if name == "Sequential" else name
 
 
 def _item_of(sequence: Provenance, index: ast.expr) -> Provenance | None:

@@ -8,7 +8,8 @@ its parameters (an InfoGAN optimizer over `itertools.chain(G.parameters(), D.par
 parameter defaulting to `False` that the loop's call leaves out (`optimizer_step()` of `def optimizer_step(self,
 zero_grad=False)`), never runs.
 
-Reported at the `step()` that applies the summed gradients, and at the `backward()` that adds to them.
+Reported at the `step()` that applies the summed gradients, and at the `backward()` that adds to them; where the
+step sits in a helper that the loop's call is the only caller of, at the helper's own `step()` too.
 
 ## Why is this bad?
 `backward()` *adds* to `.grad`. Without a reset, the second step applies the sum of the first two
@@ -64,6 +65,7 @@ def check(model: ModuleModel):
     if not any(event.role == "backward" or event.method == "manual_backward" or event.function is not None and event.function.calls_backward
                for event in model.of_type(CallEvent)):
         return  # no backward anywhere: no training step to check (and no need to build the units)
+    seen: set = set()  # lines of helpers' steps reported already (a helper stepped from two loops: once)
     for unit in training_units(model):
         backwards, steps = unit.of(BACKWARD), unit.of(STEP)
         if not backwards or not steps:
@@ -74,7 +76,7 @@ def check(model: ModuleModel):
             continue
         zeros = unit.of(ZERO_GRAD)
         if not zeros:
-            yield from _finding(model, unit, own[0], backwards, missing=None)
+            yield from _finding(model, unit, own[0], backwards, missing=None, seen=seen)
             continue
         # Every reset names an optimizer: each stepped optimizer needs its own (GAN: d_opt and g_opt).
         reset = set()
@@ -97,7 +99,7 @@ def check(model: ModuleModel):
                     continue
                 if name and not any(_same_optimizer(name, other) for other in reset) and name not in reported:
                     reported.add(name)
-                    yield from _finding(model, unit, step, backwards, missing=name)
+                    yield from _finding(model, unit, step, backwards, missing=name, seen=seen)
 
 
 def _reset_through_others(model: ModuleModel, step: CallEvent, zeroed: frozenset) -> bool:
@@ -155,7 +157,7 @@ def _optimizer_receiver(model: ModuleModel, event: CallEvent) -> bool:
     return optimizer_like(model, receiver)
 
 
-def _finding(model, unit, step, backwards, missing):
+def _finding(model, unit, step, backwards, missing, seen: set):
     step_event = step.event
     optimizer = optimizer_of(model, step.inner or step_event) if isinstance(step.inner or step_event, CallEvent) else None
     backward = max((b for b in backwards if b.seq < step.seq), key=lambda b: b.seq, default=backwards[0])
@@ -195,7 +197,28 @@ def _finding(model, unit, step, backwards, missing):
     cause = (f"`{_short(model, backward.node)}` adds this iteration's gradients into {whose}' `.grad`, on top of every earlier "
              f"iteration's: {where} never resets them before {step_text}. Call `{missing or optimizer or 'optimizer'}.zero_grad()` "
              f"before the forward")
-    return model.with_cause(found, backward.node, cause, "the step applies the summed gradients here")
+    findings = model.with_cause(found, backward.node, cause, "the step applies the summed gradients here")
+    inner = step.inner
+    if isinstance(inner, CallEvent) and inner.node.lineno not in {f.span.line for f in findings} \
+            and inner.node.lineno not in seen and _only_caller(model, step.event, inner):
+        # the helper's own `step()`: where a reader of that helper looks, and where its reset may go
+        seen.add(inner.node.lineno)
+        here = (f"`{_short(model, inner.node)}` applies {whose}' gradients summed over every iteration of {where}, which runs it "
+                f"through `{_short(model, step.node)}` (line {step.line}) and never resets them. Call "
+                f"`{_short(model, inner.receiver) if inner.receiver is not None and inner.role == 'step' else 'optimizer'}.zero_grad()` "
+                f"right after this step, or in the loop before the forward")
+        findings += model.with_cause(found, inner.node, here, "the loop whose steps it applies")[1:]
+    return findings
+
+
+def _only_caller(model: ModuleModel, call, inner: CallEvent) -> bool:
+    """`call` (in the loop) is the only call of the helper whose own body steps (`inner`): what is said at its step
+    holds for every way it runs (a helper also called from a loop that resets is left alone)."""
+    function = getattr(call, "function", None)
+    if function is None or inner.ctx.scope.function is not function and inner.ctx.scope.function is not None \
+            and inner.ctx.scope.function.context_of is not function:
+        return False
+    return {id(c.node) for c in model._callers().get(id(function), ())} == {id(call.node)}
 
 
 def _at_call_site(model: ModuleModel, step) -> str | None:

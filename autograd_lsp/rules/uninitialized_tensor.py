@@ -10,7 +10,9 @@ and a method reads it; a method that assigns the attribute its real value only a
 statistic replaced at the end of `train()`) reads the garbage on its first call, when any `if` around the read is
 about the tensor itself or true with the values `__init__` set (a guard on other state may be what delays it).
 `return torch.empty(...)` itself (an allocator handing storage to its caller) and
-anything passed to an unknown function (which may fill it) are left alone.
+anything passed to an unknown function (which may fill it) are left alone, unless the helper is not named as an
+allocator and a caller in the same module computes with what it returns before writing it (`h = self.init_state(n)`
+then `self.cell(x, h)`): that is reported at the allocation.
 
 ## Why is this bad?
 These constructors allocate memory and leave whatever bytes were there: the values are garbage — zeros
@@ -171,6 +173,8 @@ def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
         # `return torch.empty(...)` asks for storage on purpose: an allocator, the caller fills it. `return torch.Tensor(n)`
         # is the constructor mistaken for "make a tensor of n".
         return _finding(model, creation, short, where)
+    if kind == READ:
+        return _read_by_caller(model, creation, short)
     if kind != BOUND:
         return None
     if isinstance(where, ast.Attribute):  # self.w = nn.Parameter(torch.Tensor(n, m))
@@ -182,7 +186,30 @@ def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
     return _check_references(model, creation, short, values, target=model.text(where))
 
 
+def _read_by_caller(model: ModuleModel, creation: CallEvent, short: str):
+    """`def init_state(self, n): return torch.empty(n, self.hidden)` whose caller computes with the result before writing
+    it (`h = self.init_state(b); h = self.cell(x, h)`): a helper not named as an allocator that hands out garbage its
+    own caller then reads. Reported at the allocation (where `zeros` goes), pointing at the caller's read; silent when
+    a caller may fill it first, passes it on, or lies in another module."""
+    owner = creation.ctx.scope.function
+    if owner is None or _allocator(owner) or _allocator(owner.context_of):
+        return None
+    for call in model._callers().get(id(owner.context_of or owner), ()):
+        if call.ctx.scope.function is owner or call.result is None or call.result.node is not call.node:
+            continue
+        read = _first_read(model, call, short, {id(call.node)})
+        if read is not None and not isinstance(read, ast.Return):
+            return _finding(model, creation, short, read, via=call.node)
+    return None
+
+
 def _check_references(model: ModuleModel, creation: CallEvent, short: str, values: set[int], target: str | None = None):
+    read = _first_read(model, creation, short, values)
+    return None if read is None else _finding(model, creation, short, read, target=target)
+
+
+def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set[int]) -> ast.AST | None:
+    """Where the values `creation` made are first read in its own function before anything writes them, or None."""
     owner = creation.ctx.scope.function
     index = _references_by_node(model)
     references, pending, followed = [], [], set()
@@ -236,7 +263,7 @@ def _check_references(model: ModuleModel, creation: CallEvent, short: str, value
                     return None
             elif _classify(model, event.node, parents(model, event.ctx.statement), values)[0] in (WRITE, ESCAPE, BOUND):
                 return None
-    return _finding(model, creation, short, node or read_event.node, target=target)
+    return node or read_event.node
 
 
 def _empty_there(owner, call: ast.Call, ret: ast.Return) -> bool:
@@ -772,7 +799,7 @@ def _generic_receiver(node: ast.expr) -> bool:
 
 # -- the finding ----------------------------------------------------------------------------------------
 def _finding(model: ModuleModel, creation: CallEvent, short: str, read: ast.AST | None, attribute: str | None = None,
-             target: str | None = None):
+             target: str | None = None, via: ast.Call | None = None):
     call = creation.node
     text = " ".join(model.text(call).split())
     if len(text) > 40:
@@ -785,6 +812,9 @@ def _finding(model: ModuleModel, creation: CallEvent, short: str, read: ast.AST 
     else:
         where = "read"
     subject = f"`self.{attribute}`" if attribute else "its values"
+    if via is not None:  # returned by a helper, read by its caller
+        via_text = " ".join(model.text(via).split())
+        subject += f", returned to `{via_text[:37] + '...' if len(via_text) > 40 else via_text}` (line {via.lineno}),"
     message = (f"`{text}` allocates memory without initialising it, and {subject} {'is' if attribute else 'are'} {where} before "
                f"anything writes them: garbage values. Use `zeros`, or fill it first (`fill_`, `copy_`, `uniform_`, `nn.init.*`)")
     fixes = []
