@@ -516,6 +516,14 @@ class Walker:
     def _is_static(node) -> bool:
         return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
 
+    def _static_method(self, receiver: ast.expr | None, method: str) -> FunctionInfo | None:
+        """`Name.method` where `Name` is a class defined here (not rebound) and `method` one of its staticmethods."""
+        if type(receiver) is not ast.Name or self.is_bound(receiver.id):
+            return None
+        cls = self.lookup_def(receiver.id)
+        info = cls.methods.get(method) if isinstance(cls, ClassInfo) else None
+        return info if info is not None and not isinstance(info.node, ast.Lambda) and self._is_static(info.node) else None
+
     def _param_prov(self, arg: ast.arg, index: int) -> Provenance | None:
         # Parameters are symbolic: a call site substitutes what it passes (see instantiate()).
         deps = _PARAMETER_INDEX.get(index)
@@ -2188,6 +2196,9 @@ class Walker:
                 self._note_unknown_write(receiver)
             if method == "optimizers" and isinstance(receiver, ast.Name) and receiver.id == "self":
                 return Provenance(Kind.OPTIMIZER, node.lineno, origin="self.optimizers()", node=node)
+            static = self._static_method(receiver, method)
+            if static is not None:  # `Table.build(n)`: a staticmethod of a class of this module, called on the class
+                return self.call_function(static, node, arg_provs, event)
             return None
         if recv.kind is Kind.MODULE:
             if method in ("parameters", "named_parameters"):

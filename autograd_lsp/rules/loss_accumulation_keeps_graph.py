@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, Event, Loop, ModuleModel
 from ..analysis import uses
 from ..analysis.provenance import Kind, Provenance, flatten
-from ..analysis.syntax import nodes, parents
+from ..analysis.syntax import nodes, parents, statements
 from ..analysis.training import BACKWARD, Part, backward_target, training_units
 from ..findings import Edit, Fix, Safety, Severity
 from ..analysis.walker import label as _label
@@ -62,6 +62,7 @@ SUMMARY = "Loss tensor accumulated across loop iterations without .item()/.detac
 RUNTIME_SIGNATURE = "silent: memory grows every iteration; the accumulator has a grad_fn"
 RULE = sys.modules[__name__]
 
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 PASSIVE, FLOAT_OK, TENSOR, BACKWARDED, ESCAPE = "passive", "float", "tensor", "backward", "escape"
 
 
@@ -75,6 +76,7 @@ class Accumulation:
     prov: Provenance | None  # None: unknown (e.g. `criterion(model(x), y)` with `model` a parameter)
     form: str  # "augassign" | "add" | "append"
     helper: CallEvent | None = None  # `train_step(batch)`: a helper that backpropagates the loss it returns
+    keeper: ast.stmt | None = None  # "update": the statement of the method (of this module) that keeps the value
 
 
 def check(model: ModuleModel):
@@ -86,7 +88,14 @@ def check(model: ModuleModel):
         finding = _judge(model, accumulation)
         if finding is not None:
             reported.add(key)
-            yield finding
+            if accumulation.keeper is None or id(accumulation.keeper) in reported:
+                yield finding
+                continue
+            reported.add(id(accumulation.keeper))  # (once per method statement, whichever call reports first)
+            cause = (f"`{' '.join(model.text(accumulation.keeper).split())[:60]}` keeps what `{model.text(accumulation.event.node)}` at "
+                     f"line {finding.span.line} passes, a tensor with its graph, across iterations: "
+                     f"keep a detached copy (`.detach()`, `.item()`) here")
+            yield from model.with_cause(finding, accumulation.keeper, cause, "the tensor with its graph is passed here")
 
 
 # -- what is accumulated ------------------------------------------------------------------------------
@@ -129,10 +138,7 @@ def _helper_backpropagated(model: ModuleModel, value: ast.expr) -> CallEvent | N
     """`train_step(batch)`, a same-workspace function that calls `loss.backward()` and returns that `loss` itself."""
     if not isinstance(value, ast.Call):
         return None
-    calls = model.__dict__.get("_ag015_calls")
-    if calls is None:
-        calls = model.__dict__["_ag015_calls"] = {id(event.node): event for event in model.of_type(CallEvent)}
-    event = calls.get(id(value))
+    event = _call_events(model).get(id(value))
     function = event.function if event is not None else None
     if function is None or function.scope is None or not function.calls_backward:
         return None
@@ -201,11 +207,13 @@ def _accumulations(model: ModuleModel):
         if event.function is not None and event.receiver is not None and \
                 isinstance(event.ctx.statement, ast.Expr) and _label(event.receiver) is not None:
             # `meter.update(loss, n)`: a method that adds what it is given to its own state (an average meter)
-            for value in _kept_by_method(model, event):
+            for value, keeper in _kept_by_method(model, event):
                 prov = _candidate(model, value)
                 if prov is not None:
                     name = _label(event.receiver)
-                    yield _accumulation(event, event.ctx.statement, name, name, value, prov, "update")
+                    accumulation = _accumulation(event, event.ctx.statement, name, name, value, prov, "update")
+                    accumulation.keeper = keeper if _defined_here(model, event.function) else None
+                    yield accumulation
                     break
         elif event.method in uses.APPENDERS and event.receiver is not None and uses.list_append(event.node):
             value = event.node.args[-1]
@@ -215,9 +223,10 @@ def _accumulations(model: ModuleModel):
                 yield _accumulation(event, event.ctx.statement, names[0], names[1], value, prov, "append")
 
 
-def _kept_by_method(model: ModuleModel, call: CallEvent) -> list[ast.expr]:
+def _kept_by_method(model: ModuleModel, call: CallEvent) -> list[tuple[ast.expr, ast.stmt]]:
     """The arguments of a method call that the method accumulates into an attribute of its object: `self.sum += val * n`,
-    `self.total = self.total + val`, `self.history.append(val)` for its parameter `val` (not through `.item()` & co.)."""
+    `self.total = self.total + val`, `self.history.append(val)` for its parameter `val` (not through `.item()` & co.),
+    each with the method's statement that keeps it."""
     function = call.function
     node = function.node
     if function.cls is None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -228,23 +237,23 @@ def _kept_by_method(model: ModuleModel, call: CallEvent) -> list[ast.expr]:
     if not passed:
         return []
     kept = []
-    for name in _accumulated_params(model, node):
-        if name in passed and passed[name] not in kept:
-            kept.append(passed[name])
+    for name, stmt in _accumulated_params(model, node):
+        if name in passed and all(value is not passed[name] for value, _ in kept):
+            kept.append((passed[name], stmt))
     return kept
 
 
-def _accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
-    """The parameters whose values a method adds to its object's state, in the order of its statements (once per
-    method and model: a method is called from many places)."""
+def _accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, ast.stmt]]:
+    """The parameters whose values a method adds to its object's state, with the statement that adds each, in the order
+    of its statements (once per method and model: a method is called from many places)."""
     cache = model.__dict__.setdefault("_accumulated_params", {})
     found = cache.get(node)
     if found is None:
-        found = cache[node] = _find_accumulated_params(node)
+        found = cache[node] = _find_accumulated_params(model, node)
     return found
 
 
-def _find_accumulated_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+def _find_accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, ast.stmt]]:
     me = node.args.args[0].arg if node.args.args else "self"
     names = []
     for stmt in breadth_first(node):  # (the order of the parameters decides the value reported)
@@ -258,10 +267,10 @@ def _find_accumulated_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> li
             added = stmt.args[-1]
         else:
             continue
-        names.extend(sorted(_carried_params(added)))
+        names.extend((name, stmt) for name in sorted(_carried_params(added, model)))
     if names:  # a parameter the method rebinds (`value = float(value)`) no longer holds what the caller passed
         rebound = {n.id for n in nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        names = [name for name in names if name not in rebound]
+        names = [(name, stmt) for name, stmt in names if name not in rebound]
     return names
 
 
@@ -272,15 +281,51 @@ def _own_state(target: ast.expr, me: str) -> bool:
     return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me
 
 
-def _carried_params(value: ast.expr) -> set[str]:
-    """The names whose tensor `value` carries on (`val`, `val * n`, `val.mean()`): the call site tells which holds a graph.
-    None through a cut (`val.item()`, `float(val)`)."""
+def _carried_params(value: ast.expr, model: ModuleModel | None = None, depth: int = 0) -> set[str]:
+    """The names whose tensor `value` carries on (`val`, `val * n`, `val.mean()`, `reduce_mean(val.cpu())` of a function
+    of the workspace that returns what it is given, scaled): the call site tells which holds a graph. None through a cut
+    (`val.item()`, `float(val)`)."""
     if isinstance(value, ast.Name):
         return {value.id}
     if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Mult, ast.Div)):
-        return _carried_params(value.left) | _carried_params(value.right)
+        return _carried_params(value.left, model, depth) | _carried_params(value.right, model, depth)
     name = _loss_name(value)
-    return {name} if name is not None else set()
+    if name is not None:
+        return {name}
+    if isinstance(value, ast.Call) and model is not None and depth < 2:
+        return {carried for argument in _passed_on(model, value, depth) for carried in _carried_params(argument, model, depth + 1)}
+    return set()
+
+
+def _passed_on(model: ModuleModel, call: ast.Call, depth: int) -> list[ast.expr]:
+    """The arguments of a call of a workspace function that every `return` of its body carries on (`return t * scale`)."""
+    event = _call_events(model).get(id(call))
+    function = event.function if event is not None else None
+    if function is None or not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            or any(isinstance(arg, ast.Starred) for arg in call.args):
+        return []
+    params = [a.arg for a in [*function.node.args.posonlyargs, *function.node.args.args]]
+    if function.cls is not None and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.node.decorator_list):
+        params = params[1:]  # (a method called on its object: the first parameter is the object)
+    returns = [n.value for n in statements(function.node.body, (ast.Return, *_DEFS)) if isinstance(n, ast.Return)]
+    if not returns or any(value is None for value in returns):
+        return []
+    carried = set.intersection(*(_carried_params(value, model, depth + 1) for value in returns))
+    passed = dict(zip(params, call.args))
+    passed.update({k.arg: k.value for k in call.keywords if k.arg in params})
+    return [passed[name] for name in params if name in carried and name in passed]
+
+
+def _call_events(model: ModuleModel) -> dict:
+    calls = model.__dict__.get("_ag015_calls")
+    if calls is None:
+        calls = model.__dict__["_ag015_calls"] = {id(event.node): event for event in model.of_type(CallEvent)}
+    return calls
+
+
+def _defined_here(model: ModuleModel, function) -> bool:
+    """A function of this module (not one of another module that the call resolved to)."""
+    return any(info is function for info in model.functions.values())
 
 
 def _accumulation(event, stmt, accumulator, base, value, found, form) -> Accumulation:
