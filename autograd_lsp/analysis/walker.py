@@ -20,8 +20,8 @@ from . import callsite, shapes, syntax
 from . import torch_api as api
 from . import uses
 from .imports import ImportTable
-from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, Loop, ThroughEvent,
-                    ModuleModel, Scope, UseEvent)
+from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, ItemStoreEvent, Loop,
+                    ThroughEvent, ModuleModel, Scope, UseEvent)
 from .provenance import Kind, Provenance, flatten, merge
 
 
@@ -943,9 +943,12 @@ class Walker:
                 after = self._after_inplace(base_prov, [prov])
                 if after is not base_prov:
                     self.rebind(target.value, after)
-            elif base_prov is None:
-                self._note_unknown_write(target.value)
-            elif base_prov.kind is Kind.MAPPING and base_prov.keys and None not in base_prov.keys and type(target.value) is ast.Name \
+            else:
+                if base_prov is None:
+                    self._note_unknown_write(target.value)
+                if not (self.summary_only or self.via is not None):  # (a dict, a list: for the rules that follow what they hold)
+                    self.emit(ItemStoreEvent(self.stmt, self.ctx(), target=target, value=value, prov=prov))
+            if base_prov is not None and base_prov.kind is Kind.MAPPING and base_prov.keys and None not in base_prov.keys and type(target.value) is ast.Name \
                     and isinstance(_const(target.slice), str):
                 # `out["loss"] = loss` on a dict display: that key now holds it
                 key = _const(target.slice)

@@ -46,7 +46,7 @@ import ast
 import sys
 from dataclasses import dataclass
 
-from ..analysis.model import BindEvent, CallEvent, ClassInfo, Event, Loop, ModuleModel
+from ..analysis.model import BindEvent, CallEvent, ClassInfo, Event, ItemStoreEvent, Loop, ModuleModel, ThroughEvent
 from ..analysis import uses
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis.syntax import nodes, parents, statements
@@ -74,7 +74,7 @@ class Accumulation:
     base: str  # the name the accumulator lives in (`history` for `history["loss"]`)
     value: ast.expr  # what is accumulated
     prov: Provenance | None  # None: unknown (e.g. `criterion(model(x), y)` with `model` a parameter)
-    form: str  # "augassign" | "add" | "append"
+    form: str  # "augassign" | "add" | "append" | "update" | "store"
     helper: CallEvent | None = None  # `train_step(batch)`: a helper that backpropagates the loss it returns
     keeper: ast.stmt | None = None  # "update": the statement of the method (of this module) that keeps the value
 
@@ -203,6 +203,14 @@ def _accumulations(model: ModuleModel):
                     if prov is not None:
                         yield _accumulation(event, stmt, event.name, event.name, other, prov, "add")
                     break
+    for event in model.of_type(ItemStoreEvent):
+        # `step_losses[step] = loss`: each iteration stores under a new key (a name the loop rebinds, checked by _judge)
+        stmt = event.node
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is event.target and event.value is not None:
+            base = _label(event.target.value)
+            prov = _candidate(model, event.value) if base is not None and _key_names(event.target) else None
+            if prov is not None:
+                yield _accumulation(event, stmt, base, base, event.value, prov, "store")
     for event in model.of_type(CallEvent):
         if event.function is not None and event.receiver is not None and \
                 isinstance(event.ctx.statement, ast.Expr) and _label(event.receiver) is not None:
@@ -219,8 +227,21 @@ def _accumulations(model: ModuleModel):
             value = event.node.args[-1]
             prov = _candidate(model, value)
             names = _accumulator(model, event.receiver)
+            if prov is None and names is not None and (id(event.ctx.scope), names[1]) in _backpropagated_holders(model):
+                prov = UNKNOWN  # `losses.append(total)` of a value the walk could not follow, then `losses[-1].backward()`
             if prov is not None and names is not None and isinstance(event.ctx.statement, ast.Expr):
                 yield _accumulation(event, event.ctx.statement, names[0], names[1], value, prov, "append")
+
+
+def _key_names(target: ast.Subscript) -> set[str]:
+    """The names a stored item's key is made of (`step`, `f"{epoch}/{i}"`)."""
+    return {n.id for n in nodes(target.slice) if isinstance(n, ast.Name)}
+
+
+def _new_key_each_iteration(acc: Accumulation, loop: Loop) -> bool:
+    """`history[step] = loss` stores under a key the loop rebinds (its variable, a counter it increments): a new item
+    each iteration, all kept; a constant key only replaces the last one."""
+    return bool(_key_names(acc.statement.targets[0]) & loop.assigned)
 
 
 def _kept_by_method(model: ModuleModel, call: CallEvent) -> list[tuple[ast.expr, ast.stmt]]:
@@ -345,7 +366,8 @@ def _judge(model: ModuleModel, acc: Accumulation):
     event = acc.event
     key = (id(event.ctx.scope), _loss_name(acc.value))
     if acc.prov is None and acc.helper is None and key not in _backpropagated_names(model) and \
-            not (isinstance(acc.value, ast.Name) and key in _backpropagated_holders(model)):
+            not (isinstance(acc.value, ast.Name) and key in _backpropagated_holders(model)) and \
+            not (acc.form == "append" and (key[0], acc.base) in _backpropagated_holders(model)):  # (`losses[-1].backward()`)
         return None  # unknown value, and no `name.backward()` that would tell us it has a graph
     loop = next((loop for loop in event.ctx.loops() if not _reset_in(loop.node.body, acc)), None)
     hook = None
@@ -353,7 +375,7 @@ def _judge(model: ModuleModel, acc: Accumulation):
         hook = _step_hook(model, event, acc)
         if hook is None:
             return None
-    elif not _defined_before(model, acc, loop):
+    elif not _defined_before(model, acc, loop) or acc.form == "store" and not _new_key_each_iteration(acc, loop):
         return None
     elif not loop.forwards and not loop.is_training and _reset_by_enclosing(loop, acc):
         # an inner loop summing pieces of one forward (per-class or per-head losses), the sum started again by the
@@ -362,7 +384,7 @@ def _judge(model: ModuleModel, acc: Accumulation):
     backward = Part(BACKWARD, acc.helper) if acc.helper is not None else _per_iteration_backward(model, acc, loop, hook)
     if acc.prov is None and backward is None:
         return None  # unknown value: only a backward of the very same tensor tells us it has a graph
-    uses = _uses(model, acc)
+    uses = _uses(model, acc, skip=_last_item_target(model, acc, backward))
     if BACKWARDED in uses:
         return None
     if backward is None and hook is None and (ESCAPE in uses or not uses):
@@ -390,15 +412,66 @@ def _backpropagated(model: ModuleModel) -> tuple[set, set]:
     found = model.__dict__.get("_ag015_backpropagated")
     if found is None:
         found = (set(), set())
+        helpers = _through_targets(model)
         for call in model.of_type(CallEvent):
             if call.role == "backward" or call.method == "manual_backward":
                 target, _ = backward_target(model, call)
-                if isinstance(target, ast.Name):
-                    found[0].add((id(call.ctx.scope), target.id))
-                elif _holder(target) is not None:
-                    found[1].add((id(call.ctx.scope), _holder(target)))
+            elif id(call.node) in helpers:
+                target = helpers[id(call.node)]  # `accelerator.backward(loss)` of a helper that backpropagates it
+            else:
+                continue
+            if isinstance(target, ast.Name):
+                found[0].add((id(call.ctx.scope), target.id))
+            elif _holder(target) is not None:
+                found[1].add((id(call.ctx.scope), _holder(target)))
         model.__dict__["_ag015_backpropagated"] = found
     return found
+
+
+def _through_target(event: ThroughEvent) -> ast.expr | None:
+    """The caller's argument that a helper's body backpropagates (`accelerator.backward(loss)` of a class of the
+    workspace whose method calls `loss.backward()`); None when it backpropagates something else."""
+    receiver = event.receiver
+    return receiver if receiver is not None and event.through is not None and any(arg is receiver for arg in event.through.args) else None
+
+
+def _through_targets(model: ModuleModel) -> dict:
+    """id of a helper call -> the caller's argument it backpropagates: from the walk's ThroughEvents, or, for a value the
+    walk could not follow (`loss = outputs.loss` of an unknown model), a helper whose `<param>.backward()` is of the
+    parameter the argument lands on."""
+    found = model.__dict__.get("_ag015_through")
+    if found is None:
+        found = model.__dict__["_ag015_through"] = {}
+        for event in model.calls("backward", through=True):
+            if type(event) is ThroughEvent and _through_target(event) is not None:
+                found.setdefault(id(event.through), _through_target(event))
+        backpropagated: dict = {}  # id of a function -> the names its own `name.backward()` calls differentiate
+        for event in model.calls("backward"):
+            function = event.ctx.scope.function
+            target, _ = backward_target(model, event)
+            if function is not None and isinstance(target, ast.Name):
+                backpropagated.setdefault(id(function), set()).add(target.id)
+        for call in model.of_type(CallEvent):
+            if call.function is not None and id(call.function) in backpropagated and id(call.node) not in found:
+                argument = _argument_for(call, backpropagated[id(call.function)])
+                if argument is not None:
+                    found[id(call.node)] = argument
+    return found
+
+
+def _argument_for(call: CallEvent, names: set) -> ast.expr | None:
+    """The argument of `call` that lands on one of the parameters `names` of the function it calls."""
+    node = call.function.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(isinstance(a, ast.Starred) for a in call.node.args):
+        return None
+    params = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+    if call.function.cls is not None and call.receiver is not None and params and \
+            not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
+        params = params[1:]
+    passed = dict(zip(params, call.node.args))
+    passed.update({k.arg: k.value for k in call.node.keywords if k.arg is not None})
+    found = [passed[name] for name in params + [a.arg for a in node.args.kwonlyargs] if name in names and name in passed]
+    return found[0] if len(found) == 1 else None
 
 
 def _reset_by_enclosing(loop: Loop, acc: Accumulation) -> bool:
@@ -480,12 +553,18 @@ def _per_iteration_backward(model: ModuleModel, acc: Accumulation, loop: Loop | 
     fallback = None
     for unit in units:
         for part in unit.of(BACKWARD):
-            if part.inner is not None or not isinstance(part.event, CallEvent):
+            if not isinstance(part.event, CallEvent) or not isinstance(part.inner or part.event, (CallEvent, ThroughEvent)):
                 continue
-            keyword = part.event.keyword("retain_graph")
+            keyword = (part.inner or part.event).keyword("retain_graph")
             if keyword is not None and not (isinstance(keyword.value, ast.Constant) and keyword.value.value is False):
                 continue
-            target, prov = backward_target(model, part.event)
+            if part.inner is not None:  # `accelerator.backward(loss)`: a helper that backpropagates what it is given
+                target = _through_targets(model).get(id(part.event.node))
+                if target is None:
+                    continue
+                prov = model.prov(target)
+            else:
+                target, prov = backward_target(model, part.event)
             if acc.prov is None:
                 if _same_tensor(model, acc, target, part):
                     return part
@@ -501,8 +580,26 @@ def _per_iteration_backward(model: ModuleModel, acc: Accumulation, loop: Loop | 
     return None
 
 
+def _last_item(target, acc: Accumulation) -> bool:
+    """`losses[-1]` of the list `losses` that the accumulation appends to."""
+    return acc.form == "append" and isinstance(target, ast.Subscript) and _label(target.value) == acc.base \
+        and isinstance(target.slice, ast.UnaryOp) and isinstance(target.slice.op, ast.USub) \
+        and isinstance(target.slice.operand, ast.Constant) and target.slice.operand.value == 1
+
+
+def _last_item_target(model: ModuleModel, acc: Accumulation, backward) -> ast.AST | None:
+    """The load of the list in `losses[-1].backward()` when that is the iteration's backward of what it just appended."""
+    if not isinstance(backward, Part) or backward.inner is not None or not isinstance(backward.event, CallEvent):
+        return None
+    target, _ = backward_target(model, backward.event)
+    return target.value if _last_item(target, acc) and backward.seq > acc.event.seq else None
+
+
 def _same_tensor(model: ModuleModel, acc: Accumulation, target, part) -> bool:
-    """`loss.backward()` and `total += loss` with no rebinding of `loss` between them."""
+    """`loss.backward()` and `total += loss` with no rebinding of `loss` between them; `losses[-1].backward()` after
+    `losses.append(...)`."""
+    if _last_item(target, acc):
+        return part.seq > acc.event.seq
     name = _loss_name(acc.value)
     if name is None:
         return False
@@ -529,7 +626,8 @@ def _element_replaced(function: ast.AST, element: ast.Subscript, after: ast.AST,
 
 
 # -- how the accumulator is used afterwards -------------------------------------------------------------
-def _uses(model: ModuleModel, acc: Accumulation) -> set[str]:
+def _uses(model: ModuleModel, acc: Accumulation, skip: ast.AST | None = None) -> set[str]:
+    """How the accumulator is used after the accumulation (`skip`: the load that the iteration's own backward reads)."""
     scope = acc.event.ctx.scope
     root = scope.node if scope.function is not None else model.tree
     if acc.base.startswith("self.") and scope.function is not None and scope.function.cls is not None:
@@ -540,7 +638,7 @@ def _uses(model: ModuleModel, acc: Accumulation) -> set[str]:
     for root in roots:
         parent_of = parents(model, root)
         for node in _loads(model, root, acc.base):
-            if _inside(node, acc.statement):
+            if node is skip or _inside(node, acc.statement):
                 continue
             kinds.add(_use(model, node, parent_of, depth=0))
     return kinds
@@ -688,6 +786,14 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
             related.append((backward.node, "this backward frees the graph's buffers, but the accumulator still references it"))
         return model.finding(RULE, acc.statement, message, related=related, accumulator=acc.accumulator,
                              loop_line=loop.node.lineno if loop is not None else None)
+    if _last_item_target(model, acc, backward) is not None:
+        # the list's last item is what the iteration backpropagates: a detached copy there needs the value bound first
+        message = (f"`{statement}` makes `{acc.accumulator}` reference the graph of `{value_text}` from {where} "
+                   f"({'; '.join(facts)}): memory grows each iteration. Bind the value, backpropagate it, and append "
+                   f"its `.detach()` (or `.item()`)")
+        related = [(origin, "the graph is built here")] if origin is not None else []
+        related.append((backward.node, "this backward frees the graph's buffers, but the list still references it"))
+        return model.finding(RULE, acc.statement, message, related=related, accumulator=acc.accumulator, loop_line=loop.node.lineno if loop else None)
     message = (f"`{statement}` makes `{acc.accumulator}` reference the graph of `{value_text}` from {where} "
                f"({'; '.join(facts)}): memory grows each iteration. Accumulate `{_suffixed(value_text, acc.value, 'item')}` "
                f"or `{_suffixed(value_text, acc.value, 'detach')}`")
