@@ -369,7 +369,7 @@ def _judge(model: ModuleModel, acc: Accumulation):
             not (isinstance(acc.value, ast.Name) and key in _backpropagated_holders(model)) and \
             not (acc.form == "append" and (key[0], acc.base) in _backpropagated_holders(model)):  # (`losses[-1].backward()`)
         return None  # unknown value, and no `name.backward()` that would tell us it has a graph
-    loop = next((loop for loop in event.ctx.loops() if not _reset_in(loop.node.body, acc)), None)
+    loop = next((loop for loop in event.ctx.loops() if not _reset_each_iteration(loop.node.body, acc)), None)
     hook = None
     if loop is None:
         hook = _step_hook(model, event, acc)
@@ -482,6 +482,21 @@ def _reset_by_enclosing(loop: Loop, acc: Accumulation) -> bool:
         if outer.forwards or outer.is_training:
             return False  # it outlives the iterations of a training loop in between (an epoch's per-key sums)
         outer = outer.parent
+    return False
+
+
+def _reset_each_iteration(body: list[ast.stmt], acc: Accumulation) -> bool:
+    """The accumulator is re-created on every pass through `body`: a reset under an `if` that does not also hold the
+    accumulation (`if update % report_every == 0: ...; loss_sum = 0`) lets it outlive the iterations in between."""
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            if _inside(acc.statement, stmt):
+                branch = stmt.body if any(_inside(acc.statement, inner) for inner in stmt.body) else stmt.orelse
+                if _reset_each_iteration(branch, acc):
+                    return True
+            continue
+        if _reset_in([stmt], acc):
+            return True
     return False
 
 
