@@ -76,6 +76,7 @@ SEVERITY = Severity.WARNING
 SUMMARY = "Plain tensor attribute set in an nn.Module's __init__: .to(device) leaves it behind"
 RUNTIME_SIGNATURE = "RuntimeError: Expected all tensors to be on the same device | silent: attribute not moved by .to(), not in state_dict()"
 RULE = sys.modules[__name__]
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def check(model: ModuleModel):
@@ -115,6 +116,9 @@ def check(model: ModuleModel):
                 continue
             reported.add(attr)
             yield _finding(model, cls, bind, attr, use)
+            for later in in_methods.get(bind.ctx.scope, ()):
+                if later.seq > bind.seq and later.name == bind.name and _from_itself(model, later.value, attr):
+                    yield _finding(model, cls, later, attr, use, derived=True)  # `self.tem = self.tem.permute(2, 0, 1)`
 
 
 def _self_calls(function: ast.AST) -> list[str]:
@@ -147,11 +151,14 @@ def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
             node = node.value
             continue
         qualname = model.imports.qualname(node.func)
+        if qualname in api.VARIABLE_CLASSES and node.args and not isinstance(node.args[0], ast.Starred):
+            node = node.args[0]  # `Variable(torch.zeros(1), requires_grad=False)`: the tensor it wraps
+            continue
         if qualname is not None:
             if qualname.startswith("torch.") and qualname.count(".") == 1 and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES:
                 return node
             return None
-        if not isinstance(node.func, ast.Attribute) or not _keeps_device(node.func.attr):
+        if not isinstance(node.func, ast.Attribute) or not (_keeps_device(node.func.attr) or _dtype_only(model, node)):
             return None
         if node.func.attr in api.REDUCTIONS and not node.args and not node.keywords:
             return None  # `.sum()`: a 0-dim result, usable with tensors on any device
@@ -221,6 +228,8 @@ def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | Non
                 and all(_places_nothing(model, a) for a in [*node.args, *(k.value for k in node.keywords)]))
     if isinstance(func, ast.Attribute) and _keeps_device(func.attr) and not (func.attr in api.REDUCTIONS and not node.args):
         return _plain_expression(model, func.value, function, locals_) and all(_places_nothing(model, a) for a in node.args)
+    if _dtype_only(model, node):  # `.to(torch.uint8)`
+        return _plain_expression(model, func.value, function, locals_)
     return False
 
 
@@ -230,7 +239,8 @@ def _places_nothing(model: ModuleModel, node: ast.AST) -> bool:
         if isinstance(child, ast.Call):
             if any(kw.arg == "device" for kw in child.keywords):
                 return False
-            if isinstance(child.func, ast.Attribute) and model.imports.qualname(child.func) is None and uses.moves_device(child.func.attr):
+            if isinstance(child.func, ast.Attribute) and model.imports.qualname(child.func) is None and uses.moves_device(child.func.attr) \
+                    and not _dtype_only(model, child):
                 return False
     return True
 
@@ -276,46 +286,50 @@ def _local_bindings(model: ModuleModel, function: ast.AST) -> tuple[dict, dict]:
 
 
 def _built_by_method(model: ModuleModel, cls: ClassInfo, value: ast.AST) -> bool:
-    """`self.make_table(n)` where that method of the class returns a local it built only from a plain factory tensor
-    (`t = torch.zeros(n, n)`, `t = t.unsqueeze(0)`, in-place fills): the result is as plain as the factory's."""
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name)
-            and value.func.value.id == "self"):
+    """`self.make_table(n)` (`Table.make(n)` of a staticmethod) where every `return` of that method of the class gives a
+    tensor built from plain factory tensors by torch ops and arithmetic (`t = torch.zeros(n, n)`, in-place fills,
+    `torch.triu(torch.ones(shape), 1).to(torch.uint8)`): the result is as plain as the factory's."""
+    method = _builder(cls, value)
+    if method is None:
         return False
+    returns = [node.value for node in statements(method.node.body, (ast.Return, *_DEFS)) if isinstance(node, ast.Return)]
+    return bool(returns) and all(r is not None and _plain_expression(model, r, method.node, ()) for r in returns)
+
+
+def _builder(cls: ClassInfo, value: ast.AST):
+    """The method of the class that `self.m(...)` or `<Class>.m(...)` (a staticmethod) calls; not __init__."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name)):
+        return None
     method = cls.methods.get(value.func.attr)
     if method is None or method.name == "__init__" or not isinstance(method.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    returns, stores = [], {}
-    stack = list(method.node.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Return):
-            returns.append(node.value)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            stores.setdefault(node.id, []).append(node)
-        stack.extend(ast.iter_child_nodes(node))
-    names = {r.id for r in returns if isinstance(r, ast.Name)}
-    if not returns or len(names) != 1 or any(not isinstance(r, ast.Name) for r in returns):
-        return False
-    name = names.pop()
-    args = method.node.args
-    if name in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
-        return False
-    assigns = [node for node in ast.walk(method.node) if isinstance(node, ast.Assign) and len(node.targets) == 1
-               and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name]
-    if not assigns or len(assigns) != len(stores.get(name, ())):
-        return False  # bound some other way too (a loop variable, `with ... as`, unpacking)
-    created = False
-    for assign in assigns:
-        call = _factory_call(model, assign.value)
-        if call is not None:
-            if not _plain_factory(model, call):
+        return None
+    owner = value.func.value.id
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.node.decorator_list)
+    return method if owner == "self" or owner == cls.name and static else None
+
+
+def _dtype_only(model: ModuleModel, call: ast.Call) -> bool:
+    """`.to(torch.uint8)`, `.to(dtype=torch.bool)`: a conversion that keeps the tensor where it is."""
+    arguments = [*call.args, *(kw.value for kw in call.keywords if kw.arg == "dtype")]
+    return (isinstance(call.func, ast.Attribute) and call.func.attr == "to" and len(arguments) == 1
+            and all(kw.arg in ("dtype", "copy", "non_blocking") for kw in call.keywords)
+            and api.dtype_class(model.imports.qualname(arguments[0])) is not None)
+
+
+def _from_itself(model: ModuleModel, node: ast.AST | None, attr: str) -> bool:
+    """`self.<attr>.permute(2, 0, 1)`, `self.<attr>[None]`: the attribute reshaped or converted where it is."""
+    start = node
+    while isinstance(node, (ast.Call, ast.Subscript)):
+        if isinstance(node, ast.Subscript):
+            if not _keeps_dims(node.slice):
                 return False
-            created = True
-        elif not _keeps_device_chain(assign.value, name):
+            node = node.value
+        elif isinstance(node.func, ast.Attribute) and (_keeps_device(node.func.attr) or _dtype_only(model, node)) \
+                and not any(kw.arg == "device" for kw in node.keywords) and not (node.func.attr in api.REDUCTIONS and not node.args):
+            node = node.func.value
+        else:
             return False
-    return created
+    return node is not start and _self_attribute(node, attr)
 
 
 def _keeps_device_chain(node: ast.AST, name: str) -> bool:
@@ -504,6 +518,10 @@ def _rebound_elsewhere(cls: ClassInfo, attr: str, builders: list, anywhere: bool
     return False
 
 
+def _self_name(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
 def _self_attribute(node: ast.AST, attr: str) -> bool:
     """`self.<attr>`."""
     return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) and node.value.id == "self"
@@ -579,7 +597,10 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         return parent if not _constant(other) else _combined(parent, parents, depth + 1, cls, imports, classes)
     if isinstance(parent, ast.Compare):
         operands = [parent.left, *parent.comparators]
-        return parent if any(not _constant(o) for o in operands if o is not node) else None
+        if any(not _constant(o) for o in operands if o is not node):
+            return parent
+        # `self.mask[:T, :T] == 0`: a boolean tensor where the attribute is, used further on
+        return _combined(parent, parents, depth + 1, cls, imports, classes) if len(operands) == 2 else None
     if isinstance(parent, (ast.List, ast.Tuple)):
         grand = parents.get(parent)
         if isinstance(grand, ast.Call) and parent in grand.args and not _moves_or_inspects(grand) and not _extension_call(grand, imports):
@@ -596,6 +617,10 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         if forward is not None:
             return _combined_in_forward(forward, parent.args.index(node) + 1, depth, imports, classes)
         others = [a for a in [*parent.args, *(k.value for k in parent.keywords)] if a is not node and not _not_tensor(a, cls)]
+        func = parent.func
+        if qualname is None and isinstance(func, ast.Attribute) and api.is_op(func.attr) and not _self_name(func.value) \
+                and not _not_tensor(func.value, cls):
+            others.append(func.value)  # `scores.masked_fill(self.mask == 0, -inf)`: the tensor the op is called on
         return parent if others else None  # F.conv2d(x, self.kernel), torch.matmul(x, self.P)
     if isinstance(parent, ast.keyword):
         call = parents.get(parent)
@@ -707,8 +732,15 @@ def _inspects(attr: str) -> bool:
     return uses.is_metadata(attr) or uses.to_python(attr) or uses.writes_without_reading(attr)
 
 
-def _finding(model: ModuleModel, cls: ClassInfo, bind: BindEvent, attr: str, use: ast.AST):
+def _finding(model: ModuleModel, cls: ClassInfo, bind: BindEvent, attr: str, use: ast.AST, derived: bool = False):
     value_text = model.text(bind.value)
+    if derived:  # (no fix of its own: registering here while the first assignment stays a plain attribute raises KeyError)
+        message = (f"`self.{attr}` stays a plain tensor attribute of the module `{cls.name}` here (`{' '.join(value_text.split())[:50]}` "
+                   f"keeps it where it is): `.to(device)`/`.cuda()` will not move it and `state_dict()` will not save it, yet it "
+                   f"is combined with other tensors at line {use.lineno}. Register the final value with "
+                   f"`self.register_buffer(\"{attr}\", ...)`")
+        return model.finding(RULE, bind.target, message, related=[(use, f"`self.{attr}` combined with other tensors here")],
+                             attribute=attr, module=cls.name)
     trainable = bind.prov is not None and bind.prov.requires_grad is True
     if trainable:
         message = (f"`self.{attr}` requires grad but is a plain tensor attribute of the module `{cls.name}`, not an `nn.Parameter`: "
