@@ -801,8 +801,8 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
             return _combined_in_forward(forward, parent.args.index(node) + 1, depth, imports, classes)
         others = [a for a in [*parent.args, *(k.value for k in parent.keywords)] if a is not node and not _not_tensor(a, cls)]
         func = parent.func
-        if qualname is None and isinstance(func, ast.Attribute) and api.is_op(func.attr) and not _self_name(func.value) \
-                and not _not_tensor(func.value, cls):
+        if qualname is None and isinstance(func, ast.Attribute) and api.is_op(func.attr) and func.attr not in api.SHAPE_OPERANDS \
+                and not _self_name(func.value) and not _not_tensor(func.value, cls):
             others.append(func.value)  # `scores.masked_fill(self.mask == 0, -inf)`: the tensor the op is called on
         return parent if others else None  # F.conv2d(x, self.kernel), torch.matmul(x, self.P)
     if isinstance(parent, ast.keyword):
