@@ -1,9 +1,13 @@
 """## What it does
 Flags a tensor that carries an autograd graph (a loss, a model output) accumulated across the iterations of
 a loop — `total += loss`, `total = total + loss`, `losses.append(loss)`, `history["loss"].append(loss)`,
-`stats["loss"] += loss`, or `meter.update(loss, n)` of a method that adds its argument to its object's state —
-where the accumulator is never backpropagated: either the loop already calls `backward()` on that loss,
-or every later use of the accumulator only logs it (`print`, f-strings, `.item()`, `writer.add_scalar`…).
+`stats["loss"] += loss`, `by_step[step] = loss` (a key the loop changes), or `meter.update(loss, n)` of a method
+that adds its argument to its object's state (also through a function of the workspace that hands it on,
+`self.sum += allreduce(val.cpu())`; then reported at the method's statement too) — where the accumulator is never
+backpropagated: either the loop already calls `backward()` on that loss (itself, through a helper such as
+`accelerator.backward(loss)`, or as `losses[-1].backward()` of what it just appended), or every later use of the
+accumulator only logs it (`print`, f-strings, `.item()`, `writer.add_scalar`…). A reset under an `if` that the
+accumulation does not share (every `log_every` steps) does not end it.
 A Lightning-style `training_step` that appends its returned loss to `self.<list>` (never cleared) is the
 same bug across calls.
 

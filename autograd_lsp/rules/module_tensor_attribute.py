@@ -4,13 +4,19 @@ Flags `self.x = torch.<factory>(…)` (`torch.tensor([...])`, `zeros`, `ones`, `
 keeps every dimension such as `[..., None]`, or computed from such tensors by torch ops and arithmetic:
 `torch.tril(torch.ones(n, n))`, `1 / base ** (torch.arange(0, d, 2) / d)`, a local filled in place such as a
 positional-encoding table) in the `__init__` of an `nn.Module` (or `LightningModule`) subclass
-or in a method `__init__` calls on `self` (`self.reset_states()`), also when the value is returned by a method of
-the class that builds it only from such a factory (`self.make_table(n)`), when another method (`forward()`…) then
+or in a method `__init__` calls on `self` (`self.reset_states()`), also when the value is returned by a method or
+staticmethod of the class that builds it only so (`self.make_mask(n)`, `Table.build(n)`, `.to(torch.bool)` keeping
+the device), when it is stored with `setattr(self, "name", t)` or `setattr(self, f"pos{i}", t)` (read back with
+`getattr`), or reshaped from itself afterwards (`self.t = self.t.permute(...)`, reported too), when another method (`forward()`…) then
 uses `self.x` (or a local alias of it) in a computation with other tensors (an operand, an argument next to other
 values, the input of one of the module's layers), without
 moving it first (`self.x.to(x.device)`, `.type_as(x)`). Also `self.x = x` of an `__init__` parameter when the
 constructions this module shows pass such a plain tensor (`Loss(torch.tensor([1.0, 3.0]))`; a Parameter, a tensor
 given a `device=`, or one the caller got from elsewhere is not).
+
+A floating attribute that `forward` moves to the input's device only (`self.pe.to(x.device)`) is reported when this
+code converts the module (or one holding it) to another floating dtype (`model.half()`, `.to(torch.float64)`): the
+conversion leaves the attribute's dtype behind.
 
 Not flagged: `nn.Parameter(...)`, `self.register_buffer(...)`, Python numbers, 0-dim tensors such as
 `torch.tensor(0.5)` (PyTorch lets a 0-dim CPU tensor combine with tensors on any device), tensors created
