@@ -701,6 +701,9 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
         if isinstance(parent, ast.Attribute) and parent.value is current:
             grand = parent_of.get(id(parent))
             attr = parent.attr
+            if attr in uses.CONTAINER_VALUES and isinstance(grand, ast.Call) and grand.func is parent and depth < 2 \
+                    and _use(model, grand, parent_of, depth + 1) == BACKWARDED:
+                return BACKWARDED  # `sum(losses.values()).backward()`, `for v in losses.values(): v.backward()`
             if attr in uses.CONTAINER_METHODS:
                 return kind
             if uses.is_metadata(attr):
@@ -757,7 +760,35 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
             return ESCAPE
         if isinstance(parent, ast.Expr):
             return kind
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is current and depth < 2:
+            # `for key, value in losses.items():`, `{k: float(v) for k, v in sums.items()}`: what is done with the names
+            # the loop binds, in its body
+            return _iterated(model, parent, parent_of, depth, kind)
         return ESCAPE
+
+
+def _iterated(model: ModuleModel, loop: ast.AST, parent_of, depth: int, kind: str) -> str:
+    target = loop.target
+    method = loop.iter.func.attr if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Attribute) else None
+    if method == "items":  # (the keys are not the stored values)
+        if not (isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2):
+            return ESCAPE
+        target = target.elts[1]
+    names = [n.id for n in nodes(target) if isinstance(n, ast.Name)]
+    if not names or not all(isinstance(n, (ast.Name, ast.Tuple, ast.List)) for n in nodes(target)):
+        return ESCAPE
+    if isinstance(loop, ast.comprehension):
+        around = parent_of.get(id(loop))
+        loads = [n for n in nodes(around) if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)] if around else []
+    else:
+        last = loop.end_lineno or loop.lineno
+        root = _enclosing_scope(parent_of, loop)
+        loads = [load for name in names for load in _loads_after(model, root, name, loop.target) if load.lineno <= last]
+    results = {_use(model, load, parent_of, depth + 1) for load in loads}
+    for worst in (BACKWARDED, ESCAPE, TENSOR):
+        if worst in results:
+            return worst
+    return kind
 
 
 def _enclosing_scope(parent_of, node):
