@@ -146,6 +146,15 @@ class BindEvent(Event):
 
 
 @dataclass(eq=False)
+class ItemStoreEvent(Event):
+    """`history[step] = loss`: a value stored into an item of a container not known to be a tensor (a dict, a list)."""
+
+    target: ast.Subscript = None
+    value: ast.expr | None = None
+    prov: Provenance | None = None  # what is stored
+
+
+@dataclass(eq=False)
 class UseEvent(Event):
     name: str = ""
     prov: Provenance | None = None

@@ -23,6 +23,8 @@ REPORTER_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "crit
 NUMBER_CASTS = frozenset({"float", "int", "round", "bool", "complex"})
 # Methods of Python containers that hold values without computing with them.
 CONTAINER_METHODS = frozenset({"clear", "__len__", "copy", "keys", "values", "items"})
+# Those whose result holds the stored values themselves (`sum(losses.values())` computes with them).
+CONTAINER_VALUES = frozenset({"copy", "values", "items"})
 # Builtins whose result is a Python int whatever they are given (`len(x)`, `int(n)`); tensor reads add theirs.
 INT_RESULTS = frozenset({"len", "int", "size", "numel", "dim", "__len__", "item"})
 # Ways to put values in a Python container (`losses.append(loss)`), with their number of positional arguments: a call

@@ -20,8 +20,8 @@ from . import callsite, shapes, syntax
 from . import torch_api as api
 from . import uses
 from .imports import ImportTable
-from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, Loop, ThroughEvent,
-                    ModuleModel, Scope, UseEvent)
+from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, ItemStoreEvent, Loop,
+                    ThroughEvent, ModuleModel, Scope, UseEvent)
 from .provenance import Kind, Provenance, flatten, merge
 
 
@@ -516,6 +516,14 @@ class Walker:
     def _is_static(node) -> bool:
         return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
 
+    def _static_method(self, receiver: ast.expr | None, method: str) -> FunctionInfo | None:
+        """`Name.method` where `Name` is a class defined here (not rebound) and `method` one of its staticmethods."""
+        if type(receiver) is not ast.Name or self.is_bound(receiver.id):
+            return None
+        cls = self.lookup_def(receiver.id)
+        info = cls.methods.get(method) if isinstance(cls, ClassInfo) else None
+        return info if info is not None and not isinstance(info.node, ast.Lambda) and self._is_static(info.node) else None
+
     def _param_prov(self, arg: ast.arg, index: int) -> Provenance | None:
         # Parameters are symbolic: a call site substitutes what it passes (see instantiate()).
         deps = _PARAMETER_INDEX.get(index)
@@ -935,9 +943,12 @@ class Walker:
                 after = self._after_inplace(base_prov, [prov])
                 if after is not base_prov:
                     self.rebind(target.value, after)
-            elif base_prov is None:
-                self._note_unknown_write(target.value)
-            elif base_prov.kind is Kind.MAPPING and base_prov.keys and None not in base_prov.keys and type(target.value) is ast.Name \
+            else:
+                if base_prov is None:
+                    self._note_unknown_write(target.value)
+                if not (self.summary_only or self.via is not None):  # (a dict, a list: for the rules that follow what they hold)
+                    self.emit(ItemStoreEvent(self.stmt, self.ctx(), target=target, value=value, prov=prov))
+            if base_prov is not None and base_prov.kind is Kind.MAPPING and base_prov.keys and None not in base_prov.keys and type(target.value) is ast.Name \
                     and isinstance(_const(target.slice), str):
                 # `out["loss"] = loss` on a dict display: that key now holds it
                 key = _const(target.slice)
@@ -2190,6 +2201,9 @@ class Walker:
                 self._note_unknown_write(receiver)
             if method == "optimizers" and isinstance(receiver, ast.Name) and receiver.id == "self":
                 return Provenance(Kind.OPTIMIZER, node.lineno, origin="self.optimizers()", node=node)
+            static = self._static_method(receiver, method)
+            if static is not None:  # `Table.build(n)`: a staticmethod of a class of this module, called on the class
+                return self.call_function(static, node, arg_provs, event)
             return None
         if recv.kind is Kind.MODULE:
             if method in ("parameters", "named_parameters"):

@@ -1,9 +1,13 @@
 """## What it does
 Flags a tensor that carries an autograd graph (a loss, a model output) accumulated across the iterations of
 a loop — `total += loss`, `total = total + loss`, `losses.append(loss)`, `history["loss"].append(loss)`,
-`stats["loss"] += loss`, or `meter.update(loss, n)` of a method that adds its argument to its object's state —
-where the accumulator is never backpropagated: either the loop already calls `backward()` on that loss,
-or every later use of the accumulator only logs it (`print`, f-strings, `.item()`, `writer.add_scalar`…).
+`stats["loss"] += loss`, `by_step[step] = loss` (a key the loop changes), or `meter.update(loss, n)` of a method
+that adds its argument to its object's state (also through a function of the workspace that hands it on,
+`self.sum += allreduce(val.cpu())`; then reported at the method's statement too) — where the accumulator is never
+backpropagated: either the loop already calls `backward()` on that loss (itself, through a helper such as
+`accelerator.backward(loss)`, or as `losses[-1].backward()` of what it just appended), or every later use of the
+accumulator only logs it (`print`, f-strings, `.item()`, `writer.add_scalar`…). A reset under an `if` that the
+accumulation does not share (every `log_every` steps) does not end it.
 A Lightning-style `training_step` that appends its returned loss to `self.<list>` (never cleared) is the
 same bug across calls.
 
@@ -46,10 +50,10 @@ import ast
 import sys
 from dataclasses import dataclass
 
-from ..analysis.model import BindEvent, CallEvent, ClassInfo, Event, Loop, ModuleModel
+from ..analysis.model import BindEvent, CallEvent, ClassInfo, Event, ItemStoreEvent, Loop, ModuleModel, ThroughEvent
 from ..analysis import uses
 from ..analysis.provenance import Kind, Provenance, flatten
-from ..analysis.syntax import nodes, parents
+from ..analysis.syntax import nodes, parents, statements
 from ..analysis.training import BACKWARD, Part, backward_target, training_units
 from ..findings import Edit, Fix, Safety, Severity
 from ..analysis.walker import label as _label
@@ -62,6 +66,7 @@ SUMMARY = "Loss tensor accumulated across loop iterations without .item()/.detac
 RUNTIME_SIGNATURE = "silent: memory grows every iteration; the accumulator has a grad_fn"
 RULE = sys.modules[__name__]
 
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 PASSIVE, FLOAT_OK, TENSOR, BACKWARDED, ESCAPE = "passive", "float", "tensor", "backward", "escape"
 
 
@@ -73,8 +78,9 @@ class Accumulation:
     base: str  # the name the accumulator lives in (`history` for `history["loss"]`)
     value: ast.expr  # what is accumulated
     prov: Provenance | None  # None: unknown (e.g. `criterion(model(x), y)` with `model` a parameter)
-    form: str  # "augassign" | "add" | "append"
+    form: str  # "augassign" | "add" | "append" | "update" | "store"
     helper: CallEvent | None = None  # `train_step(batch)`: a helper that backpropagates the loss it returns
+    keeper: ast.stmt | None = None  # "update": the statement of the method (of this module) that keeps the value
 
 
 def check(model: ModuleModel):
@@ -86,7 +92,14 @@ def check(model: ModuleModel):
         finding = _judge(model, accumulation)
         if finding is not None:
             reported.add(key)
-            yield finding
+            if accumulation.keeper is None or id(accumulation.keeper) in reported:
+                yield finding
+                continue
+            reported.add(id(accumulation.keeper))  # (once per method statement, whichever call reports first)
+            cause = (f"`{' '.join(model.text(accumulation.keeper).split())[:60]}` keeps what `{model.text(accumulation.event.node)}` at "
+                     f"line {finding.span.line} passes, a tensor with its graph, across iterations: "
+                     f"keep a detached copy (`.detach()`, `.item()`) here")
+            yield from model.with_cause(finding, accumulation.keeper, cause, "the tensor with its graph is passed here")
 
 
 # -- what is accumulated ------------------------------------------------------------------------------
@@ -129,10 +142,7 @@ def _helper_backpropagated(model: ModuleModel, value: ast.expr) -> CallEvent | N
     """`train_step(batch)`, a same-workspace function that calls `loss.backward()` and returns that `loss` itself."""
     if not isinstance(value, ast.Call):
         return None
-    calls = model.__dict__.get("_ag015_calls")
-    if calls is None:
-        calls = model.__dict__["_ag015_calls"] = {id(event.node): event for event in model.of_type(CallEvent)}
-    event = calls.get(id(value))
+    event = _call_events(model).get(id(value))
     function = event.function if event is not None else None
     if function is None or function.scope is None or not function.calls_backward:
         return None
@@ -197,27 +207,51 @@ def _accumulations(model: ModuleModel):
                     if prov is not None:
                         yield _accumulation(event, stmt, event.name, event.name, other, prov, "add")
                     break
+    for event in model.of_type(ItemStoreEvent):
+        # `step_losses[step] = loss`: each iteration stores under a new key (a name the loop rebinds, checked by _judge)
+        stmt = event.node
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is event.target and event.value is not None:
+            base = _label(event.target.value)
+            prov = _candidate(model, event.value) if base is not None and _key_names(event.target) else None
+            if prov is not None:
+                yield _accumulation(event, stmt, base, base, event.value, prov, "store")
     for event in model.of_type(CallEvent):
         if event.function is not None and event.receiver is not None and \
                 isinstance(event.ctx.statement, ast.Expr) and _label(event.receiver) is not None:
             # `meter.update(loss, n)`: a method that adds what it is given to its own state (an average meter)
-            for value in _kept_by_method(model, event):
+            for value, keeper in _kept_by_method(model, event):
                 prov = _candidate(model, value)
                 if prov is not None:
                     name = _label(event.receiver)
-                    yield _accumulation(event, event.ctx.statement, name, name, value, prov, "update")
+                    accumulation = _accumulation(event, event.ctx.statement, name, name, value, prov, "update")
+                    accumulation.keeper = keeper if _defined_here(model, event.function) else None
+                    yield accumulation
                     break
         elif event.method in uses.APPENDERS and event.receiver is not None and uses.list_append(event.node):
             value = event.node.args[-1]
             prov = _candidate(model, value)
             names = _accumulator(model, event.receiver)
+            if prov is None and names is not None and (id(event.ctx.scope), names[1]) in _backpropagated_holders(model):
+                prov = UNKNOWN  # `losses.append(total)` of a value the walk could not follow, then `losses[-1].backward()`
             if prov is not None and names is not None and isinstance(event.ctx.statement, ast.Expr):
                 yield _accumulation(event, event.ctx.statement, names[0], names[1], value, prov, "append")
 
 
-def _kept_by_method(model: ModuleModel, call: CallEvent) -> list[ast.expr]:
+def _key_names(target: ast.Subscript) -> set[str]:
+    """The names a stored item's key is made of (`step`, `f"{epoch}/{i}"`)."""
+    return {n.id for n in nodes(target.slice) if isinstance(n, ast.Name)}
+
+
+def _new_key_each_iteration(acc: Accumulation, loop: Loop) -> bool:
+    """`history[step] = loss` stores under a key the loop rebinds (its variable, a counter it increments): a new item
+    each iteration, all kept; a constant key only replaces the last one."""
+    return bool(_key_names(acc.statement.targets[0]) & loop.assigned)
+
+
+def _kept_by_method(model: ModuleModel, call: CallEvent) -> list[tuple[ast.expr, ast.stmt]]:
     """The arguments of a method call that the method accumulates into an attribute of its object: `self.sum += val * n`,
-    `self.total = self.total + val`, `self.history.append(val)` for its parameter `val` (not through `.item()` & co.)."""
+    `self.total = self.total + val`, `self.history.append(val)` for its parameter `val` (not through `.item()` & co.),
+    each with the method's statement that keeps it."""
     function = call.function
     node = function.node
     if function.cls is None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -228,23 +262,23 @@ def _kept_by_method(model: ModuleModel, call: CallEvent) -> list[ast.expr]:
     if not passed:
         return []
     kept = []
-    for name in _accumulated_params(model, node):
-        if name in passed and passed[name] not in kept:
-            kept.append(passed[name])
+    for name, stmt in _accumulated_params(model, node):
+        if name in passed and all(value is not passed[name] for value, _ in kept):
+            kept.append((passed[name], stmt))
     return kept
 
 
-def _accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
-    """The parameters whose values a method adds to its object's state, in the order of its statements (once per
-    method and model: a method is called from many places)."""
+def _accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, ast.stmt]]:
+    """The parameters whose values a method adds to its object's state, with the statement that adds each, in the order
+    of its statements (once per method and model: a method is called from many places)."""
     cache = model.__dict__.setdefault("_accumulated_params", {})
     found = cache.get(node)
     if found is None:
-        found = cache[node] = _find_accumulated_params(node)
+        found = cache[node] = _find_accumulated_params(model, node)
     return found
 
 
-def _find_accumulated_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+def _find_accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, ast.stmt]]:
     me = node.args.args[0].arg if node.args.args else "self"
     names = []
     for stmt in breadth_first(node):  # (the order of the parameters decides the value reported)
@@ -258,10 +292,10 @@ def _find_accumulated_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> li
             added = stmt.args[-1]
         else:
             continue
-        names.extend(sorted(_carried_params(added)))
+        names.extend((name, stmt) for name in sorted(_carried_params(added, model)))
     if names:  # a parameter the method rebinds (`value = float(value)`) no longer holds what the caller passed
         rebound = {n.id for n in nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        names = [name for name in names if name not in rebound]
+        names = [(name, stmt) for name, stmt in names if name not in rebound]
     return names
 
 
@@ -272,15 +306,51 @@ def _own_state(target: ast.expr, me: str) -> bool:
     return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me
 
 
-def _carried_params(value: ast.expr) -> set[str]:
-    """The names whose tensor `value` carries on (`val`, `val * n`, `val.mean()`): the call site tells which holds a graph.
-    None through a cut (`val.item()`, `float(val)`)."""
+def _carried_params(value: ast.expr, model: ModuleModel | None = None, depth: int = 0) -> set[str]:
+    """The names whose tensor `value` carries on (`val`, `val * n`, `val.mean()`, `reduce_mean(val.cpu())` of a function
+    of the workspace that returns what it is given, scaled): the call site tells which holds a graph. None through a cut
+    (`val.item()`, `float(val)`)."""
     if isinstance(value, ast.Name):
         return {value.id}
     if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Mult, ast.Div)):
-        return _carried_params(value.left) | _carried_params(value.right)
+        return _carried_params(value.left, model, depth) | _carried_params(value.right, model, depth)
     name = _loss_name(value)
-    return {name} if name is not None else set()
+    if name is not None:
+        return {name}
+    if isinstance(value, ast.Call) and model is not None and depth < 2:
+        return {carried for argument in _passed_on(model, value, depth) for carried in _carried_params(argument, model, depth + 1)}
+    return set()
+
+
+def _passed_on(model: ModuleModel, call: ast.Call, depth: int) -> list[ast.expr]:
+    """The arguments of a call of a workspace function that every `return` of its body carries on (`return t * scale`)."""
+    event = _call_events(model).get(id(call))
+    function = event.function if event is not None else None
+    if function is None or not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            or any(isinstance(arg, ast.Starred) for arg in call.args):
+        return []
+    params = [a.arg for a in [*function.node.args.posonlyargs, *function.node.args.args]]
+    if function.cls is not None and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.node.decorator_list):
+        params = params[1:]  # (a method called on its object: the first parameter is the object)
+    returns = [n.value for n in statements(function.node.body, (ast.Return, *_DEFS)) if isinstance(n, ast.Return)]
+    if not returns or any(value is None for value in returns):
+        return []
+    carried = set.intersection(*(_carried_params(value, model, depth + 1) for value in returns))
+    passed = dict(zip(params, call.args))
+    passed.update({k.arg: k.value for k in call.keywords if k.arg in params})
+    return [passed[name] for name in params if name in carried and name in passed]
+
+
+def _call_events(model: ModuleModel) -> dict:
+    calls = model.__dict__.get("_ag015_calls")
+    if calls is None:
+        calls = model.__dict__["_ag015_calls"] = {id(event.node): event for event in model.of_type(CallEvent)}
+    return calls
+
+
+def _defined_here(model: ModuleModel, function) -> bool:
+    """A function of this module (not one of another module that the call resolved to)."""
+    return any(info is function for info in model.functions.values())
 
 
 def _accumulation(event, stmt, accumulator, base, value, found, form) -> Accumulation:
@@ -300,15 +370,16 @@ def _judge(model: ModuleModel, acc: Accumulation):
     event = acc.event
     key = (id(event.ctx.scope), _loss_name(acc.value))
     if acc.prov is None and acc.helper is None and key not in _backpropagated_names(model) and \
-            not (isinstance(acc.value, ast.Name) and key in _backpropagated_holders(model)):
+            not (isinstance(acc.value, ast.Name) and key in _backpropagated_holders(model)) and \
+            not (acc.form == "append" and (key[0], acc.base) in _backpropagated_holders(model)):  # (`losses[-1].backward()`)
         return None  # unknown value, and no `name.backward()` that would tell us it has a graph
-    loop = next((loop for loop in event.ctx.loops() if not _reset_in(loop.node.body, acc)), None)
+    loop = next((loop for loop in event.ctx.loops() if not _reset_each_iteration(loop.node.body, acc)), None)
     hook = None
     if loop is None:
         hook = _step_hook(model, event, acc)
         if hook is None:
             return None
-    elif not _defined_before(model, acc, loop):
+    elif not _defined_before(model, acc, loop) or acc.form == "store" and not _new_key_each_iteration(acc, loop):
         return None
     elif not loop.forwards and not loop.is_training and _reset_by_enclosing(loop, acc):
         # an inner loop summing pieces of one forward (per-class or per-head losses), the sum started again by the
@@ -317,7 +388,7 @@ def _judge(model: ModuleModel, acc: Accumulation):
     backward = Part(BACKWARD, acc.helper) if acc.helper is not None else _per_iteration_backward(model, acc, loop, hook)
     if acc.prov is None and backward is None:
         return None  # unknown value: only a backward of the very same tensor tells us it has a graph
-    uses = _uses(model, acc)
+    uses = _uses(model, acc, skip=_last_item_target(model, acc, backward))
     if BACKWARDED in uses:
         return None
     if backward is None and hook is None and (ESCAPE in uses or not uses):
@@ -345,15 +416,66 @@ def _backpropagated(model: ModuleModel) -> tuple[set, set]:
     found = model.__dict__.get("_ag015_backpropagated")
     if found is None:
         found = (set(), set())
+        helpers = _through_targets(model)
         for call in model.of_type(CallEvent):
             if call.role == "backward" or call.method == "manual_backward":
                 target, _ = backward_target(model, call)
-                if isinstance(target, ast.Name):
-                    found[0].add((id(call.ctx.scope), target.id))
-                elif _holder(target) is not None:
-                    found[1].add((id(call.ctx.scope), _holder(target)))
+            elif id(call.node) in helpers:
+                target = helpers[id(call.node)]  # `accelerator.backward(loss)` of a helper that backpropagates it
+            else:
+                continue
+            if isinstance(target, ast.Name):
+                found[0].add((id(call.ctx.scope), target.id))
+            elif _holder(target) is not None:
+                found[1].add((id(call.ctx.scope), _holder(target)))
         model.__dict__["_ag015_backpropagated"] = found
     return found
+
+
+def _through_target(event: ThroughEvent) -> ast.expr | None:
+    """The caller's argument that a helper's body backpropagates (`accelerator.backward(loss)` of a class of the
+    workspace whose method calls `loss.backward()`); None when it backpropagates something else."""
+    receiver = event.receiver
+    return receiver if receiver is not None and event.through is not None and any(arg is receiver for arg in event.through.args) else None
+
+
+def _through_targets(model: ModuleModel) -> dict:
+    """id of a helper call -> the caller's argument it backpropagates: from the walk's ThroughEvents, or, for a value the
+    walk could not follow (`loss = outputs.loss` of an unknown model), a helper whose `<param>.backward()` is of the
+    parameter the argument lands on."""
+    found = model.__dict__.get("_ag015_through")
+    if found is None:
+        found = model.__dict__["_ag015_through"] = {}
+        for event in model.calls("backward", through=True):
+            if type(event) is ThroughEvent and _through_target(event) is not None:
+                found.setdefault(id(event.through), _through_target(event))
+        backpropagated: dict = {}  # id of a function -> the names its own `name.backward()` calls differentiate
+        for event in model.calls("backward"):
+            function = event.ctx.scope.function
+            target, _ = backward_target(model, event)
+            if function is not None and isinstance(target, ast.Name):
+                backpropagated.setdefault(id(function), set()).add(target.id)
+        for call in model.of_type(CallEvent):
+            if call.function is not None and id(call.function) in backpropagated and id(call.node) not in found:
+                argument = _argument_for(call, backpropagated[id(call.function)])
+                if argument is not None:
+                    found[id(call.node)] = argument
+    return found
+
+
+def _argument_for(call: CallEvent, names: set) -> ast.expr | None:
+    """The argument of `call` that lands on one of the parameters `names` of the function it calls."""
+    node = call.function.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(isinstance(a, ast.Starred) for a in call.node.args):
+        return None
+    params = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+    if call.function.cls is not None and call.receiver is not None and params and \
+            not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
+        params = params[1:]
+    passed = dict(zip(params, call.node.args))
+    passed.update({k.arg: k.value for k in call.node.keywords if k.arg is not None})
+    found = [passed[name] for name in params + [a.arg for a in node.args.kwonlyargs] if name in names and name in passed]
+    return found[0] if len(found) == 1 else None
 
 
 def _reset_by_enclosing(loop: Loop, acc: Accumulation) -> bool:
@@ -364,6 +486,21 @@ def _reset_by_enclosing(loop: Loop, acc: Accumulation) -> bool:
         if outer.forwards or outer.is_training:
             return False  # it outlives the iterations of a training loop in between (an epoch's per-key sums)
         outer = outer.parent
+    return False
+
+
+def _reset_each_iteration(body: list[ast.stmt], acc: Accumulation) -> bool:
+    """The accumulator is re-created on every pass through `body`: a reset under an `if` that does not also hold the
+    accumulation (`if update % report_every == 0: ...; loss_sum = 0`) lets it outlive the iterations in between."""
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            if _inside(acc.statement, stmt):
+                branch = stmt.body if any(_inside(acc.statement, inner) for inner in stmt.body) else stmt.orelse
+                if _reset_each_iteration(branch, acc):
+                    return True
+            continue
+        if _reset_in([stmt], acc):
+            return True
     return False
 
 
@@ -435,12 +572,18 @@ def _per_iteration_backward(model: ModuleModel, acc: Accumulation, loop: Loop | 
     fallback = None
     for unit in units:
         for part in unit.of(BACKWARD):
-            if part.inner is not None or not isinstance(part.event, CallEvent):
+            if not isinstance(part.event, CallEvent) or not isinstance(part.inner or part.event, (CallEvent, ThroughEvent)):
                 continue
-            keyword = part.event.keyword("retain_graph")
+            keyword = (part.inner or part.event).keyword("retain_graph")
             if keyword is not None and not (isinstance(keyword.value, ast.Constant) and keyword.value.value is False):
                 continue
-            target, prov = backward_target(model, part.event)
+            if part.inner is not None:  # `accelerator.backward(loss)`: a helper that backpropagates what it is given
+                target = _through_targets(model).get(id(part.event.node))
+                if target is None:
+                    continue
+                prov = model.prov(target)
+            else:
+                target, prov = backward_target(model, part.event)
             if acc.prov is None:
                 if _same_tensor(model, acc, target, part):
                     return part
@@ -456,8 +599,26 @@ def _per_iteration_backward(model: ModuleModel, acc: Accumulation, loop: Loop | 
     return None
 
 
+def _last_item(target, acc: Accumulation) -> bool:
+    """`losses[-1]` of the list `losses` that the accumulation appends to."""
+    return acc.form == "append" and isinstance(target, ast.Subscript) and _label(target.value) == acc.base \
+        and isinstance(target.slice, ast.UnaryOp) and isinstance(target.slice.op, ast.USub) \
+        and isinstance(target.slice.operand, ast.Constant) and target.slice.operand.value == 1
+
+
+def _last_item_target(model: ModuleModel, acc: Accumulation, backward) -> ast.AST | None:
+    """The load of the list in `losses[-1].backward()` when that is the iteration's backward of what it just appended."""
+    if not isinstance(backward, Part) or backward.inner is not None or not isinstance(backward.event, CallEvent):
+        return None
+    target, _ = backward_target(model, backward.event)
+    return target.value if _last_item(target, acc) and backward.seq > acc.event.seq else None
+
+
 def _same_tensor(model: ModuleModel, acc: Accumulation, target, part) -> bool:
-    """`loss.backward()` and `total += loss` with no rebinding of `loss` between them."""
+    """`loss.backward()` and `total += loss` with no rebinding of `loss` between them; `losses[-1].backward()` after
+    `losses.append(...)`."""
+    if _last_item(target, acc):
+        return part.seq > acc.event.seq
     name = _loss_name(acc.value)
     if name is None:
         return False
@@ -484,7 +645,8 @@ def _element_replaced(function: ast.AST, element: ast.Subscript, after: ast.AST,
 
 
 # -- how the accumulator is used afterwards -------------------------------------------------------------
-def _uses(model: ModuleModel, acc: Accumulation) -> set[str]:
+def _uses(model: ModuleModel, acc: Accumulation, skip: ast.AST | None = None) -> set[str]:
+    """How the accumulator is used after the accumulation (`skip`: the load that the iteration's own backward reads)."""
     scope = acc.event.ctx.scope
     root = scope.node if scope.function is not None else model.tree
     if acc.base.startswith("self.") and scope.function is not None and scope.function.cls is not None:
@@ -495,7 +657,7 @@ def _uses(model: ModuleModel, acc: Accumulation) -> set[str]:
     for root in roots:
         parent_of = parents(model, root)
         for node in _loads(model, root, acc.base):
-            if _inside(node, acc.statement):
+            if node is skip or _inside(node, acc.statement):
                 continue
             kinds.add(_use(model, node, parent_of, depth=0))
     return kinds
@@ -539,6 +701,9 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
         if isinstance(parent, ast.Attribute) and parent.value is current:
             grand = parent_of.get(id(parent))
             attr = parent.attr
+            if attr in uses.CONTAINER_VALUES and isinstance(grand, ast.Call) and grand.func is parent and depth < 2 \
+                    and _use(model, grand, parent_of, depth + 1) == BACKWARDED:
+                return BACKWARDED  # `sum(losses.values()).backward()`, `for v in losses.values(): v.backward()`
             if attr in uses.CONTAINER_METHODS:
                 return kind
             if uses.is_metadata(attr):
@@ -595,7 +760,35 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
             return ESCAPE
         if isinstance(parent, ast.Expr):
             return kind
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is current and depth < 2:
+            # `for key, value in losses.items():`, `{k: float(v) for k, v in sums.items()}`: what is done with the names
+            # the loop binds, in its body
+            return _iterated(model, parent, parent_of, depth, kind)
         return ESCAPE
+
+
+def _iterated(model: ModuleModel, loop: ast.AST, parent_of, depth: int, kind: str) -> str:
+    target = loop.target
+    method = loop.iter.func.attr if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Attribute) else None
+    if method == "items":  # (the keys are not the stored values)
+        if not (isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2):
+            return ESCAPE
+        target = target.elts[1]
+    names = [n.id for n in nodes(target) if isinstance(n, ast.Name)]
+    if not names or not all(isinstance(n, (ast.Name, ast.Tuple, ast.List)) for n in nodes(target)):
+        return ESCAPE
+    if isinstance(loop, ast.comprehension):
+        around = parent_of.get(id(loop))
+        loads = [n for n in nodes(around) if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)] if around else []
+    else:
+        last = loop.end_lineno or loop.lineno
+        root = _enclosing_scope(parent_of, loop)
+        loads = [load for name in names for load in _loads_after(model, root, name, loop.target) if load.lineno <= last]
+    results = {_use(model, load, parent_of, depth + 1) for load in loads}
+    for worst in (BACKWARDED, ESCAPE, TENSOR):
+        if worst in results:
+            return worst
+    return kind
 
 
 def _enclosing_scope(parent_of, node):
@@ -643,6 +836,14 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
             related.append((backward.node, "this backward frees the graph's buffers, but the accumulator still references it"))
         return model.finding(RULE, acc.statement, message, related=related, accumulator=acc.accumulator,
                              loop_line=loop.node.lineno if loop is not None else None)
+    if _last_item_target(model, acc, backward) is not None:
+        # the list's last item is what the iteration backpropagates: a detached copy there needs the value bound first
+        message = (f"`{statement}` makes `{acc.accumulator}` reference the graph of `{value_text}` from {where} "
+                   f"({'; '.join(facts)}): memory grows each iteration. Bind the value, backpropagate it, and append "
+                   f"its `.detach()` (or `.item()`)")
+        related = [(origin, "the graph is built here")] if origin is not None else []
+        related.append((backward.node, "this backward frees the graph's buffers, but the list still references it"))
+        return model.finding(RULE, acc.statement, message, related=related, accumulator=acc.accumulator, loop_line=loop.node.lineno if loop else None)
     message = (f"`{statement}` makes `{acc.accumulator}` reference the graph of `{value_text}` from {where} "
                f"({'; '.join(facts)}): memory grows each iteration. Accumulate `{_suffixed(value_text, acc.value, 'item')}` "
                f"or `{_suffixed(value_text, acc.value, 'detach')}`")

@@ -4,13 +4,19 @@ Flags `self.x = torch.<factory>(…)` (`torch.tensor([...])`, `zeros`, `ones`, `
 keeps every dimension such as `[..., None]`, or computed from such tensors by torch ops and arithmetic:
 `torch.tril(torch.ones(n, n))`, `1 / base ** (torch.arange(0, d, 2) / d)`, a local filled in place such as a
 positional-encoding table) in the `__init__` of an `nn.Module` (or `LightningModule`) subclass
-or in a method `__init__` calls on `self` (`self.reset_states()`), also when the value is returned by a method of
-the class that builds it only from such a factory (`self.make_table(n)`), when another method (`forward()`…) then
+or in a method `__init__` calls on `self` (`self.reset_states()`), also when the value is returned by a method or
+staticmethod of the class that builds it only so (`self.make_mask(n)`, `Table.build(n)`, `.to(torch.bool)` keeping
+the device), when it is stored with `setattr(self, "name", t)` or `setattr(self, f"pos{i}", t)` (read back with
+`getattr`), or reshaped from itself afterwards (`self.t = self.t.permute(...)`, reported too), when another method (`forward()`…) then
 uses `self.x` (or a local alias of it) in a computation with other tensors (an operand, an argument next to other
 values, the input of one of the module's layers), without
 moving it first (`self.x.to(x.device)`, `.type_as(x)`). Also `self.x = x` of an `__init__` parameter when the
 constructions this module shows pass such a plain tensor (`Loss(torch.tensor([1.0, 3.0]))`; a Parameter, a tensor
 given a `device=`, or one the caller got from elsewhere is not).
+
+A floating attribute that `forward` moves to the input's device only (`self.pe.to(x.device)`) is reported when this
+code converts the module (or one holding it) to another floating dtype (`model.half()`, `.to(torch.float64)`): the
+conversion leaves the attribute's dtype behind.
 
 Not flagged: `nn.Parameter(...)`, `self.register_buffer(...)`, Python numbers, 0-dim tensors such as
 `torch.tensor(0.5)` (PyTorch lets a 0-dim CPU tensor combine with tensors on any device), tensors created
@@ -59,12 +65,13 @@ cuda:0 and cpu!`. On CPU, silent: after `model.to(device)` the attribute stays b
 from __future__ import annotations
 
 import ast
+import re
 import sys
 
 from ..analysis import torch_api as api
 from ..analysis import uses
-from ..analysis.model import BindEvent, ClassInfo, ModuleModel
-from ..analysis.provenance import Kind
+from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel
+from ..analysis.provenance import Kind, flatten
 from ..analysis.syntax import nodes, statements
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
@@ -76,12 +83,16 @@ SEVERITY = Severity.WARNING
 SUMMARY = "Plain tensor attribute set in an nn.Module's __init__: .to(device) leaves it behind"
 RUNTIME_SIGNATURE = "RuntimeError: Expected all tensors to be on the same device | silent: attribute not moved by .to(), not in state_dict()"
 RULE = sys.modules[__name__]
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def check(model: ModuleModel):
-    in_methods: dict = {}  # method scope -> its `self.x = ...` binds
+    in_methods: dict = {}  # method scope -> its `self.x = ...` binds (and `setattr(self, name, value)` calls, as binds)
     for bind in model.of_type(BindEvent):
         if bind.ctx.scope.function is not None and bind.name.startswith("self."):
+            in_methods.setdefault(bind.ctx.scope, []).append(bind)
+    if model.mentions("setattr"):
+        for bind in _setattr_binds(model):
             in_methods.setdefault(bind.ctx.scope, []).append(bind)
     if not in_methods:
         return
@@ -104,17 +115,72 @@ def check(model: ModuleModel):
         reported = set()
         for bind in candidates:
             attr = bind.name.split(".", 1)[1]
-            if attr in registered or attr in reported or _replaced_while_building(model, cls, bind, in_methods) \
-                    or _placeholder_for_a_parameter(bind, builders, in_methods):
+            if any(_names_match(attr, name) for name in registered) or attr in reported \
+                    or _replaced_while_building(model, cls, bind, in_methods) or _placeholder_for_a_parameter(bind, builders, in_methods) \
+                    or _setattr_elsewhere(cls, attr, builders, in_methods):
                 continue
             use = _device_sensitive_use(cls, attr, model.imports, model.classes)
+            conversion = None
             if use is None:
-                continue
+                # moved to a device only where it is used, in a module this code converts to another floating dtype
+                conversion = _dtype_conversion(model, cls)
+                function = bind.ctx.scope.function
+                if conversion is None or not _floating(model, bind.value, function.node if function else None, cls):
+                    continue
+                use = _device_sensitive_use(cls, attr, model.imports, model.classes, kept_dtype=True)
+                if use is None:
+                    continue
             stand_in = _placeholder(bind.value) or _stand_in(cls, attr, bind.value, builders)
             if _rebound_elsewhere(cls, attr, builders, anywhere=stand_in):
                 continue
             reported.add(attr)
-            yield _finding(model, cls, bind, attr, use)
+            yield _finding(model, cls, bind, attr, use, conversion=conversion)
+            for later in in_methods.get(bind.ctx.scope, ()):
+                if later.seq > bind.seq and later.name == bind.name and _from_itself(model, later.value, attr):
+                    yield _finding(model, cls, later, attr, use, derived=True)  # `self.tem = self.tem.permute(2, 0, 1)`
+
+
+def _setattr_binds(model: ModuleModel) -> list[BindEvent]:
+    """`setattr(self, "mask", m)`, `setattr(self, f"pos_embed{idx}", pe)` in a method, as the binds of `self.mask`,
+    `self.pos_embed{}` (a name made by a format string: a family of attributes, `{}` standing for what varies)."""
+    binds = []
+    for call in model.of_type(CallEvent):
+        node = call.node
+        if (type(node.func) is ast.Name and node.func.id == "setattr" and len(node.args) == 3 and not node.keywords
+                and _self_name(node.args[0]) and call.ctx.scope.function is not None and isinstance(call.ctx.statement, ast.Expr)
+                and call.ctx.statement.value is node):
+            key = _attribute_key(node.args[1])
+            if key is not None:
+                binds.append(BindEvent(call.ctx.statement, call.ctx, seq=call.seq, name=f"self.{key}", target=node,
+                                       value=node.args[2], prov=model.prov(node.args[2])))
+    return binds
+
+
+def _attribute_key(node: ast.AST) -> str | None:
+    """`"mask"` -> mask; `f"pos_embed{idx}"` -> pos_embed{} (its constant parts, `{}` for each formatted value)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value if node.value.isidentifier() else None
+    if isinstance(node, ast.JoinedStr):
+        key = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+        constant = key.replace("{}", "")
+        return key if constant and (constant[0].isalpha() or constant[0] == "_") and constant.replace("_", "a").isalnum() else None
+    return None
+
+
+def _names_match(name: str, other: str) -> bool:
+    """Two attribute names that may be the same: equal, or one fits the other's pattern (`pos_embed2`, `pos_embed{}`)."""
+    if name == other:
+        return True
+    for pattern, concrete in ((name, other), (other, name)):
+        if "{}" in pattern and re.fullmatch(".+".join(map(re.escape, pattern.split("{}"))), concrete):
+            return True
+    return False
+
+
+def _setattr_elsewhere(cls: ClassInfo, attr: str, builders: list, in_methods: dict) -> bool:
+    """A method that does not build the module sets the attribute with `setattr` (what a later use reads is unknown)."""
+    return any(bind.ctx.scope is method.scope and isinstance(bind.target, ast.Call) and _names_match(bind.name[5:], attr)
+               for method in cls.methods.values() if method not in builders for bind in in_methods.get(method.scope, ()))
 
 
 def _self_calls(function: ast.AST) -> list[str]:
@@ -147,11 +213,14 @@ def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
             node = node.value
             continue
         qualname = model.imports.qualname(node.func)
+        if qualname in api.VARIABLE_CLASSES and node.args and not isinstance(node.args[0], ast.Starred):
+            node = node.args[0]  # `Variable(torch.zeros(1), requires_grad=False)`: the tensor it wraps
+            continue
         if qualname is not None:
             if qualname.startswith("torch.") and qualname.count(".") == 1 and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES:
                 return node
             return None
-        if not isinstance(node.func, ast.Attribute) or not _keeps_device(node.func.attr):
+        if not isinstance(node.func, ast.Attribute) or not (_keeps_device(node.func.attr) or _dtype_only(model, node)):
             return None
         if node.func.attr in api.REDUCTIONS and not node.args and not node.keywords:
             return None  # `.sum()`: a 0-dim result, usable with tensors on any device
@@ -168,7 +237,7 @@ def _is_plain_factory_tensor(model: ModuleModel, cls: ClassInfo, bind: BindEvent
     if call is None:
         # (a tensor by construction: its root is a factory, whatever the walk could follow)
         function = bind.ctx.scope.function
-        return prov is not None and _built_by_method(model, cls, value) or _plain_expression(model, value, function.node if function else None, ())
+        return prov is not None and _built_by_method(model, cls, value) or _plain_expression(model, value, function.node if function else None, (), cls)
     return prov is not None and _plain_factory(model, call)
 
 
@@ -188,7 +257,7 @@ def _passed_plain_tensor(model: ModuleModel, cls: ClassInfo, init, bind: BindEve
             and passed.node is not None and _places_nothing(model, passed.node))
 
 
-def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | None, locals_: tuple) -> bool:
+def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | None, locals_: tuple, cls: ClassInfo | None = None) -> bool:
     """A tensor computed in the constructor only from plain factory tensors (and numbers) by torch ops and arithmetic,
     with a dimension and no device chosen: `torch.tril(torch.ones(n, n))`, `1.0 / base ** (torch.arange(0, d, 2) / d)`,
     or a local built so (`pe = torch.zeros(n, d)`, `pe[:, 0::2] = ...`, `self.pe = pe.unsqueeze(0)`). `locals_`: the locals
@@ -199,17 +268,24 @@ def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | Non
     if call is not None:
         return _plain_factory(model, call)
     if isinstance(node, ast.Subscript):
-        return _keeps_dims(node.slice) and _plain_expression(model, node.value, function, locals_)
+        return _keeps_dims(node.slice) and _plain_expression(model, node.value, function, locals_, cls)
     if isinstance(node, ast.UnaryOp):
-        return _plain_expression(model, node.operand, function, locals_)
-    if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):  # (a matrix product may drop every dimension)
+        return _plain_expression(model, node.operand, function, locals_, cls)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        # (a product of two vectors has no dimension; with an axis added to a plain tensor, one side is a matrix)
         sides = (node.left, node.right)
-        return (any(_plain_expression(model, side, function, locals_) for side in sides)
+        return (any(_adds_axis(side) and _plain_expression(model, side, function, locals_, cls) for side in sides)
+                and all(_places_nothing(model, side) for side in sides))
+    if isinstance(node, ast.BinOp):
+        sides = (node.left, node.right)
+        return (any(_plain_expression(model, side, function, locals_, cls) for side in sides)
                 and all(_places_nothing(model, side) for side in sides))
     if isinstance(node, ast.Name):
-        return node.id in locals_ or function is not None and _plain_local(model, function, node.id, locals_)
+        return node.id in locals_ or function is not None and _plain_local(model, function, node.id, locals_, cls)
     if not isinstance(node, ast.Call) or any(kw.arg in ("device", "out") or kw.arg is None for kw in node.keywords):
         return False
+    if cls is not None and _builder(cls, node) is not None:  # `pe = self.build_table(h, w)`: a builder of the class
+        return _built_by_method(model, cls, node, nested=True)
     func = node.func
     qualname = model.imports.qualname(func)
     if qualname is not None:  # torch.tril(torch.ones(n, n)), torch.cat([a, b]): an op of plain tensors
@@ -217,10 +293,12 @@ def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | Non
         if not (qualname.startswith("torch.") and api.is_op(short)) or short in api.REDUCTIONS:
             return False
         tensors = [e for a in node.args for e in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
-        return (any(_plain_expression(model, t, function, locals_) for t in tensors)
+        return (any(_plain_expression(model, t, function, locals_, cls) for t in tensors)
                 and all(_places_nothing(model, a) for a in [*node.args, *(k.value for k in node.keywords)]))
     if isinstance(func, ast.Attribute) and _keeps_device(func.attr) and not (func.attr in api.REDUCTIONS and not node.args):
-        return _plain_expression(model, func.value, function, locals_) and all(_places_nothing(model, a) for a in node.args)
+        return _plain_expression(model, func.value, function, locals_, cls) and all(_places_nothing(model, a) for a in node.args)
+    if _dtype_only(model, node):  # `.to(torch.uint8)`
+        return _plain_expression(model, func.value, function, locals_, cls)
     return False
 
 
@@ -230,12 +308,13 @@ def _places_nothing(model: ModuleModel, node: ast.AST) -> bool:
         if isinstance(child, ast.Call):
             if any(kw.arg == "device" for kw in child.keywords):
                 return False
-            if isinstance(child.func, ast.Attribute) and model.imports.qualname(child.func) is None and uses.moves_device(child.func.attr):
+            if isinstance(child.func, ast.Attribute) and model.imports.qualname(child.func) is None and uses.moves_device(child.func.attr) \
+                    and not _dtype_only(model, child):
                 return False
     return True
 
 
-def _plain_local(model: ModuleModel, function: ast.AST, name: str, locals_: tuple) -> bool:
+def _plain_local(model: ModuleModel, function: ast.AST, name: str, locals_: tuple, cls: ClassInfo | None = None) -> bool:
     """A local of the constructor bound only by `name = <plain tensor>` (in-place writes into it keep it plain)."""
     args = function.args
     if name in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
@@ -248,7 +327,7 @@ def _plain_local(model: ModuleModel, function: ast.AST, name: str, locals_: tupl
     for assign in assigns:
         if _keeps_device_chain(assign.value, name):
             continue
-        if not _plain_expression(model, assign.value, function, (*locals_, name)):
+        if not _plain_expression(model, assign.value, function, (*locals_, name), cls):
             return False
         created = created or not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(assign.value))
     return created
@@ -275,47 +354,60 @@ def _local_bindings(model: ModuleModel, function: ast.AST) -> tuple[dict, dict]:
     return found
 
 
-def _built_by_method(model: ModuleModel, cls: ClassInfo, value: ast.AST) -> bool:
-    """`self.make_table(n)` where that method of the class returns a local it built only from a plain factory tensor
-    (`t = torch.zeros(n, n)`, `t = t.unsqueeze(0)`, in-place fills): the result is as plain as the factory's."""
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name)
-            and value.func.value.id == "self"):
+def _adds_axis(node: ast.AST) -> bool:
+    """`t[..., None]`, `t[None]`: an index that adds an axis (to a tensor that has one, the plain ones: a matrix)."""
+    if not isinstance(node, ast.Subscript):
         return False
+    elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return any(isinstance(e, ast.Constant) and e.value is None for e in elts)
+
+
+def _built_by_method(model: ModuleModel, cls: ClassInfo, value: ast.AST, nested: bool = False) -> bool:
+    """`self.make_table(n)` (`Table.make(n)` of a staticmethod) where every `return` of that method of the class gives a
+    tensor built from plain factory tensors by torch ops and arithmetic (`t = torch.zeros(n, n)`, in-place fills,
+    `torch.triu(torch.ones(shape), 1).to(torch.uint8)`): the result is as plain as the factory's."""
+    method = _builder(cls, value)
+    if method is None:
+        return False
+    returns = [node.value for node in statements(method.node.body, (ast.Return, *_DEFS)) if isinstance(node, ast.Return)]
+    inner = None if nested else cls  # (one builder may use another; no deeper)
+    return bool(returns) and all(r is not None and _plain_expression(model, r, method.node, (), inner) for r in returns)
+
+
+def _builder(cls: ClassInfo, value: ast.AST):
+    """The method of the class that `self.m(...)` or `<Class>.m(...)` (a staticmethod) calls; not __init__."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name)):
+        return None
     method = cls.methods.get(value.func.attr)
     if method is None or method.name == "__init__" or not isinstance(method.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    returns, stores = [], {}
-    stack = list(method.node.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Return):
-            returns.append(node.value)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            stores.setdefault(node.id, []).append(node)
-        stack.extend(ast.iter_child_nodes(node))
-    names = {r.id for r in returns if isinstance(r, ast.Name)}
-    if not returns or len(names) != 1 or any(not isinstance(r, ast.Name) for r in returns):
-        return False
-    name = names.pop()
-    args = method.node.args
-    if name in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
-        return False
-    assigns = [node for node in ast.walk(method.node) if isinstance(node, ast.Assign) and len(node.targets) == 1
-               and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name]
-    if not assigns or len(assigns) != len(stores.get(name, ())):
-        return False  # bound some other way too (a loop variable, `with ... as`, unpacking)
-    created = False
-    for assign in assigns:
-        call = _factory_call(model, assign.value)
-        if call is not None:
-            if not _plain_factory(model, call):
+        return None
+    owner = value.func.value.id
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.node.decorator_list)
+    return method if owner == "self" or owner == cls.name and static else None
+
+
+def _dtype_only(model: ModuleModel, call: ast.Call) -> bool:
+    """`.to(torch.uint8)`, `.to(dtype=torch.bool)`: a conversion that keeps the tensor where it is."""
+    arguments = [*call.args, *(kw.value for kw in call.keywords if kw.arg == "dtype")]
+    return (isinstance(call.func, ast.Attribute) and call.func.attr == "to" and len(arguments) == 1
+            and all(kw.arg in ("dtype", "copy", "non_blocking") for kw in call.keywords)
+            and api.dtype_class(model.imports.qualname(arguments[0])) is not None)
+
+
+def _from_itself(model: ModuleModel, node: ast.AST | None, attr: str) -> bool:
+    """`self.<attr>.permute(2, 0, 1)`, `self.<attr>[None]`: the attribute reshaped or converted where it is."""
+    start = node
+    while isinstance(node, (ast.Call, ast.Subscript)):
+        if isinstance(node, ast.Subscript):
+            if not _keeps_dims(node.slice):
                 return False
-            created = True
-        elif not _keeps_device_chain(assign.value, name):
+            node = node.value
+        elif isinstance(node.func, ast.Attribute) and (_keeps_device(node.func.attr) or _dtype_only(model, node)) \
+                and not any(kw.arg == "device" for kw in node.keywords) and not (node.func.attr in api.REDUCTIONS and not node.args):
+            node = node.func.value
+        else:
             return False
-    return created
+    return node is not start and _self_attribute(node, attr)
 
 
 def _keeps_device_chain(node: ast.AST, name: str) -> bool:
@@ -346,25 +438,126 @@ def _registered_names(cls: ClassInfo) -> set[str]:
     names = set()
     for node in ast.walk(cls.node):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("register_buffer", "register_parameter")
-                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
-            names.add(node.args[0].value)
+                and node.args and _attribute_key(node.args[0]) is not None):
+            names.add(_attribute_key(node.args[0]))
     return names
 
 
-def _device_sensitive_use(cls: ClassInfo, attr: str, imports=None, classes=None) -> ast.AST | None:
+def _device_sensitive_use(cls: ClassInfo, attr: str, imports=None, classes=None, kept_dtype: bool = False) -> ast.AST | None:
     """A load of `self.<attr>` outside `__init__` that combines it with other (possibly device) tensors, and that no
-    earlier statement of an enclosing block moved first."""
+    earlier statement of an enclosing block moved first (`kept_dtype`: moves to a device only do not count)."""
     for name, method in cls.methods.items():
         if name == "__init__":
             continue
         parents = _parents(method.node)
         for node, parent in parents.items():
-            if _self_attribute(node, attr) and isinstance(node.ctx, ast.Load):
-                use = _combined(node, parents, cls=cls, imports=imports, classes=classes)
+            if _self_attribute(node, attr) and isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
+                use = _combined(node, parents, cls=cls, imports=imports, classes=classes, kept_dtype=kept_dtype)
                 if use is not None and not _device_checked_first(use, attr, parents) \
                         and not (_moved_before(node, attr, parents) and _only_moved(cls, attr)):
                     return use
     return None
+
+
+def _device_only(call: ast.Call) -> bool:
+    """`t.to(x.device)`, `t.to(device=d)`, `t.cuda()`, `t.cpu()`: a move that keeps the dtype."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    if func.attr in ("cuda", "cpu"):
+        return not any(kw.arg == "dtype" for kw in call.keywords)
+    if func.attr != "to" or any(kw.arg not in ("device", "non_blocking", "copy") for kw in call.keywords):
+        return False
+    device = [*call.args[:1], *(kw.value for kw in call.keywords if kw.arg == "device")]
+    return len(device) == 1 and len(call.args) <= 1 and (
+        isinstance(device[0], ast.Attribute) and device[0].attr == "device" or any(kw.arg == "device" for kw in call.keywords))
+
+
+def _dtype_conversion(model: ModuleModel, cls: ClassInfo) -> ast.Call | None:
+    """`model.half()`, `net.to(torch.float64)`, `.double()` in this module, of an instance of the class or of a module that
+    holds one: its weights change dtype, a plain attribute does not."""
+    converted = model.__dict__.get("_ag009_converted")
+    if converted is None:
+        converted = model.__dict__["_ag009_converted"] = {}
+        for call in model.of_type(CallEvent):
+            recv = call.receiver_prov
+            if recv is None or recv.kind is not Kind.MODULE or not isinstance(recv.module_class, ClassInfo) or not _to_float_dtype(model, call):
+                continue
+            for held in _held_classes(recv.module_class):
+                converted.setdefault(id(held), call.node)
+    return converted.get(id(cls))
+
+
+def _to_float_dtype(model: ModuleModel, call: CallEvent) -> bool:
+    """`.half()`, `.double()`, `.bfloat16()`, `.to(torch.float16)`: to a floating dtype other than the default float32."""
+    if call.method in ("half", "double", "bfloat16"):
+        return True
+    if call.method not in ("to", "type"):
+        return False
+    for arg in [*call.node.args, *(kw.value for kw in call.node.keywords if kw.arg == "dtype")]:
+        qualname = model.imports.qualname(arg)
+        if api.dtype_class(qualname) == api.FLOAT and qualname.rsplit(".", 1)[-1] not in ("float32", "float"):
+            return True
+    return False
+
+
+def _held_classes(cls: ClassInfo, depth: int = 0) -> list:
+    """The class and the workspace module classes its attributes hold (in containers too), down a few levels."""
+    found = [cls]
+    if depth < 3:
+        stack = list(cls.known_attributes().values())
+        while stack:
+            prov = stack.pop()
+            if prov is None or prov.kind not in (Kind.MODULE, Kind.SEQUENCE, Kind.MAPPING):
+                continue
+            stack.extend(prov.elements)  # (an nn.ModuleList, a list of blocks)
+            if isinstance(prov.module_class, ClassInfo) and prov.module_class is not cls:
+                found += _held_classes(prov.module_class, depth + 1)
+    return found
+
+
+def _floating(model: ModuleModel, node: ast.AST, function: ast.AST | None, cls: ClassInfo | None, depth: int = 0) -> bool:
+    """The tensor an expression of a constructor or builder makes has a floating dtype (what a module's conversion to
+    half or double would change): a floating factory, a floating op (`sin`, `/`), `torch.cat` of such, a local or a
+    builder's result built so. False when unknown."""
+    prov = model.prov(node)
+    if prov is not None and prov.kind is Kind.TENSOR and prov.dtype is not None:
+        return prov.dtype == api.FLOAT
+    if depth > 8:
+        return False
+    deeper = depth + 1
+    if isinstance(node, ast.Subscript):
+        return _floating(model, node.value, function, cls, deeper)
+    if isinstance(node, ast.UnaryOp):
+        return _floating(model, node.operand, function, cls, deeper)
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, ast.Div) or any(_floating(model, side, function, cls, deeper) for side in (node.left, node.right))
+    if isinstance(node, ast.Name) and function is not None:
+        assigns = _local_bindings(model, function)[1].get(node.id, [])
+        return bool(assigns) and all(_floating(model, a.value, function, cls, deeper) for a in assigns if not _keeps_device_chain(a.value, node.id))
+    if not isinstance(node, ast.Call):
+        return False
+    dtype = next((kw.value for kw in node.keywords if kw.arg == "dtype"), None)
+    if dtype is not None:
+        return api.dtype_class(model.imports.qualname(dtype)) == api.FLOAT
+    if cls is not None and _builder(cls, node) is not None:
+        method = _builder(cls, node)
+        returns = [r.value for r in statements(method.node.body, (ast.Return, *_DEFS)) if isinstance(r, ast.Return)]
+        return bool(returns) and all(r is not None and _floating(model, r, method.node, None, deeper) for r in returns)
+    qualname = model.imports.qualname(node.func)
+    short = qualname.rsplit(".", 1)[-1] if qualname is not None else (node.func.attr if isinstance(node.func, ast.Attribute) else None)
+    if short is None:
+        return False
+    if qualname is not None and qualname.startswith("torch.") and short in api.TENSOR_FACTORIES:
+        return short in api.FLOAT_FACTORIES
+    if short in api.FLOAT_RESULT_METHODS:
+        return True
+    if _dtype_only(model, node):
+        return False  # (`.to(torch.uint8)`; a floating target has been answered above only as a keyword)
+    tensors = [e for a in node.args for e in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
+    if qualname is not None:
+        return qualname.startswith("torch.") and api.is_op(short) and bool(tensors) and _floating(model, tensors[0], function, cls, deeper)
+    return isinstance(node.func, ast.Attribute) and _keeps_device(short) and _floating(model, node.func.value, function, cls, deeper)
 
 
 def _only_moved(cls: ClassInfo, attr: str) -> bool:
@@ -504,9 +697,19 @@ def _rebound_elsewhere(cls: ClassInfo, attr: str, builders: list, anywhere: bool
     return False
 
 
+def _self_name(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
 def _self_attribute(node: ast.AST, attr: str) -> bool:
-    """`self.<attr>`."""
-    return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) and node.value.id == "self"
+    """`self.<attr>`, or `getattr(self, <a name that may be attr>[, default])` (attr may be a family, `pos_embed{}`)."""
+    if isinstance(node, ast.Attribute):
+        return isinstance(node.value, ast.Name) and node.value.id == "self" and (node.attr == attr or "{}" in attr and _names_match(node.attr, attr))
+    if (type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "getattr" and 2 <= len(node.args) <= 3
+            and _self_name(node.args[0])):
+        key = _attribute_key(node.args[1])
+        return key is not None and _names_match(key, attr)
+    return False
 
 
 def _device_checked_first(use: ast.AST, attr: str, parents: dict) -> bool:
@@ -540,9 +743,11 @@ def _constant(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant))
 
 
-def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | None = None, imports=None, classes=None) -> ast.AST | None:
+def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | None = None, imports=None, classes=None,
+              kept_dtype: bool = False) -> ast.AST | None:
     """Follow `self.x[...]`, `self.x.view(...)`, a local `h = self.x` up to where the value meets other values (or a layer of
-    the module, whose weights move with it); None if it never does."""
+    the module, whose weights move with it); None if it never does. `kept_dtype`: also past a move to a device only
+    (`.to(x.device)`), which leaves the dtype (the module's is converted)."""
     parent = parents.get(node)
     if parent is None or depth > 8:
         return None
@@ -554,7 +759,7 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         for other in parents:
             if (isinstance(other, ast.Name) and other.id == alias and isinstance(other.ctx, ast.Load) and other.lineno >= parent.lineno
                     and (rebound is None or other.lineno <= rebound)):
-                use = _combined(other, parents, depth + 1, cls, imports, classes)
+                use = _combined(other, parents, depth + 1, cls, imports, classes, kept_dtype)
                 if use is not None:
                     return use
         return None
@@ -562,24 +767,29 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         return parent  # self.proj(self.x): meets the layer's parameters
     if isinstance(parent, ast.Attribute) and parent.value is node:
         grand = parents.get(parent)
+        if kept_dtype and isinstance(grand, ast.Call) and grand.func is parent and _device_only(grand):
+            return _combined(grand, parents, depth + 1, cls, imports, classes, kept_dtype)  # `.to(x.device)`: still its dtype
         if uses.moves_device(parent.attr) or _inspects(parent.attr):
             return None
         if isinstance(grand, ast.Call) and grand.func is parent:
             if _keeps_device(parent.attr) and (api.one_tensor(parent.attr) or all(_not_tensor(a, cls) for a in grand.args)):
-                return _combined(grand, parents, depth + 1, cls, imports, classes)  # self.x.repeat(h.shape[1], 1)
+                return _combined(grand, parents, depth + 1, cls, imports, classes, kept_dtype)  # self.x.repeat(h.shape[1], 1)
             others = [a for a in [*grand.args, *(k.value for k in grand.keywords)] if not _not_tensor(a, cls)]
             return grand if others else None  # self.x.mul(y): combined with y
         return None
     if isinstance(parent, ast.Subscript):
         if parent.value is node:
-            return _combined(parent, parents, depth + 1, cls, imports, classes)  # self.x[:, None]
+            return _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype)  # self.x[:, None]
         return None  # used as an index: CPU index tensors work on any device
     if isinstance(parent, ast.BinOp):
         other = parent.right if parent.left is node else parent.left
-        return parent if not _constant(other) else _combined(parent, parents, depth + 1, cls, imports, classes)
+        return parent if not _constant(other) else _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype)
     if isinstance(parent, ast.Compare):
         operands = [parent.left, *parent.comparators]
-        return parent if any(not _constant(o) for o in operands if o is not node) else None
+        if any(not _constant(o) for o in operands if o is not node):
+            return parent
+        # `self.mask[:T, :T] == 0`: a boolean tensor where the attribute is, used further on
+        return _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype) if len(operands) == 2 else None
     if isinstance(parent, (ast.List, ast.Tuple)):
         grand = parents.get(parent)
         if isinstance(grand, ast.Call) and parent in grand.args and not _moves_or_inspects(grand) and not _extension_call(grand, imports):
@@ -591,11 +801,15 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
             return None
         qualname = imports.qualname(parent.func) if imports is not None else None
         if qualname is not None and qualname.rpartition(".")[0] in api.MATH_MODULES and api.one_tensor(qualname.rpartition(".")[2]):
-            return _combined(parent, parents, depth + 1, cls, imports, classes)  # torch.multinomial(self.probs, k): alone, so far
+            return _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype)  # torch.multinomial(self.probs, k): alone, so far
         forward = _function_forward(parent, node, classes)
         if forward is not None:
             return _combined_in_forward(forward, parent.args.index(node) + 1, depth, imports, classes)
         others = [a for a in [*parent.args, *(k.value for k in parent.keywords)] if a is not node and not _not_tensor(a, cls)]
+        func = parent.func
+        if qualname is None and isinstance(func, ast.Attribute) and api.is_op(func.attr) and func.attr not in api.SHAPE_OPERANDS \
+                and not _self_name(func.value) and not _not_tensor(func.value, cls):
+            others.append(func.value)  # `scores.masked_fill(self.mask == 0, -inf)`: the tensor the op is called on
         return parent if others else None  # F.conv2d(x, self.kernel), torch.matmul(x, self.P)
     if isinstance(parent, ast.keyword):
         call = parents.get(parent)
@@ -707,8 +921,43 @@ def _inspects(attr: str) -> bool:
     return uses.is_metadata(attr) or uses.to_python(attr) or uses.writes_without_reading(attr)
 
 
-def _finding(model: ModuleModel, cls: ClassInfo, bind: BindEvent, attr: str, use: ast.AST):
+def _finding(model: ModuleModel, cls: ClassInfo, bind: BindEvent, attr: str, use: ast.AST, derived: bool = False,
+             conversion: ast.Call | None = None):
     value_text = model.text(bind.value)
+    setattr_call = isinstance(bind.target, ast.Call)  # `setattr(self, name, value)`
+    shown = attr.replace("{}", "{…}")
+    if conversion is not None or setattr_call:
+        name_text = model.text(bind.target.args[1]) if setattr_call else f'"{attr}"'
+        if conversion is not None:
+            message = (f"`self.{shown}` is a plain floating tensor attribute of the module `{cls.name}`: "
+                       f"`{' '.join(model.text(conversion).split())[:40]}` at line {conversion.lineno} converts the module's weights "
+                       f"and buffers but not it, and at line {use.lineno} it is only moved to a device, so it meets them in its "
+                       f"old dtype. Register it with `self.register_buffer({name_text}, ...)`")
+        else:
+            message = (f"`self.{shown}` is a plain tensor attribute of the module `{cls.name}`: `.to(device)`/`.cuda()` will not "
+                       f"move it and `state_dict()` will not save it, yet it is combined with other tensors at line {use.lineno}. "
+                       f"Register it with `self.register_buffer({name_text}, ...)`")
+        fixes = []
+        if setattr_call and edits.own_line(model, bind.node):
+            span = model.span(bind.target)
+            fixes.append(Fix(f"Register as a buffer: `self.register_buffer({name_text}, ...)`", Safety.UNSAFE,
+                             (Edit(span, f"self.register_buffer({name_text}, {value_text})"),)))
+            fixes.append(Fix("Register as a non-persistent buffer (not saved in `state_dict()`)", Safety.UNSAFE,
+                             (Edit(span, f"self.register_buffer({name_text}, {value_text}, persistent=False)"),)))
+        elif isinstance(bind.node, ast.Assign) and len(bind.node.targets) == 1 and bind.node.targets[0] is bind.target \
+                and edits.own_line(model, bind.node):
+            span = model.span(bind.node)
+            fixes.append(Fix(f"Register as a buffer: `self.register_buffer(\"{attr}\", ...)`", Safety.UNSAFE,
+                             (Edit(span, f'self.register_buffer("{attr}", {value_text})'),)))
+        return model.finding(RULE, bind.target, message, fixes=fixes, related=[(use, f"`self.{shown}` used here")],
+                             attribute=attr, module=cls.name)
+    if derived:  # (no fix of its own: registering here while the first assignment stays a plain attribute raises KeyError)
+        message = (f"`self.{attr}` stays a plain tensor attribute of the module `{cls.name}` here (`{' '.join(value_text.split())[:50]}` "
+                   f"keeps it where it is): `.to(device)`/`.cuda()` will not move it and `state_dict()` will not save it, yet it "
+                   f"is combined with other tensors at line {use.lineno}. Register the final value with "
+                   f"`self.register_buffer(\"{attr}\", ...)`")
+        return model.finding(RULE, bind.target, message, related=[(use, f"`self.{attr}` combined with other tensors here")],
+                             attribute=attr, module=cls.name)
     trainable = bind.prov is not None and bind.prov.requires_grad is True
     if trainable:
         message = (f"`self.{attr}` requires grad but is a plain tensor attribute of the module `{cls.name}`, not an `nn.Parameter`: "
