@@ -705,10 +705,21 @@ class Walker:
             if isinstance(base, ast.Attribute) and base.value.id == "self":
                 self._store_self_attribute(base.attr, after, node)
 
+    def _saved_since(self, receiver: ast.expr, recv: Provenance) -> Provenance:
+        """The receiver of `x.div_(x.norm())` as the arguments left it: an op among them may have saved it."""
+        name = label(receiver)
+        now = self.lookup(name) if name is not None and recv.saved_by is None else None
+        if now is None or now.kind is not Kind.TENSOR or now.saved_by is None:
+            return recv
+        return recv.but(saved_by=now.saved_by, saved_node=now.saved_node)
+
     def _after_inplace(self, before: Provenance, values: list) -> Provenance:
-        if any(v is not None and v.kind is Kind.TENSOR and v.requires_grad for v in values) and not self.no_grad and not before.requires_grad:
+        grads = [v for v in values if v is not None and v.kind is Kind.TENSOR and v.requires_grad]
+        if grads and not self.no_grad and not before.requires_grad:
             return before.but(leaf=False, requires_grad=True)
-        return before
+        graph = before.graph.union(*(v.graph for v in grads)) if grads and not self.no_grad else before.graph
+        # `x /= x.norm()`: x is now computed through the norm, whose backward a later loss of x runs (AG006)
+        return before.but(graph=graph) if graph != before.graph else before
 
     def stmt_For(self, node):
         iter_prov = self.ev(node.iter)
@@ -1967,6 +1978,7 @@ class Walker:
         if isinstance(cls, ClassInfo):
             event.runs = cls.methods.get("forward")  # `model(x)` is the call that gives forward() its grad mode
             walked = self._forward_in_context(event.runs, node, module, arg_provs)
+            self._note_forward_graph(node, walked)
         elif name == "Sequential" and module.elements and module.elements[0] is not None and isinstance(module.elements[0].module_class, ClassInfo):
             first_block = module.elements[0]  # nn.Sequential(Block(), ...): the first block's forward gets the input
             self._forward_in_context(first_block.module_class.methods.get("forward"), node, first_block, arg_provs)
@@ -2054,6 +2066,13 @@ class Walker:
                            for value in walked.elements)
             return Provenance(Kind.SEQUENCE, node.lineno, elements=values, origin=_TUPLE, node=node)
         return result
+
+    def _note_forward_graph(self, node: ast.Call, walked: Provenance | None):
+        """The graph inside a user forward walked for this call (model.forward_graphs): a tuple's tensors' too."""
+        values = walked.elements if walked is not None and walked.kind is Kind.SEQUENCE else [walked]
+        graph = frozenset().union(*(v.graph for v in values if v is not None and v.kind is Kind.TENSOR))
+        if graph and not self.summary_only:
+            self.model.forward_graphs[id(node)] = self.model.forward_graphs.get(id(node), frozenset()) | graph
 
     def _forward_sources(self, node: ast.Call, module: Provenance, requires_grad) -> frozenset:
         """A forward of a trainable module composes its parameters (`self.embedding(ids)` -> "self.embedding.*"): the
@@ -2239,6 +2258,7 @@ class Walker:
         if recv.kind is not Kind.TENSOR:
             return None
         if api.is_inplace_method(method):
+            recv = self._saved_since(receiver, recv)
             self.emit(InplaceEvent(node, self.ctx(), target=receiver, prov=recv, op=method, form="method"))
             after = self._after_inplace(recv, arg_provs)
             if after.shape is not None and api.out_of_place(method) not in api.SAME_SHAPE:

@@ -80,7 +80,7 @@ def check(model: ModuleModel):
             continue  # (one line walked for two call sites: one finding)
         # a tensor saved later in the loop is edited by the next iteration: only a backward after the loop needs it
         after = event.seq if loop is None else max((e.seq for e in model.events if loop.contains(e.ctx.loop)), default=event.seq)
-        backward = next((site for site in sites if site.event.seq > after and key in site.prov.graph), None)
+        backward = next((site for site in sites if site.event.seq > after and _computed_through(model, key, site.prov.graph)), None)
         returned = None
         if backward is None:
             function = event.ctx.scope.node
@@ -91,7 +91,7 @@ def check(model: ModuleModel):
             while returned is None and caller is not None:
                 # a child's forward walked for its caller's call (`self.body(x)`): the caller's forward returns the graph
                 returned = next((ret for ret, ret_prov in returns.get(caller.scope.node, ()) if ret.lineno >= caller.statement.lineno
-                                 and key in ret_prov.graph), None)
+                                 and _computed_through(model, key, ret_prov.graph)), None)
                 caller = caller.via
             if returned is None:
                 continue
@@ -164,6 +164,20 @@ def _calls(model: ModuleModel) -> dict:
     return found
 
 
+def _computed_through(model: ModuleModel, key: int, graph: frozenset) -> bool:
+    """Whether `key`'s op is in `graph`, or inside a user forward whose call is (model.forward_graphs, nested)."""
+    seen, pending = set(), [graph]
+    while pending:
+        graph = pending.pop()
+        if key in graph:
+            return True
+        for inner in (model.forward_graphs.get(node) for node in graph if node not in seen):
+            if inner is not None:
+                pending.append(inner)
+        seen.update(graph)
+    return False
+
+
 def _graph_returns(model: ModuleModel) -> dict:
     """function node -> [(return statement, provenance of its value)] for module forwards and training steps."""
     out: dict = {}
@@ -176,9 +190,11 @@ def _graph_returns(model: ModuleModel) -> dict:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 continue
             if isinstance(node, ast.Return) and node.value is not None:
-                prov = model.prov(node.value)
-                if prov is not None and prov.is_tensor and prov.graph:
-                    found.append((node, prov))
+                # `return logits, embeds`: each tensor the forward hands back carries its graph
+                values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+                for prov in map(model.prov, values):
+                    if prov is not None and prov.is_tensor and prov.graph:
+                        found.append((node, prov))
             stack.extend(ast.iter_child_nodes(node))
         if found:
             out[info.node] = found
