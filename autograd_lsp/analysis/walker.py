@@ -717,6 +717,10 @@ class Walker:
         grads = [v for v in values if v is not None and v.kind is Kind.TENSOR and v.requires_grad]
         if grads and not self.no_grad and not before.requires_grad:
             return before.but(leaf=False, requires_grad=True)
+        if not grads and before.requires_grad is False and before.nondiff is None and not before.composed_from:
+            cut = next((v.nondiff for v in values if v is not None and v.kind is Kind.TENSOR and v.nondiff), None)
+            if cut is not None:  # `onehot.scatter_(1, x.argmax(1, keepdim=True), 1)`: its values now come from the cut only
+                return before.but(nondiff=cut)
         graph = before.graph.union(*(v.graph for v in grads)) if grads and not self.no_grad else before.graph
         # `x /= x.norm()`: x is now computed through the norm, whose backward a later loss of x runs (AG006)
         return before.but(graph=graph) if graph != before.graph else before
@@ -992,6 +996,8 @@ class Walker:
             return [(element, self.prov_of(element)) for element in value.elts]
         if prov is not None and prov.kind is Kind.SEQUENCE and len(prov.elements) == count:
             return [(None, element) for element in prov.elements]
+        if self._sizes_of_tensor(value):  # `n, c = x.size()[:2]`, `b, _, h, w = x.shape`: ints
+            return [(None, Provenance(Kind.NUMBER, value.lineno, dtype=api.INT))] * count
         indices = self._integer_outputs(value, prov, count)
         if indices:  # `values, indices = x.max(1)`: the indices are an integer tensor without a graph
             return [(None, self._indices(value) if i in indices else prov and prov.but(scalar=None, shape=None)) for i in range(count)]
@@ -1008,6 +1014,18 @@ class Walker:
             part = Provenance(Kind.TENSOR, prov.line, origin="element", param_deps=prov.param_deps, node=value)
             return [(None, part)] * count
         return [(None, None)] * count
+
+    def _sizes_of_tensor(self, value) -> bool:
+        """`x.size()` or `x.shape` of a tensor, or a slice of it: a torch.Size, a tuple of ints."""
+        if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
+            value = value.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "size" and not value.args \
+                and not value.keywords:
+            value = value.func
+        elif not (isinstance(value, ast.Attribute) and value.attr == "shape"):
+            return False
+        receiver = self.prov_of(value.value)
+        return receiver is not None and receiver.kind is Kind.TENSOR
 
     def _integer_outputs(self, value, prov, count) -> frozenset:
         """Which of the `count` tensors a torch op's call returns are integer (its indices), by the op table."""
@@ -1176,7 +1194,7 @@ class Walker:
         body, orelse = self.ev(node.body), self.ev(node.orelse)
         if taken is not None:
             return body if taken else orelse  # `self.eps if eps is None else eps`, eps left at its None default
-        return merge(body, orelse)
+        return merge(body, orelse) or _cut_or_number(body, orelse)
 
     def _known_test(self, test) -> bool | None:
         """Whether an `if` takes its body, where a walk for one call site knows: a None test (_none_test), or a flag this
@@ -2296,7 +2314,9 @@ class Walker:
                 return self.derive(node, recv, [], dtype=dtype, scalar=None, shape=shape)
             return self.derive(node, recv, [(recv, receiver)], dtype=dtype, nondiff=method, scalar=scalar, shape=shape)
         if method in api.TENSOR_OPS or method in api.FLOAT_RESULT_METHODS or method in api.INT_RESULT_METHODS:
-            inputs = [(recv, receiver)] + ([] if method in api.SHAPE_OPERANDS else [(p, a) for p, a in zip(arg_provs, node.args)])
+            # (`x.view(size[0], -1)`: an op whose only tensor is its receiver meets no other, whatever its arguments are)
+            inputs = [(recv, receiver)] + ([] if method in api.SHAPE_OPERANDS or api.one_tensor(method) else
+                                           [(p, a) for p, a in zip(arg_provs, node.args)])
             dtype = api.INT if method in api.INT_RESULT_METHODS else (api.FLOAT if method in api.FLOAT_RESULT_METHODS else None)
             if method in api.REDUCTIONS:
                 scalar = not node.args and not any(kw.arg == "dim" for kw in node.keywords)
@@ -3236,6 +3256,16 @@ def _left_at_default(init: FunctionInfo | None, stored: Provenance, built) -> Pr
     _bind_defaults(init.node, built, bound, True)
     found = bound.get(params[index].arg)
     return found if found is not None and found.kind is Kind.NUMBER else None
+
+
+def _cut_or_number(a: Provenance | None, b: Provenance | None) -> Provenance | None:
+    """`loss if loss > 0 else 0` of a tensor every path to which went through a cut (argmax, a comparison): neither
+    branch has a gradient, whichever is taken (AG010); the tensor's facts otherwise stay unknown."""
+    for tensor, other in ((a, b), (b, a)):
+        if tensor is not None and other is not None and tensor.kind is Kind.TENSOR and other.kind is Kind.NUMBER \
+                and tensor.nondiff is not None and tensor.requires_grad is False:
+            return tensor.but(scalar=None, shape=None)
+    return None
 
 
 def _cut_by_arguments(info: FunctionInfo, passed) -> bool:
