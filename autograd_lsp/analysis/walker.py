@@ -716,14 +716,18 @@ class Walker:
     def _after_inplace(self, before: Provenance, values: list) -> Provenance:
         grads = [v for v in values if v is not None and v.kind is Kind.TENSOR and v.requires_grad]
         if grads and not self.no_grad and not before.requires_grad:
-            return before.but(leaf=False, requires_grad=True)
+            return before.but(leaf=False, requires_grad=True, nondiff=None)
+        if grads and not self.no_grad and before.nondiff is not None:
+            before = before.but(nondiff=None)  # (a path with a gradient now reaches it)
         if not grads and before.requires_grad is False and before.nondiff is None and not before.composed_from:
             cut = next((v.nondiff for v in values if v is not None and v.kind is Kind.TENSOR and v.nondiff), None)
             if cut is not None:  # `onehot.scatter_(1, x.argmax(1, keepdim=True), 1)`: its values now come from the cut only
                 return before.but(nondiff=cut)
-        graph = before.graph.union(*(v.graph for v in grads)) if grads and not self.no_grad else before.graph
-        # `x /= x.norm()`: x is now computed through the norm, whose backward a later loss of x runs (AG006)
-        return before.but(graph=graph) if graph != before.graph else before
+        saver = id(before.saved_node) if before.saved_node is not None else None
+        if saver is not None and saver not in before.graph and not self.no_grad and any(saver in v.graph for v in grads):
+            # `x /= x.norm()`: x is now computed through the norm that saved it, whose backward a loss of x runs (AG006)
+            return before.but(graph=before.graph | {saver})
+        return before
 
     def stmt_For(self, node):
         iter_prov = self.ev(node.iter)
@@ -1109,7 +1113,7 @@ class Walker:
         if kind is ast.Constant:  # (a quarter: numbers size tensors, other constants are nothing the walk tracks)
             value = node.value
             prov = (_INT_NUMBER if type(value) is int else _FLOAT_NUMBER if type(value) is float else _TRUE if value is True
-                    else _FALSE if value is False else None)
+                    else _FALSE if value is False else _text(value) if type(value) is str else None)
             table = self.table
             if table is not None:
                 table[id(node)] = prov
@@ -2598,7 +2602,7 @@ class Walker:
                 self._note_sequential_order(node, layers)
             layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
             reduction = _argument(node, "reduction", api.layer(short).get("reduction")) if short.endswith("Loss") else None
-            text = self._text_argument(reduction) if isinstance(reduction, ast.Name) else None
+            text = self._text_argument(reduction) if reduction is not None and not isinstance(reduction, ast.Constant) else None
             return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers,
                               text=text.value if isinstance(text, ast.Constant) else None, value=self._named_width(short, node))
         if module.startswith("torch.nn.init"):
@@ -2727,10 +2731,10 @@ class Walker:
                           scalar=shapes.scalar_of(shape) if scalar is None else scalar, shape=shape, uninitialised=uninitialised, node=node)
 
     def _text_argument(self, argument: ast.expr | None) -> ast.expr | None:
-        """An argument given as a name bound to a string literal (`red = "none"; F.l1_loss(a, b, reduction=red)`): that
-        literal; any other argument as it is."""
-        if isinstance(argument, ast.Name):
-            prov = self.lookup(argument.id)
+        """An argument whose value is a known string (`red = "none"; F.l1_loss(a, b, reduction=red)`, a config's
+        `cfg.reduction`, `self.reduction` set from a constructor's argument): that literal; any other as it is."""
+        if argument is not None and not isinstance(argument, ast.Constant):
+            prov = self.prov_of(argument)
             if prov is not None and prov.kind is Kind.TEXT:
                 return ast.Constant(prov.text)
         return argument
@@ -3415,7 +3419,7 @@ def setter_attributes(node) -> list[str]:
 
 
 def _class_constant(cls: ClassInfo, attr: str, line: int) -> Provenance | None:
-    """A plain class-body number (`class Cfg: bins = 8`) or nested class (`class network: ...`) read as an attribute,
+    """A plain class-body number (`class Cfg: bins = 8`), short string (`reduction = "none"`) or nested class (`class network: ...`) read as an attribute,
     when no method of the class stores that attribute; None otherwise. Computed once per class."""
     table = cls.__dict__.get("_body_constants")
     if table is None:
@@ -3434,6 +3438,8 @@ def _class_constant(cls: ClassInfo, attr: str, line: int) -> Provenance | None:
                 seen.add(name)
                 if isinstance(stmt, ast.ClassDef):
                     table[name] = Provenance(Kind.MODULE, stmt.lineno, module_class=ClassInfo(stmt, stmt.name, False), origin=stmt.name)
+                elif isinstance(getattr(stmt, "value", None), ast.Constant) and type(stmt.value.value) is str:
+                    table[name] = _text(stmt.value.value)  # `class Cfg: reduction = "none"`
                 else:
                     value = _number(stmt.value)
                     table[name] = None if value is None or isinstance(value, bool) else (_INT_NUMBER if isinstance(value, int) else _FLOAT_NUMBER)
@@ -3533,6 +3539,22 @@ _FLOAT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.FLOAT)
 _TRUE = Provenance(Kind.NUMBER, 0, dtype=api.INT, truth=True)  # (a bool is an int, as before: its truth is what is new)
 _FALSE = Provenance(Kind.NUMBER, 0, dtype=api.INT, truth=False)
 _NAMED_INTS: dict = {}
+
+
+_TEXTS: dict = {}
+
+
+def _text(value: str) -> Provenance | None:
+    """A short str literal (`"none"`, `"mean"`): passed to a helper or a constructor, kept on an attribute, it reaches a
+    loss's `reduction=` as that string (shared, as the numbers are: a literal's provenance is its value alone)."""
+    if len(value) > 16:
+        return None
+    prov = _TEXTS.get(value)
+    if prov is None:
+        if len(_TEXTS) > 4096:
+            _TEXTS.clear()
+        prov = _TEXTS[value] = Provenance(Kind.TEXT, 0, text=value)
+    return prov
 
 
 def _int_number(value: int) -> Provenance:
