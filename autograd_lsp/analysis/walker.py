@@ -576,7 +576,7 @@ class Walker:
             return deps[0][0]  # an identity-like helper returns what it was given
         if not deps:
             # made inside the helper (e.g. returns torch.zeros(..., requires_grad=True)): a fresh value per call
-            return ret.but(line=call.lineno, node=call, loop=self.loop, epoch=self.epoch, origin=f"{info.name}()",
+            return ret.but(line=call.lineno, node=_built_or(ret, call), loop=self.loop, epoch=self.epoch, origin=f"{info.name}()",
                            graph=frozenset({id(call)}) if ret.graph else frozenset())
         if ret.kind is not Kind.TENSOR:
             return None
@@ -1329,6 +1329,8 @@ class Walker:
         attr = node.attr
         if owner is not None and owner.kind is Kind.MODULE:
             return self._module_attribute(node, owner)
+        if owner is not None and owner.kind is Kind.TEXT and attr == "value":
+            return owner  # `config.reduction.value` of an Enum member known by its value (`Reduction("none")`)
         name = label(node)
         if name is not None and self.is_bound(name):
             return self.lookup(name)
@@ -1539,6 +1541,8 @@ class Walker:
         target = function.module_class
         if isinstance(target, FunctionInfo):
             return self.call_function(target, node, arg_provs, event)
+        if isinstance(target, str) and function.origin == "class":
+            return self.torch_call(node, target, arg_provs)  # `loss_class(reduction=...)` of `getattr(torch.nn, name)`
         self._keywords = None
         if not isinstance(target, ast.Lambda) or node.keywords or any(isinstance(arg, ast.Starred) for arg in node.args) \
                 or self.context_depth >= callsite.MAX_DEPTH:
@@ -1557,6 +1561,29 @@ class Walker:
         finally:
             self.scope, self.context_depth = saved, depth
 
+    def _note_configured(self, expr: ast.expr | None):
+        """A layer's class or a loss's reduction read from a parameter (`config.loss`, `cfg.reduction`): the body is
+        worth walking with what each call passes (FunctionInfo.configured_by_arguments)."""
+        function, start = self.function, syntax.head(expr) if expr is not None else None
+        if function is None or self.via is not None or start is None or isinstance(function.node, ast.Lambda):
+            return
+        args = function.node.args
+        if any(arg.arg == start.id for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]):
+            function.configured_by_arguments = True  # type: ignore[attr-defined]
+
+    def _names_enum(self, name: str) -> bool:
+        definition = self.lookup_def(name)
+        return isinstance(definition, ClassInfo) and _is_enum(definition)
+
+    def _torch_class(self, node: ast.Call, name: Provenance | None) -> Provenance | None:
+        """`getattr(torch.nn, "MSELoss")` of a known name of a torch.nn class: that class, called later."""
+        if self.imports.qualname(node.args[0]) != "torch.nn":
+            return None
+        if name is None or name.kind is not Kind.TEXT or not api.is_layer(name.text):
+            self._note_configured(node.args[1])
+            return None
+        return Provenance(Kind.FUNCTION, node.lineno, module_class=f"torch.nn.{name.text}", origin="class", node=node)
+
     def local_call(self, node, name, arg_provs, event) -> Provenance | None:
         definition = self.lookup_def(name)
         if isinstance(definition, FunctionInfo):
@@ -1564,7 +1591,13 @@ class Walker:
                 self._pass_modules(definition, node, arg_provs, self._keywords)
             return self.call_function(definition, node, arg_provs, event)
         if isinstance(definition, ClassInfo):
+            if _is_enum(definition):
+                # `Reduction("none")`: the member of that value, known by it (`.value` gives it back)
+                return arg_provs[0] if len(arg_provs) == 1 and not node.keywords and arg_provs[0] is not None \
+                    and arg_provs[0].kind is Kind.TEXT else None
             return self.construct(definition, node, arg_provs, event)
+        if name == "getattr" and len(node.args) == 2 and definition is None:
+            return self._torch_class(node, arg_provs[1])
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
         if name == "dict" and not node.args and node.keywords and all(kw.arg is not None for kw in node.keywords) \
@@ -1682,6 +1715,10 @@ class Walker:
                 return Provenance(Kind.MODULE, node.lineno, module_class=cls, origin=f"{cls.name}()", node=node)
         self.ensure_class_init(cls)
         instance = Provenance(Kind.MODULE, node.lineno, module_class=cls, origin=f"{cls.name}()", node=node)
+        if init is None and _is_dataclass(cls) and not self.summary_only:
+            fields = _dataclass_fields(cls, node, arg_provs, keywords, self._names_enum)
+            if fields:
+                cls.instances[id(node)] = fields  # `LossConfig(reduction="none")`: what `config.reduction` holds
         if init is not None:
             event.function = init
             self._passes_arguments(init, arg_provs, keywords)
@@ -1754,7 +1791,10 @@ class Walker:
         # (shapes are what a body backpropagating its arguments is judged by, too: walked with them)
         with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments and not backprops and not cuts
         sized = sized or shaped
-        if (not (info.uses_arguments or sized or backprops or cuts) or not info.walked or self.context_depth >= callsite.MAX_DEPTH
+        # (and a body that picks a loss's class or reduction from a config it is given: `get_loss(config)`)
+        configured = info.__dict__.get("configured_by_arguments", False) and any(
+            p is not None and p.kind in (Kind.MODULE, Kind.TEXT) for p in passed)
+        if (not (info.uses_arguments or sized or backprops or cuts or configured) or not info.walked or self.context_depth >= callsite.MAX_DEPTH
                 or info.walking or info.owner is None or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
         if not sized and not callsite.worth_walking(info, passed):
@@ -1891,7 +1931,7 @@ class Walker:
                 return ret.but(node=mine.node, line=mine.line, loop=mine.loop, epoch=mine.epoch, graph=mine.graph,
                                composed_from=mine.composed_from, origin=mine.origin)
         if ret.kind is not Kind.TENSOR:
-            return ret.but(line=call.lineno, node=call) if ret.kind is not Kind.SEQUENCE else ret
+            return ret.but(line=call.lineno, node=_built_or(ret, call)) if ret.kind is not Kind.SEQUENCE else ret
         theirs = frozenset().union(*(p.graph for p in passed.values() if p is not None and p.kind is Kind.TENSOR))
         mine = frozenset().union(*(p.graph for p in bound.values() if p is not None and p.kind is Kind.TENSOR))
         graph = (ret.graph - theirs) | mine | ({id(call)} if ret.requires_grad else frozenset())
@@ -2603,6 +2643,8 @@ class Walker:
             layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
             reduction = _argument(node, "reduction", api.layer(short).get("reduction")) if short.endswith("Loss") else None
             text = self._text_argument(reduction) if reduction is not None and not isinstance(reduction, ast.Constant) else None
+            if reduction is not None and not isinstance(text, ast.Constant):
+                self._note_configured(reduction)
             return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers,
                               text=text.value if isinstance(text, ast.Constant) else None, value=self._named_width(short, node))
         if module.startswith("torch.nn.init"):
@@ -2769,6 +2811,8 @@ class Walker:
         nondiff = short if short in api.NONDIFFERENTIABLE else None
         if short in api.FUNCTIONAL_LOSSES:
             reduction = self._text_argument(_argument(node, "reduction", api.FUNCTIONAL_LOSSES[short]))
+            if reduction is not None and not isinstance(reduction, ast.Constant):
+                self._note_configured(reduction)
             if reduction is None and short in api.LEGACY_REDUCE and _const(_argument(node, "reduce", api.LEGACY_REDUCE[short])) is False:
                 reduction = _NO_REDUCTION
             scalar = _reduction_scalar(reduction)
@@ -3539,6 +3583,62 @@ _FLOAT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.FLOAT)
 _TRUE = Provenance(Kind.NUMBER, 0, dtype=api.INT, truth=True)  # (a bool is an int, as before: its truth is what is new)
 _FALSE = Provenance(Kind.NUMBER, 0, dtype=api.INT, truth=False)
 _NAMED_INTS: dict = {}
+
+
+def _is_enum(cls: ClassInfo) -> bool:
+    """A class deriving from enum.Enum (or StrEnum, IntEnum, Flag), by the names of its bases."""
+    return any((label(base) or "").rsplit(".", 1)[-1] in ("Enum", "StrEnum", "IntEnum", "Flag", "IntFlag") for base in cls.node.bases)
+
+
+def _is_dataclass(cls: ClassInfo) -> bool:
+    for decorator in cls.node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if (label(target) or "").rsplit(".", 1)[-1] == "dataclass":
+            return True
+    return False
+
+
+def _dataclass_fields(cls: ClassInfo, node: ast.Call, arg_provs: list, keywords, is_enum) -> dict:
+    """field name -> what a dataclass's generated __init__ stores: the argument passed (positionally in field order, or
+    by keyword), else a literal default. A field its __post_init__ stores again is unknown, unless it converts it to
+    an Enum member (`self.reduction = Reduction(self.reduction)`, known by the same value)."""
+    if any(isinstance(arg, ast.Starred) for arg in node.args) or any(kw.arg is None for kw in node.keywords):
+        return {}
+    names = [stmt.target.id for stmt in cls.node.body if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+             and "ClassVar" not in ast.unparse(stmt.annotation)]
+    defaults = {stmt.target.id: stmt.value for stmt in cls.node.body if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)}
+    if len(arg_provs) > len(names):
+        return {}
+    fields = dict(zip(names, arg_provs))
+    for name in names[len(arg_provs):]:
+        if keywords and name in keywords:
+            fields[name] = keywords[name]
+        elif isinstance(defaults.get(name), ast.Constant) and type(defaults[name].value) is str:
+            fields[name] = _text(defaults[name].value)
+    post = cls.methods.get("__post_init__")
+    if post is not None:
+        for stmt in ast.walk(post.node):
+            for target in getattr(stmt, "targets", [getattr(stmt, "target", None)]):
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" \
+                        and not _enum_of_itself(stmt, target.attr, is_enum):
+                    fields.pop(target.attr, None)
+    return {name: prov for name, prov in fields.items() if prov is not None}
+
+
+def _enum_of_itself(stmt: ast.AST, attr: str, is_enum) -> bool:
+    """`self.x = SomeEnum(self.x)`, SomeEnum a class deriving from Enum (`is_enum(name)`)."""
+    value = getattr(stmt, "value", None)
+    return (isinstance(stmt, ast.Assign) and isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and len(value.args) == 1
+            and not value.keywords and isinstance(value.args[0], ast.Attribute) and value.args[0].attr == attr
+            and isinstance(value.args[0].value, ast.Name) and value.args[0].value.id == "self" and is_enum(value.func.id))
+
+
+def _built_or(ret: Provenance, call: ast.Call) -> ast.AST:
+    """The node a helper's returned value is known by at its call: a torch.nn layer keeps its construction call (its
+    `reduction=`, its width are read from it); anything else is the call's value."""
+    if ret.kind is Kind.MODULE and isinstance(ret.module_class, str) and isinstance(ret.node, ast.Call):
+        return ret.node
+    return call
 
 
 _TEXTS: dict = {}
