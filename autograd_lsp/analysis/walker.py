@@ -1797,7 +1797,7 @@ class Walker:
         if (not (info.uses_arguments or sized or backprops or cuts or configured) or not info.walked or self.context_depth >= callsite.MAX_DEPTH
                 or info.walking or info.owner is None or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
-        if not sized and not callsite.worth_walking(info, passed):
+        if not sized and not configured and not callsite.worth_walking(info, passed):
             return _NOT_WALKED
         owner = info.owner
         method = info.cls is not None and not self._is_static(info.node)
