@@ -4,7 +4,9 @@ Flags `.backward()` (and `torch.autograd.backward`, `torch.autograd.grad`, `scal
 a tensor that requires grad and is known to have more than one element: a `torch.tensor([...])` or
 `linspace` of several values (sizes given as literals or names bound to integers), an element-wise function or a
 reshape (`view`, `squeeze`, `flatten`...) of one, a loss with `reduction="none"` or the deprecated `reduce=False`
-(by keyword or position, module or functional form, or a name bound to that string), a user's loss module or helper
+(by keyword or position, module or functional form, or a name bound to that string; also read from a config: a
+class-body string, a dataclass field, an Enum member's `.value`, a constructor's argument kept on `self`, a class picked
+by `getattr(torch.nn, name)`), a user's loss module or helper
 returning an element-wise function, a reshape or a per-sample pick (`gather`, `take`: the index's shape) of such
 inputs, a model whose last layer is wide (an nn.Sequential's last Linear or convolution, when what follows keeps
 its width; a helper's layers built from the integers a call passes, `double_conv(16, 32)`), what a forward hook is
