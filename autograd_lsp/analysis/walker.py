@@ -1769,13 +1769,14 @@ class Walker:
         # (a body that backpropagates, given tensors known to be wide: walked with their shapes, `self.apply(vec)` whose
         # torch.autograd.grad is of what it computes from vec, through values the symbolic walk cannot follow)
         sized = (info.__dict__.get("backward_of_arguments", False) or info.__dict__.get("backpropagates", False)) \
-            and any(_sized_deeply(p) for p in passed)
+            and any(_sized_deeply(p) for p in passed) or info.calls_backward and _instance_sized(info, receiver)
         # a tensor of known shape passed to a body whose result is made from its parameters: walked for that shape
         # (`model(torch.randn(8, 16))`: what the forward's layers make of 8 rows)
         # (and a constructor keeping what it is given on `self`: `self.code = code.clone()` has the shape passed)
         # (and a method of an instance whose constructor kept such a tensor: `field.energy(w)` reads `self.anchors`)
-        shaped = (_shaped_by_arguments(info) or info.name == "__init__" and info.cls is not None and info.uses_arguments) \
-            and (any(_shaped(p) for p in passed) or info.cls is not None and receiver is not None and receiver.node is not None
+        init = info.name == "__init__" and info.cls is not None and info.uses_arguments
+        shaped = (_shaped_by_arguments(info) or init) \
+            and (any(_shaped(p) or init and _shaped_deeply(p) for p in passed) or info.cls is not None and receiver is not None and receiver.node is not None
                  and receiver.origin != "self" and any(_shaped(p) for p in info.cls.instances.get(id(receiver.node), {}).values()))
         # a body that runs backward() or an optimizer step: walked with what the call gives it, so that the caller sees
         # which of its values are backpropagated, freed and stepped, in order (ThroughEvent). Only for calls that give it
@@ -2486,6 +2487,9 @@ class Walker:
                 function.backward_of_arguments = True  # type: ignore[attr-defined]
         elif recv.scalar is False and recv.requires_grad and not self.no_grad and not self.summary_only:
             self.model.call_site_backwards.setdefault(id(node), recv)
+            if _backpropagates_parameter(function, node):
+                # `strategy.backward(loss)` whose body is `loss.backward()`: the call that hands it over is the bug's too
+                self.model.backward_handovers.setdefault(id(self.via.statement), (self.via.statement, recv, node))
 
     def _is_optimizer(self, receiver: ast.expr | None, prov: Provenance | None) -> bool:
         if prov is not None and prov.origin != "param":  # a helper's parameter is symbolic: judge it by its name
@@ -3369,6 +3373,15 @@ def _shaped(prov: Provenance | None) -> bool:
     return prov is not None and prov.kind is Kind.TENSOR and prov.shape is not None and prov.scalar is False
 
 
+def _shaped_deeply(prov: Provenance | None, depth: int = 0) -> bool:
+    """_shaped, or a sequence holding such a tensor (a constructor given a list of batches)."""
+    if prov is None or depth > 3:
+        return False
+    if prov.kind is Kind.SEQUENCE:
+        return any(_shaped_deeply(element, depth + 1) for element in prov.elements)
+    return _shaped(prov)
+
+
 def _sized_deeply(prov: Provenance | None, depth: int = 0) -> bool:
     """A tensor known to have several elements, or a sequence holding one (a list of (inputs, labels) batches, or of
     dicts of them)."""
@@ -3377,6 +3390,26 @@ def _sized_deeply(prov: Provenance | None, depth: int = 0) -> bool:
     if prov.kind is Kind.SEQUENCE or prov.kind is Kind.MAPPING:
         return any(_sized_deeply(element, depth + 1) for element in prov.elements)
     return _sized(prov)
+
+
+def _backpropagates_parameter(function: FunctionInfo | None, node: ast.Call) -> bool:
+    """`loss.backward()` where `loss` is a parameter of the function that the body never binds again."""
+    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if function is None or not isinstance(receiver, ast.Name) or isinstance(function.node, ast.Lambda):
+        return False
+    args = function.node.args
+    if not any(arg.arg == receiver.id for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]):
+        return False
+    return not any(isinstance(sub, ast.Name) and sub.id == receiver.id and not isinstance(sub.ctx, ast.Load)
+                   for sub in ast.walk(function.node))
+
+
+def _instance_sized(info: FunctionInfo, receiver: Provenance | None) -> bool:
+    """A method of an instance whose constructor kept tensors known to have several elements, or batches of them
+    (`Trainer(model, batches).fit()`): what it backpropagates is made from them."""
+    if info.cls is None or receiver is None or receiver.node is None or receiver.origin == "self":
+        return False
+    return any(_sized_deeply(p) for p in info.cls.instances.get(id(receiver.node), {}).values())
 
 
 def _sized(prov: Provenance | None) -> bool:

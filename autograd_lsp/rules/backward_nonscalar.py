@@ -69,6 +69,7 @@ ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 
 
 def check(model: ModuleModel):
+    yield from _handovers(model)
     for site in [*loss_sites(model), *_call_site_only(model)]:
         prov = site.prov
         if site.form in ("method", "grad") and not (site.is_tensor and prov.scalar is False and prov.requires_grad is True):
@@ -91,6 +92,19 @@ def check(model: ModuleModel):
                    f"reduce it first, e.g. `{reduced}` or `.mean()`")
         yield model.finding(RULE, site.node, message, fixes=_fixes(model, site), related=[(prov.node, "non-scalar tensor made here")],
                             target=name)
+
+
+def _handovers(model: ModuleModel):
+    """The calls handing a loss known to have several elements to a helper that calls `backward()` on it."""
+    for statement, prov, backward in model.backward_handovers.values():
+        name = " ".join(model.text(statement).split())
+        if len(name) > 40:
+            name = name[:37] + "..."
+        message = (f"`{name}` hands over a tensor with more than one element (from {model.describe(prov)}) to a "
+                   f"`backward()` without a `gradient=` argument (line {backward.lineno}), which needs a scalar: reduce it "
+                   f"first, e.g. with `.sum()` or `.mean()`")
+        yield model.finding(RULE, statement, message, related=[(prov.node, "non-scalar tensor made here"),
+                                                               (backward, "the backward it reaches")], target=name)
 
 
 def _call_site_only(model: ModuleModel) -> list[LossSite]:
