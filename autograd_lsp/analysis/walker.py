@@ -1331,6 +1331,12 @@ class Walker:
             return self._module_attribute(node, owner)
         if owner is not None and owner.kind is Kind.TEXT and attr == "value":
             return owner  # `config.reduction.value` of an Enum member known by its value (`Reduction("none")`)
+        if owner is None and type(node.value) is ast.Name and not self.is_bound(node.value.id):
+            cls = self.lookup_def(node.value.id)
+            if isinstance(cls, ClassInfo) and not cls.is_module and not _is_enum(cls):
+                found = _class_constant(cls, attr, node.lineno)  # `Config.reduction` read on the class itself
+                if found is not None and found.kind is Kind.TEXT:
+                    return found
         name = label(node)
         if name is not None and self.is_bound(name):
             return self.lookup(name)
