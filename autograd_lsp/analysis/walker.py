@@ -1775,7 +1775,10 @@ class Walker:
         # (a body that backpropagates, given tensors known to be wide: walked with their shapes, `self.apply(vec)` whose
         # torch.autograd.grad is of what it computes from vec, through values the symbolic walk cannot follow)
         sized = (info.__dict__.get("backward_of_arguments", False) or info.__dict__.get("backpropagates", False)) \
-            and any(_sized_deeply(p) for p in passed) or info.calls_backward and _instance_sized(info, receiver)
+            and any(_sized_deeply(p) for p in passed)
+        # (and a trainer's method backpropagating what its constructor kept, `Trainer(model, batches).fit()`: walked
+        # quietly, for the sizes of what reaches its backward calls alone)
+        kept = not sized and info.calls_backward and _instance_sized(info, receiver)
         # a tensor of known shape passed to a body whose result is made from its parameters: walked for that shape
         # (`model(torch.randn(8, 16))`: what the forward's layers make of 8 rows)
         # (and a constructor keeping what it is given on `self`: `self.code = code.clone()` has the shape passed)
@@ -1796,7 +1799,8 @@ class Walker:
         # parameter that might require grad)
         cuts = _cut_by_arguments(info, passed)
         # (shapes are what a body backpropagating its arguments is judged by, too: walked with them)
-        with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments and not backprops and not cuts
+        with_shapes, quiet = shaped or sized or kept, (shaped and not sized or kept) and not info.uses_arguments and not backprops and not cuts
+        sized = sized or kept
         sized = sized or shaped
         # (and a body that picks a loss's class or reduction from a config it is given: `get_loss(config)`)
         configured = info.__dict__.get("configured_by_arguments", False) and any(
