@@ -1598,9 +1598,10 @@ class Walker:
             return self.call_function(definition, node, arg_provs, event)
         if isinstance(definition, ClassInfo):
             if _is_enum(definition):
-                # `Reduction("none")`: the member of that value, known by it (`.value` gives it back)
-                return arg_provs[0] if len(arg_provs) == 1 and not node.keywords and arg_provs[0] is not None \
-                    and arg_provs[0].kind is Kind.TEXT else None
+                # `Reduction("none")`: the member of that value, known by it (`.value` gives it back); a value no member
+                # has (one `_missing_` maps) is not known
+                value = arg_provs[0] if len(arg_provs) == 1 and not node.keywords else None
+                return value if value is not None and value.kind is Kind.TEXT and value.text in _member_values(definition) else None
             return self.construct(definition, node, arg_provs, event)
         if name == "getattr" and len(node.args) == 2 and definition is None:
             return self._torch_class(node, arg_provs[1])
@@ -3633,11 +3634,18 @@ def _is_enum(cls: ClassInfo) -> bool:
     return any((label(base) or "").rsplit(".", 1)[-1] in ("Enum", "StrEnum", "IntEnum", "Flag", "IntFlag") for base in cls.node.bases)
 
 
+def _member_values(cls: ClassInfo) -> set:
+    """The string values an Enum's class body gives its members (`NONE = "none"`)."""
+    return {stmt.value.value for stmt in cls.node.body if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant)
+            and type(stmt.value.value) is str}
+
+
 def _is_dataclass(cls: ClassInfo) -> bool:
+    """@dataclass (not `init=False`: its constructor is then the class's own, or none)."""
     for decorator in cls.node.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         if (label(target) or "").rsplit(".", 1)[-1] == "dataclass":
-            return True
+            return not (isinstance(decorator, ast.Call) and any(kw.arg == "init" and _const(kw.value) is False for kw in decorator.keywords))
     return False
 
 
@@ -3650,8 +3658,8 @@ def _dataclass_fields(cls: ClassInfo, node: ast.Call, arg_provs: list, keywords,
     names = [stmt.target.id for stmt in cls.node.body if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
              and "ClassVar" not in ast.unparse(stmt.annotation)]
     defaults = {stmt.target.id: stmt.value for stmt in cls.node.body if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)}
-    if len(arg_provs) > len(names):
-        return {}
+    if len(arg_provs) > len(names) or arg_provs and cls.node.bases:
+        return {}  # (a base class's fields come first: which one a positional argument fills is not known here)
     fields = dict(zip(names, arg_provs))
     for name in names[len(arg_provs):]:
         if keywords and name in keywords:
