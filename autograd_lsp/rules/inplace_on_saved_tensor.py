@@ -167,16 +167,21 @@ def _calls(model: ModuleModel) -> dict:
 
 def _computed_through(model: ModuleModel, key: int, graph: frozenset) -> bool:
     """Whether `key`'s op is in `graph`, or inside a user forward whose call is (model.forward_graphs, nested)."""
-    seen, pending = set(), [graph]
-    while pending:
-        graph = pending.pop()
-        if key in graph:
-            return True
-        for inner in (model.forward_graphs.get(node) for node in graph if node not in seen):
-            if inner is not None:
-                pending.append(inner)
-        seen.update(graph)
-    return False
+    if key in graph:
+        return True
+    if not model.forward_graphs:
+        return False
+    closures = model.__dict__.setdefault("_ag006_closures", {})
+    found = closures.get(id(graph))
+    if found is None or found[0] is not graph:
+        seen, pending = set(graph), [graph]
+        while pending:
+            for inner in (model.forward_graphs.get(node) for node in pending.pop()):
+                if inner is not None and not inner <= seen:
+                    seen.update(inner)
+                    pending.append(inner)
+        found = closures[id(graph)] = (graph, seen)  # (the graph kept: its id is not reused while it is cached)
+    return key in found[1]
 
 
 def _graph_returns(model: ModuleModel) -> dict:
