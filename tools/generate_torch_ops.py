@@ -322,7 +322,9 @@ def _first_parameter(function) -> str | None:
     try:
         return next(iter(inspect.signature(function).parameters), None)
     except (TypeError, ValueError):
-        return None
+        # a C builtin (`F.logsigmoid`, `F.softshrink`): its docstring opens with its signature, `logsigmoid(input) -> Tensor`
+        match = re.match(r"\s*\w+\((\w+)", getattr(function, "__doc__", None) or "")
+        return match.group(1) if match else None
 
 
 def _probe(torch, method) -> dict:

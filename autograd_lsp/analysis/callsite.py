@@ -35,10 +35,25 @@ def informative(prov: Provenance | None) -> bool:
 
 def worth_walking(function, provs) -> bool:
     """Some argument tells the body something. An nn.Module's constructor is told only by tensors: modules passed to
-    modules (`Block(norm=nn.LayerNorm(d))`) are how libraries compose layers, and knowing them finds no bug."""
-    if function is not None and function.name == "__init__" and function.cls is not None and function.cls.is_module:
-        return any(_tensor_facts(prov) for prov in provs)
+    modules (`Block(norm=nn.LayerNorm(d))`) are how libraries compose layers, and knowing them finds no bug. A string
+    tells the constructor of a class passing `reduction=self.<attr>` what its forward reduces (`Loss(reduction="none")`)."""
+    if function is not None and function.name == "__init__" and function.cls is not None:
+        if _keeps_reduction(function.cls) and any(prov is not None and prov.kind is Kind.TEXT for prov in provs):
+            return True
+        if function.cls.is_module:
+            return any(_tensor_facts(prov) for prov in provs)
     return any(informative(prov) for prov in provs)
+
+
+def _keeps_reduction(cls) -> bool:
+    """A class whose methods pass `reduction=self.<attr>` to a loss: the string its constructor is given decides what
+    its forward reduces (found once per class, from its tree)."""
+    found = cls.__dict__.get("_keeps_reduction")
+    if found is None:
+        found = cls._keeps_reduction = any(
+            isinstance(node, ast.keyword) and node.arg == "reduction" and isinstance(node.value, ast.Attribute)
+            and isinstance(node.value.value, ast.Name) and node.value.value.id == "self" for node in ast.walk(cls.node))
+    return found
 
 
 def _tensor_facts(prov) -> bool:

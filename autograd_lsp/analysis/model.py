@@ -254,6 +254,12 @@ class ModuleModel:
         # `.backward()` calls in a helper whose receiver, walked with what one call site passes, has several elements
         # (id of the call -> that provenance): the symbolic walk cannot know it (AG005)
         self.call_site_backwards: dict[int, Provenance] = {}
+        # a user module's call (its id) -> the graph its forward, walked with what that call passes, returned: the ops
+        # inside it that a loss of the call's output runs the backward of (AG006)
+        self.forward_graphs: dict[int, frozenset] = {}
+        # a statement calling a helper whose body backpropagates the parameter it is given (`strategy.backward(loss)`),
+        # walked with a loss known to have several elements: id -> (statement, that loss, the helper's backward) (AG005)
+        self.backward_handovers: dict[int, tuple] = {}
         self._keep_alive: list[ast.AST] = []
         self._ascii = [line.isascii() for line in source.lines] if not source.text.isascii() else None
 
@@ -373,6 +379,8 @@ class ModuleModel:
         self.loops = []
         self._provs = {}
         self.call_site_backwards = {}
+        self.forward_graphs = {}
+        self.backward_handovers = {}
         self.__dict__.pop("_index", None)
         self.__dict__.pop("_callers_index", None)
 

@@ -1536,6 +1536,7 @@ SAME_SHAPE = frozenset({
     'logical_or',
     'logical_xor',
     'logit',
+    'logsigmoid',
     'long',
     'lt',
     'masked_fill',

@@ -584,7 +584,7 @@ class Walker:
             return deps[0][0]  # an identity-like helper returns what it was given
         if not deps:
             # made inside the helper (e.g. returns torch.zeros(..., requires_grad=True)): a fresh value per call
-            return ret.but(line=call.lineno, node=call, loop=self.loop, epoch=self.epoch, origin=f"{info.name}()",
+            return ret.but(line=call.lineno, node=_built_or(ret, call), loop=self.loop, epoch=self.epoch, origin=f"{info.name}()",
                            graph=frozenset({id(call)}) if ret.graph else frozenset())
         if ret.kind is not Kind.TENSOR:
             return None
@@ -713,9 +713,28 @@ class Walker:
             if isinstance(base, ast.Attribute) and base.value.id == "self":
                 self._store_self_attribute(base.attr, after, node)
 
+    def _saved_since(self, receiver: ast.expr, recv: Provenance) -> Provenance:
+        """The receiver of `x.div_(x.norm())` as the arguments left it: an op among them may have saved it."""
+        name = label(receiver)
+        now = self.lookup(name) if name is not None and recv.saved_by is None else None
+        if now is None or now.kind is not Kind.TENSOR or now.saved_by is None:
+            return recv
+        return recv.but(saved_by=now.saved_by, saved_node=now.saved_node)
+
     def _after_inplace(self, before: Provenance, values: list) -> Provenance:
-        if any(v is not None and v.kind is Kind.TENSOR and v.requires_grad for v in values) and not self.no_grad and not before.requires_grad:
-            return before.but(leaf=False, requires_grad=True)
+        grads = [v for v in values if v is not None and v.kind is Kind.TENSOR and v.requires_grad]
+        if grads and not self.no_grad and not before.requires_grad:
+            return before.but(leaf=False, requires_grad=True, nondiff=None)
+        if grads and not self.no_grad and before.nondiff is not None:
+            before = before.but(nondiff=None)  # (a path with a gradient now reaches it)
+        if not grads and before.requires_grad is False and before.nondiff is None and not before.composed_from:
+            cut = next((v.nondiff for v in values if v is not None and v.kind is Kind.TENSOR and v.nondiff), None)
+            if cut is not None:  # `onehot.scatter_(1, x.argmax(1, keepdim=True), 1)`: its values now come from the cut only
+                return before.but(nondiff=cut)
+        saver = id(before.saved_node) if before.saved_node is not None else None
+        if saver is not None and saver not in before.graph and not self.no_grad and any(saver in v.graph for v in grads):
+            # `x /= x.norm()`: x is now computed through the norm that saved it, whose backward a loss of x runs (AG006)
+            return before.but(graph=before.graph | {saver})
         return before
 
     def stmt_For(self, node):
@@ -992,6 +1011,8 @@ class Walker:
             return [(element, self.prov_of(element)) for element in value.elts]
         if prov is not None and prov.kind is Kind.SEQUENCE and len(prov.elements) == count:
             return [(None, element) for element in prov.elements]
+        if self._sizes_of_tensor(value):  # `n, c = x.size()[:2]`, `b, _, h, w = x.shape`: ints
+            return [(None, Provenance(Kind.NUMBER, value.lineno, dtype=api.INT))] * count
         indices = self._integer_outputs(value, prov, count)
         if indices:  # `values, indices = x.max(1)`: the indices are an integer tensor without a graph
             return [(None, self._indices(value) if i in indices else prov and prov.but(scalar=None, shape=None)) for i in range(count)]
@@ -1008,6 +1029,18 @@ class Walker:
             part = Provenance(Kind.TENSOR, prov.line, origin="element", param_deps=prov.param_deps, node=value)
             return [(None, part)] * count
         return [(None, None)] * count
+
+    def _sizes_of_tensor(self, value) -> bool:
+        """`x.size()` or `x.shape` of a tensor, or a slice of it: a torch.Size, a tuple of ints."""
+        if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
+            value = value.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "size" and not value.args \
+                and not value.keywords:
+            value = value.func
+        elif not (isinstance(value, ast.Attribute) and value.attr == "shape"):
+            return False
+        receiver = self.prov_of(value.value)
+        return receiver is not None and receiver.kind is Kind.TENSOR
 
     def _integer_outputs(self, value, prov, count) -> frozenset:
         """Which of the `count` tensors a torch op's call returns are integer (its indices), by the op table."""
@@ -1091,7 +1124,7 @@ class Walker:
         if kind is ast.Constant:  # (a quarter: numbers size tensors, other constants are nothing the walk tracks)
             value = node.value
             prov = (_INT_NUMBER if type(value) is int else _FLOAT_NUMBER if type(value) is float else _TRUE if value is True
-                    else _FALSE if value is False else None)
+                    else _FALSE if value is False else _text(value) if type(value) is str else None)
             table = self.table
             if table is not None:
                 table[id(node)] = prov
@@ -1176,7 +1209,7 @@ class Walker:
         body, orelse = self.ev(node.body), self.ev(node.orelse)
         if taken is not None:
             return body if taken else orelse  # `self.eps if eps is None else eps`, eps left at its None default
-        return merge(body, orelse)
+        return merge(body, orelse) or _cut_or_number(body, orelse)
 
     def _known_test(self, test) -> bool | None:
         """Whether an `if` takes its body, where a walk for one call site knows: a None test (_none_test), or a flag this
@@ -1307,6 +1340,14 @@ class Walker:
         attr = node.attr
         if owner is not None and owner.kind is Kind.MODULE:
             return self._module_attribute(node, owner)
+        if owner is not None and owner.kind is Kind.TEXT and attr == "value":
+            return owner  # `config.reduction.value` of an Enum member known by its value (`Reduction("none")`)
+        if owner is None and type(node.value) is ast.Name and not self.is_bound(node.value.id):
+            cls = self.lookup_def(node.value.id)
+            if isinstance(cls, ClassInfo) and not cls.is_module and not _is_enum(cls):
+                found = _class_constant(cls, attr, node.lineno)  # `Config.reduction` read on the class itself
+                if found is not None and found.kind is Kind.TEXT:
+                    return found
         name = label(node)
         if name is not None and self.is_bound(name):
             return self.lookup(name)
@@ -1517,6 +1558,8 @@ class Walker:
         target = function.module_class
         if isinstance(target, FunctionInfo):
             return self.call_function(target, node, arg_provs, event)
+        if isinstance(target, str) and function.origin == "class":
+            return self.torch_call(node, target, arg_provs)  # `loss_class(reduction=...)` of `getattr(torch.nn, name)`
         self._keywords = None
         if not isinstance(target, ast.Lambda) or node.keywords or any(isinstance(arg, ast.Starred) for arg in node.args) \
                 or self.context_depth >= callsite.MAX_DEPTH:
@@ -1535,6 +1578,29 @@ class Walker:
         finally:
             self.scope, self.context_depth = saved, depth
 
+    def _note_configured(self, expr: ast.expr | None):
+        """A layer's class or a loss's reduction read from a parameter (`config.loss`, `cfg.reduction`): the body is
+        worth walking with what each call passes (FunctionInfo.configured_by_arguments)."""
+        function, start = self.function, syntax.head(expr) if expr is not None else None
+        if function is None or self.via is not None or start is None or isinstance(function.node, ast.Lambda):
+            return
+        args = function.node.args
+        if any(arg.arg == start.id for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]):
+            function.configured_by_arguments = True  # type: ignore[attr-defined]
+
+    def _names_enum(self, name: str) -> bool:
+        definition = self.lookup_def(name)
+        return isinstance(definition, ClassInfo) and _is_enum(definition)
+
+    def _torch_class(self, node: ast.Call, name: Provenance | None) -> Provenance | None:
+        """`getattr(torch.nn, "MSELoss")` of a known name of a torch.nn class: that class, called later."""
+        if self.imports.qualname(node.args[0]) != "torch.nn":
+            return None
+        if name is None or name.kind is not Kind.TEXT or not api.is_layer(name.text):
+            self._note_configured(node.args[1])
+            return None
+        return Provenance(Kind.FUNCTION, node.lineno, module_class=f"torch.nn.{name.text}", origin="class", node=node)
+
     def local_call(self, node, name, arg_provs, event) -> Provenance | None:
         definition = self.lookup_def(name)
         if isinstance(definition, FunctionInfo):
@@ -1542,7 +1608,14 @@ class Walker:
                 self._pass_modules(definition, node, arg_provs, self._keywords)
             return self.call_function(definition, node, arg_provs, event)
         if isinstance(definition, ClassInfo):
+            if _is_enum(definition):
+                # `Reduction("none")`: the member of that value, known by it (`.value` gives it back); a value no member
+                # has (one `_missing_` maps) is not known
+                value = arg_provs[0] if len(arg_provs) == 1 and not node.keywords else None
+                return value if value is not None and value.kind is Kind.TEXT and value.text in _member_values(definition) else None
             return self.construct(definition, node, arg_provs, event)
+        if name == "getattr" and len(node.args) == 2 and definition is None:
+            return self._torch_class(node, arg_provs[1])
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
         if name == "dict" and not node.args and node.keywords and all(kw.arg is not None for kw in node.keywords) \
@@ -1660,6 +1733,10 @@ class Walker:
                 return Provenance(Kind.MODULE, node.lineno, module_class=cls, origin=f"{cls.name}()", node=node)
         self.ensure_class_init(cls)
         instance = Provenance(Kind.MODULE, node.lineno, module_class=cls, origin=f"{cls.name}()", node=node)
+        if init is None and _is_dataclass(cls) and not self.summary_only:
+            fields = _dataclass_fields(cls, node, arg_provs, keywords, self._names_enum)
+            if fields:
+                cls.instances[id(node)] = fields  # `LossConfig(reduction="none")`: what `config.reduction` holds
         if init is not None:
             event.function = init
             self._passes_arguments(init, arg_provs, keywords)
@@ -1711,12 +1788,16 @@ class Walker:
         # torch.autograd.grad is of what it computes from vec, through values the symbolic walk cannot follow)
         sized = (info.__dict__.get("backward_of_arguments", False) or info.__dict__.get("backpropagates", False)) \
             and any(_sized_deeply(p) for p in passed)
+        # (and a trainer's method backpropagating what its constructor kept, `Trainer(model, batches).fit()`: walked
+        # quietly, for the sizes of what reaches its backward calls alone)
+        kept = not sized and info.calls_backward and _instance_sized(info, receiver)
         # a tensor of known shape passed to a body whose result is made from its parameters: walked for that shape
         # (`model(torch.randn(8, 16))`: what the forward's layers make of 8 rows)
         # (and a constructor keeping what it is given on `self`: `self.code = code.clone()` has the shape passed)
         # (and a method of an instance whose constructor kept such a tensor: `field.energy(w)` reads `self.anchors`)
-        shaped = (_shaped_by_arguments(info) or info.name == "__init__" and info.cls is not None and info.uses_arguments) \
-            and (any(_shaped(p) for p in passed) or info.cls is not None and receiver is not None and receiver.node is not None
+        init = info.name == "__init__" and info.cls is not None and info.uses_arguments
+        shaped = (_shaped_by_arguments(info) or init) \
+            and (any(_shaped(p) or init and _shaped_deeply(p) for p in passed) or info.cls is not None and receiver is not None and receiver.node is not None
                  and receiver.origin != "self" and any(_shaped(p) for p in info.cls.instances.get(id(receiver.node), {}).values()))
         # a body that runs backward() or an optimizer step: walked with what the call gives it, so that the caller sees
         # which of its values are backpropagated, freed and stepped, in order (ThroughEvent). Only for calls that give it
@@ -1730,12 +1811,16 @@ class Walker:
         # parameter that might require grad)
         cuts = _cut_by_arguments(info, passed)
         # (shapes are what a body backpropagating its arguments is judged by, too: walked with them)
-        with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments and not backprops and not cuts
+        with_shapes, quiet = shaped or sized or kept, (shaped and not sized or kept) and not info.uses_arguments and not backprops and not cuts
+        sized = sized or kept
         sized = sized or shaped
-        if (not (info.uses_arguments or sized or backprops or cuts) or not info.walked or self.context_depth >= callsite.MAX_DEPTH
+        # (and a body that picks a loss's class or reduction from a config it is given: `get_loss(config)`)
+        configured = info.__dict__.get("configured_by_arguments", False) and any(
+            p is not None and p.kind in (Kind.MODULE, Kind.TEXT) for p in passed)
+        if (not (info.uses_arguments or sized or backprops or cuts or configured) or not info.walked or self.context_depth >= callsite.MAX_DEPTH
                 or info.walking or info.owner is None or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
-        if not sized and not callsite.worth_walking(info, passed):
+        if not sized and not configured and not callsite.worth_walking(info, passed):
             return _NOT_WALKED
         owner = info.owner
         method = info.cls is not None and not self._is_static(info.node)
@@ -1869,7 +1954,7 @@ class Walker:
                 return ret.but(node=mine.node, line=mine.line, loop=mine.loop, epoch=mine.epoch, graph=mine.graph,
                                composed_from=mine.composed_from, origin=mine.origin)
         if ret.kind is not Kind.TENSOR:
-            return ret.but(line=call.lineno, node=call) if ret.kind is not Kind.SEQUENCE else ret
+            return ret.but(line=call.lineno, node=_built_or(ret, call)) if ret.kind is not Kind.SEQUENCE else ret
         theirs = frozenset().union(*(p.graph for p in passed.values() if p is not None and p.kind is Kind.TENSOR))
         mine = frozenset().union(*(p.graph for p in bound.values() if p is not None and p.kind is Kind.TENSOR))
         graph = (ret.graph - theirs) | mine | ({id(call)} if ret.requires_grad else frozenset())
@@ -1978,6 +2063,7 @@ class Walker:
         if isinstance(cls, ClassInfo):
             event.runs = cls.methods.get("forward")  # `model(x)` is the call that gives forward() its grad mode
             walked = self._forward_in_context(event.runs, node, module, arg_provs)
+            self._note_forward_graph(node, walked)
         elif name == "Sequential" and module.elements and module.elements[0] is not None and isinstance(module.elements[0].module_class, ClassInfo):
             first_block = module.elements[0]  # nn.Sequential(Block(), ...): the first block's forward gets the input
             self._forward_in_context(first_block.module_class.methods.get("forward"), node, first_block, arg_provs)
@@ -2067,6 +2153,13 @@ class Walker:
                            for value in walked.elements)
             return Provenance(Kind.SEQUENCE, node.lineno, elements=values, origin=_TUPLE, node=node)
         return result
+
+    def _note_forward_graph(self, node: ast.Call, walked: Provenance | None):
+        """The graph inside a user forward walked for this call (model.forward_graphs): a tuple's tensors' too."""
+        values = walked.elements if walked is not None and walked.kind is Kind.SEQUENCE else [walked]
+        graph = frozenset().union(*(v.graph for v in values if v is not None and v.kind is Kind.TENSOR))
+        if graph and not self.summary_only:
+            self.model.forward_graphs[id(node)] = self.model.forward_graphs.get(id(node), frozenset()) | graph
 
     def _forward_sources(self, node: ast.Call, module: Provenance, requires_grad) -> frozenset:
         """A forward of a trainable module composes its parameters (`self.embedding(ids)` -> "self.embedding.*"): the
@@ -2255,6 +2348,7 @@ class Walker:
         if recv.kind is not Kind.TENSOR:
             return None
         if api.is_inplace_method(method):
+            recv = self._saved_since(receiver, recv)
             self.emit(InplaceEvent(node, self.ctx(), target=receiver, prov=recv, op=method, form="method"))
             after = self._after_inplace(recv, arg_provs)
             if after.shape is not None and api.out_of_place(method) not in api.SAME_SHAPE:
@@ -2292,7 +2386,9 @@ class Walker:
                 return self.derive(node, recv, [], dtype=dtype, scalar=None, shape=shape)
             return self.derive(node, recv, [(recv, receiver)], dtype=dtype, nondiff=method, scalar=scalar, shape=shape)
         if method in api.TENSOR_OPS or method in api.FLOAT_RESULT_METHODS or method in api.INT_RESULT_METHODS:
-            inputs = [(recv, receiver)] + ([] if method in api.SHAPE_OPERANDS else [(p, a) for p, a in zip(arg_provs, node.args)])
+            # (`x.view(size[0], -1)`: an op whose only tensor is its receiver meets no other, whatever its arguments are)
+            inputs = [(recv, receiver)] + ([] if method in api.SHAPE_OPERANDS or api.one_tensor(method) else
+                                           [(p, a) for p, a in zip(arg_provs, node.args)])
             dtype = api.INT if method in api.INT_RESULT_METHODS else (api.FLOAT if method in api.FLOAT_RESULT_METHODS else None)
             if method in api.REDUCTIONS:
                 scalar = not node.args and not any(kw.arg == "dim" for kw in node.keywords)
@@ -2418,6 +2514,9 @@ class Walker:
                 function.backward_of_arguments = True  # type: ignore[attr-defined]
         elif recv.scalar is False and recv.requires_grad and not self.no_grad and not self.summary_only:
             self.model.call_site_backwards.setdefault(id(node), recv)
+            if _backpropagates_parameter(function, node):
+                # `strategy.backward(loss)` whose body is `loss.backward()`: the call that hands it over is the bug's too
+                self.model.backward_handovers.setdefault(id(self.via.statement), (self.via.statement, recv, node))
 
     def _is_optimizer(self, receiver: ast.expr | None, prov: Provenance | None) -> bool:
         if prov is not None and prov.origin != "param":  # a helper's parameter is symbolic: judge it by its name
@@ -2574,7 +2673,9 @@ class Walker:
                 self._note_sequential_order(node, layers)
             layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
             reduction = _argument(node, "reduction", api.layer(short).get("reduction")) if short.endswith("Loss") else None
-            text = self._text_argument(reduction) if isinstance(reduction, ast.Name) else None
+            text = self._text_argument(reduction) if reduction is not None and not isinstance(reduction, ast.Constant) else None
+            if reduction is not None and not isinstance(text, ast.Constant):
+                self._note_configured(reduction)
             return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers,
                               text=text.value if isinstance(text, ast.Constant) else None, value=self._named_width(short, node))
         if module.startswith("torch.nn.init"):
@@ -2703,10 +2804,10 @@ class Walker:
                           scalar=shapes.scalar_of(shape) if scalar is None else scalar, shape=shape, uninitialised=uninitialised, node=node)
 
     def _text_argument(self, argument: ast.expr | None) -> ast.expr | None:
-        """An argument given as a name bound to a string literal (`red = "none"; F.l1_loss(a, b, reduction=red)`): that
-        literal; any other argument as it is."""
-        if isinstance(argument, ast.Name):
-            prov = self.lookup(argument.id)
+        """An argument whose value is a known string (`red = "none"; F.l1_loss(a, b, reduction=red)`, a config's
+        `cfg.reduction`, `self.reduction` set from a constructor's argument): that literal; any other as it is."""
+        if argument is not None and not isinstance(argument, ast.Constant):
+            prov = self.prov_of(argument)
             if prov is not None and prov.kind is Kind.TEXT:
                 return ast.Constant(prov.text)
         return argument
@@ -2741,6 +2842,8 @@ class Walker:
         nondiff = short if short in api.NONDIFFERENTIABLE else None
         if short in api.FUNCTIONAL_LOSSES:
             reduction = self._text_argument(_argument(node, "reduction", api.FUNCTIONAL_LOSSES[short]))
+            if reduction is not None and not isinstance(reduction, ast.Constant):
+                self._note_configured(reduction)
             if reduction is None and short in api.LEGACY_REDUCE and _const(_argument(node, "reduce", api.LEGACY_REDUCE[short])) is False:
                 reduction = _NO_REDUCTION
             scalar = _reduction_scalar(reduction)
@@ -3247,6 +3350,16 @@ def _left_at_default(init: FunctionInfo | None, stored: Provenance, built) -> Pr
     return found if found is not None and found.kind is Kind.NUMBER else None
 
 
+def _cut_or_number(a: Provenance | None, b: Provenance | None) -> Provenance | None:
+    """`loss if loss > 0 else 0` of a tensor every path to which went through a cut (argmax, a comparison): neither
+    branch has a gradient, whichever is taken (AG010); the tensor's facts otherwise stay unknown."""
+    for tensor, other in ((a, b), (b, a)):
+        if tensor is not None and other is not None and tensor.kind is Kind.TENSOR and other.kind is Kind.NUMBER \
+                and tensor.nondiff is not None and tensor.requires_grad is False:
+            return tensor.but(scalar=None, shape=None)
+    return None
+
+
 def _cut_by_arguments(info: FunctionInfo, passed) -> bool:
     """A body that cuts a graph somewhere (FunctionInfo.cuts_graph) called with a tensor that requires grad and one known
     to have no graph: walked with them, its result is cut or not by what it does to each."""
@@ -3300,6 +3413,15 @@ def _shaped(prov: Provenance | None) -> bool:
     return prov is not None and prov.kind is Kind.TENSOR and prov.shape is not None and prov.scalar is False
 
 
+def _shaped_deeply(prov: Provenance | None, depth: int = 0) -> bool:
+    """_shaped, or a sequence holding such a tensor (a constructor given a list of batches)."""
+    if prov is None or depth > 3:
+        return False
+    if prov.kind is Kind.SEQUENCE:
+        return any(_shaped_deeply(element, depth + 1) for element in prov.elements)
+    return _shaped(prov)
+
+
 def _sized_deeply(prov: Provenance | None, depth: int = 0) -> bool:
     """A tensor known to have several elements, or a sequence holding one (a list of (inputs, labels) batches, or of
     dicts of them)."""
@@ -3308,6 +3430,26 @@ def _sized_deeply(prov: Provenance | None, depth: int = 0) -> bool:
     if prov.kind is Kind.SEQUENCE or prov.kind is Kind.MAPPING:
         return any(_sized_deeply(element, depth + 1) for element in prov.elements)
     return _sized(prov)
+
+
+def _backpropagates_parameter(function: FunctionInfo | None, node: ast.Call) -> bool:
+    """`loss.backward()` where `loss` is a parameter of the function that the body never binds again."""
+    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if function is None or not isinstance(receiver, ast.Name) or isinstance(function.node, ast.Lambda):
+        return False
+    args = function.node.args
+    if not any(arg.arg == receiver.id for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]):
+        return False
+    return not any(isinstance(sub, ast.Name) and sub.id == receiver.id and not isinstance(sub.ctx, ast.Load)
+                   for sub in ast.walk(function.node))
+
+
+def _instance_sized(info: FunctionInfo, receiver: Provenance | None) -> bool:
+    """A method of an instance whose constructor kept tensors known to have several elements, or batches of them
+    (`Trainer(model, batches).fit()`): what it backpropagates is made from them."""
+    if info.cls is None or receiver is None or receiver.node is None or receiver.origin == "self":
+        return False
+    return any(_sized_deeply(p) for p in info.cls.instances.get(id(receiver.node), {}).values())
 
 
 def _sized(prov: Provenance | None) -> bool:
@@ -3394,7 +3536,7 @@ def setter_attributes(node) -> list[str]:
 
 
 def _class_constant(cls: ClassInfo, attr: str, line: int) -> Provenance | None:
-    """A plain class-body number (`class Cfg: bins = 8`) or nested class (`class network: ...`) read as an attribute,
+    """A plain class-body number (`class Cfg: bins = 8`), short string (`reduction = "none"`) or nested class (`class network: ...`) read as an attribute,
     when no method of the class stores that attribute; None otherwise. Computed once per class."""
     table = cls.__dict__.get("_body_constants")
     if table is None:
@@ -3413,6 +3555,8 @@ def _class_constant(cls: ClassInfo, attr: str, line: int) -> Provenance | None:
                 seen.add(name)
                 if isinstance(stmt, ast.ClassDef):
                     table[name] = Provenance(Kind.MODULE, stmt.lineno, module_class=ClassInfo(stmt, stmt.name, False), origin=stmt.name)
+                elif isinstance(getattr(stmt, "value", None), ast.Constant) and type(stmt.value.value) is str:
+                    table[name] = _text(stmt.value.value)  # `class Cfg: reduction = "none"`
                 else:
                     value = _number(stmt.value)
                     table[name] = None if value is None or isinstance(value, bool) else (_INT_NUMBER if isinstance(value, int) else _FLOAT_NUMBER)
@@ -3512,6 +3656,85 @@ _FLOAT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.FLOAT)
 _TRUE = Provenance(Kind.NUMBER, 0, dtype=api.INT, truth=True)  # (a bool is an int, as before: its truth is what is new)
 _FALSE = Provenance(Kind.NUMBER, 0, dtype=api.INT, truth=False)
 _NAMED_INTS: dict = {}
+
+
+def _is_enum(cls: ClassInfo) -> bool:
+    """A class deriving from enum.Enum (or StrEnum, IntEnum, Flag), by the names of its bases."""
+    return any((label(base) or "").rsplit(".", 1)[-1] in ("Enum", "StrEnum", "IntEnum", "Flag", "IntFlag") for base in cls.node.bases)
+
+
+def _member_values(cls: ClassInfo) -> set:
+    """The string values an Enum's class body gives its members (`NONE = "none"`)."""
+    return {stmt.value.value for stmt in cls.node.body if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant)
+            and type(stmt.value.value) is str}
+
+
+def _is_dataclass(cls: ClassInfo) -> bool:
+    """@dataclass (not `init=False`: its constructor is then the class's own, or none)."""
+    for decorator in cls.node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if (label(target) or "").rsplit(".", 1)[-1] == "dataclass":
+            return not (isinstance(decorator, ast.Call) and any(kw.arg == "init" and _const(kw.value) is False for kw in decorator.keywords))
+    return False
+
+
+def _dataclass_fields(cls: ClassInfo, node: ast.Call, arg_provs: list, keywords, is_enum) -> dict:
+    """field name -> what a dataclass's generated __init__ stores: the argument passed (positionally in field order, or
+    by keyword), else a literal default. A field its __post_init__ stores again is unknown, unless it converts it to
+    an Enum member (`self.reduction = Reduction(self.reduction)`, known by the same value)."""
+    if any(isinstance(arg, ast.Starred) for arg in node.args) or any(kw.arg is None for kw in node.keywords):
+        return {}
+    names = [stmt.target.id for stmt in cls.node.body if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+             and "ClassVar" not in ast.unparse(stmt.annotation)]
+    defaults = {stmt.target.id: stmt.value for stmt in cls.node.body if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)}
+    if len(arg_provs) > len(names) or arg_provs and cls.node.bases:
+        return {}  # (a base class's fields come first: which one a positional argument fills is not known here)
+    fields = dict(zip(names, arg_provs))
+    for name in names[len(arg_provs):]:
+        if keywords and name in keywords:
+            fields[name] = keywords[name]
+        elif isinstance(defaults.get(name), ast.Constant) and type(defaults[name].value) is str:
+            fields[name] = _text(defaults[name].value)
+    post = cls.methods.get("__post_init__")
+    if post is not None:
+        for stmt in ast.walk(post.node):
+            for target in getattr(stmt, "targets", [getattr(stmt, "target", None)]):
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" \
+                        and not _enum_of_itself(stmt, target.attr, is_enum):
+                    fields.pop(target.attr, None)
+    return {name: prov for name, prov in fields.items() if prov is not None}
+
+
+def _enum_of_itself(stmt: ast.AST, attr: str, is_enum) -> bool:
+    """`self.x = SomeEnum(self.x)`, SomeEnum a class deriving from Enum (`is_enum(name)`)."""
+    value = getattr(stmt, "value", None)
+    return (isinstance(stmt, ast.Assign) and isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and len(value.args) == 1
+            and not value.keywords and isinstance(value.args[0], ast.Attribute) and value.args[0].attr == attr
+            and isinstance(value.args[0].value, ast.Name) and value.args[0].value.id == "self" and is_enum(value.func.id))
+
+
+def _built_or(ret: Provenance, call: ast.Call) -> ast.AST:
+    """The node a helper's returned value is known by at its call: a torch.nn layer keeps its construction call (its
+    `reduction=`, its width are read from it); anything else is the call's value."""
+    if ret.kind is Kind.MODULE and isinstance(ret.module_class, str) and isinstance(ret.node, ast.Call):
+        return ret.node
+    return call
+
+
+_TEXTS: dict = {}
+
+
+def _text(value: str) -> Provenance | None:
+    """A short str literal (`"none"`, `"mean"`): passed to a helper or a constructor, kept on an attribute, it reaches a
+    loss's `reduction=` as that string (shared, as the numbers are: a literal's provenance is its value alone)."""
+    if len(value) > 16:
+        return None
+    prov = _TEXTS.get(value)
+    if prov is None:
+        if len(_TEXTS) > 4096:
+            _TEXTS.clear()
+        prov = _TEXTS[value] = Provenance(Kind.TEXT, 0, text=value)
+    return prov
 
 
 def _int_number(value: int) -> Provenance:

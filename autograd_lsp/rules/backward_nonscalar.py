@@ -4,7 +4,9 @@ Flags `.backward()` (and `torch.autograd.backward`, `torch.autograd.grad`, `scal
 a tensor that requires grad and is known to have more than one element: a `torch.tensor([...])` or
 `linspace` of several values (sizes given as literals or names bound to integers), an element-wise function or a
 reshape (`view`, `squeeze`, `flatten`...) of one, a loss with `reduction="none"` or the deprecated `reduce=False`
-(by keyword or position, module or functional form, or a name bound to that string), a user's loss module or helper
+(by keyword or position, module or functional form, or a name bound to that string; also read from a config: a
+class-body string, a dataclass field, an Enum member's `.value`, a constructor's argument kept on `self`, a class picked
+by `getattr(torch.nn, name)`), a user's loss module or helper
 returning an element-wise function, a reshape or a per-sample pick (`gather`, `take`: the index's shape) of such
 inputs, a model whose last layer is wide (an nn.Sequential's last Linear or convolution, when what follows keeps
 its width; a helper's layers built from the integers a call passes, `double_conv(16, 32)`), what a forward hook is
@@ -67,6 +69,7 @@ ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 
 
 def check(model: ModuleModel):
+    yield from _handovers(model)
     for site in [*loss_sites(model), *_call_site_only(model)]:
         prov = site.prov
         if site.form in ("method", "grad") and not (site.is_tensor and prov.scalar is False and prov.requires_grad is True):
@@ -89,6 +92,19 @@ def check(model: ModuleModel):
                    f"reduce it first, e.g. `{reduced}` or `.mean()`")
         yield model.finding(RULE, site.node, message, fixes=_fixes(model, site), related=[(prov.node, "non-scalar tensor made here")],
                             target=name)
+
+
+def _handovers(model: ModuleModel):
+    """The calls handing a loss known to have several elements to a helper that calls `backward()` on it."""
+    for statement, prov, backward in model.backward_handovers.values():
+        name = " ".join(model.text(statement).split())
+        if len(name) > 40:
+            name = name[:37] + "..."
+        message = (f"`{name}` hands over a tensor with more than one element (from {model.describe(prov)}) to a "
+                   f"`backward()` without a `gradient=` argument (line {backward.lineno}), which needs a scalar: reduce it "
+                   f"first, e.g. with `.sum()` or `.mean()`")
+        yield model.finding(RULE, statement, message, related=[(prov.node, "non-scalar tensor made here"),
+                                                               (backward, "the backward it reaches")], target=name)
 
 
 def _call_site_only(model: ModuleModel) -> list[LossSite]:

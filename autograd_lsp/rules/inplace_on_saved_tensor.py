@@ -6,7 +6,8 @@ output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt`, `n
 when its exponent requires grad: `d.pow(2)` keeps `d`, not its result), or an input of `pow`, `log`, `sin`,
 `abs`, the activations that save their input (`gelu`, `silu`, `elu`…), and of a product (`*`, `@`, `matmul`,
 `linear`, `conv2d`) when the other factor requires grad: what torch's `derivatives.yaml` says each op's backward
-keeps, given which inputs require grad. The backward is a
+keeps, given which inputs require grad (a normalisation written in place, `x /= x.norm(dim=-1, keepdim=True)`,
+edits what the norm kept). The backward is a
 later `.backward()` whose loss was computed through the saving operation, or the value a module's
 `forward()` / a Lightning `training_step` returns.
 
@@ -80,7 +81,7 @@ def check(model: ModuleModel):
             continue  # (one line walked for two call sites: one finding)
         # a tensor saved later in the loop is edited by the next iteration: only a backward after the loop needs it
         after = event.seq if loop is None else max((e.seq for e in model.events if loop.contains(e.ctx.loop)), default=event.seq)
-        backward = next((site for site in sites if site.event.seq > after and key in site.prov.graph), None)
+        backward = next((site for site in sites if site.event.seq > after and _computed_through(model, key, site.prov.graph)), None)
         returned = None
         if backward is None:
             function = event.ctx.scope.node
@@ -91,7 +92,7 @@ def check(model: ModuleModel):
             while returned is None and caller is not None:
                 # a child's forward walked for its caller's call (`self.body(x)`): the caller's forward returns the graph
                 returned = next((ret for ret, ret_prov in returns.get(caller.scope.node, ()) if ret.lineno >= caller.statement.lineno
-                                 and key in ret_prov.graph), None)
+                                 and _computed_through(model, key, ret_prov.graph)), None)
                 caller = caller.via
             if returned is None:
                 continue
@@ -164,6 +165,25 @@ def _calls(model: ModuleModel) -> dict:
     return found
 
 
+def _computed_through(model: ModuleModel, key: int, graph: frozenset) -> bool:
+    """Whether `key`'s op is in `graph`, or inside a user forward whose call is (model.forward_graphs, nested)."""
+    if key in graph:
+        return True
+    if not model.forward_graphs:
+        return False
+    closures = model.__dict__.setdefault("_ag006_closures", {})
+    found = closures.get(id(graph))
+    if found is None or found[0] is not graph:
+        seen, pending = set(graph), [graph]
+        while pending:
+            for inner in (model.forward_graphs.get(node) for node in pending.pop()):
+                if inner is not None and not inner <= seen:
+                    seen.update(inner)
+                    pending.append(inner)
+        found = closures[id(graph)] = (graph, seen)  # (the graph kept: its id is not reused while it is cached)
+    return key in found[1]
+
+
 def _graph_returns(model: ModuleModel) -> dict:
     """function node -> [(return statement, provenance of its value)] for module forwards and training steps."""
     out: dict = {}
@@ -176,9 +196,11 @@ def _graph_returns(model: ModuleModel) -> dict:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 continue
             if isinstance(node, ast.Return) and node.value is not None:
-                prov = model.prov(node.value)
-                if prov is not None and prov.is_tensor and prov.graph:
-                    found.append((node, prov))
+                # `return logits, embeds`: each tensor the forward hands back carries its graph
+                values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+                for prov in map(model.prov, values):
+                    if prov is not None and prov.is_tensor and prov.graph:
+                        found.append((node, prov))
             stack.extend(ast.iter_child_nodes(node))
         if found:
             out[info.node] = found

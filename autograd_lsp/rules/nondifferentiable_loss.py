@@ -3,7 +3,9 @@ Flags a value that is backpropagated (`.backward()`, `torch.autograd.backward`/`
 accelerator backward, the loss a Lightning `training_step` returns) when every path from the model to it
 goes through a non-differentiable operation: `argmax`/`argmin`/`argsort`, comparisons (`==`, `>`, `eq`…),
 casts to integer or bool (`.long()`, `.int()`, `.bool()`), `round`, `floor`, `ceil`, `trunc`, `sign`. The list is
-torch's own: ops whose `derivatives.yaml` entry has no differentiable output or only `zeros_like` formulas.
+torch's own: ops whose `derivatives.yaml` entry has no differentiable output or only `zeros_like` formulas. A tensor
+filled in place from such a result (a one-hot `scatter_` of argmax indices) carries the cut too, also inside a loss
+module's forward judged at its call.
 
 ## Why is this bad?
 Those operations have no gradient. Integer results (argmax, comparisons, casts) cut the graph: the loss
