@@ -2444,6 +2444,14 @@ class Walker:
         if prov is not None and prov.kind is Kind.TENSOR:
             self.emit(InplaceEvent(node, self.ctx(), target=target, prov=prov, op=op, form="call"))
 
+    def _out_write(self, node: ast.Call, short: str):
+        """`torch.arange(n, out=w)` writes `w` in place; only a trainable leaf's write is recorded (AG001: with grad
+        enabled, torch refuses an `out=` that requires grad)."""
+        out = next((kw.value for kw in node.keywords if kw.arg == "out"), None)
+        prov = self.prov_of(out) if out is not None else None
+        if prov is not None and prov.is_trainable_leaf:
+            self.emit(InplaceEvent(node, self.ctx(), target=out, prov=prov, op=f"{short}(out=...)", form="call"))
+
     def _mark_saved(self, operands: list[ast.expr], op: str, node: ast.AST | None = None):
         # Autograd keeps these inputs for backward: an in-place change before backward breaks it (AG006).
         grads = [bool(p is not None and p.kind is Kind.TENSOR and p.requires_grad) for p in map(self.prov_of, operands)]
@@ -2565,6 +2573,8 @@ class Walker:
             return None
         if module.startswith("torch.distributions") and short in api.DISTRIBUTIONS:
             return self._distribution(node, arg_provs)
+        if module in _OUT_MODULES:
+            self._out_write(node, short)
         if module == "torch" and short in api.TENSOR_FACTORIES:
             return self.factory(node, short, arg_provs)
         if module in ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft") or qualname == "torch.autograd.backward":
@@ -3424,6 +3434,7 @@ def _argument(call: ast.Call, name: str, position: int | None) -> ast.expr | Non
 
 
 _NO_REDUCTION = ast.Constant("none")
+_OUT_MODULES = ("torch", "torch.special", "torch.linalg", "torch.fft")  # the namespaces whose functions take `out=`
 
 
 def _reduction_scalar(argument: ast.expr | ast.keyword | None) -> bool | None:
