@@ -1718,13 +1718,16 @@ class Walker:
         # (a plain target): whether what it returns is cut is the call's to say (the summary keeps a path open through a
         # parameter that might require grad)
         cuts = _cut_by_arguments(info, passed)
+        # a body whose factory takes its dtype from a parameter (`torch.arange(n)`), given a number of known type
+        dtyped = info.__dict__.get("dtype_from_arguments", False) and any(
+            p is not None and p.kind is Kind.NUMBER and p.dtype is not None for p in passed)
         # (shapes are what a body backpropagating its arguments is judged by, too: walked with them)
         with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments and not backprops and not cuts
         sized = sized or shaped
-        if (not (info.uses_arguments or sized or backprops or cuts) or not info.walked or self.context_depth >= callsite.MAX_DEPTH
+        if (not (info.uses_arguments or sized or backprops or cuts or dtyped) or not info.walked or self.context_depth >= callsite.MAX_DEPTH
                 or info.walking or info.owner is None or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
-        if not sized and not callsite.worth_walking(info, passed):
+        if not (sized or dtyped) and not callsite.worth_walking(info, passed):
             return _NOT_WALKED
         owner = info.owner
         method = info.cls is not None and not self._is_static(info.node)
@@ -2656,6 +2659,8 @@ class Walker:
                 kinds = [_literal_dtype(arg) or _numbers_dtype([p]) for arg, p in zip(node.args, arg_provs)] + \
                     [_literal_dtype(v) for k, v in keywords.items() if k in ("start", "end", "step")]
                 dtype = api.FLOAT if api.FLOAT in kinds else (api.INT if kinds and all(k == api.INT for k in kinds) else None)
+                if dtype is None:
+                    self._note_dtype_from_arguments(arg_provs)
             elif short == "full" and len(node.args) > 1:
                 dtype = _literal_dtype(node.args[1])
             elif short in api.LIKE_FACTORIES:
@@ -2695,6 +2700,14 @@ class Walker:
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=requires_grad if isinstance(requires_grad, bool) else None,
                           dtype=dtype, origin=f"torch.{short}", no_grad=self.no_grad, loop=self.loop, epoch=self.epoch,
                           scalar=shapes.scalar_of(shape) if scalar is None else scalar, shape=shape, uninitialised=uninitialised, node=node)
+
+    def _note_dtype_from_arguments(self, arg_provs):
+        """`torch.arange(n)` with `n` a parameter: the dtype is the caller's to tell (`points(32)`: int64), so the body
+        is worth walking again with the numbers a call passes (call_in_context)."""
+        function = self.function
+        if function is not None and function.context_of is None and any(
+                p is not None and p.origin == "param" and p.kind is Kind.TENSOR for p in arg_provs):
+            function.dtype_from_arguments = True  # type: ignore[attr-defined]
 
     def _text_argument(self, argument: ast.expr | None) -> ast.expr | None:
         """An argument given as a name bound to a string literal (`red = "none"; F.l1_loss(a, b, reduction=red)`): that
