@@ -53,8 +53,8 @@ import sys
 import ast
 import re
 
-from ..analysis import uses
-from ..analysis.model import BindEvent, InplaceEvent, ModuleModel, UseEvent
+from ..analysis import torch_api, uses
+from ..analysis.model import BindEvent, CallEvent, InplaceEvent, ModuleModel, UseEvent
 from ..analysis.syntax import dotted, statements
 from ..findings import Fix, Safety, Severity
 from . import edits
@@ -194,14 +194,21 @@ def check(model: ModuleModel):
             if loop.contains(prov.loop) or use.name in loop.assigned:
                 continue
             manual = None if loop.has_step else _manual_update(model, loop, prov.composed_from)
+            freeing = None
             if manual is None and not (loop.has_step and _optimizer_may_update(loop.steps, prov.composed_from)):
-                continue
+                # nothing updates the sources, but a backward through the composition frees its saved tensors
+                freeing = _freeing_backward(model, loop, prov)
+                if freeing is None:
+                    continue
             key = (id(prov.node), id(loop))
             if key in reported:
                 break
             reported.add(key)
             step = manual or (loop.steps[0] if loop.steps else None)
-            yield from _finding(model, use, prov, _bind_of(model).get(id(prov.node)), step, loop=loop)
+            if freeing is not None:
+                yield from _freed_finding(model, use, prov, _bind_of(model).get(id(prov.node)), freeing, loop)
+            else:
+                yield from _finding(model, use, prov, _bind_of(model).get(id(prov.node)), step, loop=loop)
             break
         else:
             # Straight-line: composed, stepped, then used again in the same scope without a rebuild.
@@ -247,6 +254,89 @@ def _manual_update(model: ModuleModel, loop, composed_from):
         if prov.is_trainable_leaf and name in composed_from or prov.data_of is not None and prov.data_of in composed_from:
             return event
     return None
+
+
+def _freeing_backward(model: ModuleModel, loop, prov):
+    """The loop's `.backward()` whose loss was computed through the composition (its node is in the loss's graph) and
+    which keeps no graph (no retain_graph/create_graph), when some op of the composition saved a tensor for backward:
+    the first iteration's backward frees it, the second raises."""
+    if not _saves_for_backward(model, prov.node, 0):
+        return None
+    for backward in loop.backwards:
+        loss = backward.receiver_prov
+        if type(backward) is not CallEvent or backward.method != "backward" or loss is None or id(prov.node) not in loss.graph:
+            continue
+        if len(backward.node.args) > 1 or any(kw.arg in ("retain_graph", "create_graph") or kw.arg is None for kw in backward.node.keywords):
+            continue
+        return backward
+    return None
+
+
+def _saves_for_backward(model: ModuleModel, node, depth: int) -> bool:
+    """Some torch op of this composition (or of a composed tensor it reads, as bound) keeps a tensor for backward
+    (torch's derivatives.yaml): `3 * w`, `X @ w`, `w.exp()` do, `w + 1`, `w.view(-1)`, `w[0]` do not."""
+    if node is None or depth > 4:
+        return False
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.BinOp):
+            op, operands = torch_api.operator_op(sub.op), [sub.left, sub.right]
+        elif isinstance(sub, ast.Call):
+            op, operands = _op_of(model, sub)
+        else:
+            continue
+        grads = [_requires_grad(model.prov(operand)) for operand in operands]
+        if op is not None and torch_api.saves_for_backward(op, grads):
+            return True
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            inner = model.prov(sub)
+            bind = _bind_of(model).get(id(inner.node)) if inner is not None and inner.has_graph and inner.node is not None else None
+            if bind is not None and bind.value is not None and bind.value is not node and _saves_for_backward(model, bind.value, depth + 1):
+                return True
+    return False
+
+
+def _op_of(model: ModuleModel, call: ast.Call):
+    """The torch op a call runs and its tensor operands in the op's order: `torch.mm(a, b)` (a, b), `a.exp()` (a)."""
+    qualname = model.imports.qualname(call.func)
+    if qualname is not None:
+        if qualname.startswith("torch.") and qualname.count(".") == 1:
+            return qualname[len("torch."):], list(call.args)
+        return None, []
+    if isinstance(call.func, ast.Attribute):
+        receiver = model.prov(call.func.value)
+        if receiver is not None and receiver.is_tensor:
+            return call.func.attr, [call.func.value, *call.args]
+    return None, []
+
+
+def _requires_grad(prov) -> bool:
+    return prov is not None and prov.is_tensor and prov.requires_grad is True
+
+
+def _freed_finding(model, use, prov, bind, backward, loop):
+    sources = ", ".join(f"`{s}`" for s in sorted(prov.composed_from))
+    where = f"line {bind.node.lineno}" if bind is not None else f"line {prov.line}"
+    call = f"`{' '.join(model.text(backward.node).split())}` (line {backward.node.lineno})"
+    message = (f"`{use.name}` was composed once, at {where}, outside this loop, from leaves that require grad ({sources}), by ops "
+               f"that keep tensors for backward; {call} frees them in the first iteration, so the second raises \"Trying to backward "
+               f"through the graph a second time\". Recompute `{use.name}` inside the loop (or `.detach()` it if it needs no gradient)")
+    fixes = []
+    if bind is not None and edits.own_line(model, bind.node) and bind.ctx.scope is loop.scope and not _reads_composed(model, bind) \
+            and loop.node.body[0].lineno > bind.node.lineno:
+        fixes.append(Fix(f"Recompute `{use.name}` at the top of the loop body", Safety.UNSAFE,
+                         (edits.insert_before(model, loop.node.body[0], edits.statement_text(model, bind.node)),)))
+    related = [(backward.node, "this backward frees the composition's saved tensors")]
+    if bind is not None:
+        related.insert(0, (bind.node, f"`{use.name}` composed here, once"))
+    found = model.finding(RULE, use.node, message, fixes=fixes, related=related, composed=use.name, sources=sorted(prov.composed_from),
+                          optimizer=None, loop_line=loop.node.lineno)
+    if bind is None:
+        return [found]
+    cause = (f"`{use.name}` is composed from leaves that require grad ({sources}) here, once, outside the loop at line {loop.node.lineno} "
+             f"that backpropagates through it ({call}): the first backward frees what its ops saved, the second iteration's "
+             f"raises. Compose it inside the loop")
+    return model.with_cause(found, bind.node, cause, f"`{use.name}` is used here, after its graph was freed")
 
 
 def _inplace_events(model: ModuleModel) -> list:
