@@ -62,6 +62,16 @@ def _literal_dtype(node: ast.AST) -> str | None:
     return api.INT if kinds else None
 
 
+def _common_leaf(elements, node: ast.expr) -> Provenance | None:
+    """The element of `for p in [w, b]` when every element is a trainable leaf: that fact (and a dtype all share) holds
+    for each, whichever one the loop is at."""
+    if not all(element is not None and element.is_trainable_leaf for element in elements):
+        return None
+    dtypes = {element.dtype for element in elements}
+    return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=dtypes.pop() if len(dtypes) == 1 else None,
+                      origin="element", node=elements[0].node, composed_from=frozenset().union(*(e.composed_from for e in elements)))
+
+
 def _numbers_dtype(provs) -> str | None:
     """dtype class of Python numbers known by their provenance (`n = len(xs)`, a list of int literals); None otherwise."""
     kinds = {p.dtype if p is not None and p.kind is Kind.NUMBER else None for p in provs}
@@ -1047,7 +1057,9 @@ class Walker:
             return param
         if prov.kind in (Kind.SEQUENCE, Kind.MODULE) and prov.elements:  # (a module: a container's layers)
             first = prov.elements[0]
-            return first if all(element == first for element in prov.elements) else None
+            if all(element == first for element in prov.elements):
+                return first
+            return _common_leaf(prov.elements, node)
         return None
 
     # -- expressions ---------------------------------------------------------------------------------
@@ -1534,6 +1546,9 @@ class Walker:
             return self.construct(definition, node, arg_provs, event)
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
+        if (name == "list" or name == "tuple") and len(arg_provs) == 1 and not node.keywords and arg_provs[0] is not None \
+                and arg_provs[0].kind is Kind.SEQUENCE and arg_provs[0].elements:
+            return Provenance(Kind.SEQUENCE, node.lineno, elements=arg_provs[0].elements, node=node)  # `list([w, b])`: the same elements
         if name == "dict" and not node.args and node.keywords and all(kw.arg is not None for kw in node.keywords) \
                 and isinstance(self._keywords, dict):
             # `dict(token_ids=ids, labels=y)`: a dict display by another name
