@@ -245,7 +245,7 @@ def _non_leaf_toggles(model: ModuleModel, toggles: list):
     seen = set()
     for toggle in toggles:
         event = toggle.event
-        if event.ctx.via is not None or id(event.node) in seen:
+        if id(event.node) in seen:
             continue
         if isinstance(event, AttrStoreEvent):
             prov, receiver = event.prov, event.target.value
@@ -254,8 +254,10 @@ def _non_leaf_toggles(model: ModuleModel, toggles: list):
         else:
             continue  # requires_grad_(True) on a tensor that already requires grad is allowed
         where = None
-        if _computed_from_trainable(prov, freezes):
-            where = prov
+        if _computed_from_trainable(prov, freezes) and (event.ctx.via is None or model.grad_enabled(event.ctx) is True):
+            where = prov  # (a helper's call must be known to record a graph: else its argument may be a plain tensor)
+        elif event.ctx.via is not None:
+            continue  # (a helper's body walked for one call: only what that call passes is known there)
         elif isinstance(event, AttrStoreEvent) and isinstance(receiver, ast.Name):
             where = _rebound_in_loop(model, event, receiver.id, freezes)
             if where is None:
@@ -268,7 +270,12 @@ def _non_leaf_toggles(model: ModuleModel, toggles: list):
             continue
         seen.add(id(event.node))
         name = _short(model, receiver)
-        if where is prov:
+        caller = _caller_line(event)
+        if where is prov and caller is not None:
+            message = (f"the call at line {caller} passes `{name}` a tensor computed from tensors that require grad (line {prov.line}): "
+                       f"it is not a leaf, and torch refuses to change `requires_grad` of a non-leaf. Use `{name}.detach()` (a leaf "
+                       f"sharing its values) and change that")
+        elif where is prov:
             message = (f"`{name}` is computed from tensors that require grad (line {prov.line}): it is not a leaf, and torch "
                        f"refuses to change `requires_grad` of a non-leaf. Use `{name}.detach()` (a leaf sharing its values) "
                        f"and change that")
@@ -279,6 +286,14 @@ def _non_leaf_toggles(model: ModuleModel, toggles: list):
         finding = model.finding(RULE, event.node, message, related=[(where.node, "the non-leaf is computed here")],
                                 target=model.text(receiver), value=toggle.value)
         yield finding.with_severity(Severity.ERROR), event.node
+
+
+def _caller_line(event: Event) -> int | None:
+    """The line of the outermost call whose arguments a helper's body was walked with (None: not such a body)."""
+    ctx = event.ctx
+    while ctx.via is not None:
+        ctx = ctx.via
+    return ctx.statement.lineno if ctx is not event.ctx else None
 
 
 def _computed_from_trainable(prov, freezes: list) -> bool:
