@@ -83,6 +83,7 @@ class Toggle:
     value: bool | None  # True: unfreeze, False: freeze, None: computed
     targets: set  # texts of what it changes: `backbone`, `model.head`, `w`
     text: str  # the toggling code, for messages
+    inner: ast.AST | None = None  # a helper's call: the statement of its body (in this module) that toggles
 
 
 def check(model: ModuleModel):
@@ -122,13 +123,22 @@ def check(model: ModuleModel):
                 edit = _edited_in_place(model, toggle, backward)
                 if edit is None:
                     break
-            yield _finding(model, toggle, forward, backward, edit)
+            yield from _reported(model, toggle, _finding(model, toggle, forward, backward, edit))
             break
         else:
             if toggle.value is not False:
                 returned = _hook_return(model, toggle, calls) or _returned_to_caller(model, toggle, backwards, calls)
                 if returned is not None and not _bracketed(toggle, returned[0], frozen):
-                    yield _finding(model, toggle, returned[0], returned[1], None)
+                    yield from _reported(model, toggle, _finding(model, toggle, returned[0], returned[1], None))
+
+
+def _reported(model: ModuleModel, toggle: Toggle, found):
+    """A helper's toggle is reported at the call and at the statement of the helper that changes the flag."""
+    if toggle.inner is None:
+        return [found]
+    cause = (f"`{_short(model, toggle.inner)}` changes `requires_grad` here when `{_short(model, toggle.event.node)}` runs it "
+             f"(line {toggle.event.node.lineno}), after the forward and before that graph's backward: {found.message}")
+    return model.with_cause(found, toggle.inner, cause, "the helper is called here, after the forward")
 
 
 def _was_frozen(toggle: Toggle, frozen: list) -> bool:
@@ -594,7 +604,9 @@ def _toggles(model: ModuleModel):
         if event.function is None:
             continue
         inner = direct.get(id(event.function))
+        statement = None
         if inner:
+            statement = inner[0].event.ctx.statement if inner[0].event.ctx.via is None else None
             inner = [(toggle.targets, toggle.value) for toggle in inner]
         elif event.function.owner is not walker or walker is None:
             inner = _body_toggles(event.function)  # (a function of this module that toggles has its events in `direct`)
@@ -609,7 +621,7 @@ def _toggles(model: ModuleModel):
             literal = [_bool(arg) for arg in [*event.node.args, *(kw.value for kw in event.node.keywords)] if _bool(arg) is not None]
             value = literal[0] if len(literal) == 1 else None
         if targets:
-            yield Toggle(event, value, targets, model.text(event.node))
+            yield Toggle(event, value, targets, model.text(event.node), statement)
 
 
 def _body_toggles(function) -> list:
