@@ -52,6 +52,7 @@ import sys
 
 import ast
 import re
+from dataclasses import replace
 
 from ..analysis import torch_api, uses
 from ..analysis.model import BindEvent, CallEvent, InplaceEvent, ModuleModel, UseEvent
@@ -137,6 +138,7 @@ def _is_view_of_leaf(model: ModuleModel, prov, depth: int = 0) -> bool:
     return inner.has_graph and inner.node is not None and _is_view_of_leaf(model, inner, depth + 1)
 
 
+_BUILDS = (ast.Assign, ast.AugAssign, ast.AnnAssign)  # statements that compute a value from what they read
 _DECLARED = re.compile(r"\s+[^\W\d]")  # (what follows the keyword)
 _WORD_CHARACTER = re.compile(r"\w")
 
@@ -201,14 +203,18 @@ def check(model: ModuleModel):
                 if freeing is None:
                     continue
             key = (id(prov.node), id(loop))
-            if key in reported:
-                break
-            reported.add(key)
+            # every statement of the loop that reads it is stale; the composition is reported with the first
+            again = key in reported
+            line = (key, use.ctx.statement.lineno)
+            if line in reported or again and not isinstance(use.ctx.statement, _BUILDS):
+                break  # (a later read that builds nothing, `print(w.norm())`, is not reported on its own)
+            reported.update((key, line))
             step = manual or (loop.steps[0] if loop.steps else None)
             if freeing is not None:
-                yield from _freed_finding(model, use, prov, _bind_of(model).get(id(prov.node)), freeing, loop)
+                found = _freed_finding(model, use, prov, _bind_of(model).get(id(prov.node)), freeing, loop)
             else:
-                yield from _finding(model, use, prov, _bind_of(model).get(id(prov.node)), step, loop=loop)
+                found = _finding(model, use, prov, _bind_of(model).get(id(prov.node)), step, loop=loop)
+            yield from found[:1] if again else found
             break
         else:
             # Straight-line: composed, stepped, then used again in the same scope without a rebuild.
@@ -371,6 +377,17 @@ def _self_loads(method, attr: str):
     return sorted(found, key=lambda node: (node.lineno, node.col_offset))
 
 
+def _later_builds(method, loads: list, first) -> list:
+    """The reads among `loads` after `first`, one per line, that are inside an assignment (a value computed from them)."""
+    spans = [(stmt.lineno, stmt.end_lineno or stmt.lineno) for stmt in ast.walk(method.node) if isinstance(stmt, _BUILDS)]
+    found, lines = [], {first.lineno}
+    for node in loads:
+        if node.lineno not in lines and any(start <= node.lineno <= end for start, end in spans):
+            lines.add(node.lineno)
+            found.append(node)
+    return found
+
+
 def _self_stores(method, attr: str) -> bool:
     return any(isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, (ast.Store, ast.Del))
                for node in ast.walk(method.node))
@@ -427,6 +444,9 @@ def _module_attributes(model: ModuleModel):
                                       composed=f"self.{attr}", sources=sorted(prov.composed_from), optimizer=None,
                                       loop_line=loop.node.lineno if loop is not None else None)
                 yield from model.with_cause(found, where, _composed_once(attr, sources, "`__init__`", method, node), f"`self.{attr}` is read here, stale")
+                # (the method's other statements that compute from it are stale too: each reported, the composition once)
+                for other in _later_builds(method, loads, node):
+                    yield replace(found, span=model.span(other))
                 break
 
 
