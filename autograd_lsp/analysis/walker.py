@@ -62,6 +62,13 @@ def _literal_dtype(node: ast.AST) -> str | None:
     return api.INT if kinds else None
 
 
+def _typed_numbers(prov: Provenance | None) -> bool:
+    """A number whose type is known (`32`, `0.5`), or a list of them (`[1, 2, 3]`): what a factory's dtype follows."""
+    if prov is not None and prov.kind is Kind.SEQUENCE and prov.elements:
+        return _numbers_dtype(prov.elements) is not None
+    return prov is not None and prov.kind is Kind.NUMBER and prov.dtype is not None
+
+
 def _common_leaf(elements, node: ast.expr) -> Provenance | None:
     """The element of `for p in [w, b]` when every element is a trainable leaf: that fact (and a dtype all share) holds
     for each, whichever one the loop is at."""
@@ -1734,8 +1741,7 @@ class Walker:
         # parameter that might require grad)
         cuts = _cut_by_arguments(info, passed)
         # a body whose factory takes its dtype from a parameter (`torch.arange(n)`), given a number of known type
-        dtyped = info.__dict__.get("dtype_from_arguments", False) and any(
-            p is not None and p.kind is Kind.NUMBER and p.dtype is not None for p in passed)
+        dtyped = info.__dict__.get("dtype_from_arguments", False) and any(_typed_numbers(p) for p in passed)
         # (shapes are what a body backpropagating its arguments is judged by, too: walked with them)
         with_shapes, quiet = shaped or sized, shaped and not sized and not info.uses_arguments and not backprops and not cuts
         sized = sized or shaped
@@ -2591,7 +2597,7 @@ class Walker:
             return None
         if module.startswith("torch.distributions") and short in api.DISTRIBUTIONS:
             return self._distribution(node, arg_provs)
-        if module in _OUT_MODULES:
+        if node.keywords and module in _OUT_MODULES:
             self._out_write(node, short)
         if module == "torch" and short in api.TENSOR_FACTORIES:
             return self.factory(node, short, arg_provs)
@@ -2670,6 +2676,8 @@ class Walker:
                     dtype = arg_provs[0].dtype
                 elif dtype is None and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.SEQUENCE:
                     dtype = _numbers_dtype(arg_provs[0].elements)  # `values = [1, 2, 3]; torch.tensor(values)`
+                if dtype is None:
+                    self._note_dtype_from_arguments(arg_provs[:1])
             elif short == "arange":
                 kinds = [_literal_dtype(arg) or _numbers_dtype([p]) for arg, p in zip(node.args, arg_provs)] + \
                     [_literal_dtype(v) for k, v in keywords.items() if k in ("start", "end", "step")]
