@@ -4,14 +4,16 @@ Flags `p.requires_grad = …`, `p.requires_grad_(…)` or `module.requires_grad_
 another module) that runs after a forward which used those tensors and before the `backward()` of the loss
 that forward built — including a Lightning-style `training_step` whose returned loss the framework
 backpropagates, and any function or method that returns that loss to a caller which calls `backward()` on it
-(`loss = model.compute_loss(x, y); loss.backward()`). Turning gradients *on* is reported when the tensors are
+(`loss = model.compute_loss(x, y); loss.backward()`); a helper's toggle is reported at the call and at the helper's
+statement. Turning gradients *on* is reported when the tensors are
 known to have been frozen (otherwise the call changes nothing), but not when they were frozen just before this
 same forward (freeze, forward, unfreeze: the graph leaves them out on purpose); turning them *off* is reported
 only when the frozen tensors are then modified in place before that backward.
 
 Also flags (as an error) changing `requires_grad` of a tensor known to be computed from a trainable one: a
 non-leaf (`h = w * 2; h.requires_grad = False`), including one that a loop rebinds to such a result before the
-next iteration's `x.requires_grad = True` (the iterative-attack shape: `x = x + step` without `.detach()`). Loops
+next iteration's `x.requires_grad = True` (the iterative-attack shape: `x = x + step` without `.detach()`), and one
+a helper is given (`def stop_gradient(x): return x.requires_grad_(False)` called with a computed tensor). Loops
 are followed per path: a branch or a `continue` that skips the detaching statement (a warning when only some paths
 do), and a slice `x = batch[i]` made to require grad and written back into `batch` (`batch[i] = x`) while it still
 requires grad — e.g. when an inner loop leaves by `break` before the `.detach()` — which puts `batch` in a graph, so

@@ -5,6 +5,10 @@ across `optimizer.step()` — or, in straight-line code, used again after a `ste
 A manual update of the sources in the loop (`w -= lr * w.grad` under `no_grad`, `w.data.sub_(…)`) counts as
 a step; a `torch.distributions` object built from such a tensor (`Normal(mu, log_std.exp())`) is composed too,
 and so is a trainer's attribute composed in a `setup()`-like method that the training loop never calls again.
+Nothing needs to update the sources when the composition kept tensors for backward (`3 * torch.rand(n, 1,
+requires_grad=True)`, `X @ w`, `w.exp()`; not a view or an addition) and every iteration backpropagates a loss
+computed through it: the first backward frees what it kept, the second raises. Every statement of the loop that
+computes from the stale tensor is reported.
 
 Reported twice: at the use that goes stale, and at the composition itself (the statement to move into the loop).
 
