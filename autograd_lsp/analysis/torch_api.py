@@ -144,6 +144,13 @@ def saved_inputs(op: str, requires_grad: list[bool]) -> set[int]:
     return out
 
 
+def saves_for_backward(op: str, requires_grad: list[bool]) -> bool:
+    """Whether `op`'s backward node keeps some tensor (an input, a wrapped Python number, or its result), given which
+    operands require grad: a graph holding such a node cannot be backpropagated a second time once freed. False where
+    the table does not know the op (no fact, no finding)."""
+    return bool(saved_inputs(op, requires_grad)) or (any(requires_grad) and output_saved(op, requires_grad))
+
+
 def layer_keeps_parameters(name: str | None, input_requires_grad: bool) -> bool | None:
     """Whether the backward of torch.nn.<name> keeps one of its own parameters, given whether its input requires grad
     (derivatives.yaml of its op): `nn.Linear` fed data keeps only its input (its weight is needed for the input's

@@ -62,6 +62,23 @@ def _literal_dtype(node: ast.AST) -> str | None:
     return api.INT if kinds else None
 
 
+def _typed_numbers(prov: Provenance | None) -> bool:
+    """A number whose type is known (`32`, `0.5`), or a list of them (`[1, 2, 3]`): what a factory's dtype follows."""
+    if prov is not None and prov.kind is Kind.SEQUENCE and prov.elements:
+        return _numbers_dtype(prov.elements) is not None
+    return prov is not None and prov.kind is Kind.NUMBER and prov.dtype is not None
+
+
+def _common_leaf(elements, node: ast.expr) -> Provenance | None:
+    """The element of `for p in [w, b]` when every element is a trainable leaf: that fact (and a dtype all share) holds
+    for each, whichever one the loop is at."""
+    if not all(element is not None and element.is_trainable_leaf for element in elements):
+        return None
+    dtypes = {element.dtype for element in elements}
+    return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=dtypes.pop() if len(dtypes) == 1 else None,
+                      origin="element", node=elements[0].node, composed_from=frozenset().union(*(e.composed_from for e in elements)))
+
+
 def _numbers_dtype(provs) -> str | None:
     """dtype class of Python numbers known by their provenance (`n = len(xs)`, a list of int literals); None otherwise."""
     kinds = {p.dtype if p is not None and p.kind is Kind.NUMBER else None for p in provs}
@@ -1091,7 +1108,9 @@ class Walker:
             return param
         if prov.kind in (Kind.SEQUENCE, Kind.MODULE) and prov.elements:  # (a module: a container's layers)
             first = prov.elements[0]
-            return first if all(element == first for element in prov.elements) else None
+            if all(element == first for element in prov.elements):
+                return first
+            return _common_leaf(prov.elements, node)
         return None
 
     # -- expressions ---------------------------------------------------------------------------------
@@ -1618,6 +1637,9 @@ class Walker:
             return self._torch_class(node, arg_provs[1])
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
+        if (name == "list" or name == "tuple") and len(arg_provs) == 1 and not node.keywords and arg_provs[0] is not None \
+                and arg_provs[0].kind is Kind.SEQUENCE and arg_provs[0].elements:
+            return Provenance(Kind.SEQUENCE, node.lineno, elements=arg_provs[0].elements, node=node)  # `list([w, b])`: the same elements
         if name == "dict" and not node.args and node.keywords and all(kw.arg is not None for kw in node.keywords) \
                 and isinstance(self._keywords, dict):
             # `dict(token_ids=ids, labels=y)`: a dict display by another name
@@ -1810,6 +1832,8 @@ class Walker:
         # (a plain target): whether what it returns is cut is the call's to say (the summary keeps a path open through a
         # parameter that might require grad)
         cuts = _cut_by_arguments(info, passed)
+        # a body whose factory takes its dtype from a parameter (`torch.arange(n)`), given a number of known type
+        dtyped = info.__dict__.get("dtype_from_arguments", False) and any(_typed_numbers(p) for p in passed)
         # (shapes are what a body backpropagating its arguments is judged by, too: walked with them)
         with_shapes, quiet = shaped or sized or kept, (shaped and not sized or kept) and not info.uses_arguments and not backprops and not cuts
         sized = sized or kept
@@ -1817,10 +1841,10 @@ class Walker:
         # (and a body that picks a loss's class or reduction from a config it is given: `get_loss(config)`)
         configured = info.__dict__.get("configured_by_arguments", False) and any(
             p is not None and p.kind in (Kind.MODULE, Kind.TEXT) for p in passed)
-        if (not (info.uses_arguments or sized or backprops or cuts or configured) or not info.walked or self.context_depth >= callsite.MAX_DEPTH
-                or info.walking or info.owner is None or isinstance(info.node, ast.Lambda)):
+        if (not (info.uses_arguments or sized or backprops or cuts or configured or dtyped) or not info.walked
+                or self.context_depth >= callsite.MAX_DEPTH or info.walking or info.owner is None or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
-        if not sized and not configured and not callsite.worth_walking(info, passed):
+        if not (sized or configured or dtyped) and not callsite.worth_walking(info, passed):
             return _NOT_WALKED
         owner = info.owner
         method = info.cls is not None and not self._is_static(info.node)
@@ -2559,6 +2583,14 @@ class Walker:
         if prov is not None and prov.kind is Kind.TENSOR:
             self.emit(InplaceEvent(node, self.ctx(), target=target, prov=prov, op=op, form="call"))
 
+    def _out_write(self, node: ast.Call, short: str):
+        """`torch.arange(n, out=w)` writes `w` in place; only a trainable leaf's write is recorded (AG001: with grad
+        enabled, torch refuses an `out=` that requires grad)."""
+        out = next((kw.value for kw in node.keywords if kw.arg == "out"), None)
+        prov = self.prov_of(out) if out is not None else None
+        if prov is not None and prov.is_trainable_leaf:
+            self.emit(InplaceEvent(node, self.ctx(), target=out, prov=prov, op=f"{short}(out=...)", form="call"))
+
     def _mark_saved(self, operands: list[ast.expr], op: str, node: ast.AST | None = None):
         # Autograd keeps these inputs for backward: an in-place change before backward breaks it (AG006).
         grads = [bool(p is not None and p.kind is Kind.TENSOR and p.requires_grad) for p in map(self.prov_of, operands)]
@@ -2682,6 +2714,8 @@ class Walker:
             return None
         if module.startswith("torch.distributions") and short in api.DISTRIBUTIONS:
             return self._distribution(node, arg_provs)
+        if node.keywords and module in _OUT_MODULES:
+            self._out_write(node, short)
         if module == "torch" and short in api.TENSOR_FACTORIES:
             return self.factory(node, short, arg_provs)
         if module in ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft") or qualname == "torch.autograd.backward":
@@ -2759,10 +2793,14 @@ class Walker:
                     dtype = arg_provs[0].dtype
                 elif dtype is None and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.SEQUENCE:
                     dtype = _numbers_dtype(arg_provs[0].elements)  # `values = [1, 2, 3]; torch.tensor(values)`
+                if dtype is None:
+                    self._note_dtype_from_arguments(arg_provs[:1])
             elif short == "arange":
                 kinds = [_literal_dtype(arg) or _numbers_dtype([p]) for arg, p in zip(node.args, arg_provs)] + \
                     [_literal_dtype(v) for k, v in keywords.items() if k in ("start", "end", "step")]
                 dtype = api.FLOAT if api.FLOAT in kinds else (api.INT if kinds and all(k == api.INT for k in kinds) else None)
+                if dtype is None:
+                    self._note_dtype_from_arguments(arg_provs)
             elif short == "full" and len(node.args) > 1:
                 dtype = _literal_dtype(node.args[1])
             elif short in api.LIKE_FACTORIES:
@@ -2802,6 +2840,14 @@ class Walker:
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=requires_grad if isinstance(requires_grad, bool) else None,
                           dtype=dtype, origin=f"torch.{short}", no_grad=self.no_grad, loop=self.loop, epoch=self.epoch,
                           scalar=shapes.scalar_of(shape) if scalar is None else scalar, shape=shape, uninitialised=uninitialised, node=node)
+
+    def _note_dtype_from_arguments(self, arg_provs):
+        """`torch.arange(n)` with `n` a parameter: the dtype is the caller's to tell (`points(32)`: int64), so the body
+        is worth walking again with the numbers a call passes (call_in_context)."""
+        function = self.function
+        if function is not None and function.context_of is None and any(
+                p is not None and p.origin == "param" and p.kind is Kind.TENSOR for p in arg_provs):
+            function.dtype_from_arguments = True  # type: ignore[attr-defined]
 
     def _text_argument(self, argument: ast.expr | None) -> ast.expr | None:
         """An argument whose value is a known string (`red = "none"; F.l1_loss(a, b, reduction=red)`, a config's
@@ -3597,6 +3643,7 @@ def _argument(call: ast.Call, name: str, position: int | None) -> ast.expr | Non
 
 
 _NO_REDUCTION = ast.Constant("none")
+_OUT_MODULES = ("torch", "torch.special", "torch.linalg", "torch.fft")  # the namespaces whose functions take `out=`
 
 
 def _reduction_scalar(argument: ast.expr | ast.keyword | None) -> bool | None:

@@ -58,7 +58,8 @@ SIGNATURES: dict[str, RuntimeSignature] = {
         RuntimeSignature(
             "AG001",
             "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation",
-            errors=(_err(r"a leaf Variable that requires grad (is being|has been) used in an in-place operation", at_line=True),),
+            errors=(_err(r"a leaf Variable that requires grad (is being|has been) used in an in-place operation", at_line=True),
+                    _err(r"functions with out=\.\.\. arguments don't support automatic differentiation", at_line=True)),
         ),
         RuntimeSignature(
             "AG002",

@@ -2,9 +2,10 @@
 Flags an in-place operation (`+=`, `x[i] = …`, `add_`, `zero_`, `clamp_`, `copy_`, `fill_`, `normal_`, any in-place
 method torch's schema marks `Tensor(a!) self`, an in-place activation: `nn.ReLU(inplace=True)(x)`, `F.relu(x,
 inplace=True)`, `F.relu_(x)`) on a leaf tensor that requires grad, or on a view of one (`w[:, 1].zero_()`,
-`w.view(-1).add_(1)`, `w.t().mul_(2)`), outside `torch.no_grad()` / `torch.inference_mode()`. Parameters are found
-through the layers that own them: `model.blocks[i].weight`, a layer registered with `add_module`, a loop variable
-narrowed by `isinstance(m, nn.Conv2d)` (also in a helper `model.apply(init)` runs in its caller's grad mode).
+`w.view(-1).add_(1)`, `w.t().mul_(2)`), or a torch function's `out=` into one (`torch.arange(n, out=w)`), outside
+`torch.no_grad()` / `torch.inference_mode()`. Parameters are found through the layers that own them: `model.blocks[i].weight`, a layer registered with `add_module`, a loop variable
+narrowed by `isinstance(m, nn.Conv2d)` (also in a helper `model.apply(init)` runs in its caller's grad mode), or the
+loop variable over a list of trainable leaves (a hand-written optimizer's `for p in self.params: p -= lr * p.grad`).
 
 ## Why is this bad?
 A leaf that requires grad is a variable autograd differentiates *with respect to*; changing its values in
@@ -31,7 +32,8 @@ makes `a` a non-leaf (its `.grad` is no longer populated).
 
 ## Runtime signature
 `RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.` (for a view: `a view
-of a leaf Variable that requires grad is being used in an in-place operation.`)
+of a leaf Variable that requires grad is being used in an in-place operation.`; for `out=`: `functions with out=...
+arguments don't support automatic differentiation, but one of the arguments requires grad.`)
 """
 from __future__ import annotations
 
@@ -47,7 +49,8 @@ CODE = "AG001"
 NAME = "inplace-on-leaf"
 SEVERITY = Severity.ERROR
 SUMMARY = "In-place operation on a leaf tensor that requires grad"
-RUNTIME_SIGNATURE = "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation"
+RUNTIME_SIGNATURE = ("RuntimeError: a leaf Variable that requires grad is being used in an in-place operation | "
+                     "functions with out=... arguments don't support automatic differentiation")
 RULE = sys.modules[__name__]
 
 

@@ -3,7 +3,8 @@ Flags `requires_grad=True`, `.requires_grad_()` or `x.requires_grad = True` on a
 to be integer or bool: integer literals in `torch.tensor`, `arange` with integer arguments,
 `dtype=torch.long`, `.long()`/`.int()`, `randint`, comparison results, the indices of ops returning
 `(values, indices)` (`_, i = x.max(1)`, `x.topk(k).indices`, from torch's own return types), and helpers that
-return one of these.
+return one of these; in a helper, `torch.arange(n)` / `torch.tensor(values)` of its parameter when a call passes an
+integer (or a list of them).
 
 ## Why is this bad?
 Gradients are only defined for floating point (and complex) tensors; PyTorch refuses at once ("Only Tensors of

@@ -4,14 +4,16 @@ Flags `p.requires_grad = …`, `p.requires_grad_(…)` or `module.requires_grad_
 another module) that runs after a forward which used those tensors and before the `backward()` of the loss
 that forward built — including a Lightning-style `training_step` whose returned loss the framework
 backpropagates, and any function or method that returns that loss to a caller which calls `backward()` on it
-(`loss = model.compute_loss(x, y); loss.backward()`). Turning gradients *on* is reported when the tensors are
+(`loss = model.compute_loss(x, y); loss.backward()`); a helper's toggle is reported at the call and at the helper's
+statement. Turning gradients *on* is reported when the tensors are
 known to have been frozen (otherwise the call changes nothing), but not when they were frozen just before this
 same forward (freeze, forward, unfreeze: the graph leaves them out on purpose); turning them *off* is reported
 only when the frozen tensors are then modified in place before that backward.
 
 Also flags (as an error) changing `requires_grad` of a tensor known to be computed from a trainable one: a
 non-leaf (`h = w * 2; h.requires_grad = False`), including one that a loop rebinds to such a result before the
-next iteration's `x.requires_grad = True` (the iterative-attack shape: `x = x + step` without `.detach()`). Loops
+next iteration's `x.requires_grad = True` (the iterative-attack shape: `x = x + step` without `.detach()`), and one
+a helper is given (`def stop_gradient(x): return x.requires_grad_(False)` called with a computed tensor). Loops
 are followed per path: a branch or a `continue` that skips the detaching statement (a warning when only some paths
 do), and a slice `x = batch[i]` made to require grad and written back into `batch` (`batch[i] = x`) while it still
 requires grad — e.g. when an inner loop leaves by `break` before the `.detach()` — which puts `batch` in a graph, so
@@ -83,6 +85,7 @@ class Toggle:
     value: bool | None  # True: unfreeze, False: freeze, None: computed
     targets: set  # texts of what it changes: `backbone`, `model.head`, `w`
     text: str  # the toggling code, for messages
+    inner: ast.AST | None = None  # a helper's call: the statement of its body (in this module) that toggles
 
 
 def check(model: ModuleModel):
@@ -122,13 +125,22 @@ def check(model: ModuleModel):
                 edit = _edited_in_place(model, toggle, backward)
                 if edit is None:
                     break
-            yield _finding(model, toggle, forward, backward, edit)
+            yield from _reported(model, toggle, _finding(model, toggle, forward, backward, edit))
             break
         else:
             if toggle.value is not False:
                 returned = _hook_return(model, toggle, calls) or _returned_to_caller(model, toggle, backwards, calls)
                 if returned is not None and not _bracketed(toggle, returned[0], frozen):
-                    yield _finding(model, toggle, returned[0], returned[1], None)
+                    yield from _reported(model, toggle, _finding(model, toggle, returned[0], returned[1], None))
+
+
+def _reported(model: ModuleModel, toggle: Toggle, found):
+    """A helper's toggle is reported at the call and at the statement of the helper that changes the flag."""
+    if toggle.inner is None:
+        return [found]
+    cause = (f"`{_short(model, toggle.inner)}` changes `requires_grad` here when `{_short(model, toggle.event.node)}` runs it "
+             f"(line {toggle.event.node.lineno}), after the forward and before that graph's backward: {found.message}")
+    return model.with_cause(found, toggle.inner, cause, "the helper is called here, after the forward")
 
 
 def _was_frozen(toggle: Toggle, frozen: list) -> bool:
@@ -245,7 +257,7 @@ def _non_leaf_toggles(model: ModuleModel, toggles: list):
     seen = set()
     for toggle in toggles:
         event = toggle.event
-        if event.ctx.via is not None or id(event.node) in seen:
+        if id(event.node) in seen:
             continue
         if isinstance(event, AttrStoreEvent):
             prov, receiver = event.prov, event.target.value
@@ -254,8 +266,10 @@ def _non_leaf_toggles(model: ModuleModel, toggles: list):
         else:
             continue  # requires_grad_(True) on a tensor that already requires grad is allowed
         where = None
-        if _computed_from_trainable(prov, freezes):
-            where = prov
+        if _computed_from_trainable(prov, freezes) and (event.ctx.via is None or model.grad_enabled(event.ctx) is True):
+            where = prov  # (a helper's call must be known to record a graph: else its argument may be a plain tensor)
+        elif event.ctx.via is not None:
+            continue  # (a helper's body walked for one call: only what that call passes is known there)
         elif isinstance(event, AttrStoreEvent) and isinstance(receiver, ast.Name):
             where = _rebound_in_loop(model, event, receiver.id, freezes)
             if where is None:
@@ -268,7 +282,12 @@ def _non_leaf_toggles(model: ModuleModel, toggles: list):
             continue
         seen.add(id(event.node))
         name = _short(model, receiver)
-        if where is prov:
+        caller = _caller_line(event)
+        if where is prov and caller is not None:
+            message = (f"the call at line {caller} passes `{name}` a tensor computed from tensors that require grad (line {prov.line}): "
+                       f"it is not a leaf, and torch refuses to change `requires_grad` of a non-leaf. Use `{name}.detach()` (a leaf "
+                       f"sharing its values) and change that")
+        elif where is prov:
             message = (f"`{name}` is computed from tensors that require grad (line {prov.line}): it is not a leaf, and torch "
                        f"refuses to change `requires_grad` of a non-leaf. Use `{name}.detach()` (a leaf sharing its values) "
                        f"and change that")
@@ -279,6 +298,14 @@ def _non_leaf_toggles(model: ModuleModel, toggles: list):
         finding = model.finding(RULE, event.node, message, related=[(where.node, "the non-leaf is computed here")],
                                 target=model.text(receiver), value=toggle.value)
         yield finding.with_severity(Severity.ERROR), event.node
+
+
+def _caller_line(event: Event) -> int | None:
+    """The line of the outermost call whose arguments a helper's body was walked with (None: not such a body)."""
+    ctx = event.ctx
+    while ctx.via is not None:
+        ctx = ctx.via
+    return ctx.statement.lineno if ctx is not event.ctx else None
 
 
 def _computed_from_trainable(prov, freezes: list) -> bool:
@@ -579,7 +606,9 @@ def _toggles(model: ModuleModel):
         if event.function is None:
             continue
         inner = direct.get(id(event.function))
+        statement = None
         if inner:
+            statement = inner[0].event.ctx.statement if inner[0].event.ctx.via is None else None
             inner = [(toggle.targets, toggle.value) for toggle in inner]
         elif event.function.owner is not walker or walker is None:
             inner = _body_toggles(event.function)  # (a function of this module that toggles has its events in `direct`)
@@ -594,7 +623,7 @@ def _toggles(model: ModuleModel):
             literal = [_bool(arg) for arg in [*event.node.args, *(kw.value for kw in event.node.keywords)] if _bool(arg) is not None]
             value = literal[0] if len(literal) == 1 else None
         if targets:
-            yield Toggle(event, value, targets, model.text(event.node))
+            yield Toggle(event, value, targets, model.text(event.node), statement)
 
 
 def _body_toggles(function) -> list:

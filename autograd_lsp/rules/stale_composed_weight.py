@@ -5,6 +5,10 @@ across `optimizer.step()` — or, in straight-line code, used again after a `ste
 A manual update of the sources in the loop (`w -= lr * w.grad` under `no_grad`, `w.data.sub_(…)`) counts as
 a step; a `torch.distributions` object built from such a tensor (`Normal(mu, log_std.exp())`) is composed too,
 and so is a trainer's attribute composed in a `setup()`-like method that the training loop never calls again.
+Nothing needs to update the sources when the composition kept tensors for backward (`3 * torch.rand(n, 1,
+requires_grad=True)`, `X @ w`, `w.exp()`; not a view or an addition) and every iteration backpropagates a loss
+computed through it: the first backward frees what it kept, the second raises. Every statement of the loop that
+computes from the stale tensor is reported.
 
 Reported twice: at the use that goes stale, and at the composition itself (the statement to move into the loop).
 
@@ -52,9 +56,10 @@ import sys
 
 import ast
 import re
+from dataclasses import replace
 
-from ..analysis import uses
-from ..analysis.model import BindEvent, InplaceEvent, ModuleModel, UseEvent
+from ..analysis import torch_api, uses
+from ..analysis.model import BindEvent, CallEvent, InplaceEvent, ModuleModel, UseEvent
 from ..analysis.syntax import dotted, statements
 from ..findings import Fix, Safety, Severity
 from . import edits
@@ -137,6 +142,7 @@ def _is_view_of_leaf(model: ModuleModel, prov, depth: int = 0) -> bool:
     return inner.has_graph and inner.node is not None and _is_view_of_leaf(model, inner, depth + 1)
 
 
+_BUILDS = (ast.Assign, ast.AugAssign, ast.AnnAssign)  # statements that compute a value from what they read
 _DECLARED = re.compile(r"\s+[^\W\d]")  # (what follows the keyword)
 _WORD_CHARACTER = re.compile(r"\w")
 
@@ -194,14 +200,25 @@ def check(model: ModuleModel):
             if loop.contains(prov.loop) or use.name in loop.assigned:
                 continue
             manual = None if loop.has_step else _manual_update(model, loop, prov.composed_from)
+            freeing = None
             if manual is None and not (loop.has_step and _optimizer_may_update(loop.steps, prov.composed_from)):
-                continue
+                # nothing updates the sources, but a backward through the composition frees its saved tensors
+                freeing = _freeing_backward(model, loop, prov)
+                if freeing is None:
+                    continue
             key = (id(prov.node), id(loop))
-            if key in reported:
-                break
-            reported.add(key)
+            # every statement of the loop that reads it is stale; the composition is reported with the first
+            again = key in reported
+            line = (key, use.ctx.statement.lineno)
+            if line in reported or again and not isinstance(use.ctx.statement, _BUILDS):
+                break  # (a later read that builds nothing, `print(w.norm())`, is not reported on its own)
+            reported.update((key, line))
             step = manual or (loop.steps[0] if loop.steps else None)
-            yield from _finding(model, use, prov, _bind_of(model).get(id(prov.node)), step, loop=loop)
+            if freeing is not None:
+                found = _freed_finding(model, use, prov, _bind_of(model).get(id(prov.node)), freeing, loop)
+            else:
+                found = _finding(model, use, prov, _bind_of(model).get(id(prov.node)), step, loop=loop)
+            yield from found[:1] if again else found
             break
         else:
             # Straight-line: composed, stepped, then used again in the same scope without a rebuild.
@@ -249,6 +266,89 @@ def _manual_update(model: ModuleModel, loop, composed_from):
     return None
 
 
+def _freeing_backward(model: ModuleModel, loop, prov):
+    """The loop's `.backward()` whose loss was computed through the composition (its node is in the loss's graph) and
+    which keeps no graph (no retain_graph/create_graph), when some op of the composition saved a tensor for backward:
+    the first iteration's backward frees it, the second raises."""
+    if not _saves_for_backward(model, prov.node, 0):
+        return None
+    for backward in loop.backwards:
+        loss = backward.receiver_prov
+        if type(backward) is not CallEvent or backward.method != "backward" or loss is None or id(prov.node) not in loss.graph:
+            continue
+        if len(backward.node.args) > 1 or any(kw.arg in ("retain_graph", "create_graph") or kw.arg is None for kw in backward.node.keywords):
+            continue
+        return backward
+    return None
+
+
+def _saves_for_backward(model: ModuleModel, node, depth: int) -> bool:
+    """Some torch op of this composition (or of a composed tensor it reads, as bound) keeps a tensor for backward
+    (torch's derivatives.yaml): `3 * w`, `X @ w`, `w.exp()` do, `w + 1`, `w.view(-1)`, `w[0]` do not."""
+    if node is None or depth > 4:
+        return False
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.BinOp):
+            op, operands = torch_api.operator_op(sub.op), [sub.left, sub.right]
+        elif isinstance(sub, ast.Call):
+            op, operands = _op_of(model, sub)
+        else:
+            continue
+        grads = [_requires_grad(model.prov(operand)) for operand in operands]
+        if op is not None and torch_api.saves_for_backward(op, grads):
+            return True
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            inner = model.prov(sub)
+            bind = _bind_of(model).get(id(inner.node)) if inner is not None and inner.has_graph and inner.node is not None else None
+            if bind is not None and bind.value is not None and bind.value is not node and _saves_for_backward(model, bind.value, depth + 1):
+                return True
+    return False
+
+
+def _op_of(model: ModuleModel, call: ast.Call):
+    """The torch op a call runs and its tensor operands in the op's order: `torch.mm(a, b)` (a, b), `a.exp()` (a)."""
+    qualname = model.imports.qualname(call.func)
+    if qualname is not None:
+        if qualname.startswith("torch.") and qualname.count(".") == 1:
+            return qualname[len("torch."):], list(call.args)
+        return None, []
+    if isinstance(call.func, ast.Attribute):
+        receiver = model.prov(call.func.value)
+        if receiver is not None and receiver.is_tensor:
+            return call.func.attr, [call.func.value, *call.args]
+    return None, []
+
+
+def _requires_grad(prov) -> bool:
+    return prov is not None and prov.is_tensor and prov.requires_grad is True
+
+
+def _freed_finding(model, use, prov, bind, backward, loop):
+    sources = ", ".join(f"`{s}`" for s in sorted(prov.composed_from))
+    where = f"line {bind.node.lineno}" if bind is not None else f"line {prov.line}"
+    call = f"`{' '.join(model.text(backward.node).split())}` (line {backward.node.lineno})"
+    message = (f"`{use.name}` was composed once, at {where}, outside this loop, from leaves that require grad ({sources}), by ops "
+               f"that keep tensors for backward; {call} frees them in the first iteration, so the second raises \"Trying to backward "
+               f"through the graph a second time\". Recompute `{use.name}` inside the loop (or `.detach()` it if it needs no gradient)")
+    fixes = []
+    if bind is not None and edits.own_line(model, bind.node) and bind.ctx.scope is loop.scope and not _reads_composed(model, bind) \
+            and loop.node.body[0].lineno > bind.node.lineno:
+        fixes.append(Fix(f"Recompute `{use.name}` at the top of the loop body", Safety.UNSAFE,
+                         (edits.insert_before(model, loop.node.body[0], edits.statement_text(model, bind.node)),)))
+    related = [(backward.node, "this backward frees the composition's saved tensors")]
+    if bind is not None:
+        related.insert(0, (bind.node, f"`{use.name}` composed here, once"))
+    found = model.finding(RULE, use.node, message, fixes=fixes, related=related, composed=use.name, sources=sorted(prov.composed_from),
+                          optimizer=None, loop_line=loop.node.lineno)
+    if bind is None:
+        return [found]
+    cause = (f"`{use.name}` is composed from leaves that require grad ({sources}) here, once, outside the loop at line {loop.node.lineno} "
+             f"that backpropagates through it ({call}): the first backward frees what its ops saved, the second iteration's "
+             f"raises. Compose it inside the loop")
+    return model.with_cause(found, bind.node, cause, f"`{use.name}` is used here, after its graph was freed")
+
+
 def _inplace_events(model: ModuleModel) -> list:
     found = model.__dict__.get("_ag002_inplace")
     if found is None:
@@ -279,6 +379,17 @@ def _self_loads(method, attr: str):
     found = [node for node in ast.walk(method.node) if isinstance(node, ast.Attribute) and node.attr == attr
              and isinstance(node.value, ast.Name) and node.value.id == me and isinstance(node.ctx, ast.Load)]
     return sorted(found, key=lambda node: (node.lineno, node.col_offset))
+
+
+def _later_builds(method, loads: list, first) -> list:
+    """The reads among `loads` after `first`, one per line, that are inside an assignment (a value computed from them)."""
+    spans = [(stmt.lineno, stmt.end_lineno or stmt.lineno) for stmt in ast.walk(method.node) if isinstance(stmt, _BUILDS)]
+    found, lines = [], {first.lineno}
+    for node in loads:
+        if node.lineno not in lines and any(start <= node.lineno <= end for start, end in spans):
+            lines.add(node.lineno)
+            found.append(node)
+    return found
 
 
 def _self_stores(method, attr: str) -> bool:
@@ -337,6 +448,9 @@ def _module_attributes(model: ModuleModel):
                                       composed=f"self.{attr}", sources=sorted(prov.composed_from), optimizer=None,
                                       loop_line=loop.node.lineno if loop is not None else None)
                 yield from model.with_cause(found, where, _composed_once(attr, sources, "`__init__`", method, node), f"`self.{attr}` is read here, stale")
+                # (the method's other statements that compute from it are stale too: each reported, the composition once)
+                for other in _later_builds(method, loads, node):
+                    yield replace(found, span=model.span(other))
                 break
 
 
