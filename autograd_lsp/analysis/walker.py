@@ -1534,6 +1534,8 @@ class Walker:
             return self.construct(definition, node, arg_provs, event)
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
+        if name == "filter" and len(arg_provs) == 2 and arg_provs[1] is not None and arg_provs[1].kind is Kind.PARAMS:
+            return arg_provs[1]  # `filter(lambda p: p.requires_grad, G.parameters())`: some of G's parameters, none else
         if name == "dict" and not node.args and node.keywords and all(kw.arg is not None for kw in node.keywords) \
                 and isinstance(self._keywords, dict):
             # `dict(token_ids=ids, labels=y)`: a dict display by another name
