@@ -429,7 +429,7 @@ def _carried_next_iteration(model, event, loop, name):
 
 
 def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
-    if event.ctx.scope.function is not None and _returned(event):
+    if event.ctx.scope.function is not None and _returned(model, event, prov.graph):
         return False
     if event.ctx.loop is not None and _fed_from_before_loop(model, event.ctx.loop, prov.graph):
         return False
@@ -454,8 +454,8 @@ def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
                 continue
             if use.usage == "receiver" and use.callee == "backward":
                 continue
-            if use.usage == "arg" and _inspected_by_helper(model, use):
-                continue
+            if use.usage == "arg" and (use.callee in uses.NUMBER_CASTS or _inspected_by_helper(model, use)):
+                continue  # (`float(loss)`: a number, no graph)
             return False  # the graph is built upon further: a later backward may go through it
     return True
 
@@ -605,9 +605,16 @@ def _fed_from_before_loop(model, loop, graph) -> bool:
     return False
 
 
-def _returned(event) -> bool:
+def _returned(model, event, graph) -> bool:
+    """The function may hand a value of the graph to its caller: it returns or yields one that is not known to be
+    free of it (`return loss.item()` is a number)."""
     function = event.ctx.scope.node
-    return any(isinstance(node, (ast.Return, ast.Yield)) and node.value is not None for node in ast.walk(function))
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Return, ast.Yield)) and node.value is not None:
+            prov = model.prov(node.value)
+            if prov is None or prov.kind is not Kind.NUMBER and not (prov.is_tensor and not model.shared_graph(prov.graph, graph)):
+                return True
+    return False
 
 
 def _remove_retain_graph(model, event) -> Fix | None:
