@@ -213,6 +213,13 @@ class _Graph:
 
 
 def check(model: ModuleModel):
+    """Each finding; the second place of a two-place one (`cause_of`) only where no finding of its own stands."""
+    found = list(_check(model))
+    primary = {finding.span.line for finding in found if "cause_of" not in finding.data}
+    yield from (finding for finding in found if "cause_of" not in finding.data or finding.span.line not in primary)
+
+
+def _check(model: ModuleModel):
     backwards = list(model.calls(role="backward"))
     steps = list(model.calls(role="step"))
     graphs = None
