@@ -4,7 +4,9 @@ an `optimizer.step()` between them, where the first loss reaches the shared outp
 the GAN pattern, where the discriminator loss uses the generator's `fake` and the generator loss uses it
 again (the DCGAN training loop). Helpers of the same workspace count: `d_step(fake)` then `g_step(fake)`.
 The two backward calls may be one call in a loop: a loss rebuilt every iteration on a forward output computed
-once before the loop (SinGAN's generator steps on the `fake` of the discriminator's loop), with a step in the loop.
+once before the loop (SinGAN's generator steps on the `fake` of the discriminator's loop), with a step in the loop;
+or a helper run every iteration (`self.backward_D()`) on a forward another method keeps on `self` and runs only before
+the loop (`self.forward()`).
 And the same GAN ordering without a shared output: a loss built on a module's forward that saved its weights (fed a
 tensor that requires grad: `g_loss = -D(fake).mean()`), then an optimizer step of that module (`d_opt.step()`, on a
 path that always runs before it), then that loss's `backward()`: the weights it needs were changed in place.

@@ -7,6 +7,9 @@ the first did) through a part of that graph that saved a tensor — two losses o
 forward backpropagated one after the other, or one loss twice (an error: the first backward freed what the second
 needs; with an optimizer step between, unless AG017 reports that backward with its `.detach()` fix).
 
+A bug of two backward calls is reported at both: the one that retains (or frees) the graph, and the later one, which
+raises.
+
 ## Why is this bad?
 `retain_graph=True` is usually added to silence "Trying to backward through the graph a second time".
 The graph it keeps alive saved the parameters' values at forward time; once `optimizer.step()` changes
