@@ -153,7 +153,7 @@ def test_two_calls_of_one_loss_helper_build_two_graphs():
             warm.backward()
         """), "loss_helper.py")
     found = [(f.span.line, f.data.get("kind"), f.severity.name) for f in check_source(source, Settings(select=frozenset({"AG003"}))).findings]
-    assert found == [(14, "never-reused", "WARNING"), (20, "reused-after-step", "ERROR")], found
+    assert found == [(14, "never-reused", "WARNING"), (20, "reused-after-step", "ERROR"), (22, "reused-after-step", "ERROR")], found
 
 
 def _walked(text: str):

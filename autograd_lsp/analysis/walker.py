@@ -35,6 +35,15 @@ def label(node: ast.AST) -> str | None:
     return None
 
 
+def _own_graph(prov: Provenance) -> Provenance | None:
+    """What another method may know of a value a method computed from its parameters: only that it is a tensor with a
+    graph through trainable weights (composed from them), nothing the parameters decide (shape, dtype, where it came from)."""
+    if prov.kind is not Kind.TENSOR or not prov.has_graph or not prov.composed_from or not prov.graph or prov.no_grad:
+        return None
+    return Provenance(Kind.TENSOR, prov.line, leaf=False, requires_grad=True, composed_from=prov.composed_from,
+                      graph=prov.graph, loop=prov.loop, epoch=prov.epoch, origin=prov.origin, node=prov.node)
+
+
 def _const(node: ast.AST | None):
     return node.value if isinstance(node, ast.Constant) else None
 
@@ -1019,7 +1028,9 @@ class Walker:
                 cls.instances.setdefault(id(instance.node), {})[attr] = prov
         else:
             if prov is not None and prov.param_deps and info.context_of is None:
-                prov = None  # the method's own symbolic parameter: meaningless in another method
+                # the method's own symbolic parameter: meaningless in another method, but a module's forward of it still
+                # has a graph through that module's weights (`self.embedded = self.encoder(inputs)`)
+                prov = _own_graph(prov)
             table = cls.late
             table[attr] = merge(table[attr], prov) if attr in table else prov
 
@@ -1640,6 +1651,8 @@ class Walker:
         if (name == "list" or name == "tuple") and len(arg_provs) == 1 and not node.keywords and arg_provs[0] is not None \
                 and arg_provs[0].kind is Kind.SEQUENCE and arg_provs[0].elements:
             return Provenance(Kind.SEQUENCE, node.lineno, elements=arg_provs[0].elements, node=node)  # `list([w, b])`: the same elements
+        if name == "filter" and len(arg_provs) == 2 and arg_provs[1] is not None and arg_provs[1].kind is Kind.PARAMS:
+            return arg_provs[1]  # `filter(lambda p: p.requires_grad, G.parameters())`: some of G's parameters, none else
         if name == "dict" and not node.args and node.keywords and all(kw.arg is not None for kw in node.keywords) \
                 and isinstance(self._keywords, dict):
             # `dict(token_ids=ids, labels=y)`: a dict display by another name

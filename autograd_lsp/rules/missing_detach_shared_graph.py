@@ -4,7 +4,9 @@ an `optimizer.step()` between them, where the first loss reaches the shared outp
 the GAN pattern, where the discriminator loss uses the generator's `fake` and the generator loss uses it
 again (the DCGAN training loop). Helpers of the same workspace count: `d_step(fake)` then `g_step(fake)`.
 The two backward calls may be one call in a loop: a loss rebuilt every iteration on a forward output computed
-once before the loop (SinGAN's generator steps on the `fake` of the discriminator's loop), with a step in the loop.
+once before the loop (SinGAN's generator steps on the `fake` of the discriminator's loop), with a step in the loop;
+or a helper run every iteration (`self.backward_D()`) on a forward another method keeps on `self` and runs only before
+the loop (`self.forward()`).
 And the same GAN ordering without a shared output: a loss built on a module's forward that saved its weights (fed a
 tensor that requires grad: `g_loss = -D(fake).mean()`), then an optimizer step of that module (`d_opt.step()`, on a
 path that always runs before it), then that loss's `backward()`: the weights it needs were changed in place.
@@ -116,8 +118,8 @@ def check(model: ModuleModel):
             yield from _finding(model, first, second, step, shared, stale[1] if stale is not None else None)
             break
     for site in sites:
-        if id(site) not in reported and site.event.function is None:
-            found = _next_iteration(model, site, steps)
+        if id(site) not in reported:
+            found = _next_iteration(model, site, steps) if site.event.function is None else _state_next_iteration(model, site, steps)
             if found is not None:
                 reported.add(id(site))
                 yield from _iteration_finding(model, site, *found)
@@ -261,6 +263,44 @@ def _next_iteration(model: ModuleModel, site: Site, steps: list):
     return None
 
 
+def _state_next_iteration(model: ModuleModel, site: Site, steps: list):
+    """(loop, forward, step): `self.backward_D()` in a training loop backpropagates through a forward that another method
+    keeps on `self` (`self.fake_B = self.netG(self.real_A)` in `forward()`), and that method runs only before the loop
+    (`self.forward()`): from the second iteration on the helper goes through that forward again, freed (or, retained,
+    saved before a step that updated its module)."""
+    function = site.event.function
+    if site.event.ctx.via is not None or not _state_graph(model, site.event):
+        return None
+    calls = _calls(model)
+    makers = {}
+    for ident in _state_graph(model, site.event):
+        event = calls.get(ident)
+        if event is not None and _trainable_forward(model, event):
+            makers.setdefault(event.ctx.scope.function, []).append(event)
+    for loop in site.event.ctx.loops():
+        if loop.scope is not site.event.ctx.scope:
+            break
+        start, end = loop.node.lineno, loop.node.end_lineno or loop.node.lineno
+        stepping = [s for s in steps if s.ctx.scope is loop.scope and loop.contains(s.ctx.loop)]
+        if not stepping:
+            continue
+        runs = [event for event in model.of_type(CallEvent) if event.function in makers and event.ctx.via is None
+                and (event.ctx.scope is loop.scope or event.ctx.scope.function is function)]
+        for maker, forwards in makers.items():
+            ran = [event for event in runs if event.function is maker]
+            # run in this scope before the loop, never in it, nor by the helper itself
+            if not any(event.ctx.scope is loop.scope and event.node.lineno < start for event in ran) \
+                    or any(event.ctx.scope.function is function or start <= event.node.lineno <= end for event in ran):
+                continue
+            forward = min(forwards, key=lambda event: event.seq)
+            if not site.retains:
+                return loop, forward, stepping[0]
+            step = next((s for s in stepping if _updates(model, s, forward)), None)
+            if step is not None:
+                return loop, forward, step
+    return None
+
+
 def _calls(model: ModuleModel) -> dict:
     calls = model.__dict__.get("_ag017_calls")
     if calls is None:
@@ -283,6 +323,11 @@ def _trainable_forward(model: ModuleModel, event: CallEvent) -> bool:
         return False  # `GaussianFilter(sigma=gt, requires_grad=False)`: a fixed module, its output has no graph
     cls = module.module_class if module is not None and module.kind is Kind.MODULE else None
     if isinstance(cls, str):
+        if module.elements and api.layer_parameters(cls.rsplit(".", 1)[-1]) is None:
+            # a container of known layers (`nn.Sequential(conv, relu, conv)`): a second layer with parameters is fed the
+            # first's output, which requires grad, so it saves its weight
+            return sum(1 for layer in module.elements if isinstance(layer.module_class, str)
+                       and api.layer_parameters(layer.module_class.rsplit(".", 1)[-1])) > 1
         if cls.endswith("Loss") or not api.layer_parameters(cls.rsplit(".", 1)[-1]):
             return False
         return any(p is not None and p.is_tensor and p.requires_grad for p in map(model.prov, event.node.args))

@@ -7,6 +7,9 @@ the first did) through a part of that graph that saved a tensor — two losses o
 forward backpropagated one after the other, or one loss twice (an error: the first backward freed what the second
 needs; with an optimizer step between, unless AG017 reports that backward with its `.detach()` fix).
 
+A bug of two backward calls is reported at both: the one that retains (or frees) the graph, and the later one, which
+raises.
+
 ## Why is this bad?
 `retain_graph=True` is usually added to silence "Trying to backward through the graph a second time".
 The graph it keeps alive saved the parameters' values at forward time; once `optimizer.step()` changes
@@ -213,6 +216,13 @@ class _Graph:
 
 
 def check(model: ModuleModel):
+    """Each finding; the second place of a two-place one (`cause_of`) only where no finding of its own stands."""
+    found = list(_check(model))
+    primary = {finding.span.line for finding in found if "cause_of" not in finding.data}
+    yield from (finding for finding in found if "cause_of" not in finding.data or finding.span.line not in primary)
+
+
+def _check(model: ModuleModel):
     backwards = list(model.calls(role="backward"))
     steps = list(model.calls(role="step"))
     graphs = None
@@ -234,7 +244,7 @@ def check(model: ModuleModel):
             shared = model.shared_graph(later.receiver_prov.graph, prov.graph)
             touching = [s for s in between if graphs.touched([s], shared)]
             if touching:
-                yield _reused_after_step(model, event, later, touching[0])
+                yield from _reused_after_step(model, event, later, touching[0])
                 break
         else:
             # 2. in a training loop, a graph built before the loop is backpropagated again next iteration
@@ -314,12 +324,13 @@ def _freed_then_reused(model, backwards, steps, graphs):
             a, b = shown(model, first, later)  # (where they part, when that body is this module's)
             if any(s.ctx.scope is scope and first.seq < s.seq < later.seq for s in steps) and site(b).lineno in _ag017_lines(model):
                 continue  # a step between, on a GAN's shared output: AG017 reports it, with the detach that fixes it
-            finding = _backward_second_time(model, a, b)
+            found = _backward_second_time(model, a, b)
+            finding = found[0]
             if (finding.span.line, finding.span.col) in reported:
                 continue  # (the same pair seen from a caller of the body that holds it)
             reported.add(id(site(b)))
             reported.add((finding.span.line, finding.span.col))
-            yield finding
+            yield from found
             break  # (one finding per freeing backward: the first backward through it again)
 
 
@@ -334,9 +345,9 @@ def _ag017_lines(model) -> set:
 
 
 def _backward_second_time(model, first, later):
-    """Reported at the first backward, where `retain_graph=True` (or one backward of the summed losses) belongs; the
-    later one, which raises, is its related location. A first backward that a called function runs (its body may be
-    another module's, or shared by other callers) is reported at the later one, which raises."""
+    """Reported at the first backward, where `retain_graph=True` (or one backward of the summed losses) belongs, and at
+    the later one, which raises. A first backward that a called function runs (its body may be another module's, or
+    shared by other callers) is reported at the later one, and at that body's backward when it is this module's."""
     later_site = site(later)
     later_text = " ".join(model.text(later_site).split())
     if type(first) is ThroughEvent:
@@ -349,15 +360,27 @@ def _backward_second_time(model, first, later):
                    f"({where} runs whenever it does), so this backward goes through a freed graph: RuntimeError "
                    f"\"Trying to backward through the graph a second time\". Backpropagate once (sum the losses), or keep the "
                    f"graph there with `retain_graph=True`")
-        return model.finding(RULE, later_site, message, related=[(first.through, "the graph is backpropagated and freed in this call")],
-                             kind="backward-second-time", first_backward_line=first.through.lineno)
+        found = model.finding(RULE, later_site, message, related=[(first.through, "the graph is backpropagated and freed in this call")],
+                              kind="backward-second-time", first_backward_line=first.through.lineno)
+        if text is None or len(text) > 60:
+            return [found]
+        cause = (f"`{text}` frees the graph's saved tensors when `{call}` (line {first.through.lineno}) runs it, but "
+                 f"`{later_text}` (line {later_site.lineno}) backpropagates through the same graph afterwards: RuntimeError "
+                 f"\"Trying to backward through the graph a second time\". Backpropagate once, or keep the graph here "
+                 f"(`retain_graph=True`) where a later backward needs it")
+        return model.with_cause(found, inner, cause, "the freed graph is backpropagated again here")
     message = (f"this backward frees the graph's saved tensors, but `{later_text}` (line {later_site.lineno}) backpropagates "
                f"through the same graph again: RuntimeError \"Trying to backward through the graph a second time\". Sum the "
                f"losses and call backward once, or pass `retain_graph=True` here")
     fix = _add_retain_graph(model, first)
-    return model.finding(RULE, first.node, message, fixes=[fix] if fix else [],
-                         related=[(later_site, "the freed graph is backpropagated again here")], kind="backward-second-time",
-                         second_backward_line=later_site.lineno)
+    found = model.finding(RULE, first.node, message, fixes=[fix] if fix else [],
+                          related=[(later_site, "the freed graph is backpropagated again here")], kind="backward-second-time",
+                          second_backward_line=later_site.lineno)
+    first_text = " ".join(model.text(first.node).split())
+    cause = (f"`{later_text}` backpropagates through the graph that `{first_text}` (line {first.node.lineno}) already backpropagated and "
+             f"freed: RuntimeError \"Trying to backward through the graph a second time\". Sum the losses and call backward "
+             f"once, or pass `retain_graph=True` to the first backward")
+    return model.with_cause(found, later_site, cause, "the graph is backpropagated and freed here")
 
 
 def _add_retain_graph(model, event) -> Fix | None:
@@ -416,11 +439,13 @@ def _carried_next_iteration(model, event, loop, name):
 
 
 def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
-    if event.ctx.scope.function is not None and _returned(event):
+    if event.ctx.scope.function is not None and _returned(model, event, prov.graph):
         return False
     if event.ctx.loop is not None and _fed_from_before_loop(model, event.ctx.loop, prov.graph):
         return False
     if event.ctx.loop is not None and _may_carry(event, prov.graph):
+        return False
+    if _computed_elsewhere(model, event, prov.graph):
         return False
     for other in same_scope:
         if other is event or other.seq < event.seq and not event.ctx.loop:
@@ -439,10 +464,38 @@ def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
                 continue
             if use.usage == "receiver" and use.callee == "backward":
                 continue
-            if use.usage == "arg" and _inspected_by_helper(model, use):
-                continue
+            if use.usage == "arg" and (use.callee in uses.NUMBER_CASTS or _inspected_by_helper(model, use)):
+                continue  # (`float(loss)`: a number, no graph)
             return False  # the graph is built upon further: a later backward may go through it
     return True
+
+
+def _computed_elsewhere(model, event, graph) -> bool:
+    """Part of the graph was computed outside this body and reached it as a value (`self.fake_B` set by another method,
+    a global, a closure's variable), not through a call made here: the next call of this body, or another function,
+    may backpropagate through that part again. (A helper's own nodes come with the id of a call of it.)"""
+    owners, calls = model._graph_owners()
+    here = event.ctx.scope.node
+    here = None if isinstance(here, ast.Module) else here
+    if any(owner is not here and not calls.get(owner, frozenset()) & graph for owner in map(owners.get, graph)):
+        return True
+    return _reads_method_state(model, event, graph)
+
+
+def _reads_method_state(model, event, graph) -> bool:
+    """A computation of the graph here reads `self.x` of unknown value that another method (not `__init__`) sets: a
+    tensor computed there (`self.codes = self.encoder(batch)`), which may carry a graph other backward calls share."""
+    scope = event.ctx.scope
+    if scope.function is None or scope.function.cls is None:
+        return False
+    read = set()
+    for call in model.calls():
+        if call.ctx.scope is scope and id(call.node) in graph:
+            read.update(label for arg in [call.receiver, *call.node.args] if isinstance(arg, ast.Attribute)
+                        and model.prov(arg) is None for label in [model.text(arg)] if label.startswith("self."))
+    return bool(read) and any(bind.name in read and bind.ctx.scope is not scope and bind.ctx.scope.function is not None
+                              and bind.ctx.scope.function.cls is scope.function.cls and bind.ctx.scope.name != "__init__"
+                              for bind in model.of_type(BindEvent))
 
 
 def _may_carry(event, graph) -> bool:
@@ -562,9 +615,16 @@ def _fed_from_before_loop(model, loop, graph) -> bool:
     return False
 
 
-def _returned(event) -> bool:
+def _returned(model, event, graph) -> bool:
+    """The function may hand a value of the graph to its caller: it returns or yields one that is not known to be
+    free of it (`return loss.item()` is a number)."""
     function = event.ctx.scope.node
-    return any(isinstance(node, (ast.Return, ast.Yield)) and node.value is not None for node in ast.walk(function))
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Return, ast.Yield)) and node.value is not None:
+            prov = model.prov(node.value)
+            if prov is None or prov.kind is not Kind.NUMBER and not (prov.is_tensor and not model.shared_graph(prov.graph, graph)):
+                return True
+    return False
 
 
 def _remove_retain_graph(model, event) -> Fix | None:
@@ -580,12 +640,18 @@ def _remove_retain_graph(model, event) -> Fix | None:
 
 
 def _reused_after_step(model, event, later, step):
+    """Reported at the backward that retains the graph and at the later one, which fails."""
+    step_text = f"`{model.text(step.node)}` (line {step.node.lineno})"
     message = (f"the graph retained here is backpropagated again by `{model.text(later.node)}` (line {later.node.lineno}) after "
-               f"`{model.text(step.node)}` (line {step.node.lineno}) modified the parameters it saved: version-counter error. "
+               f"{step_text} modified the parameters it saved: version-counter error. "
                f"Recompute the forward for each backward, or sum the losses and call backward once")
-    return model.finding(RULE, event.node, message, related=[(step.node, "parameters modified in place here"),
-                                                             (later.node, "the retained graph is reused here")],
-                         kind="reused-after-step", optimizer=model.text(step.receiver) if step.receiver is not None else None)
+    found = model.finding(RULE, event.node, message, related=[(step.node, "parameters modified in place here"),
+                                                              (later.node, "the retained graph is reused here")],
+                          kind="reused-after-step", optimizer=model.text(step.receiver) if step.receiver is not None else None)
+    cause = (f"this backward goes through the graph that `{model.text(event.node)}` (line {event.node.lineno}) retained, after "
+             f"{step_text} modified the parameters it saved: RuntimeError \"modified by an inplace operation\". Recompute the "
+             f"forward for each backward, or sum the losses and call backward once")
+    return model.with_cause(found, later.node, cause, "the graph is retained here")
 
 
 def _reused_from_before_loop(model, event, loop, forward):
