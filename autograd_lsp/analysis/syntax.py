@@ -161,3 +161,88 @@ def stores(node: ast.AST, name: str) -> bool:
             if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 stack.append(child)
     return False
+
+
+def exclusive(parent_of: dict, a: ast.AST, b: ast.AST) -> bool:
+    """`a` and `b` never both run in one pass through their common block: they sit in different branches of one `if`
+    (or `try`/`except`), or in the bodies of two `if` statements of that block whose tests contradict on a plain name
+    nothing rebinds between them (`if ready and fresh:` ... `if ready and not fresh:`). `parent_of`: parents()."""
+    path_a, path_b = _path(parent_of, a), _path(parent_of, b)
+    ids_b = {id(node): index for index, node in enumerate(path_b)}
+    for index, (child, ancestor) in enumerate(zip(path_a, path_a[1:])):
+        if id(ancestor) not in ids_b:
+            continue
+        side_b = path_b[ids_b[id(ancestor)] - 1] if ids_b[id(ancestor)] > 0 else None
+        if isinstance(ancestor, (ast.If, ast.Try, ast.IfExp)) and side_b is not None:
+            if _branch(ancestor, child) != _branch(ancestor, side_b):
+                return True
+        # the paths part in a block: the two statements they went through, and the `if`s each went into below them
+        ifs_a, ifs_b = _conditions(path_a[:index + 1]), _conditions(path_b[:ids_b[id(ancestor)]])
+        return any(_contradict(test_a, test_b) and not _rebound_between(ancestor, if_a, if_b, test_a, test_b)
+                   for if_a, test_a in ifs_a for if_b, test_b in ifs_b if if_a is not if_b)
+    return False
+
+
+def _path(parent_of: dict, node: ast.AST) -> list[ast.AST]:
+    path = []
+    while node is not None:
+        path.append(node)
+        node = parent_of.get(id(node))
+    return path
+
+
+def _branch(node, child) -> str:
+    for name in ("body", "orelse", "handlers", "finalbody"):
+        value = getattr(node, name, None)
+        if value is child or isinstance(value, list) and any(item is child for item in value):
+            return name
+    return "test"
+
+
+def _conditions(path: list[ast.AST]) -> list[tuple[ast.If, dict]]:
+    """The `if`s a node sits under (from the innermost up the given path), each with what its branch requires of plain
+    names: {name: True/False} from the conjuncts of its test (the body), or its single negated literal (the else)."""
+    found = []
+    for child, owner in zip(path, path[1:]):
+        if isinstance(owner, ast.If):
+            literals = _literals(owner.test)
+            branch = _branch(owner, child)
+            if branch == "body" and literals:
+                found.append((owner, literals))
+            elif branch == "orelse" and len(literals) == 1:
+                found.append((owner, {name: not value for name, value in literals.items()}))
+    return found
+
+
+def _literals(test: ast.expr) -> dict[str, bool]:
+    """`a and not b and c is False` -> {a: True, b: False, c: False}; conjuncts of other shapes are left out."""
+    conjuncts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    out: dict[str, bool] = {}
+    for conjunct in conjuncts:
+        value = True
+        if isinstance(conjunct, ast.UnaryOp) and isinstance(conjunct.op, ast.Not):
+            conjunct, value = conjunct.operand, False
+        if isinstance(conjunct, ast.Compare) and len(conjunct.ops) == 1 and isinstance(conjunct.ops[0], (ast.Is, ast.Eq)) \
+                and isinstance(conjunct.comparators[0], ast.Constant) and isinstance(conjunct.comparators[0].value, bool):
+            value = value == conjunct.comparators[0].value
+            conjunct = conjunct.left
+        if isinstance(conjunct, ast.Name):
+            if out.get(conjunct.id, value) != value:
+                return {}  # `a and not a`: never true; nothing to compare with
+            out[conjunct.id] = value
+    return out
+
+
+def _contradict(a: dict, b: dict) -> bool:
+    return any(name in b and b[name] != value for name, value in a.items())
+
+
+def _rebound_between(block_owner: ast.AST, if_a: ast.If, if_b: ast.If, test_a: dict, test_b: dict) -> bool:
+    """Every contradicting name is assigned in the common block somewhere from the first `if` to the end of the second
+    (either body included): then the two tests may read different values in one pass."""
+    names = [name for name, value in test_a.items() if name in test_b and test_b[name] != value]
+    start = min(if_a.lineno, if_b.lineno)
+    end = max(if_a.end_lineno or if_a.lineno, if_b.end_lineno or if_b.lineno)
+    span = [node for node in ast.iter_child_nodes(block_owner) if isinstance(node, ast.stmt)
+            and node.lineno <= end and (node.end_lineno or node.lineno) >= start]
+    return all(any(stores(node, name) for node in span) for name in names)

@@ -61,7 +61,7 @@ from ..analysis.model import BindEvent, CallEvent, ModuleModel, ThroughEvent, Us
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
-from ..analysis.syntax import parents
+from ..analysis.syntax import exclusive, parents
 from ..analysis.training import backward_target, is_backward, is_frozen, is_step, optimizer_of, parted, place, runs_after, shown, site as site_of
 from ..findings import Edit, Fix, Safety, Severity
 
@@ -105,7 +105,8 @@ def check(model: ModuleModel):
             if not shared:
                 continue
             between = [s for s in steps if s.ctx.scope is first.event.ctx.scope and first.seq <= s.seq < second.seq and
-                       (s is not first.event or first.event.function is not None)]
+                       (s is not first.event or first.event.function is not None)
+                       and not _exclusive(model, *parted(s, second.event)) and not _exclusive(model, *parted(first.event, s))]
             stale = None
             if first.retains:  # the graph is kept: it only breaks where the step changed weights a shared forward saved
                 stale = next(((s, module) for s in between if s is not first.event for module in _saved_modules(model, s, shared)), None)
@@ -548,35 +549,12 @@ def _helper_retains(model: ModuleModel, function) -> bool:
     return False
 
 
-def _exclusive(model: ModuleModel, a: CallEvent, b: CallEvent) -> bool:
-    """The two calls sit in different branches of one `if` (or `try`/`except`): they never both run."""
-    root = a.ctx.scope.node
-    parent_of = parents(model, root)
-
-    def chain(node):
-        path = []
-        while node is not None:
-            path.append(node)
-            node = parent_of.get(id(node))
-        return path
-
-    path_a, path_b = chain(a.node), chain(b.node)
-    ids_b = {id(node) for node in path_b}
-    for child, ancestor in zip(path_a, path_a[1:]):
-        if id(ancestor) in ids_b:
-            if isinstance(ancestor, (ast.If, ast.Try, ast.IfExp)):
-                side_b = next(node for node, parent in zip(path_b, path_b[1:]) if parent is ancestor)
-                return _branch(ancestor, child) != _branch(ancestor, side_b)
-            return False
-    return False
-
-
-def _branch(node, child) -> str:
-    for name in ("body", "orelse", "handlers", "finalbody"):
-        value = getattr(node, name, None)
-        if value is child or isinstance(value, list) and any(item is child for item in value):
-            return name
-    return "test"
+def _exclusive(model: ModuleModel, a, b) -> bool:
+    """The two calls never both run in one pass: different branches of one `if` (or `try`/`except`), or two `if`s whose
+    tests contradict (`if train_dec and train_dis:` ... `if train_dec and not train_dis:`)."""
+    if a.ctx.scope is not b.ctx.scope:
+        return False
+    return exclusive(parents(model, a.ctx.scope.node), a.node, b.node)
 
 
 # -- the finding ----------------------------------------------------------------------------------------
