@@ -479,3 +479,26 @@ def test_a_local_shadowing_an_imported_name_is_not_resolved_in_another_module(tm
     counters = dict(zip(STATS.FIELDS, (b - a for a, b in zip(before, STATS.snapshot()))))
     assert counters["jedi_queries"] == 0 and counters["jedi_scripts"] == 0 and resolver.queries == 0
     assert counters["direct"] >= 1  # `ones(self.w)` in __init__ is still the workspace helper
+
+
+def test_a_jedi_query_leaves_the_collector_as_it_was(tmp_path, monkeypatch):
+    # parso's cache loads end with gc.enable(): the CLI's collector, off during a check, must stay off after jedi
+    import gc
+
+    from autograd_lsp.source import Source
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text("import helpers\nhelpers.compose(1, 2)\n")
+    resolver = JediResolver(tmp_path)
+    monkeypatch.setattr(JediResolver, "_resolve", lambda self, source, node: gc.enable())
+    source = Source(text=(tmp_path / "train.py").read_text(), path=str(tmp_path / "train.py"))
+    enabled = gc.isenabled()
+    try:
+        gc.disable()
+        resolver.resolve(source, object())
+        assert not gc.isenabled()
+        gc.enable()
+        resolver.resolve(source, object())
+        assert gc.isenabled()  # (a caller whose collector runs, the language server: left on)
+    finally:
+        (gc.enable if enabled else gc.disable)()

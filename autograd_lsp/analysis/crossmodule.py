@@ -7,6 +7,7 @@ modules' models per (path, mtime, size). Only definitions inside the workspace r
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import logging
 import os
@@ -187,11 +188,18 @@ class JediResolver:
                 if found is not None:
                     STATS.direct += 1
                     return found
+            collecting = gc.isenabled()
             try:
                 return self._resolve(source, node)
             except Exception as error:  # jedi on half-typed code can fail in many ways: unknown, not fatal
                 log.debug("jedi could not resolve %s: %s", ast.dump(node)[:80], error)
                 return None
+            finally:
+                if not collecting and gc.isenabled():
+                    # parso's cache loads end with gc.enable() (parso/cache.py): the CLI's collector, off for a check
+                    # (cli._quiet_gc), was on for the rest of the run after the first jedi query, rescanning every
+                    # model and tree kept alive (~10-25% of a run over a package that asks jedi once)
+                    gc.disable()
 
     # -- direct resolution (no jedi) ---------------------------------------------------------------------
     def _direct_for(self, source: Source, qualname: str):
