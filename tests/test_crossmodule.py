@@ -502,3 +502,26 @@ def test_a_jedi_query_leaves_the_collector_as_it_was(tmp_path, monkeypatch):
         assert gc.isenabled()  # (a caller whose collector runs, the language server: left on)
     finally:
         (gc.enable if enabled else gc.disable)()
+
+
+def test_an_unpacked_package_with_no_project_marker_resolves_its_absolute_imports_directly(tmp_path):
+    """A wheel or source tree unpacked where no pyproject.toml/setup.py/.git lies above: the project root is the
+    directory holding its outermost package (where Python imports it from), not each file's own directory, so
+    `from lib.helpers import compose` resolves without jedi. A folder of loose scripts keeps its own directory."""
+    package = tmp_path / "site" / "lib"
+    (package / "models").mkdir(parents=True)
+    for directory in (package, package / "models"):
+        (directory / "__init__.py").write_text("")
+    (package / "helpers.py").write_text(HELPER)
+    trainer = _train_with(package / "models", "trainer.py", "from lib.helpers import compose")
+    assert JediResolver.project_root(trainer) == (tmp_path / "site").resolve()
+    loose = tmp_path / "scripts"
+    loose.mkdir()
+    assert JediResolver.project_root(loose / "run.py") == loose.resolve()
+    proc = subprocess.run([sys.executable, "-m", "autograd_lsp", "check", str(trainer), "--no-cache", "--jobs", "1", "--stats", "--exit-zero"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    line = next(line for line in proc.stderr.splitlines() if line.startswith("autograd-lsp: stats: "))
+    counters = dict(pair.split("=") for pair in line.split(": ", 2)[2].split())
+    assert int(counters["direct"]) >= 1 and counters["jedi_queries"] == "0", line
+    assert "AG002" in proc.stdout

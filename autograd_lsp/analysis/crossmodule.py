@@ -55,6 +55,14 @@ _ROOTS: dict = {}  # directory -> holds a project marker (asked for every file o
 _PROJECT_ROOTS: dict = {}  # path as given -> its project root
 
 
+def _above_packages(directory: Path) -> Path:
+    """With no project marker above: the directory holding the outermost package `directory` is in (`site/monai` for
+    `site/monai/networks/nets`), where Python itself would import it from; `directory` when it is no package."""
+    while (directory / "__init__.py").is_file() and directory.parent != directory:
+        directory = directory.parent
+    return directory
+
+
 def _is_root(directory: Path) -> bool:
     found = _ROOTS.get(directory)
     if found is None:
@@ -135,7 +143,7 @@ class JediResolver:
         if found is None:
             resolved = path.resolve()
             start = resolved if resolved.is_dir() else resolved.parent
-            found = next((directory for directory in [start, *start.parents] if _is_root(directory)), start)
+            found = next((directory for directory in [start, *start.parents] if _is_root(directory)), None) or _above_packages(start)
             if len(_PROJECT_ROOTS) > 4096:
                 _PROJECT_ROOTS.clear()
             _PROJECT_ROOTS[key] = found
