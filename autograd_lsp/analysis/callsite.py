@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from .provenance import Kind, Provenance
+from .syntax import nodes
 
 MAX_DEPTH = 3  # nested call sites walked with their arguments (a helper calling a helper calling a helper)
 MAX_WALKS = 400  # per module: beyond, calls fall back to the symbolic summary (instantiate)
@@ -38,7 +39,7 @@ def worth_walking(function, provs) -> bool:
     modules (`Block(norm=nn.LayerNorm(d))`) are how libraries compose layers, and knowing them finds no bug. A string
     tells the constructor of a class passing `reduction=self.<attr>` what its forward reduces (`Loss(reduction="none")`)."""
     if function is not None and function.name == "__init__" and function.cls is not None:
-        if _keeps_reduction(function.cls) and any(prov is not None and prov.kind is Kind.TEXT for prov in provs):
+        if any(prov is not None and prov.kind is Kind.TEXT for prov in provs) and _keeps_reduction(function.cls):
             return True
         if function.cls.is_module:
             return any(_tensor_facts(prov) for prov in provs)
@@ -51,8 +52,8 @@ def _keeps_reduction(cls) -> bool:
     found = cls.__dict__.get("_keeps_reduction")
     if found is None:
         found = cls._keeps_reduction = any(
-            isinstance(node, ast.keyword) and node.arg == "reduction" and isinstance(node.value, ast.Attribute)
-            and isinstance(node.value.value, ast.Name) and node.value.value.id == "self" for node in ast.walk(cls.node))
+            type(node) is ast.keyword and node.arg == "reduction" and isinstance(node.value, ast.Attribute)
+            and isinstance(node.value.value, ast.Name) and node.value.value.id == "self" for node in nodes(cls.node))
     return found
 
 

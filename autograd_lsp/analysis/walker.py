@@ -3744,25 +3744,39 @@ def _dataclass_fields(cls: ClassInfo, node: ast.Call, arg_provs: list, keywords,
     an Enum member (`self.reduction = Reduction(self.reduction)`, known by the same value)."""
     if any(isinstance(arg, ast.Starred) for arg in node.args) or any(kw.arg is None for kw in node.keywords):
         return {}
-    names = [stmt.target.id for stmt in cls.node.body if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
-             and "ClassVar" not in ast.unparse(stmt.annotation)]
-    defaults = {stmt.target.id: stmt.value for stmt in cls.node.body if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)}
+    names, defaults, rebound = _dataclass_layout(cls, is_enum)
     if len(arg_provs) > len(names) or arg_provs and cls.node.bases:
         return {}  # (a base class's fields come first: which one a positional argument fills is not known here)
     fields = dict(zip(names, arg_provs))
     for name in names[len(arg_provs):]:
         if keywords and name in keywords:
             fields[name] = keywords[name]
-        elif isinstance(defaults.get(name), ast.Constant) and type(defaults[name].value) is str:
-            fields[name] = _text(defaults[name].value)
-    post = cls.methods.get("__post_init__")
-    if post is not None:
-        for stmt in ast.walk(post.node):
-            for target in getattr(stmt, "targets", [getattr(stmt, "target", None)]):
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" \
-                        and not _enum_of_itself(stmt, target.attr, is_enum):
-                    fields.pop(target.attr, None)
+        elif name in defaults:
+            fields[name] = _text(defaults[name])
+    for name in rebound:
+        fields.pop(name, None)
     return {name: prov for name, prov in fields.items() if prov is not None}
+
+
+def _dataclass_layout(cls: ClassInfo, is_enum) -> tuple[list, dict, set]:
+    """A dataclass's fields in order, their string defaults, and the fields its __post_init__ stores again (not as an
+    Enum member of themselves): facts of the class, found once per class."""
+    found = cls.__dict__.get("_dataclass_layout")
+    if found is None:
+        body = [stmt for stmt in cls.node.body if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)]
+        names = [stmt.target.id for stmt in body if "ClassVar" not in ast.unparse(stmt.annotation)]
+        defaults = {stmt.target.id: stmt.value.value for stmt in body
+                    if isinstance(stmt.value, ast.Constant) and type(stmt.value.value) is str}
+        rebound = set()
+        post = cls.methods.get("__post_init__")
+        if post is not None:
+            for stmt in ast.walk(post.node):
+                for target in getattr(stmt, "targets", [getattr(stmt, "target", None)]):
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" \
+                            and not _enum_of_itself(stmt, target.attr, is_enum):
+                        rebound.add(target.attr)
+        found = cls._dataclass_layout = (names, defaults, rebound)  # type: ignore[attr-defined]
+    return found
 
 
 def _enum_of_itself(stmt: ast.AST, attr: str, is_enum) -> bool:
