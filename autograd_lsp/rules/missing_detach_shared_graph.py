@@ -241,13 +241,9 @@ def _next_iteration(model: ModuleModel, site: Site, steps: list):
     so the next iteration backpropagates through that forward again: freed, or (retained) saved before the step."""
     calls = _calls(model)
     _, loss = backward_target(model, site.event)
-    for loop in site.event.ctx.loops():
+    for loop, start, end, stepping in _stepping_loops(site, steps):
         if loss is None or not loop.contains(loss.loop):
             break  # the whole loss comes from before the loop: a stale loss (AG002/AG003), not a shared forward
-        if loop.scope is not site.event.ctx.scope:
-            break
-        start, end = loop.node.lineno, loop.node.end_lineno or loop.node.lineno
-        stepping = [s for s in steps if s.ctx.scope is loop.scope and loop.contains(s.ctx.loop)]
         if not stepping:
             continue
         before = sorted((event for ident in site.graph for event in [calls.get(ident)]
@@ -264,6 +260,16 @@ def _next_iteration(model: ModuleModel, site: Site, steps: list):
     return None
 
 
+def _stepping_loops(site: Site, steps: list):
+    """(loop, first line, last line, the optimizer steps in it) for each loop of the site's own body around it, innermost
+    first."""
+    for loop in site.event.ctx.loops():
+        if loop.scope is not site.event.ctx.scope:
+            break
+        stepping = [s for s in steps if s.ctx.scope is loop.scope and loop.contains(s.ctx.loop)]
+        yield loop, loop.node.lineno, loop.node.end_lineno or loop.node.lineno, stepping
+
+
 def _state_next_iteration(model: ModuleModel, site: Site, steps: list):
     """(loop, forward, step): `self.backward_D()` in a training loop backpropagates through a forward that another method
     keeps on `self` (`self.fake_B = self.netG(self.real_A)` in `forward()`), and that method runs only before the loop
@@ -278,11 +284,7 @@ def _state_next_iteration(model: ModuleModel, site: Site, steps: list):
         event = calls.get(ident)
         if event is not None and _trainable_forward(model, event):
             makers.setdefault(event.ctx.scope.function, []).append(event)
-    for loop in site.event.ctx.loops():
-        if loop.scope is not site.event.ctx.scope:
-            break
-        start, end = loop.node.lineno, loop.node.end_lineno or loop.node.lineno
-        stepping = [s for s in steps if s.ctx.scope is loop.scope and loop.contains(s.ctx.loop)]
+    for loop, start, end, stepping in _stepping_loops(site, steps):
         if not stepping:
             continue
         runs = [event for event in model.of_type(CallEvent) if event.function in makers and event.ctx.via is None
