@@ -318,6 +318,10 @@ class ModuleModel:
             return True
         return False if modes and all(mode is False for mode in modes) else None
 
+    def callers(self, function: "FunctionInfo") -> list:
+        """The calls of this module that run `function` (called directly, or `model(x)` running its forward)."""
+        return self._callers().get(id(function), [])
+
     def _callers(self) -> dict:
         index = self.__dict__.get("_callers_index")
         if index is None or index[0] != len(self.events):

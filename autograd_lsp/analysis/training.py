@@ -212,6 +212,17 @@ def runs_after(first: Event, later: Event) -> bool:
     return always_after(a.ctx.scope.node, a.ctx.statement, site(b))
 
 
+def never_together(model: ModuleModel, first: Event, later: Event) -> bool:
+    """`first` and `later` never both run in one pass of their body, where they part (see parted): different branches of
+    one `if`/`try`, or two `if`s whose tests contradict on a flag nothing rebinds between them (syntax.exclusive)."""
+    a, b = parted(first, later)
+    if a is b or a.ctx.scope is not b.ctx.scope:
+        return False
+    from .syntax import exclusive, parents
+
+    return exclusive(parents(model, a.ctx.scope.node), site(a), site(b))
+
+
 def backward_target(model: ModuleModel, event: CallEvent) -> tuple[ast.expr | None, Provenance | None]:
     """The tensor a backward call differentiates: `loss` in `loss.backward()`, `self.manual_backward(loss)`,
     `accelerator.backward(loss)`, `scaler.scale(loss).backward()`, `torch.autograd.backward(loss)`."""

@@ -50,7 +50,7 @@ import ast
 import sys
 from dataclasses import dataclass
 
-from ..analysis.model import BindEvent, CallEvent, ClassInfo, Event, ItemStoreEvent, Loop, ModuleModel, ThroughEvent
+from ..analysis.model import BindEvent, CallEvent, Event, ItemStoreEvent, Loop, ModuleModel, ThroughEvent
 from ..analysis import uses
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis.syntax import nodes, parents, statements

@@ -61,8 +61,8 @@ from ..analysis.model import BindEvent, CallEvent, ModuleModel, ThroughEvent, Us
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
-from ..analysis.syntax import exclusive, parents
-from ..analysis.training import backward_target, is_backward, is_frozen, is_step, optimizer_of, parted, place, runs_after, shown, site as site_of
+from ..analysis.syntax import parents
+from ..analysis.training import backward_target, is_backward, is_frozen, is_step, never_together, optimizer_of, place, runs_after, shown, site as site_of
 from ..findings import Edit, Fix, Safety, Severity
 
 CODE = "AG017"
@@ -106,13 +106,13 @@ def check(model: ModuleModel):
                 continue
             between = [s for s in steps if s.ctx.scope is first.event.ctx.scope and first.seq <= s.seq < second.seq and
                        (s is not first.event or first.event.function is not None)
-                       and not _exclusive(model, *parted(s, second.event)) and not _exclusive(model, *parted(first.event, s))]
+                       and not never_together(model, s, second.event) and not never_together(model, first.event, s)]
             stale = None
             if first.retains:  # the graph is kept: it only breaks where the step changed weights a shared forward saved
                 stale = next(((s, module) for s in between if s is not first.event for module in _saved_modules(model, s, shared)), None)
                 between = [stale[0]] if stale is not None else []
             step = between[0] if between else None
-            if step is None or _exclusive(model, *parted(first.event, second.event)) or _recomputed_between(model, first, second, shared) \
+            if step is None or never_together(model, first.event, second.event) or _recomputed_between(model, first, second, shared) \
                     or _unpacked_together(model, first, second):
                 continue
             reported.add(id(second))
@@ -549,14 +549,6 @@ def _helper_retains(model: ModuleModel, function) -> bool:
         if event.ctx.scope.function is function and is_backward(event) and event.keyword("retain_graph") is not None:
             return True
     return False
-
-
-def _exclusive(model: ModuleModel, a, b) -> bool:
-    """The two calls never both run in one pass: different branches of one `if` (or `try`/`except`), or two `if`s whose
-    tests contradict (`if train_dec and train_dis:` ... `if train_dec and not train_dis:`)."""
-    if a.ctx.scope is not b.ctx.scope:
-        return False
-    return exclusive(parents(model, a.ctx.scope.node), a.node, b.node)
 
 
 # -- the finding ----------------------------------------------------------------------------------------

@@ -218,7 +218,7 @@ def _only_caller(model: ModuleModel, call, inner: CallEvent) -> bool:
     if function is None or inner.ctx.scope.function is not function and inner.ctx.scope.function is not None \
             and inner.ctx.scope.function.context_of is not function:
         return False
-    return {id(c.node) for c in model._callers().get(id(function), ())} == {id(call.node)}
+    return {id(c.node) for c in model.callers(function)} == {id(call.node)}
 
 
 def _at_call_site(model: ModuleModel, step) -> str | None:

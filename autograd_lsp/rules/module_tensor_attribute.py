@@ -71,7 +71,7 @@ import sys
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel
-from ..analysis.provenance import Kind, flatten
+from ..analysis.provenance import Kind
 from ..analysis.syntax import nodes, statements
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits

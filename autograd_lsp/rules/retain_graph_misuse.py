@@ -61,8 +61,8 @@ from ..analysis.model import BindEvent, CallEvent, ModuleModel, ThroughEvent, Us
 from ..analysis.provenance import Kind
 from ..analysis import torch_api as api
 from ..analysis import uses
-from ..analysis.syntax import exclusive, nodes, parents, statements
-from ..analysis.training import is_frozen, parted, runs_after, shown, site
+from ..analysis.syntax import nodes, statements
+from ..analysis.training import is_frozen, never_together, parted, runs_after, shown, site
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG003"
@@ -237,10 +237,10 @@ def _check(model: ModuleModel):
         sharing = [b for b in same_scope if b is not event and b.receiver_prov is not None and model.shared_graph(b.receiver_prov.graph, prov.graph)]
         # 1. a later backward through the same graph, with a step in between
         for later in sharing:
-            if later.seq <= event.seq or _never_together(model, event, later):
+            if later.seq <= event.seq or never_together(model, event, later):
                 continue
             between = [s for s in steps if s.ctx.scope is scope and event.seq < s.seq < later.seq
-                       and not _never_together(model, event, s) and not _never_together(model, s, later)]
+                       and not never_together(model, event, s) and not never_together(model, s, later)]
             graphs = graphs or _Graph(model)
             shared = model.shared_graph(later.receiver_prov.graph, prov.graph)
             touching = [s for s in between if graphs.touched([s], shared)]
@@ -284,14 +284,6 @@ def _check(model: ModuleModel):
     if len(freeing) > 1:
         # (a step a called function runs is one between, too)
         yield from _freed_then_reused(model, freeing, list(model.calls(role="step", through=True)), graphs or _Graph(model))
-
-
-def _never_together(model, a, b) -> bool:
-    """`a` and `b` never both run in one pass of their body (different branches, or `if`s whose tests contradict)."""
-    a, b = parted(a, b)
-    if a is b or a.ctx.scope is not b.ctx.scope:
-        return False
-    return exclusive(parents(model, a.ctx.scope.node), site(a), site(b))
 
 
 def _frees(event) -> bool:

@@ -194,7 +194,7 @@ def _read_by_caller(model: ModuleModel, creation: CallEvent, short: str):
     owner = creation.ctx.scope.function
     if owner is None or _allocator(owner) or _allocator(owner.context_of):
         return None
-    for call in model._callers().get(id(owner.context_of or owner), ()):
+    for call in model.callers(owner.context_of or owner):
         if call.ctx.scope.function is owner or call.result is None or call.result.node is not call.node:
             continue
         read = _first_read(model, call, short, {id(call.node)})
