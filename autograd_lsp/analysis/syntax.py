@@ -115,18 +115,22 @@ def parents(model: ModuleModel, root: ast.AST) -> dict[int, ast.AST]:
     cache = model.__dict__.setdefault("_parent_maps", {})
     found = cache.get(id(root))
     if found is None:
-        found = {}
-        for node in nodes(root):
-            for name in _child_fields(type(node)):
-                value = getattr(node, name, None)
-                if type(value) is list:
-                    for child in value:
-                        if isinstance(child, ast.AST):
-                            found[id(child)] = node
-                elif isinstance(value, ast.AST):
-                    found[id(value)] = node
-        cache[id(root)] = found
+        found = cache[id(root)] = _parent_map(root)
         model.__dict__.setdefault("_parent_roots", []).append(root)  # keep ids valid
+    return found
+
+
+def _parent_map(root: ast.AST) -> dict[int, ast.AST]:
+    found = {}
+    for node in nodes(root):
+        for name in _child_fields(type(node)):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for child in value:
+                    if isinstance(child, ast.AST):
+                        found[id(child)] = node
+            elif isinstance(value, ast.AST):
+                found[id(value)] = node
     return found
 
 
@@ -141,13 +145,24 @@ def body_statement(body: list[ast.stmt], line: int) -> ast.stmt | None:
 
 def always_after(function: ast.AST, statement: ast.stmt, node: ast.AST) -> bool:
     """`node` runs whenever `statement` has run: it lies in a later statement of the block that holds `statement`
-    (directly or nested). A statement inside an `if`, or a node in another branch, gives no such guarantee."""
-    for owner in ast.walk(function):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(owner, field, None)
-            if isinstance(block, list) and statement in block:
-                return any(inner is node for later in block[block.index(statement) + 1:] for inner in ast.walk(later))
-    return False
+    (directly or nested). A statement inside an `if`, or a node in another branch, gives no such guarantee.
+    Answered by climbing from `node` through the function's parent map (kept on its tree: rules ask per pair of events)."""
+    parent_of = kept_on(function, "_parent_map", _parent_map)
+    owner = parent_of.get(id(statement))
+    if owner is None:
+        return False
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(owner, field, None)
+        if type(block) is list:
+            for index, item in enumerate(block):
+                if item is statement:
+                    later = {id(stmt) for stmt in block[index + 1:]}
+                    while node is not None:
+                        if id(node) in later:
+                            return True
+                        node = parent_of.get(id(node))
+                    return False
+    return False  # (a statement of an `except` handler's list is its handler's body: found above)
 
 
 def stores(node: ast.AST, name: str) -> bool:
