@@ -256,18 +256,34 @@ def _pending_backward(model, event, owner, prov, sites, binds):
         depends = label in loss.composed_from or (prov.graph and prov.graph & loss.graph) or _forwards_owner(model, site, label)
         if not depends:
             continue
-        bound = _binding(binds, site.value.id, loss, site.event.seq)
-        if bound is not None and bound.seq < event.seq:
-            saver = _saver(model, owner, prov, bound, binds, label)
+        for bound in _computed_before(model, binds, _binding(binds, site.value.id, loss, site.event.seq), event.seq):
+            saver, where = _saver(model, owner, prov, bound, binds, label)
             if saver is not None:
-                return site, bound.node, saver
+                return site, where.node, saver
             found = found or (site, bound.node, None)
     return found
 
 
+def _computed_before(model, binds, bound: BindEvent | None, before_seq: int, depth: int = 3):
+    """The bindings the loss's graph was computed in before the write: the loss's own, or, for a loss combined after the
+    write from values computed before it (`loss2 = loss * 2` after `loss.backward(retain_graph=True)`), theirs."""
+    if bound is None:
+        return
+    if bound.seq < before_seq:
+        yield bound
+        return
+    if depth == 0 or bound.value is None:
+        return
+    for node in ast.walk(bound.value):
+        if type(node) is ast.Name and type(node.ctx) is ast.Load:
+            prov = model.prov(node)
+            if prov is not None and prov.kind is Kind.TENSOR and prov.requires_grad and prov.graph:  # (a leaf holds no graph)
+                yield from _computed_before(model, binds, _binding(binds, node.id, prov, bound.seq), before_seq, depth - 1)
+
+
 def _forwards_owner(model, site, label: str) -> bool:
     """`model.fc.weight.data` and a loss computed through `model(...)`: the parameter took part in the forward."""
-    return any(label.startswith(module + ".") for module in _forwarded_modules(model, site))
+    return any(label.startswith((module + ".", module + "[")) for module in _forwarded_modules(model, site))
 
 
 def _forwarded_modules(model, site) -> set[str]:
@@ -289,16 +305,32 @@ def _parameter_label(model, owner: ast.expr, prov) -> str:
     return model.text(owner)
 
 
-def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds, label: str | None = None) -> str | None:
-    """The op of the pending forward that saved `owner` for its backward (torch's derivatives.yaml), or None."""
+def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds, label: str | None = None) -> tuple[str | None, BindEvent]:
+    """The op of the pending forward that saved `owner` for its backward (torch's derivatives.yaml), and the binding
+    it lies in; (None, bound) when none did."""
     if prov.kept_for_backward:
-        return prov.saved_by  # a non-leaf kept as some op's output or input
+        return prov.saved_by, bound  # a non-leaf kept as some op's output or input
     label = label or model.text(owner)
-    value = bound.value  # the BindEvent's expression: what the loss was computed from
-    if value is None:
-        return None
     calls = {id(call.node): call for call in model.calls()}
-    return _saver_in(model, value, label, {}, calls, binds, 0, set())
+    # the BindEvent's expression (what the loss was computed from), then the values its names were bound to before it
+    # (`logits = net(x)` before `loss = F.cross_entropy(logits, y)`): all of them parts of the loss's graph
+    pending, seen = [bound], {id(bound)}
+    while pending and len(seen) <= SLICE_LIMIT:
+        bind = pending.pop(0)
+        if bind.value is None:
+            continue
+        found = _saver_in(model, bind.value, label, {}, calls, binds, 0, set())
+        if found is not None:
+            return found, bind
+        for node in ast.walk(bind.value):
+            if type(node) is ast.Name and type(node.ctx) is ast.Load:
+                prov = model.prov(node)
+                if prov is not None and prov.kind is Kind.TENSOR and prov.requires_grad and prov.graph:
+                    earlier = _binding(binds, node.id, prov, bind.seq)
+                    if earlier is not None and id(earlier) not in seen:
+                        seen.add(id(earlier))
+                        pending.append(earlier)
+    return None, bound
 
 
 def _saver_in(model, expr: ast.expr, label: str, params: dict, calls, binds, depth: int, seen: set) -> str | None:
@@ -372,7 +404,7 @@ def _saver_in_forward(model, event, label: str, requires_grad, binds) -> str | N
     layers' inputs require grad)."""
     target = event.receiver if event.method == "forward" else event.node.func
     module = model.text(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
-    if module is None or not label.startswith(module + "."):
+    if module is None or not label.startswith((module + ".", module + "[")):
         return None
     cls = event.receiver_prov.module_class if event.receiver_prov is not None and event.method == "forward" else None
     prov = model.prov(target) or next((bind.prov for bind in reversed(binds.get(module, ())) if bind.prov is not None
@@ -388,11 +420,35 @@ def _saver_in_forward(model, event, label: str, requires_grad, binds) -> str | N
         names = [layer.func.attr if isinstance(layer.func, ast.Attribute) else getattr(layer.func, "id", None) for layer in layers]
         weighted = [name for name in names if name and api.layer_parameters(name)]
         return f"{module}(...)" if len(weighted) >= 2 and len(names) == len(built.args) else None
+    if isinstance(cls, str) and cls.rsplit(".", 1)[-1] == "Sequential":
+        return _sequential_layer_saves(model, module, label, prov, event)
     if isinstance(cls, str):
         op = api.layer_op(cls.rsplit(".", 1)[-1])
         inputs = list(event.node.args)
         if op and api.saved_inputs(op, [requires_grad(i) for i in inputs] + [True]) & {len(inputs)}:
             return f"{module}(...)"  # the weight comes after the inputs in the op's arguments
+    return None
+
+
+def _sequential_layer_saves(model, module: str, label: str, prov, event) -> str | None:
+    """`net[2].weight` of an `nn.Sequential(...)` of torch.nn layers: its layer keeps the weight when that layer's input
+    requires grad (a layer with parameters before it, or a forward input that does) and its op's backward keeps the
+    weight for the input's gradient (torch's derivatives.yaml; `nn.Linear` does, a bias never is)."""
+    index_text = label[len(module):].split("]", 1)
+    if not index_text[0].startswith("[") or index_text[1] != ".weight" or not index_text[0][1:].isdigit():
+        return None
+    built = prov.node if prov is not None and isinstance(prov.node, ast.Call) else None
+    if built is None or built.keywords or not all(isinstance(arg, ast.Call) for arg in built.args):
+        return None
+    names = [layer.func.attr if isinstance(layer.func, ast.Attribute) else getattr(layer.func, "id", None) for layer in built.args]
+    index = int(index_text[0][1:])
+    if index >= len(names) or any(api.layer_parameters(name) is None for name in names[:index + 1]):
+        return None  # (a container or an unknown layer: what it holds or passes on is not known)
+    op = api.layer_op(names[index])
+    input_grad = any(api.layer_parameters(name) for name in names[:index]) or any(
+        found is not None and found.kind is Kind.TENSOR and found.requires_grad is True for found in map(model.prov, event.node.args))
+    if op and "weight" in (api.layer_parameters(names[index]) or ()) and api.saved_inputs(op, [input_grad, True]) & {1}:
+        return f"{module}(...)"
     return None
 
 
