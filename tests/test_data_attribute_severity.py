@@ -28,6 +28,7 @@ CASES = {
     FIXTURES / "discarded_second_order_graph.py": {9: W, 10: W, 18: W},
     FIXTURES / "gan_stop_gradient.py": {15: I, 28: W},
     FIXTURES / "layer_and_retained_updates.py": {17: W, 20: I, 21: I, 37: W},
+    FIXTURES / "helper_parameter_writes.py": {7: W},
 }
 
 

@@ -6,7 +6,9 @@ Flags `.data` where it bypasses autograd in a way that matters, outside `torch.n
   forward that saved it and its `backward()`, or between two backwards of a retained graph: the gradients
   will be computed with values the forward did not use). What a graph saves is torch's own
   `derivatives.yaml`: `w ** 2` and `w * h` (h requiring grad) keep `w`, `x @ w` with a constant `x` does not,
-  `nn.Linear` keeps its weight when its input requires grad. An *info* smell otherwise: a pending graph
+  `nn.Linear` keeps its weight when its input requires grad (also as `net[2].weight` of an `nn.Sequential`). The loss
+  is followed through the names it was computed from, and a helper that changes its parameter through `.data`
+  (`def squash(t): t.data *= 0.5`) is reported where a call passes it a tensor the pending graph saved. An *info* smell otherwise: a pending graph
   that did not save `w`, or a training loop with nothing pending (manual SGD steps, weight clipping after
   `step()`), where `.data` only hides the change from autograd's checks. Also a *warning*: a write through
   `.data` of gradients that `torch.autograd.grad(..., create_graph=True)` made (`p.data -= lr * g` in a MAML
@@ -64,7 +66,7 @@ import ast
 import sys
 import textwrap
 
-from ..analysis import torch_api as api
+from ..analysis import syntax, torch_api as api
 from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, ClassInfo, FunctionInfo, InplaceEvent, ModuleModel
 from ..analysis.provenance import Kind
 from ..findings import Edit, Fix, Safety, Severity, Span
@@ -119,7 +121,10 @@ def _writes(model: ModuleModel, sites, binds):
             writes.append((event, event.target.value, "an assignment to `.data`"))
     for event, owner, op in writes:
         prov = model.prov(owner)
-        if event.ctx.no_grad or prov is None or not prov.is_tensor or prov.requires_grad is not True:
+        if event.ctx.no_grad:
+            continue
+        if prov is None or not prov.is_tensor or prov.requires_grad is not True:
+            yield from _helper_writes(model, event, owner, op, sites, binds)
             continue
         name = model.text(owner)
         pending = _pending_backward(model, event, owner, prov, sites, binds)
@@ -145,6 +150,46 @@ def _writes(model: ModuleModel, sites, binds):
             finding = model.finding(RULE, _write_node(event), message, fixes=_write_fixes(model, event, owner), target=name,
                                     kind="training-update")
             yield finding.with_severity(Severity.INFO)
+
+
+def _helper_writes(model: ModuleModel, event, owner: ast.expr, op: str, sites, binds):
+    """A helper changing its parameter through `.data` (`def rescale(t): t.data *= 0.5`), called between the forward
+    that saved the tensor it is given and that graph's backward: reported in the helper, naming the call."""
+    function = event.ctx.scope.function
+    if type(owner) is not ast.Name or function is None or event.ctx.via is not None or not isinstance(
+            function.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return
+    args = function.node.args
+    positional = [a.arg for a in [*args.posonlyargs, *args.args]]
+    if owner.id not in positional and owner.id not in [a.arg for a in args.kwonlyargs]:
+        return
+    if syntax.stores(function.node, owner.id):
+        return  # (rebound somewhere in the helper: the value written may not be the one passed)
+    for call in model.callers(function):
+        if call.ctx.via is not None or call.ctx.no_grad or call.function is not function:
+            continue
+        given = positional[1:] if function.cls is not None and call.receiver is not None else positional
+        argument = next((kw.value for kw in call.node.keywords if kw.arg == owner.id), None)
+        if argument is None and owner.id in given and given.index(owner.id) < len(call.node.args):
+            argument = call.node.args[given.index(owner.id)]
+        if argument is None or isinstance(argument, ast.Starred):
+            continue
+        passed = model.prov(argument)
+        if passed is None or not passed.is_tensor or passed.requires_grad is not True:
+            continue
+        pending = _pending_backward(model, call, argument, passed, sites, binds)
+        if pending is None or pending[2] is None:
+            continue
+        site, bound, saver = pending
+        name, given_text = owner.id, model.text(argument)
+        message = (f"`{name}.data` is changed ({op}) in `{function.name}()`, called at line {call.node.lineno} with `{given_text}`, "
+                   f"which the forward saved for its backward (`{saver}`, line {bound.lineno}) before that `backward()` (line "
+                   f"{site.node.lineno}): autograd cannot see changes through `.data`, so the gradients will be computed with "
+                   f"values the forward did not use. Change a copy (out of place) or move the update after the backward")
+        yield model.finding(RULE, _write_node(event), message, fixes=[],
+                            related=[(call.node, "the call"), (site.node, "the pending backward"), (bound, "the forward that saved the old values")],
+                            target=name, kind="pending-graph").with_severity(Severity.WARNING)
+        return
 
 
 def _graph_discards(model: ModuleModel):
