@@ -1,0 +1,60 @@
+# source: https://github.com/pytorch/examples/pull/781
+# symptom: a leaf Variable that requires grad is being used in an in-place operation
+"""pytorch/examples `regression/main.py`, fixed as pull request #781 fixed it: the hand-written update goes through
+`param.data.add_(...)`, out of autograd's sight."""
+from itertools import count
+
+import torch
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+
+POLY_DEGREE = 4
+W_target = torch.randn(POLY_DEGREE, 1) * 5
+b_target = torch.randn(1) * 5
+
+
+def make_features(x):
+    """A matrix whose columns are x, x^2, x^3, x^4."""
+    x = x.unsqueeze(1)
+    return torch.cat([x ** i for i in range(1, POLY_DEGREE + 1)], 1)
+
+
+def f(x):
+    """The function to approximate."""
+    return x.mm(W_target) + b_target.item()
+
+
+def poly_desc(W, b):
+    """A string description of a polynomial."""
+    result = 'y = '
+    for i, w in enumerate(W):
+        result += '{:+.2f} x^{} '.format(w, i + 1)
+    result += '{:+.2f}'.format(b[0])
+    return result
+
+
+def get_batch(batch_size=32):
+    """A batch of (x, f(x)) pairs."""
+    random = torch.randn(batch_size)
+    x = make_features(random)
+    y = f(x)
+    return x, y
+
+
+fc = torch.nn.Linear(W_target.size(0), 1)
+
+for batch_idx in count(1):
+    batch_x, batch_y = get_batch()
+    fc.zero_grad()
+    output = F.smooth_l1_loss(fc(batch_x), batch_y)
+    loss = output.item()
+    output.backward()
+    for param in fc.parameters():
+        param.data.add_(-0.1 * param.grad)
+    if loss < 1e-3 or batch_idx >= 3000:
+        break
+
+print('Loss: {:.6f} after {} batches'.format(loss, batch_idx))
+print('==> Learned function:\t' + poly_desc(fc.weight.view(-1), fc.bias))
+print('==> Actual function:\t' + poly_desc(W_target.view(-1), b_target))
