@@ -3169,7 +3169,8 @@ class Walker:
             as_large_as = frozenset().union(*(t.as_large_as for t in tensors))
         if scalar is None and shape is not None:
             scalar = shapes.scalar_of(shape)
-        graph = frozenset().union(*(t.graph for t in tensors))
+        # (computed under no_grad: no graph at all, whatever its inputs carry)
+        graph = frozenset().union(*(t.graph for t in tensors)) if not self.no_grad else frozenset()
         if requires_grad:
             graph = graph | {id(node)}
         return Provenance(
