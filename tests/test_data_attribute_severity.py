@@ -29,6 +29,7 @@ CASES = {
     FIXTURES / "gan_stop_gradient.py": {15: I, 28: W},
     FIXTURES / "layer_and_retained_updates.py": {17: W, 20: I, 21: I, 37: W},
     FIXTURES / "helper_parameter_writes.py": {7: W},
+    FIXTURES / "layer_passed_to_helper.py": {7: W},
 }
 
 

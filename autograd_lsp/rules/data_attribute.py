@@ -68,7 +68,7 @@ import textwrap
 
 from ..analysis import syntax, torch_api as api
 from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, ClassInfo, FunctionInfo, InplaceEvent, ModuleModel
-from ..analysis.provenance import Kind
+from ..analysis.provenance import Kind, Provenance
 from ..findings import Edit, Fix, Safety, Severity, Span
 from . import edits
 from .loss_sites import loss_sites
@@ -128,6 +128,11 @@ def _writes(model: ModuleModel, sites, binds):
             continue
         name = model.text(owner)
         pending = _pending_backward(model, event, owner, prov, sites, binds)
+        if pending is None:
+            through = list(_helper_writes(model, event, owner, op, sites, binds))
+            if through:  # (a layer the helper is given is known there: the pending graph is its caller's)
+                yield from through
+                continue
         if pending is not None:
             site, bound, saver = pending
             if saver is not None:
@@ -156,32 +161,43 @@ def _helper_writes(model: ModuleModel, event, owner: ast.expr, op: str, sites, b
     """A helper changing its parameter through `.data` (`def rescale(t): t.data *= 0.5`), called between the forward
     that saved the tensor it is given and that graph's backward: reported in the helper, naming the call."""
     function = event.ctx.scope.function
-    if type(owner) is not ast.Name or function is None or event.ctx.via is not None or not isinstance(
+    # the parameter itself (`t.data`), or a parameter of the layer passed (`layer.weight.data`)
+    head, attribute = (owner, None) if type(owner) is ast.Name else (owner.value, owner.attr) if (
+        type(owner) is ast.Attribute and type(owner.value) is ast.Name and owner.attr in api.PARAMETER_NAMES) else (None, None)
+    if head is None or function is None or event.ctx.via is not None or not isinstance(
             function.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return
     args = function.node.args
     positional = [a.arg for a in [*args.posonlyargs, *args.args]]
-    if owner.id not in positional and owner.id not in [a.arg for a in args.kwonlyargs]:
+    if head.id not in positional and head.id not in [a.arg for a in args.kwonlyargs]:
         return
-    if syntax.stores(function.node, owner.id):
+    if syntax.stores(function.node, head.id):
         return  # (rebound somewhere in the helper: the value written may not be the one passed)
     for call in model.callers(function):
         if call.ctx.via is not None or call.ctx.no_grad or call.function is not function:
             continue
         given = positional[1:] if function.cls is not None and call.receiver is not None else positional
-        argument = next((kw.value for kw in call.node.keywords if kw.arg == owner.id), None)
-        if argument is None and owner.id in given and given.index(owner.id) < len(call.node.args):
-            argument = call.node.args[given.index(owner.id)]
+        argument = next((kw.value for kw in call.node.keywords if kw.arg == head.id), None)
+        if argument is None and head.id in given and given.index(head.id) < len(call.node.args):
+            argument = call.node.args[given.index(head.id)]
         if argument is None or isinstance(argument, ast.Starred):
             continue
         passed = model.prov(argument)
-        if passed is None or not passed.is_tensor or passed.requires_grad is not True:
+        if attribute is not None:
+            # a layer of the caller's (`max_norm_(model[2])`): its parameter, a trainable leaf named after the argument
+            if passed is None or passed.kind is not Kind.MODULE:
+                continue
+            label = f"{model.text(argument)}.{attribute}"
+            pending = _pending_backward(model, call, argument, _TRAINABLE, sites, binds, label=label)
+        elif passed is None or not passed.is_tensor or passed.requires_grad is not True:
             continue
-        pending = _pending_backward(model, call, argument, passed, sites, binds)
+        else:
+            label = model.text(argument)
+            pending = _pending_backward(model, call, argument, passed, sites, binds)
         if pending is None or pending[2] is None:
             continue
         site, bound, saver = pending
-        name, given_text = owner.id, model.text(argument)
+        name, given_text = model.text(owner), label
         message = (f"`{name}.data` is changed ({op}) in `{function.name}()`, called at line {call.node.lineno} with `{given_text}`, "
                    f"which the forward saved for its backward (`{saver}`, line {bound.lineno}) before that `backward()` (line "
                    f"{site.node.lineno}): autograd cannot see changes through `.data`, so the gradients will be computed with "
@@ -283,10 +299,13 @@ def _binding(binds, name: str, prov, before_seq: int) -> BindEvent | None:
     return found
 
 
-def _pending_backward(model, event, owner, prov, sites, binds):
+_TRAINABLE = Provenance(Kind.TENSOR, leaf=True, requires_grad=True)  # a layer's parameter, known by its name only
+
+
+def _pending_backward(model, event, owner, prov, sites, binds, label: str | None = None):
     """(site, the statement that computed its loss, the op that saved `owner` or None) for a later backward whose loss was
     computed from `owner` before the write (a forward, or a backward that retained its graph, in between)."""
-    label = _parameter_label(model, owner, prov)
+    label = label or _parameter_label(model, owner, prov)
     found = None
     if prov.kept_for_backward:
         # a non-leaf some op already kept (sigmoid's output, a product's factor): pending while a later backward's graph
@@ -294,6 +313,15 @@ def _pending_backward(model, event, owner, prov, sites, binds):
         for site in sites:
             if site.event.seq > event.seq and id(prov.saved_node) in site.prov.graph:
                 return site, prov.saved_node, prov.saved_by
+        # ... or, inside a function whose result holds that op (an RNN's forward clamping its state after using it), while
+        # a later backward's graph holds a call of it: its body's nodes are its calls' nodes to the caller
+        function = event.ctx.scope.function
+        returned = function.returns if function is not None and event.ctx.via is None else None
+        if returned is not None and returned.kind is Kind.TENSOR and id(prov.saved_node) in returned.graph:
+            calls = [call for call in model.callers(function) if call.ctx.via is None]
+            for site in sites:
+                if any(id(call.node) in site.prov.graph and call.seq < site.event.seq for call in calls):
+                    return site, prov.saved_node, prov.saved_by
     for site in sites:
         if site.event.seq <= event.seq or not isinstance(site.value, ast.Name):
             continue
