@@ -98,11 +98,22 @@ def check(model: ModuleModel):
         on_non_leaf.add(id(node))
         yield finding
     toggles = [t for t in toggles if id(t.event.node) not in on_non_leaf]
-    backwards = [event for event in model.of_type(CallEvent) if is_backward(event)]
+    backwards = [event for event in model.of_type(CallEvent) if computes_gradients(event)]  # (torch.autograd.grad too: the graph it differentiates)
     calls = {id(event.node): event for event in model.of_type(CallEvent)}
+    # a helper's toggle walked for a call site knows what that call passes (`fgsm(model, x.clone(), y)`: a tensor that
+    # needs no grad); its forward and backward are the helper's own, in its symbolic walk: judged there, once
+    symbolic = {id(t.event.node): t for t in toggles if t.event.ctx.via is None}
+    judged = set()
     for toggle in toggles:
         if toggle.value is not False and not _was_frozen(toggle, frozen):
             continue  # turning on what was never turned off changes nothing
+        if toggle.event.ctx.via is not None:
+            toggle = symbolic.get(id(toggle.event.node))
+            if toggle is None or toggle.value is not True:
+                continue
+        if id(toggle.event.node) in judged:
+            continue
+        judged.add(id(toggle.event.node))
         scope = toggle.event.ctx.scope
         for backward in backwards:
             if backward.seq <= toggle.event.seq or backward.ctx.scope is not scope:
