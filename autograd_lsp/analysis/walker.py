@@ -2354,6 +2354,9 @@ class Walker:
             if method in ("add_module", "register_module") and recv.origin == "self" and len(node.args) == 2 and isinstance(_const(node.args[0]), str):
                 self._store_self_attribute(_const(node.args[0]), arg_provs[1], self.stmt)  # self.add_module("conv", nn.Conv2d(...))
                 return None
+            if method == "register_buffer" and recv.origin == "self" and len(node.args) >= 2 and isinstance(_const(node.args[0]), str) and not own:
+                self._store_self_attribute(_const(node.args[0]), arg_provs[1], self.stmt)  # the buffer is the tensor given, as it is
+                return None
             if method in ("add_module", "append") and isinstance(recv.module_class, str) and api.layer_parameters(recv.module_class.rsplit(".", 1)[-1]) is None:
                 self._grow_container(receiver, recv, arg_provs[-1] if len(node.args) == (2 if method == "add_module" else 1) else None)
                 return None
