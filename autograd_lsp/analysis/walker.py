@@ -469,6 +469,10 @@ class Walker:
             # `def train(netD, netG, ...)` that iterates `netD.parameters()`: a module, whose call is a forward
             self.scope.bindings[arg.arg] = Provenance(Kind.MODULE, arg.lineno, origin="param", param_deps=frozenset({index}), node=arg)
         self._register_defs(node.body)
+        if info.cls is not None and not info.cls.is_module and self._optimizer_class(info.cls):
+            # a method of a torch.optim.Optimizer subclass that changes its parameters in place: `step()`, or a body writing
+            # the loop variable of `for p in group["params"]` (`p.add_(e_w)`, `p.data.sub_(...)`): its calls are steps
+            info.moves_parameters = info.name == "step" or _writes_parameters(node)  # type: ignore[attr-defined]
         try:
             self.walk_body(node.body)
             if info.name == "forward" and info.cls is not None and info.cls.is_module:
@@ -2365,12 +2369,13 @@ class Walker:
             cls = recv.module_class
             if isinstance(cls, ClassInfo) and method in cls.methods:
                 info = cls.methods[method]
-                if self._moves_parameters(cls, info):
-                    event.role = "step"  # a torch.optim.Optimizer subclass's own step (SAM's `first_step()`)
                 if not cls.is_module and info.owner is not self and not info.walked and \
                         not callsite.worth_walking(info, [*arg_provs, *(self._keywords or {}).values()]):
                     return None  # another module's plain class (a config, a container): walked only for calls that pass facts
-                return self.call_function(info, node, arg_provs, event, receiver=recv)
+                result = self.call_function(info, node, arg_provs, event, receiver=recv)
+                if info.__dict__.get("moves_parameters"):
+                    event.role = "step"  # a torch.optim.Optimizer subclass's own step (SAM's `first_step()`)
+                return result
             # `self.fc(x)`: the submodule's forward, whichever method set `self.fc` (a trainer's `train()` builds `self.G`)
             submodule = self._module_attribute(node.func, recv) if isinstance(cls, ClassInfo) or self.is_bound(label(node.func) or "") else None
             if submodule is not None and submodule.kind is Kind.MODULE:
@@ -2561,14 +2566,6 @@ class Walker:
             if _backpropagates_parameter(function, node):
                 # `strategy.backward(loss)` whose body is `loss.backward()`: the call that hands it over is the bug's too
                 self.model.backward_handovers.setdefault(id(self.via.statement), (self.via.statement, recv, node))
-
-    def _moves_parameters(self, cls: ClassInfo, info: FunctionInfo) -> bool:
-        """A method of a torch.optim.Optimizer subclass that changes its parameters in place: `step()`, or a body writing
-        the loop variable of `for p in group["params"]` (`p.add_(e_w)`, `p.data.sub_(...)`, `p -= ...`). Once per method."""
-        found = info.__dict__.get("moves_parameters")
-        if found is None:
-            found = info.__dict__["moves_parameters"] = self._optimizer_class(cls) and (info.name == "step" or _writes_parameters(info.node))
-        return found
 
     def _optimizer_class(self, cls: ClassInfo, depth: int = 0) -> bool:
         for base in cls.node.bases:
