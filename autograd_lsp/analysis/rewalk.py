@@ -408,6 +408,7 @@ class _Rewalk:
             member.calls_backward = member.calls_step = member.calls_zero_grad = member.uses_arguments = False
             member.scope = None
             member.__dict__.pop("tests_none", None)  # (walker._note_none_test: set again by the walk)
+            member.__dict__.pop("moves_parameters", None)  # (an optimizer's method: set again by the walk)
             if member is not info:  # (set again by the first call inside the block)
                 for key in ("passed_modules", "passed_sizes", "module_arguments"):
                     member.__dict__.pop(key, None)

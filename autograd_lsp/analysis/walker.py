@@ -469,6 +469,10 @@ class Walker:
             # `def train(netD, netG, ...)` that iterates `netD.parameters()`: a module, whose call is a forward
             self.scope.bindings[arg.arg] = Provenance(Kind.MODULE, arg.lineno, origin="param", param_deps=frozenset({index}), node=arg)
         self._register_defs(node.body)
+        if info.cls is not None and not info.cls.is_module and self._optimizer_class(info.cls):
+            # a method of a torch.optim.Optimizer subclass that changes its parameters in place: `step()`, or a body writing
+            # the loop variable of `for p in group["params"]` (`p.add_(e_w)`, `p.data.sub_(...)`): its calls are steps
+            info.moves_parameters = info.name == "step" or _writes_parameters(node)  # type: ignore[attr-defined]
         try:
             self.walk_body(node.body)
             if info.name == "forward" and info.cls is not None and info.cls.is_module:
@@ -1800,7 +1804,8 @@ class Walker:
         so its body is walked with them (`train(net, loader, nn.CrossEntropyLoss(reduction="none"))`): info.passed_modules."""
         if self.summary_only or info.owner is not self or info.cls is not None or isinstance(info.node, ast.Lambda):
             return
-        if not any(p is not None and (p.kind is Kind.MODULE and p.module_class is not None or _sized(p)) for p in [*arg_provs, *(keywords or {}).values()]):
+        if not any(p is not None and (p.kind is Kind.MODULE and p.module_class is not None or _sized(p) or _modules_by_key(p))
+                   for p in [*arg_provs, *(keywords or {}).values()]):
             return
         # named exactly twice in the code (its `def` and this call; a mention in a string makes us give up): no
         # other call, no use as a callback
@@ -1808,7 +1813,8 @@ class Walker:
             return
         bound = callsite.bind_arguments(info.node, False, node, arg_provs, keywords or {})
         info.passed_modules = {name: prov for name, prov in (bound or {}).items()  # type: ignore[attr-defined]
-                               if prov is not None and (prov.kind is Kind.MODULE and prov.module_class is not None or prov.origin == "DataLoader")}
+                               if prov is not None and (prov.kind is Kind.MODULE and prov.module_class is not None or prov.origin == "DataLoader"
+                                                        or _modules_by_key(prov))}
         # tensors known to have several elements: the parameter stays symbolic, with that one fact (for AG005)
         info.passed_sizes = {name for name, prov in (bound or {}).items() if _sized(prov) and prov.kind is Kind.TENSOR}  # type: ignore[attr-defined]
 
@@ -2354,6 +2360,9 @@ class Walker:
             if method in ("add_module", "register_module") and recv.origin == "self" and len(node.args) == 2 and isinstance(_const(node.args[0]), str):
                 self._store_self_attribute(_const(node.args[0]), arg_provs[1], self.stmt)  # self.add_module("conv", nn.Conv2d(...))
                 return None
+            if method == "register_buffer" and recv.origin == "self" and len(node.args) >= 2 and isinstance(_const(node.args[0]), str) and not own:
+                self._store_self_attribute(_const(node.args[0]), arg_provs[1], self.stmt)  # the buffer is the tensor given, as it is
+                return None
             if method in ("add_module", "append") and isinstance(recv.module_class, str) and api.layer_parameters(recv.module_class.rsplit(".", 1)[-1]) is None:
                 self._grow_container(receiver, recv, arg_provs[-1] if len(node.args) == (2 if method == "add_module" else 1) else None)
                 return None
@@ -2363,7 +2372,10 @@ class Walker:
                 if not cls.is_module and info.owner is not self and not info.walked and \
                         not callsite.worth_walking(info, [*arg_provs, *(self._keywords or {}).values()]):
                     return None  # another module's plain class (a config, a container): walked only for calls that pass facts
-                return self.call_function(info, node, arg_provs, event, receiver=recv)
+                result = self.call_function(info, node, arg_provs, event, receiver=recv)
+                if info.__dict__.get("moves_parameters"):
+                    event.role = "step"  # a torch.optim.Optimizer subclass's own step (SAM's `first_step()`)
+                return result
             # `self.fc(x)`: the submodule's forward, whichever method set `self.fc` (a trainer's `train()` builds `self.G`)
             submodule = self._module_attribute(node.func, recv) if isinstance(cls, ClassInfo) or self.is_bound(label(node.func) or "") else None
             if submodule is not None and submodule.kind is Kind.MODULE:
@@ -2554,6 +2566,16 @@ class Walker:
             if _backpropagates_parameter(function, node):
                 # `strategy.backward(loss)` whose body is `loss.backward()`: the call that hands it over is the bug's too
                 self.model.backward_handovers.setdefault(id(self.via.statement), (self.via.statement, recv, node))
+
+    def _optimizer_class(self, cls: ClassInfo, depth: int = 0) -> bool:
+        for base in cls.node.bases:
+            qualname = self.imports.qualname(base) or ""
+            if qualname.startswith(api.OPTIMIZER_PREFIXES) and not qualname.startswith(api.NOT_OPTIMIZERS_PREFIXES):
+                return True
+            inner = self.lookup_def(base.id) if isinstance(base, ast.Name) else None
+            if isinstance(inner, ClassInfo) and inner is not cls and depth < 4 and self._optimizer_class(inner, depth + 1):
+                return True
+        return False
 
     def _is_optimizer(self, receiver: ast.expr | None, prov: Provenance | None) -> bool:
         if prov is not None and prov.origin != "param":  # a helper's parameter is symbolic: judge it by its name
@@ -3829,3 +3851,30 @@ _GRAD_TYPOS = {"require_grad", "requires_grads", "requiers_grad", "reguires_grad
 _NEVER_WORKSPACE = {"torch", "numpy", "np", "os", "sys", "math", "random", "time", "json", "re", "typing", "collections", "functools",
                     "itertools", "pathlib", "logging", "torchvision", "torchaudio", "einops", "timm", "transformers", "scipy", "pandas",
                     "matplotlib", "tqdm", "dataclasses", "abc", "copy", "warnings", "argparse", "pytorch_lightning", "lightning"}
+
+
+def _modules_by_key(prov: Provenance | None) -> bool:
+    """`{"backbone": net, "head": head}`, `{"net": SGD(...)}`: a dict of modules or optimizers under literal keys (what
+    `models["backbone"](x)`, `optimizers["net"].step()` then reach)."""
+    return prov is not None and prov.kind is Kind.MAPPING and bool(prov.keys) and None not in prov.keys and all(
+        value is not None and (value.kind is Kind.MODULE and value.module_class is not None or value.kind is Kind.OPTIMIZER)
+        for value in prov.elements)
+
+
+def _writes_parameters(function: ast.AST) -> bool:
+    """The body writes in place a name bound by `for p in <x>["params"]` (an optimizer's parameter groups)."""
+    params = {loop.target.id for loop in syntax.nodes(function) if type(loop) is ast.For and type(loop.target) is ast.Name
+              and type(loop.iter) is ast.Subscript and _const(loop.iter.slice) == "params"}
+    if not params:
+        return False
+    for node in syntax.nodes(function):
+        target = None
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and api.is_inplace_method(node.func.attr):
+            target = node.func.value
+        elif type(node) is ast.AugAssign:
+            target = node.target
+        if type(target) is ast.Attribute and target.attr == "data":
+            target = target.value
+        if type(target) is ast.Name and target.id in params:
+            return True
+    return False

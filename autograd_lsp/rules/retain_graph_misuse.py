@@ -7,6 +7,9 @@ the first did) through a part of that graph that saved a tensor — two losses o
 forward backpropagated one after the other, or one loss twice (an error: the first backward freed what the second
 needs; with an optimizer step between, unless AG017 reports that backward with its `.detach()` fix).
 
+A step is also a method of a `torch.optim.Optimizer` subclass of the workspace that moves its parameters in place (SAM's
+`first_step()`), and an optimizer or model handed over in a dict (`optimizers["net"].step()`).
+
 A bug of two backward calls is reported at both: the one that retains (or frees) the graph, and the later one, which
 raises.
 
@@ -323,7 +326,8 @@ def _freed_then_reused(model, backwards, steps, graphs):
                     or not any(graphs.saves_any(graphs.node(ident)) for ident in shared):
                 continue
             a, b = shown(model, first, later)  # (where they part, when that body is this module's)
-            if any(s.ctx.scope is scope and first.seq < s.seq < later.seq for s in steps) and site(b).lineno in _ag017_lines(model):
+            if any(s.ctx.scope is scope and first.seq < s.seq < later.seq for s in steps) and site(b).lineno in _ag017_lines(model) \
+                    and not _added_to(model, first, later):
                 continue  # a step between, on a GAN's shared output: AG017 reports it, with the detach that fixes it
             found = _backward_second_time(model, a, b)
             finding = found[0]
@@ -333,6 +337,16 @@ def _freed_then_reused(model, backwards, steps, graphs):
             reported.add((finding.span.line, finding.span.col))
             yield from found
             break  # (one finding per freeing backward: the first backward through it again)
+
+
+def _added_to(model, first, later) -> bool:
+    """Both backward calls are of one name that an augmented assignment grew in between (`loss += criterion(...)`, the
+    accumulator never reset): one loss backpropagated again, not an output shared by two losses (AG017's)."""
+    name = first.receiver.id if type(first) is CallEvent and type(first.receiver) is ast.Name else None
+    if name is None or type(later.receiver) is not ast.Name or later.receiver.id != name:
+        return False
+    return any(event.name == name and type(event.ctx.statement) is ast.AugAssign and first.seq < event.seq < later.seq
+               for event in model.of_type(BindEvent))
 
 
 def _ag017_lines(model) -> set:

@@ -5,6 +5,7 @@ across `optimizer.step()` — or, in straight-line code, used again after a `ste
 A manual update of the sources in the loop (`w -= lr * w.grad` under `no_grad`, `w.data.sub_(…)`) counts as
 a step; a `torch.distributions` object built from such a tensor (`Normal(mu, log_std.exp())`) is composed too,
 and so is a trainer's attribute composed in a `setup()`-like method that the training loop never calls again.
+An attribute of `__init__` is one assigned or registered as a buffer (`self.register_buffer("w", torch.cat([...]))`).
 Nothing needs to update the sources when the composition kept tensors for backward (`3 * torch.rand(n, 1,
 requires_grad=True)`, `X @ w`, `w.exp()`; not a view or an addition) and every iteration backpropagates a loss
 computed through it: the first backward frees what it kept, the second raises. Every statement of the loop that
@@ -414,6 +415,8 @@ def _module_attributes(model: ModuleModel):
         for attr, prov in candidates:
             if _is_view_of_leaf(model, prov):
                 continue
+            if all(source.endswith(".*") and not source.startswith("self.") for source in prov.composed_from):
+                continue  # only outputs of modules this instance does not own (a helper's local layers): nothing trains them
             others = [method for name, method in cls.methods.items() if name != "__init__"]
             if any(_self_stores(method, attr) for method in others):
                 continue  # refreshed somewhere else (a `reset()`/`_update()` method): not provably stale
