@@ -9,7 +9,7 @@ staticmethod of the class that builds it only so (`self.make_mask(n)`, `Table.bu
 the device), when it is stored with `setattr(self, "name", t)` or `setattr(self, f"pos{i}", t)` (read back with
 `getattr`), or reshaped from itself afterwards (`self.t = self.t.permute(...)`, reported too), when another method (`forward()`…) then
 uses `self.x` (or a local alias of it) in a computation with other tensors (an operand, an argument next to other
-values, the input of one of the module's layers), without
+values, the input of one of the module's layers; followed through ops of that one tensor such as `F.normalize(self.x)`), without
 moving it first (`self.x.to(x.device)`, `.type_as(x)`). Also `self.x = x` of an `__init__` parameter when the
 constructions this module shows pass such a plain tensor (`Loss(torch.tensor([1.0, 3.0]))`; a Parameter, a tensor
 given a `device=`, or one the caller got from elsewhere is not).
