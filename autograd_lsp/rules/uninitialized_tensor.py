@@ -2,7 +2,8 @@
 Flags `torch.empty(...)`, `torch.empty_like(...)`, `torch.Tensor(n, ...)` / `torch.FloatTensor(n)` (sizes, not
 data), also through `nn.Parameter(...)` / `Variable(...)`, whose values are read — used in arithmetic, a torch
 function or a module's forward (directly or as an element of a list, `torch.cat([a, w])`), printed,
-indexed, accumulated into with `+=`, or bound to a name and returned — before anything writes them. Writes are `fill_`, `zero_`, `copy_`, `uniform_`,
+indexed, accumulated into with `+=`, or bound to a name and returned — before anything writes them (an element of a
+tuple assignment, `self.a, self.b = nn.Parameter(torch.Tensor(n)), ...`, is followed from its own target). Writes are `fill_`, `zero_`, `copy_`, `uniform_`,
 `normal_`, any `nn.init.*`, index assignment `x[i] = …`, and `out=`. A module attribute
 `self.w = nn.Parameter(torch.Tensor(n, m))` is flagged only when nothing in the file ever initialises
 `w` (`reset_parameters()`, `nn.init.*(self.w)`, `self.w.data.uniform_()`, a loop over `parameters()`…)
@@ -402,8 +403,34 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
         if isinstance(parent, ast.Expr):
             return NEUTRAL, None
         if isinstance(parent, (ast.List, ast.Tuple)) and isinstance(parent.ctx, ast.Load):
+            target = _unpacked_target(parent, current, parent_of)
+            if target is not None:
+                return BOUND, target  # `self.a, self.b = (nn.Parameter(torch.Tensor(n)), ...)`: each element its own target
             return _element_of_argument(model, parent, parent_of, values)
         return ESCAPE, None
+
+
+def _unpacked_target(sequence: ast.expr, element: ast.AST, parent_of) -> ast.expr | None:
+    """`a, self.b = x, y`: the name or `self.` attribute the element of a literal tuple is bound to, or None."""
+    stmt = parent_of.get(id(sequence))
+    if not (isinstance(stmt, ast.Assign) and stmt.value is sequence and len(stmt.targets) == 1):
+        return None
+    target = stmt.targets[0]
+    if not isinstance(target, (ast.Tuple, ast.List)) or len(target.elts) != len(sequence.elts) \
+            or any(isinstance(e, ast.Starred) for e in (*target.elts, *sequence.elts)):
+        return None
+    bound = target.elts[sequence.elts.index(element)]
+    if isinstance(bound, ast.Name) or isinstance(bound, ast.Attribute) and isinstance(bound.value, ast.Name) and bound.value.id == "self":
+        return bound
+    return None
+
+
+def _creation_target(node: ast.AST, parent_of, creation_stmt: ast.stmt) -> bool:
+    """The stored `self.<attr>` is a target of the statement that made the tensor (alone or in a tuple of targets)."""
+    parent = parent_of.get(id(node))
+    while isinstance(parent, (ast.Tuple, ast.List)):
+        parent = parent_of.get(id(parent))
+    return parent is creation_stmt and isinstance(parent, (ast.Assign, ast.AnnAssign))
 
 
 def _element_of_argument(model: ModuleModel, sequence: ast.expr, parent_of, values) -> tuple[str, ast.AST | None]:
@@ -547,7 +574,7 @@ def _scan_attribute(model, cls, target, creation_stmt, root, read):
             parent = parent_of.get(id(node))
             if isinstance(parent, ast.AugAssign):
                 read = read or (parent if _inside(cls.node, node) else None)
-            elif isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent is not creation_stmt or not isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            elif not _creation_target(node, parent_of, creation_stmt):
                 return None  # assigned again elsewhere: which value is read is beyond us
             continue
         kind, where = _classify(model, node, parent_of, set())
@@ -571,7 +598,7 @@ def _first_class_read(model, cls, target, creation_stmt, parent_of, attributes):
             parent = parent_of.get(id(node))
             if isinstance(parent, ast.AugAssign):
                 reads.append((parent, parent))
-            elif not isinstance(parent, (ast.Assign, ast.AnnAssign)) or parent is not creation_stmt:
+            elif not _creation_target(node, parent_of, creation_stmt):
                 writes.append(parent or node)
             continue
         kind, where = _classify(model, node, parent_of, set())
