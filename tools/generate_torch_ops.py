@@ -557,6 +557,7 @@ def collect() -> dict:
         "PARTIAL_WRITES": partial_writes,
         "METHODS": methods,
         "MODULE_ITERATORS": {n for n in dir(nn.Module) if not n.startswith("_") and inspect.isgeneratorfunction(getattr(nn.Module, n))},
+        "MODULE_METHODS": {n for n in dir(nn.Module) if callable(getattr(nn.Module, n, None))},
         "FUNCTIONAL": functional,
         "MODULES": _modules(torch, nn, F),
         "TUPLE_RESULTS": _tuple_results(torch, schemas),
@@ -889,6 +890,7 @@ def render(facts: dict) -> str:
         "PARTIAL_WRITES": "In-place ops that replace some values without reading them (gradient zero where written).",
         "METHODS": "Callable attributes of torch.Tensor.",
         "MODULE_ITERATORS": "nn.Module generator methods (parameters(), named_buffers(), modules()...).",
+        "MODULE_METHODS": "Methods of nn.Module (a subclass's override of one may be run by torch itself: train, _apply...).",
         "FUNCTIONAL": "Functions of torch.nn.functional.",
         "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction/reduce: __init__ position (-1 keyword only); "
                    "parameters: names of its own parameters when built (None: could not build one); method: the Tensor method "

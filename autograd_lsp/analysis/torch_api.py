@@ -199,6 +199,9 @@ def layer_parameters(name: str | None) -> tuple | None:
 
 PARAMETER_NAMES = frozenset(n for entry in ops.MODULES.values() for n in entry.get("parameters") or () if "." not in n)  # weight, bias, in_proj_weight...
 MODULE_ITERATORS = ops.MODULE_ITERATORS  # model.parameters(), named_buffers(), modules()...
+MODULE_METHODS = ops.MODULE_METHODS  # what nn.Module defines (an override may be run by torch: `train`, `_apply`...)
+# Where torch builds a module's parameters later and runs its `reset_parameters()` itself (FSDP from the meta device).
+DEFERRED_INIT = "torch.distributed"
 DISTRIBUTIONS = ops.DISTRIBUTIONS  # torch.distributions.Normal & co.: they keep the tensors they are built from
 
 
