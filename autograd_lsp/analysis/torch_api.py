@@ -49,6 +49,15 @@ def shape_functions(op: str | None) -> frozenset:
     "linear", "conv2d", "unary"...; empty when it names none."""
     return frozenset(ops.SHAPE_FUNCTIONS.get(op or "", ()))
 
+
+def gives_dimension(op: str | None) -> str | None:
+    """Whether `op`'s result has a dimension whatever its input's: "always" (unsqueeze, cat, stack: by their JIT shape
+    functions), "sizes" (a view to the sizes it is given: one dimension per size), None (not known)."""
+    functions = shape_functions(op)
+    if functions & {"unsqueeze", "cat", "stack"}:
+        return "always"
+    return "sizes" if functions == {"view"} else None
+
 # Namespaces whose functions compute with their tensor arguments.
 MATH_MODULES = frozenset({"torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft"})
 
