@@ -7,7 +7,7 @@ positional-encoding table) in the `__init__` of an `nn.Module` (or `LightningMod
 or in a method `__init__` calls on `self` (`self.reset_states()`), also when the value is returned by a method or
 staticmethod of the class, or a function of this module, that builds it only so (`self.make_mask(n)`, `Table.build(n)`,
 `sinusoid_table(n, d)`, `.to(torch.bool)` keeping the device; `torch.tensor(values)` of a Python list given a dimension
-by `.unsqueeze(0)` or `.view(1, -1)`), when it is stored with `setattr(self, "name", t)` or `setattr(self, f"pos{i}", t)` (read back with
+by `.unsqueeze(0)` or `.view(1, -1)`; `torch.cat(rows)` of a local list only appended such tensors), when it is stored with `setattr(self, "name", t)` or `setattr(self, f"pos{i}", t)` (read back with
 `getattr`), or reshaped from itself afterwards (`self.t = self.t.permute(...)`, reported too), when another method (`forward()`…) then
 uses `self.x` (or a local alias of it) in a computation with other tensors (an operand, an argument next to other
 values, the input of one of the module's layers; followed through ops of that one tensor such as `F.normalize(self.x)`), without
@@ -343,6 +343,8 @@ def _plain_local(model: ModuleModel, function: ast.AST, name: str, locals_: tupl
     assigns = assigned.get(name, [])
     if not assigns or len(assigns) != stores.get(name, 0):
         return False  # bound some other way too (a loop variable, `with ... as`, unpacking, +=)
+    if len(assigns) == 1 and isinstance(assigns[0].value, ast.List) and not assigns[0].value.elts:
+        return _appended_plain(model, function, name, (*locals_, name), cls)  # `rows = []` then `rows.append(...)`
     created = False
     for assign in assigns:
         if _keeps_device_chain(assign.value, name):
@@ -351,6 +353,67 @@ def _plain_local(model: ModuleModel, function: ast.AST, name: str, locals_: tupl
             return False
         created = created or not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(assign.value))
     return created
+
+
+def _appended_plain(model: ModuleModel, function: ast.AST, name: str, locals_: tuple, cls: ClassInfo | None) -> bool:
+    """A local list that the function only appends to (`rows.append(t)`, each `t` plain) and hands to torch calls
+    (`torch.cat(rows)`): no other use that could add something else."""
+    appends, loads, torch_args = _list_uses(model, function).get(name, ((), 0, 0))
+    return bool(appends) and len(appends) + torch_args == loads and all(
+        _plain_expression(model, value, function, locals_, cls) for value in appends)
+
+
+def _list_uses(model: ModuleModel, function: ast.AST) -> dict:
+    """name -> (what `name.append(x)` appends, how many loads of the name, how many of those are arguments of a torch
+    call): one walk per function."""
+    cache = model.__dict__.setdefault("_ag009_list_uses", {})
+    found = cache.get(id(function))
+    if found is None:
+        appends: dict = {}
+        loads: dict = {}
+        torch_args: dict = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                loads[node.id] = loads.get(node.id, 0) + 1
+            elif isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) \
+                        and len(node.args) == 1 and not node.keywords:
+                    appends.setdefault(func.value.id, []).append(node.args[0])
+                elif (model.imports.qualname(func) or "").startswith("torch."):
+                    for arg in node.args:
+                        if isinstance(arg, ast.Name):
+                            torch_args[arg.id] = torch_args.get(arg.id, 0) + 1
+        found = cache[id(function)] = {name: (appends.get(name, ()), loads.get(name, 0), torch_args.get(name, 0)) for name in appends}
+    return found
+
+
+def _python_list(model: ModuleModel, node: ast.AST, seen: tuple = ()) -> bool:
+    """A Python list, not a tensor: a literal or comprehension, a sum or slice of lists, or what a function of this
+    module returns on every path (`rates(n - 1) + [0.5 ** n]`; a recursive call is taken as what the rest makes it)."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.ListComp)):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _python_list(model, node.left, seen) and _python_list(model, node.right, seen)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        return _python_list(model, node.value, seen)
+    if not isinstance(node, ast.Call) or len(seen) > 4:
+        return False
+    function = _called_functions(model).get(id(node))
+    if function is None or not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if any(function is other for other in seen):
+        return True
+    returns = [r.value for r in statements(function.node.body, (ast.Return, *_DEFS)) if isinstance(r, ast.Return)]
+    return bool(returns) and all(r is not None and _python_list(model, r, (*seen, function)) for r in returns)
+
+
+def _called_functions(model: ModuleModel) -> dict:
+    """id(call node) -> the function of the workspace it calls (the walk's resolution)."""
+    found = model.__dict__.get("_ag009_called")
+    if found is None:
+        found = model.__dict__["_ag009_called"] = {id(e.node): e.function for e in model.of_type(CallEvent) if e.function is not None}
+    return found
 
 
 def _local_bindings(model: ModuleModel, function: ast.AST) -> tuple[dict, dict]:
@@ -467,7 +530,7 @@ def _plain_factory(model: ModuleModel, call: ast.Call, dimensioned: bool = False
         # (of a tensor, both keep its device; of a Python list, the values are copied to a new tensor on the default one)
         data = call.args[0] if call.args else None
         prov = model.prov(data) if data is not None else None
-        return isinstance(data, (ast.List, ast.Tuple, ast.ListComp)) or prov is not None and prov.kind in (Kind.SEQUENCE, Kind.NUMBER)
+        return prov is not None and prov.kind in (Kind.SEQUENCE, Kind.NUMBER) or _python_list(model, data)
     if dimensioned:
         return bool(call.args) or short == "arange"
     if short in ("tensor", "as_tensor"):
