@@ -136,6 +136,26 @@ def _one_tensor(overloads: list[dict]) -> bool:
         kind.startswith("Tensor") and ("[" in kind or "?" in kind) for _, kind, _ in s["args"]) for s in public)
 
 
+def _functional_one_tensor(torch, F, taken: set[str]) -> set[str]:
+    """Python functions of torch.nn.functional (no schema: F.normalize, F.interpolate) whose signature annotates exactly
+    one parameter as a Tensor and every other, `out` aside, as something else (unannotated: unknown, left out).
+    Names shared with an op or a method are left to the schema."""
+    import inspect
+
+    found = set()
+    for name in dir(F):
+        function = getattr(F, name)
+        if name.startswith("_") or name in taken or not inspect.isfunction(function) or function.__module__ != F.__name__:
+            continue
+        params = [p for p in inspect.signature(function).parameters.values() if p.name != "out"]
+        if any(p.annotation is inspect.Parameter.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+            continue
+        tensors = ["Tensor" in (p.annotation if isinstance(p.annotation, str) else repr(p.annotation)) for p in params]
+        if sum(tensors) == 1 and any(p.annotation is torch.Tensor for p in params):
+            found.add(name)
+    return found
+
+
 def _is_out(schema: dict) -> bool:
     return schema["overload"].endswith("out") or any(kind.endswith("(a!)") and arg == "out" for arg, kind, _ in schema["args"])
 
@@ -537,6 +557,7 @@ def collect() -> dict:
         "PARTIAL_WRITES": partial_writes,
         "METHODS": methods,
         "MODULE_ITERATORS": {n for n in dir(nn.Module) if not n.startswith("_") and inspect.isgeneratorfunction(getattr(nn.Module, n))},
+        "MODULE_METHODS": {n for n in dir(nn.Module) if callable(getattr(nn.Module, n, None))},
         "FUNCTIONAL": functional,
         "MODULES": _modules(torch, nn, F),
         "TUPLE_RESULTS": _tuple_results(torch, schemas),
@@ -546,7 +567,8 @@ def collect() -> dict:
         "BETA_SCALED": {n: p for n, p in _beta_scaled(derivatives, by_name).items() if n in python_names},
         "PER_INPUT_VIEWS": _per_input_views(torch, schemas),
         "SHAPE_FUNCTIONS": _shape_functions(torch, python_names),
-        "ONE_TENSOR": {n for n, overloads in by_name.items() if n in python_names and _one_tensor(overloads)},
+        "ONE_TENSOR": {n for n, overloads in by_name.items() if n in python_names and _one_tensor(overloads)}
+                      | _functional_one_tensor(torch, F, set(by_name) | functions | methods),
         "RESIZES": _resizes(torch, F),
         "SHAPE_OPERANDS": _shape_operands(torch, methods),
     }
@@ -868,6 +890,7 @@ def render(facts: dict) -> str:
         "PARTIAL_WRITES": "In-place ops that replace some values without reading them (gradient zero where written).",
         "METHODS": "Callable attributes of torch.Tensor.",
         "MODULE_ITERATORS": "nn.Module generator methods (parameters(), named_buffers(), modules()...).",
+        "MODULE_METHODS": "Methods of nn.Module (a subclass's override of one may be run by torch itself: train, _apply...).",
         "FUNCTIONAL": "Functions of torch.nn.functional.",
         "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction/reduce: __init__ position (-1 keyword only); "
                    "parameters: names of its own parameters when built (None: could not build one); method: the Tensor method "

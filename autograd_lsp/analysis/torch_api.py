@@ -49,6 +49,15 @@ def shape_functions(op: str | None) -> frozenset:
     "linear", "conv2d", "unary"...; empty when it names none."""
     return frozenset(ops.SHAPE_FUNCTIONS.get(op or "", ()))
 
+
+def gives_dimension(op: str | None) -> str | None:
+    """Whether `op`'s result has a dimension whatever its input's: "always" (unsqueeze, cat, stack: by their JIT shape
+    functions), "sizes" (a view to the sizes it is given: one dimension per size), None (not known)."""
+    functions = shape_functions(op)
+    if functions & {"unsqueeze", "cat", "stack"}:
+        return "always"
+    return "sizes" if functions == {"view"} else None
+
 # Namespaces whose functions compute with their tensor arguments.
 MATH_MODULES = frozenset({"torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft"})
 
@@ -199,6 +208,9 @@ def layer_parameters(name: str | None) -> tuple | None:
 
 PARAMETER_NAMES = frozenset(n for entry in ops.MODULES.values() for n in entry.get("parameters") or () if "." not in n)  # weight, bias, in_proj_weight...
 MODULE_ITERATORS = ops.MODULE_ITERATORS  # model.parameters(), named_buffers(), modules()...
+MODULE_METHODS = ops.MODULE_METHODS  # what nn.Module defines (an override may be run by torch: `train`, `_apply`...)
+# Where torch builds a module's parameters later and runs its `reset_parameters()` itself (FSDP from the meta device).
+DEFERRED_INIT = "torch.distributed"
 DISTRIBUTIONS = ops.DISTRIBUTIONS  # torch.distributions.Normal & co.: they keep the tensors they are built from
 
 

@@ -5,11 +5,12 @@ keeps every dimension such as `[..., None]`, or computed from such tensors by to
 `torch.tril(torch.ones(n, n))`, `1 / base ** (torch.arange(0, d, 2) / d)`, a local filled in place such as a
 positional-encoding table) in the `__init__` of an `nn.Module` (or `LightningModule`) subclass
 or in a method `__init__` calls on `self` (`self.reset_states()`), also when the value is returned by a method or
-staticmethod of the class that builds it only so (`self.make_mask(n)`, `Table.build(n)`, `.to(torch.bool)` keeping
-the device), when it is stored with `setattr(self, "name", t)` or `setattr(self, f"pos{i}", t)` (read back with
+staticmethod of the class, or a function of this module, that builds it only so (`self.make_mask(n)`, `Table.build(n)`,
+`sinusoid_table(n, d)`, `.to(torch.bool)` keeping the device; `torch.tensor(values)` of a Python list given a dimension
+by `.unsqueeze(0)` or `.view(1, -1)`; `torch.cat(rows)` of a local list only appended such tensors), when it is stored with `setattr(self, "name", t)` or `setattr(self, f"pos{i}", t)` (read back with
 `getattr`), or reshaped from itself afterwards (`self.t = self.t.permute(...)`, reported too), when another method (`forward()`…) then
 uses `self.x` (or a local alias of it) in a computation with other tensors (an operand, an argument next to other
-values, the input of one of the module's layers), without
+values, the input of one of the module's layers; followed through ops of that one tensor such as `F.normalize(self.x)`), without
 moving it first (`self.x.to(x.device)`, `.type_as(x)`). Also `self.x = x` of an `__init__` parameter when the
 constructions this module shows pass such a plain tensor (`Loss(torch.tensor([1.0, 3.0]))`; a Parameter, a tensor
 given a `device=`, or one the caller got from elsewhere is not).
@@ -238,7 +239,26 @@ def _is_plain_factory_tensor(model: ModuleModel, cls: ClassInfo, bind: BindEvent
         # (a tensor by construction: its root is a factory, whatever the walk could follow)
         function = bind.ctx.scope.function
         return prov is not None and _built_by_method(model, cls, value) or _plain_expression(model, value, function.node if function else None, (), cls)
-    return prov is not None and _plain_factory(model, call)
+    return prov is not None and _plain_factory(model, call, dimensioned=_dimension_given(value, call))
+
+
+def _dimension_given(node: ast.AST, factory: ast.Call) -> bool:
+    """A step of the chain from `node` down to its factory gives the result a dimension whatever the factory made:
+    `torch.tensor(values).unsqueeze(1)`, `.view(1, n, n)`, `[None]`."""
+    while node is not factory:
+        if isinstance(node, ast.Subscript):
+            if _adds_axis(node):
+                return True
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            given = api.gives_dimension(node.func.attr)
+            if given == "always" or given == "sizes" and node.args and not any(
+                    isinstance(a, (ast.Starred, ast.Tuple, ast.List)) for a in node.args):
+                return True
+            node = node.func.value
+        else:
+            return False
+    return False
 
 
 def _passed_plain_tensor(model: ModuleModel, cls: ClassInfo, init, bind: BindEvent) -> bool:
@@ -266,7 +286,7 @@ def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | Non
         return False
     call = _factory_call(model, node)
     if call is not None:
-        return _plain_factory(model, call)
+        return _plain_factory(model, call, dimensioned=_dimension_given(node, call))
     if isinstance(node, ast.Subscript):
         return _keeps_dims(node.slice) and _plain_expression(model, node.value, function, locals_, cls)
     if isinstance(node, ast.UnaryOp):
@@ -284,8 +304,8 @@ def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | Non
         return node.id in locals_ or function is not None and _plain_local(model, function, node.id, locals_, cls)
     if not isinstance(node, ast.Call) or any(kw.arg in ("device", "out") or kw.arg is None for kw in node.keywords):
         return False
-    if cls is not None and _builder(cls, node) is not None:  # `pe = self.build_table(h, w)`: a builder of the class
-        return _built_by_method(model, cls, node, nested=True)
+    if cls is not None and _builder(cls, node) is not None or _function_builder(model, node) is not None:
+        return _built_by_method(model, cls, node, nested=True)  # `pe = self.build_table(h, w)`, `sinusoid_table(n, d)`
     func = node.func
     qualname = model.imports.qualname(func)
     if qualname is not None:  # torch.tril(torch.ones(n, n)), torch.cat([a, b]): an op of plain tensors
@@ -323,6 +343,8 @@ def _plain_local(model: ModuleModel, function: ast.AST, name: str, locals_: tupl
     assigns = assigned.get(name, [])
     if not assigns or len(assigns) != stores.get(name, 0):
         return False  # bound some other way too (a loop variable, `with ... as`, unpacking, +=)
+    if len(assigns) == 1 and isinstance(assigns[0].value, ast.List) and not assigns[0].value.elts:
+        return _appended_plain(model, function, name, (*locals_, name), cls)  # `rows = []` then `rows.append(...)`
     created = False
     for assign in assigns:
         if _keeps_device_chain(assign.value, name):
@@ -331,6 +353,67 @@ def _plain_local(model: ModuleModel, function: ast.AST, name: str, locals_: tupl
             return False
         created = created or not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(assign.value))
     return created
+
+
+def _appended_plain(model: ModuleModel, function: ast.AST, name: str, locals_: tuple, cls: ClassInfo | None) -> bool:
+    """A local list that the function only appends to (`rows.append(t)`, each `t` plain) and hands to torch calls
+    (`torch.cat(rows)`): no other use that could add something else."""
+    appends, loads, torch_args = _list_uses(model, function).get(name, ((), 0, 0))
+    return bool(appends) and len(appends) + torch_args == loads and all(
+        _plain_expression(model, value, function, locals_, cls) for value in appends)
+
+
+def _list_uses(model: ModuleModel, function: ast.AST) -> dict:
+    """name -> (what `name.append(x)` appends, how many loads of the name, how many of those are arguments of a torch
+    call): one walk per function."""
+    cache = model.__dict__.setdefault("_ag009_list_uses", {})
+    found = cache.get(id(function))
+    if found is None:
+        appends: dict = {}
+        loads: dict = {}
+        torch_args: dict = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                loads[node.id] = loads.get(node.id, 0) + 1
+            elif isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name) \
+                        and len(node.args) == 1 and not node.keywords:
+                    appends.setdefault(func.value.id, []).append(node.args[0])
+                elif (model.imports.qualname(func) or "").startswith("torch."):
+                    for arg in node.args:
+                        if isinstance(arg, ast.Name):
+                            torch_args[arg.id] = torch_args.get(arg.id, 0) + 1
+        found = cache[id(function)] = {name: (appends.get(name, ()), loads.get(name, 0), torch_args.get(name, 0)) for name in appends}
+    return found
+
+
+def _python_list(model: ModuleModel, node: ast.AST, seen: tuple = ()) -> bool:
+    """A Python list, not a tensor: a literal or comprehension, a sum or slice of lists, or what a function of this
+    module returns on every path (`rates(n - 1) + [0.5 ** n]`; a recursive call is taken as what the rest makes it)."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.ListComp)):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _python_list(model, node.left, seen) and _python_list(model, node.right, seen)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        return _python_list(model, node.value, seen)
+    if not isinstance(node, ast.Call) or len(seen) > 4:
+        return False
+    function = _called_functions(model).get(id(node))
+    if function is None or not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if any(function is other for other in seen):
+        return True
+    returns = [r.value for r in statements(function.node.body, (ast.Return, *_DEFS)) if isinstance(r, ast.Return)]
+    return bool(returns) and all(r is not None and _python_list(model, r, (*seen, function)) for r in returns)
+
+
+def _called_functions(model: ModuleModel) -> dict:
+    """id(call node) -> the function of the workspace it calls (the walk's resolution)."""
+    found = model.__dict__.get("_ag009_called")
+    if found is None:
+        found = model.__dict__["_ag009_called"] = {id(e.node): e.function for e in model.of_type(CallEvent) if e.function is not None}
+    return found
 
 
 def _local_bindings(model: ModuleModel, function: ast.AST) -> tuple[dict, dict]:
@@ -366,7 +449,7 @@ def _built_by_method(model: ModuleModel, cls: ClassInfo, value: ast.AST, nested:
     """`self.make_table(n)` (`Table.make(n)` of a staticmethod) where every `return` of that method of the class gives a
     tensor built from plain factory tensors by torch ops and arithmetic (`t = torch.zeros(n, n)`, in-place fills,
     `torch.triu(torch.ones(shape), 1).to(torch.uint8)`): the result is as plain as the factory's."""
-    method = _builder(cls, value)
+    method = (_builder(cls, value) if cls is not None else None) or _function_builder(model, value)
     if method is None:
         return False
     returns = [node.value for node in statements(method.node.body, (ast.Return, *_DEFS)) if isinstance(node, ast.Return)]
@@ -384,6 +467,25 @@ def _builder(cls: ClassInfo, value: ast.AST):
     owner = value.func.value.id
     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.node.decorator_list)
     return method if owner == "self" or owner == cls.name and static else None
+
+
+def _function_builder(model: ModuleModel, value: ast.AST):
+    """The function of this module's top level that `name(...)` calls (defined once, not imported), or None."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+        return None
+    table = model.__dict__.get("_ag009_top_functions")
+    if table is None:
+        table, seen = {}, set()
+        defined = {id(info.node): info for info in model.functions.values()}
+        for stmt in model.tree.body:
+            names = [stmt.name] if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else \
+                [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)] if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else []
+            for name in names:
+                table[name] = None if name in seen else defined.get(id(stmt))
+                seen.add(name)
+        model.__dict__["_ag009_top_functions"] = table
+    function = table.get(value.func.id)
+    return function if function is not None and model.imports.qualname(value.func) is None else None
 
 
 def _dtype_only(model: ModuleModel, call: ast.Call) -> bool:
@@ -419,11 +521,18 @@ def _keeps_device_chain(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-def _plain_factory(model: ModuleModel, call: ast.Call) -> bool:
-    """A factory call with no device and a result known to have a dimension."""
+def _plain_factory(model: ModuleModel, call: ast.Call, dimensioned: bool = False) -> bool:
+    """A factory call with no device and a result known to have a dimension (`dimensioned`: given by what follows)."""
     if any(kw.arg in ("device", "out") for kw in call.keywords) or any(kw.arg is None for kw in call.keywords):
         return False
     short = model.imports.qualname(call.func).rsplit(".", 1)[-1]
+    if dimensioned and short in ("tensor", "as_tensor"):
+        # (of a tensor, both keep its device; of a Python list, the values are copied to a new tensor on the default one)
+        data = call.args[0] if call.args else None
+        prov = model.prov(data) if data is not None else None
+        return prov is not None and prov.kind in (Kind.SEQUENCE, Kind.NUMBER) or _python_list(model, data)
+    if dimensioned:
+        return bool(call.args) or short == "arange"
     if short in ("tensor", "as_tensor"):
         # torch.tensor(0.5) is 0-dim, usable with tensors on any device: only literal lists are known to have a dimension
         return bool(call.args) and isinstance(call.args[0], (ast.List, ast.Tuple, ast.ListComp))

@@ -5,7 +5,7 @@ goes through a non-differentiable operation: `argmax`/`argmin`/`argsort`, compar
 casts to integer or bool (`.long()`, `.int()`, `.bool()`), `round`, `floor`, `ceil`, `trunc`, `sign`. The list is
 torch's own: ops whose `derivatives.yaml` entry has no differentiable output or only `zeros_like` formulas. A tensor
 filled in place from such a result (a one-hot `scatter_` of argmax indices) carries the cut too, also inside a loss
-module's forward judged at its call.
+module's forward judged at its call (the message names the cut inside a helper of the workspace that made the value).
 
 ## Why is this bad?
 Those operations have no gradient. Integer results (argmax, comparisons, casts) cut the graph: the loss
@@ -44,7 +44,7 @@ from __future__ import annotations
 import ast
 import sys
 
-from ..analysis.model import CallEvent, ModuleModel
+from ..analysis.model import BindEvent, CallEvent, ModuleModel
 from ..findings import Severity
 from .loss_sites import LossSite, loss_sites
 
@@ -101,4 +101,27 @@ def _cut_site(model: ModuleModel, site: LossSite, op: str) -> ast.AST | None:
         short = event.method or (event.qualname or "").rsplit(".", 1)[-1]
         if short == op and event.result is not None and event.result.nondiff == op:
             best = event.node
-    return best
+    return best if best is not None else _cut_in_helper(model, site, op, function)
+
+
+def _cut_in_helper(model: ModuleModel, site: LossSite, op: str, function: ast.AST | None) -> ast.AST | None:
+    """`term = direction_loss(pred, y)` then `term.backward()`: the call of `op` inside the function of this workspace
+    that made the value (for the message only: the finding stays at the backward, which the call's inputs decide)."""
+    value = site.value
+    if site.event is None or not isinstance(value, ast.Name):
+        return None
+    made = None
+    for bind in model.of_type(BindEvent):
+        if bind.seq >= site.event.seq:
+            break
+        if bind.ctx.scope.node is function and bind.name == value.id:
+            made = bind.value
+    if not isinstance(made, ast.Call):
+        return None
+    helper = next((event.function for event in model.of_type(CallEvent) if event.node is made and event.function is not None), None)
+    if helper is None:
+        return None
+    cuts = [event for event in model.of_type(CallEvent) if event.ctx.scope.node is helper.node and event.result is not None
+            and event.result.nondiff == op and (event.method or (event.qualname or "").rsplit(".", 1)[-1]) == op]
+    live = [event for event in cuts if event.result.requires_grad]
+    return (live or cuts)[-1].node if cuts else None

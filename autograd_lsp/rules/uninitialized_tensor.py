@@ -2,11 +2,13 @@
 Flags `torch.empty(...)`, `torch.empty_like(...)`, `torch.Tensor(n, ...)` / `torch.FloatTensor(n)` (sizes, not
 data), also through `nn.Parameter(...)` / `Variable(...)`, whose values are read — used in arithmetic, a torch
 function or a module's forward (directly or as an element of a list, `torch.cat([a, w])`), printed,
-indexed, accumulated into with `+=`, or bound to a name and returned — before anything writes them. Writes are `fill_`, `zero_`, `copy_`, `uniform_`,
+indexed, accumulated into with `+=`, or bound to a name and returned — before anything writes them (an element of a
+tuple assignment, `self.a, self.b = nn.Parameter(torch.Tensor(n)), ...`, is followed from its own target). Writes are `fill_`, `zero_`, `copy_`, `uniform_`,
 `normal_`, any `nn.init.*`, index assignment `x[i] = …`, and `out=`. A module attribute
 `self.w = nn.Parameter(torch.Tensor(n, m))` is flagged only when nothing in the file ever initialises
 `w` (`reset_parameters()`, `nn.init.*(self.w)`, `self.w.data.uniform_()`, a loop over `parameters()`…)
-and a method reads it; a method that assigns the attribute its real value only after reading it (a running
+and a method reads it, or when its only initialiser is a method nothing runs (a `reset_parameters()` that `__init__`
+never calls, its name used nowhere else in a file that builds the module and hands nothing to torch.distributed); a method that assigns the attribute its real value only after reading it (a running
 statistic replaced at the end of `train()`) reads the garbage on its first call, when any `if` around the read is
 about the tensor itself or true with the values `__init__` set (a guard on other state may be what delays it).
 `return torch.empty(...)` itself (an allocator handing storage to its caller) and
@@ -182,7 +184,10 @@ def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
         if function is None or function.cls is None:
             return None
         read = _class_attribute_read(model, function.cls, where, stmt)
-        return _finding(model, creation, short, read, attribute=where.attr, target=model.text(where)) if read is not None else None
+        if read is None:
+            return None
+        initialiser = model.__dict__.get("_ag012_uncalled", {}).get(id(where))
+        return _finding(model, creation, short, read, attribute=where.attr, target=model.text(where), initialiser=initialiser)
     return _check_references(model, creation, short, values, target=model.text(where))
 
 
@@ -402,8 +407,34 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
         if isinstance(parent, ast.Expr):
             return NEUTRAL, None
         if isinstance(parent, (ast.List, ast.Tuple)) and isinstance(parent.ctx, ast.Load):
+            target = _unpacked_target(parent, current, parent_of)
+            if target is not None:
+                return BOUND, target  # `self.a, self.b = (nn.Parameter(torch.Tensor(n)), ...)`: each element its own target
             return _element_of_argument(model, parent, parent_of, values)
         return ESCAPE, None
+
+
+def _unpacked_target(sequence: ast.expr, element: ast.AST, parent_of) -> ast.expr | None:
+    """`a, self.b = x, y`: the name or `self.` attribute the element of a literal tuple is bound to, or None."""
+    stmt = parent_of.get(id(sequence))
+    if not (isinstance(stmt, ast.Assign) and stmt.value is sequence and len(stmt.targets) == 1):
+        return None
+    target = stmt.targets[0]
+    if not isinstance(target, (ast.Tuple, ast.List)) or len(target.elts) != len(sequence.elts) \
+            or any(isinstance(e, ast.Starred) for e in (*target.elts, *sequence.elts)):
+        return None
+    bound = target.elts[sequence.elts.index(element)]
+    if isinstance(bound, ast.Name) or isinstance(bound, ast.Attribute) and isinstance(bound.value, ast.Name) and bound.value.id == "self":
+        return bound
+    return None
+
+
+def _creation_target(node: ast.AST, parent_of, creation_stmt: ast.stmt) -> bool:
+    """The stored `self.<attr>` is a target of the statement that made the tensor (alone or in a tuple of targets)."""
+    parent = parent_of.get(id(node))
+    while isinstance(parent, (ast.Tuple, ast.List)):
+        parent = parent_of.get(id(parent))
+    return parent is creation_stmt and isinstance(parent, (ast.Assign, ast.AnnAssign))
 
 
 def _element_of_argument(model: ModuleModel, sequence: ast.expr, parent_of, values) -> tuple[str, ast.AST | None]:
@@ -432,6 +463,11 @@ def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, pare
         method = func.attr
         if method in uses.REPORTER_METHODS:
             return READ, call
+        receiver = event.receiver_prov if event is not None else None
+        if receiver is not None and receiver.is_tensor and api.is_op(method) and not method.endswith("_") \
+                and method not in api.SHAPE_OPERANDS:
+            # `x.mm(w)` of a tensor x: an op that computes with its argument (not `type_as`, `view_as`: metadata)
+            return (NEUTRAL, None) if _only_metadata(call, parent_of) else (READ, call)
         return ESCAPE, None
     if qualname in api.TENSOR_WRAPPERS and call.args and call.args[0] is arg:  # nn.Parameter(t), Variable(t): t's storage
         values.add(id(call))
@@ -547,7 +583,7 @@ def _scan_attribute(model, cls, target, creation_stmt, root, read):
             parent = parent_of.get(id(node))
             if isinstance(parent, ast.AugAssign):
                 read = read or (parent if _inside(cls.node, node) else None)
-            elif isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent is not creation_stmt or not isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            elif not _creation_target(node, parent_of, creation_stmt):
                 return None  # assigned again elsewhere: which value is read is beyond us
             continue
         kind, where = _classify(model, node, parent_of, set())
@@ -571,7 +607,7 @@ def _first_class_read(model, cls, target, creation_stmt, parent_of, attributes):
             parent = parent_of.get(id(node))
             if isinstance(parent, ast.AugAssign):
                 reads.append((parent, parent))
-            elif not isinstance(parent, (ast.Assign, ast.AnnAssign)) or parent is not creation_stmt:
+            elif not _creation_target(node, parent_of, creation_stmt):
                 writes.append(parent or node)
             continue
         kind, where = _classify(model, node, parent_of, set())
@@ -595,10 +631,46 @@ def _first_class_read(model, cls, target, creation_stmt, parent_of, attributes):
     method = _method_of(cls, writes[0])
     if method is None or method.name == "__init__" or any(_method_of(cls, node) is not method for node in writes):
         return None  # changed in several methods (or outside them): which runs first is beyond us
+    if _never_run(model, cls, method):
+        model.__dict__.setdefault("_ag012_uncalled", {})[id(target)] = method  # (named in the message)
+        elsewhere = [r for r in reads if _method_of(cls, r[0]) is not method]
+        return min(elsewhere, key=lambda r: _position(r[0]))[1] if elsewhere else None
     first_write = min(_position(node) for node in writes)
     before = [r for r in reads if _method_of(cls, r[0]) is method and _position(r[0]) < first_write
               and _reached_on_first_call(cls, method, r[0], target.attr, parent_of, attributes)]
     return min(before, key=lambda r: _position(r[0]))[1] if before else None
+
+
+def _never_run(model: ModuleModel, cls: ClassInfo, method: ast.FunctionDef) -> bool:
+    """An initialiser nothing runs (`reset_parameters()` that `__init__` forgot): the class is built in this file, the
+    method's name appears nowhere else in it (no call on `self` or an instance, no `apply`, `getattr`, callback), it is
+    undecorated and no nn.Module method that torch runs itself, and nothing here hands the module to torch.distributed
+    (FSDP runs `reset_parameters()` of modules built on the meta device)."""
+    name = method.name
+    init = cls.methods.get("__init__")
+    if name in api.MODULE_METHODS or name.startswith("__") or method.decorator_list or init is None or not model.callers(init):
+        return False
+    text = model.source.text
+    if api.DEFERRED_INIT in text or any(q.startswith(api.DEFERRED_INIT) for q in model.imports.names.values()):
+        return False
+    return name in text and name not in _names_used(model)
+
+
+def _names_used(model: ModuleModel) -> set[str]:
+    """Every name the code refers to (`x.name`, `name`, a string that is an identifier: `getattr(m, "name")`), function
+    definitions aside; one walk, only for a module that has an initialiser to look for."""
+    found = model.__dict__.get("_ag012_names_used")
+    if found is None:
+        found = set()
+        for node in ast.walk(model.tree):
+            if isinstance(node, ast.Attribute):
+                found.add(node.attr)
+            elif isinstance(node, ast.Name):
+                found.add(node.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+                found.add(node.value)
+        model.__dict__["_ag012_names_used"] = found
+    return found
 
 
 _UNKNOWN = object()
@@ -783,11 +855,24 @@ def _scan_bulk_init(model: ModuleModel) -> bool:
         if ("init" in lowered or "reset" in lowered) and not name.startswith("__") and name not in defined:
             return True  # an initialiser defined elsewhere: it may set every parameter
         qualname = event.qualname or ""
-        if qualname.startswith("torch.nn.init.") and node.args and not isinstance(node.args[0], ast.Attribute):
+        if qualname.startswith("torch.nn.init.") and node.args and not isinstance(_viewed(node.args[0]), ast.Attribute):
             return True  # initialising something reached by a loop or getattr: may be every parameter
         if isinstance(func, ast.Attribute) and uses.writes_without_reading(func.attr) and _generic_receiver(func.value):
             return True
     return False
+
+
+def _viewed(node: ast.expr) -> ast.expr:
+    """The tensor a view or cut of it stands for: `self.w` for `self.w.data.t()`, `w` for `w[0]`."""
+    while True:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and uses.method(node.func.attr) in (uses.VIEW, uses.CUT):
+            node = node.func.value
+        elif isinstance(node, ast.Attribute) and uses.attribute(node.attr) in (uses.VIEW, uses.CUT):
+            node = node.value
+        elif isinstance(node, ast.Subscript):
+            node = node.value
+        else:
+            return node
 
 
 def _generic_receiver(node: ast.expr) -> bool:
@@ -799,7 +884,7 @@ def _generic_receiver(node: ast.expr) -> bool:
 
 # -- the finding ----------------------------------------------------------------------------------------
 def _finding(model: ModuleModel, creation: CallEvent, short: str, read: ast.AST | None, attribute: str | None = None,
-             target: str | None = None, via: ast.Call | None = None):
+             target: str | None = None, via: ast.Call | None = None, initialiser: ast.FunctionDef | None = None):
     call = creation.node
     text = " ".join(model.text(call).split())
     if len(text) > 40:
@@ -817,11 +902,15 @@ def _finding(model: ModuleModel, creation: CallEvent, short: str, read: ast.AST 
         subject += f", returned to `{via_text[:37] + '...' if len(via_text) > 40 else via_text}` (line {via.lineno}),"
     message = (f"`{text}` allocates memory without initialising it, and {subject} {'is' if attribute else 'are'} {where} before "
                f"anything writes them: garbage values. Use `zeros`, or fill it first (`fill_`, `copy_`, `uniform_`, `nn.init.*`)")
+    if initialiser is not None:
+        message += f"; `{initialiser.name}()` (line {initialiser.lineno}) would initialise it, but nothing calls it: call it at the end of `__init__`"
     fixes = []
     fix = _zeros_fix(model, call, short)
     if fix is not None:
         fixes.append(fix)
     related = [(read, "the uninitialised values are read here")] if read is not None and hasattr(read, "lineno") else []
+    if initialiser is not None:
+        related.append((initialiser, f"`{initialiser.name}()` writes it, but nothing calls it"))
     return model.finding(RULE, call, message, fixes=fixes, related=related, factory=short, attribute=attribute, target=target)
 
 
