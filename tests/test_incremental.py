@@ -447,6 +447,8 @@ def test_edits_inside_init_and_self_storing_methods_give_the_findings_of_a_full_
             walked[where if got.walked == "function" else got.walked] += 1
             total_findings += len(expected.findings)
             model = got.model
-    # both paths, for both kinds of method (measured: >= 20 / 22 / 24 per seed), and findings to compare (12-21)
-    assert walked["__init__"] >= 12 and walked["method"] >= 10 and walked["module"] >= 10, walked
+    # both paths, for both kinds of method, and findings to compare (12-21). Measured at stop 20: __init__ 17 / 11 / 18,
+    # method 22 / 20 / 16, module 27 / 33 / 35 per seed (a dict of modules passed to a function's only call is walked
+    # for that call since then: one more class walked for a call site, one more edit of seed 1 walked whole)
+    assert walked["__init__"] >= 10 and walked["method"] >= 10 and walked["module"] >= 10, walked
     assert total_findings > 8, total_findings
