@@ -529,7 +529,7 @@ def keeps_own_weights(model: ModuleModel, module: Provenance | None, depth: int 
     if id(cls) not in cache:
         cache[id(cls)] = False  # (a recursive module: no claim)
         forward = cls.methods.get("forward")
-        inner = _forwards_of(model).get(id(forward), ()) if forward is not None else ()
+        inner = forwards_of(model).get(id(forward), ()) if forward is not None else ()
         saving = {id(event.node) for event in inner if keeps_own_weights(model, called_module(model, event), depth + 1)
                   or _fed_own_graph(model, event) and _keeps_when_fed(model, called_module(model, event))}
         # every output goes through such a layer (`return enc, self.dec(enc)`: the first output saved no weight)
@@ -538,7 +538,7 @@ def keeps_own_weights(model: ModuleModel, module: Provenance | None, depth: int 
     return cache[id(cls)]
 
 
-def _forwards_of(model: ModuleModel) -> dict:
+def forwards_of(model: ModuleModel) -> dict:
     """id of a function -> the forward calls of its symbolic walk (indexed once per model)."""
     found = model.__dict__.get("_forwards_of")
     if found is None:

@@ -721,6 +721,8 @@ class Walker:
             self.emit(InplaceEvent(node, self.ctx(), target=target, prov=before, op=op if not isinstance(target, ast.Subscript) else f"[...] {op}",
                                    form="augassign"))
             after = self._after_inplace(before, [value])
+            if value is not None and value.kind is Kind.TENSOR and value.graph and not self.no_grad and not value.graph <= after.graph:
+                after = after.but(graph=after.graph | value.graph)  # (`loss += adv`: backward of loss runs through adv's graph too)
         elif element is not None and element.kind is Kind.TENSOR:
             # `outs[i] += y`: the list's tensor changed in place (Tensor.__iadd__), the list itself stays what it was
             self.emit(InplaceEvent(node, self.ctx(), target=target, prov=element, op=op, form="augassign"))

@@ -9,7 +9,7 @@ or a helper run every iteration (`self.backward_D()`) on a forward another metho
 the loop (`self.forward()`).
 And the same GAN ordering without a shared output: a loss built on a module's forward that saved its weights (fed a
 tensor that requires grad: `g_loss = -D(fake).mean()`; or fed anything, a module whose own layers chain, or a
-convolution), then an optimizer step of that module (`d_opt.step()`, on a
+convolution; or a loss a method of that module returns, `D.adv_loss(fake)` running `self.forward`), then an optimizer step of that module (`d_opt.step()`, on a
 path that always runs before it), then that loss's `backward()`: the weights it needs were changed in place.
 
 Reported at the `backward()` that fails, and at its cause: the first loss's use of the shared output (where
@@ -63,7 +63,7 @@ from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
 from ..analysis.syntax import parents
-from ..analysis.training import backward_target, called_module, keeps_own_weights, is_backward, is_frozen, is_step, never_together, optimizer_of, place, runs_after, shown, site as site_of
+from ..analysis.training import backward_target, called_module, forwards_of, keeps_own_weights, is_backward, is_frozen, is_step, never_together, optimizer_of, place, runs_after, shown, site as site_of
 from ..findings import Edit, Fix, Safety, Severity
 
 CODE = "AG017"
@@ -153,9 +153,44 @@ def _stepped_before_backward(model: ModuleModel, site: Site, steps: list, sites:
             retained = frozenset().union(*(other.graph for other in sites if other.retains and other.seq < step.seq
                                            and other.event.ctx.scope is scope))
             names = _saved_modules(model, step, frozenset(id(event.node) for event in stale) - retained, own=True)
+        if not names:
+            found = _stale_by_method(model, site, step, scope)
+            if found is not None:
+                return (step, *found)
         if names:
             forward = next(event for event in stale if model.text(event.receiver if event.method == "forward" else event.node.func) == names[0])
             return step, names[0], forward
+    return None
+
+
+def _stale_by_method(model: ModuleModel, site: Site, step, scope):
+    """`d_seq.adv_loss(fake)` in the loss, a method whose returned loss runs `self.forward(...)` (`self.net(...)`) of the
+    instance it is called on: that forward, named through the receiver (`d_seq`, `d_seq.net`), saved weights the step
+    changes. Returns (module name, the method call) or None."""
+    prov = step.receiver_prov
+    if type(step) is ThroughEvent or prov is None or prov.kind is not Kind.OPTIMIZER or not prov.params:
+        return None
+    owners = [param[:-2] if param.endswith(".*") else param for param in prov.params]
+    inner = forwards_of(model)
+    for call in model.calls():
+        function = call.function
+        if function is None or function.cls is None or call.ctx.scope is not scope or call.ctx.via is not None or call.seq >= step.seq \
+                or id(call.node) not in site.graph or not isinstance(call.node.func, ast.Attribute) or not runs_after(call, step):
+            continue
+        receiver, returned = call.node.func.value, function.returns
+        instance = model.prov(receiver)
+        if instance is None or instance.kind is not Kind.MODULE or instance.module_class is not function.cls \
+                or returned is None or returned.kind is not Kind.TENSOR or model.text(receiver) == "self":
+            continue
+        for forward in inner.get(id(function), ()):
+            target = model.text(forward.receiver if forward.method == "forward" else forward.node.func)
+            if id(forward.node) not in returned.graph or not (target == "self" or target.startswith("self.")):
+                continue
+            name = model.text(receiver) + target[len("self"):]
+            module = instance if target == "self" else called_module(model, forward)
+            if any(name == owner or name.startswith(owner + ".") for owner in owners) and (keeps_own_weights(model, module) or any(
+                    p is not None and p.is_tensor and p.requires_grad for p in map(model.prov, forward.node.args))):
+                return name, call
     return None
 
 
