@@ -9,8 +9,10 @@ or a helper run every iteration (`self.backward_D()`) on a forward another metho
 the loop (`self.forward()`).
 And the same GAN ordering without a shared output: a loss built on a module's forward that saved its weights (fed a
 tensor that requires grad: `g_loss = -D(fake).mean()`; or fed anything, a module whose own layers chain, or a
-convolution; or a loss a method of that module returns, `D.adv_loss(fake)` running `self.forward`), then an optimizer step of that module (`d_opt.step()`, on a
-path that always runs before it), then that loss's `backward()`: the weights it needs were changed in place.
+convolution; or a loss a method of that module returns, `D.adv_loss(fake)` running `self.forward`), then an optimizer
+step of that module (`d_opt.step()`, on a path that always runs before it; its optimizer may be built by a constructor
+parameter left at a torch class default, `opt_class=optim.Adam`), then that loss's `backward()`: the weights it needs
+were changed in place.
 
 Reported at the `backward()` that fails, and at its cause: the first loss's use of the shared output (where
 `.detach()` goes), the shared forward computed once, or the loss built before the step.
