@@ -566,3 +566,18 @@ def _keeps_when_fed(model: ModuleModel, module: Provenance | None) -> bool:
                        if isinstance(layer.module_class, str))
         return bool(api.layer_parameters(short)) and api.layer_keeps_parameters(short, True) is True
     return False
+
+
+def step_owners(model: ModuleModel, step: CallEvent) -> list[str]:
+    """What the stepped optimizer updates, as names of this scope (`critic`, `self.qf1`): its parameter labels, less
+    those written relative to another object's `self` (`self.disc.optimizer`, built as `Adam(self.parameters())` in
+    that object's class, names its own `self`, not this scope's)."""
+    prov = step.receiver_prov
+    if prov is None or prov.kind is not Kind.OPTIMIZER or not prov.params:
+        return []
+    receiver = step.node.args[0] if step.method == "step" and step.node.args and _scaler(step.receiver) else step.receiver
+    text = model.text(receiver) if isinstance(receiver, (ast.Name, ast.Attribute)) else ""
+    own = text.count(".") <= 1  # (`opt`, `self.opt`: built in this scope or by this class)
+    owners = [param[:-2] if param.endswith(".*") else param for param in prov.params]
+    owners = [owner[: -len(".parameters()")] if owner.endswith(".parameters()") else owner for owner in owners]
+    return [owner for owner in owners if own or not (owner == "self" or owner.startswith("self."))]

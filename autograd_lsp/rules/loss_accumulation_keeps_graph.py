@@ -55,7 +55,7 @@ from ..analysis.model import BindEvent, CallEvent, Event, ItemStoreEvent, Loop, 
 from ..analysis import uses
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis.syntax import nodes, parents, statements
-from ..analysis.training import BACKWARD, Part, backward_target, called_module, keeps_own_weights, training_units
+from ..analysis.training import BACKWARD, Part, backward_target, called_module, keeps_own_weights, step_owners, training_units
 from ..findings import Edit, Fix, Safety, Severity
 from ..analysis.walker import label as _label
 from .tree_order import breadth_first
@@ -412,10 +412,7 @@ def _stepped_over(model: ModuleModel, acc: Accumulation, loop: Loop) -> CallEven
     is done with it later, so it only holds memory."""
     forwards = [event for event in loop.forwards if id(event.node) in acc.prov.graph and event.ctx.via is None]
     for step in loop.steps:
-        prov = step.receiver_prov
-        if step.ctx.via is not None or prov is None or prov.kind is not Kind.OPTIMIZER or not prov.params:
-            continue
-        owners = [param[:-2] if param.endswith(".*") else param for param in prov.params]
+        owners = step_owners(model, step) if step.ctx.via is None else []
         for forward in forwards:
             target = forward.receiver if forward.method == "forward" else forward.node.func
             name = model.text(target) if isinstance(target, (ast.Name, ast.Attribute)) else None

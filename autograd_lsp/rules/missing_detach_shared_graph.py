@@ -65,7 +65,7 @@ from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
 from ..analysis.syntax import parents
-from ..analysis.training import backward_target, called_module, forwards_of, keeps_own_weights, is_backward, is_frozen, is_step, never_together, optimizer_of, place, runs_after, shown, site as site_of
+from ..analysis.training import backward_target, called_module, forwards_of, keeps_own_weights, step_owners, is_backward, is_frozen, is_step, never_together, optimizer_of, place, runs_after, shown, site as site_of
 from ..findings import Edit, Fix, Safety, Severity
 
 CODE = "AG017"
@@ -169,10 +169,9 @@ def _stale_by_method(model: ModuleModel, site: Site, step, scope):
     """`d_seq.adv_loss(fake)` in the loss, a method whose returned loss runs `self.forward(...)` (`self.net(...)`) of the
     instance it is called on: that forward, named through the receiver (`d_seq`, `d_seq.net`), saved weights the step
     changes. Returns (module name, the method call) or None."""
-    prov = step.receiver_prov
-    if type(step) is ThroughEvent or prov is None or prov.kind is not Kind.OPTIMIZER or not prov.params:
+    owners = step_owners(model, step) if type(step) is not ThroughEvent else []
+    if not owners:
         return None
-    owners = [param[:-2] if param.endswith(".*") else param for param in prov.params]
     inner = forwards_of(model)
     for call in model.calls():
         function = call.function
@@ -445,11 +444,9 @@ def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset, own: 
     """Modules whose forward is part of the shared graph, fed an input that requires grad (so their layers saved their
     weights for the input's gradient; `own`: or saving them whatever the input, training.keeps_own_weights), and whose
     parameters all belong to the optimizer that `step` updates."""
-    prov = step.receiver_prov
-    if prov is None or prov.kind is not Kind.OPTIMIZER or not prov.params:
+    owners = step_owners(model, step)
+    if not owners:
         return []
-    owners = [param[:-2] if param.endswith(".*") else param for param in prov.params]
-    owners = [owner[: -len(".parameters()")] if owner.endswith(".parameters()") else owner for owner in owners]
     found = []
     for event in model.of_type(CallEvent):
         if event.role != "forward" or id(event.node) not in shared or event.seq > step.seq:
