@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from .model import AttrStoreEvent, CallEvent, Event, FunctionInfo, Loop, ModuleModel, Scope, ThroughEvent
-from .provenance import Kind, Provenance
+from .provenance import Kind, Provenance, flatten
+from . import torch_api as api
 from .torch_api import looks_like_optimizer_name
 from .walker import label as _label
 
@@ -488,3 +489,95 @@ def _iterated_module(event: Event, variable: str, iterators, dotted) -> str | No
 
 def is_frozen(model: ModuleModel, name: str | None) -> bool:
     return name is not None and any(name == frozen or name.startswith(frozen + ".") for frozen in frozen_modules(model))
+
+
+# -- weights a forward saves -------------------------------------------------------------------------------
+def called_module(model: ModuleModel, event: CallEvent) -> Provenance | None:
+    """The module a forward call runs (`critic(x)`, `self.critic(x)`, `net.forward(x)`), as the walk knows it."""
+    target = event.receiver if event.method == "forward" else event.node.func
+    prov = model.prov(target)
+    scope = event.ctx.scope
+    while prov is None and isinstance(target, ast.Name) and scope is not None:  # (a module-level `critic`)
+        if target.id in scope.bindings:
+            prov = scope.bindings[target.id]
+            break
+        scope = scope.parent
+    if prov is None and isinstance(target, ast.Attribute):
+        owner = model.prov(target.value)
+        cls = owner.module_class if owner is not None and owner.kind is Kind.MODULE else None
+        if cls is not None and not isinstance(cls, str):
+            prov = cls.attribute(target.attr, owner)
+    return prov if prov is not None and prov.kind is Kind.MODULE else None
+
+
+def keeps_own_weights(model: ModuleModel, module: Provenance | None, depth: int = 0) -> bool:
+    """The module's forward saves some of its own weights for its backward whatever its input: a convolution, a
+    container whose second layer with parameters is fed the first's output, a workspace module whose forward feeds
+    one of its layers a value made from another (the input that requires grad is its own). An optimizer step over
+    them then breaks every graph built before it. False where unknown."""
+    cls = module.module_class if module is not None else None
+    if cls is None or depth > 2:
+        return False
+    if isinstance(cls, str):
+        short = cls.rsplit(".", 1)[-1]
+        if module.elements and api.layer_parameters(short) is None:
+            layers = [layer.module_class.rsplit(".", 1)[-1] for layer in module.elements if isinstance(layer.module_class, str)]
+            weighted = [name for name in layers if api.layer_parameters(name)]
+            return len(weighted) > 1 or any(api.layer_keeps_parameters(name, False) for name in weighted[:1])
+        return api.layer_parameters(short) is not None and api.layer_keeps_parameters(short, False) is True
+    cache = model.__dict__.setdefault("_keeps_own_weights", {})
+    if id(cls) not in cache:
+        cache[id(cls)] = False  # (a recursive module: no claim)
+        forward = cls.methods.get("forward")
+        inner = forwards_of(model).get(id(forward), ()) if forward is not None else ()
+        saving = {id(event.node) for event in inner if keeps_own_weights(model, called_module(model, event), depth + 1)
+                  or _fed_own_graph(model, event) and _keeps_when_fed(model, called_module(model, event))}
+        # every output goes through such a layer (`return enc, self.dec(enc)`: the first output saved no weight)
+        outputs = flatten([forward.returns]) if saving and forward.returned_any else []
+        cache[id(cls)] = bool(outputs) and all(out is not None and out.kind is Kind.TENSOR and out.graph & saving for out in outputs)
+    return cache[id(cls)]
+
+
+def forwards_of(model: ModuleModel) -> dict:
+    """id of a function -> the forward calls of its symbolic walk (indexed once per model)."""
+    found = model.__dict__.get("_forwards_of")
+    if found is None:
+        found = model.__dict__["_forwards_of"] = {}
+        for event in model.calls(role="forward"):
+            function = event.ctx.scope.function
+            if function is not None and event.ctx.via is None:
+                found.setdefault(id(function), []).append(event)
+    return found
+
+
+def _fed_own_graph(model: ModuleModel, event: CallEvent) -> bool:
+    """A layer inside a forward fed a value that requires grad through the module's own parameters (not its input)."""
+    return any(p is not None and p.kind is Kind.TENSOR and p.requires_grad is True and p.composed_from
+               and all(label.startswith("self.") for label in p.composed_from) for p in map(model.prov, event.node.args))
+
+
+def _keeps_when_fed(model: ModuleModel, module: Provenance | None) -> bool:
+    """A module with parameters that, fed an input requiring grad, keeps its weights for that input's gradient."""
+    cls = module.module_class if module is not None else None
+    if isinstance(cls, str):
+        short = cls.rsplit(".", 1)[-1]
+        if module.elements and api.layer_parameters(short) is None:
+            return any(api.layer_parameters(layer.module_class.rsplit(".", 1)[-1]) for layer in module.elements
+                       if isinstance(layer.module_class, str))
+        return bool(api.layer_parameters(short)) and api.layer_keeps_parameters(short, True) is True
+    return False
+
+
+def step_owners(model: ModuleModel, step: CallEvent) -> list[str]:
+    """What the stepped optimizer updates, as names of this scope (`critic`, `self.qf1`): its parameter labels, less
+    those written relative to another object's `self` (`self.disc.optimizer`, built as `Adam(self.parameters())` in
+    that object's class, names its own `self`, not this scope's)."""
+    prov = step.receiver_prov
+    if prov is None or prov.kind is not Kind.OPTIMIZER or not prov.params:
+        return []
+    receiver = step.node.args[0] if step.method == "step" and step.node.args and _scaler(step.receiver) else step.receiver
+    text = model.text(receiver) if isinstance(receiver, (ast.Name, ast.Attribute)) else ""
+    own = text.count(".") <= 1  # (`opt`, `self.opt`: built in this scope or by this class)
+    owners = [param[:-2] if param.endswith(".*") else param for param in prov.params]
+    owners = [owner[: -len(".parameters()")] if owner.endswith(".parameters()") else owner for owner in owners]
+    return [owner for owner in owners if own or not (owner == "self" or owner.startswith("self."))]

@@ -725,6 +725,8 @@ class Walker:
             self.emit(InplaceEvent(node, self.ctx(), target=target, prov=before, op=op if not isinstance(target, ast.Subscript) else f"[...] {op}",
                                    form="augassign"))
             after = self._after_inplace(before, [value])
+            if value is not None and value.kind is Kind.TENSOR and value.graph and not self.no_grad and not value.graph <= after.graph:
+                after = after.but(graph=after.graph | value.graph)  # (`loss += adv`: backward of loss runs through adv's graph too)
         elif element is not None and element.kind is Kind.TENSOR:
             # `outs[i] += y`: the list's tensor changed in place (Tensor.__iadd__), the list itself stays what it was
             self.emit(InplaceEvent(node, self.ctx(), target=target, prov=element, op=op, form="augassign"))
@@ -1870,7 +1872,7 @@ class Walker:
         bound = callsite.bind_arguments(info.node, method, node, arg_provs, keyword_provs)
         if bound is None:
             return _NOT_WALKED
-        left_none = _bind_defaults(info.node, node, bound, method)
+        left_none = _bind_defaults(info.node, node, bound, method, owner.imports)
         if not with_shapes:  # (walked and memoised without shapes: one walk serves tensors of every size)
             bound = {name: callsite.unshaped(prov) for name, prov in bound.items()}
         caller = self.ctx()
@@ -3239,7 +3241,7 @@ _LAYER_WIDTH = {"Linear": (1, "out_features"), "Bilinear": (2, "out_features"), 
                 "RMSNorm": (0, "normalized_shape")}
 
 
-def _bind_defaults(function, call: ast.Call, bound: dict, method: bool):
+def _bind_defaults(function, call: ast.Call, bound: dict, method: bool, imports=None):
     """The parameters a call leaves at a number literal default (`scale=2.0`, `k=3`, `-1`) are that number in a walk
     for that call (an integer with its value, which sizes what the body makes from it). Returns the names it leaves at
     a None default (Walker._known_none)."""
@@ -3261,6 +3263,11 @@ def _bind_defaults(function, call: ast.Call, bound: dict, method: bool):
             continue
         if type(default) is ast.Constant and type(default.value) is bool:  # `backward=True`: a flag an `if` of the body tests
             bound[arg.arg] = _TRUE if default.value else _FALSE
+            continue
+        qualname = imports.qualname(default) if imports is not None and type(default) in (ast.Attribute, ast.Name) else None
+        if qualname is not None and imports.is_torch(qualname) and qualname.rsplit(".", 1)[-1][:1].isupper():
+            # `optimizer_class=optim.Adam`: calling the parameter constructs that class
+            bound[arg.arg] = Provenance(Kind.FUNCTION, default.lineno, module_class=qualname, origin="class", node=default)
             continue
         value = _number(default)
         if isinstance(value, int):

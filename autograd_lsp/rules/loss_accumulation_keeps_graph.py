@@ -6,7 +6,8 @@ that adds its argument to its object's state (also through a function of the wor
 `self.sum += allreduce(val.cpu())`; then reported at the method's statement too) — where the accumulator is never
 backpropagated: either the loop already calls `backward()` on that loss (itself, through a helper such as
 `accelerator.backward(loss)`, or as `losses[-1].backward()` of what it just appended), or every later use of the
-accumulator only logs it (`print`, f-strings, `.item()`, `writer.add_scalar`…). A reset under an `if` that the
+accumulator only logs it (`print`, f-strings, `.item()`, `writer.add_scalar`…), or the loop steps an optimizer over
+weights the accumulated graph saved (however the accumulator is handed on, no backward can go through it). A reset under an `if` that the
 accumulation does not share (every `log_every` steps) does not end it.
 A Lightning-style `training_step` that appends its returned loss to `self.<list>` (never cleared) is the
 same bug across calls.
@@ -54,7 +55,7 @@ from ..analysis.model import BindEvent, CallEvent, Event, ItemStoreEvent, Loop, 
 from ..analysis import uses
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis.syntax import nodes, parents, statements
-from ..analysis.training import BACKWARD, Part, backward_target, training_units
+from ..analysis.training import BACKWARD, Part, backward_target, called_module, keeps_own_weights, step_owners, training_units
 from ..findings import Edit, Fix, Safety, Severity
 from ..analysis.walker import label as _label
 from .tree_order import breadth_first
@@ -391,7 +392,9 @@ def _judge(model: ModuleModel, acc: Accumulation):
     uses = _uses(model, acc, skip=_last_item_target(model, acc, backward))
     if BACKWARDED in uses:
         return None
-    if backward is None and hook is None and (ESCAPE in uses or not uses):
+    stepped = _stepped_over(model, acc, loop) if backward is None and hook is None and loop is not None and acc.prov is not None \
+        and (ESCAPE in uses or not uses) else None  # (handed on, or never read again: yet unusable after the step)
+    if backward is None and hook is None and stepped is None and (ESCAPE in uses or not uses):
         return None  # the accumulated graph may be wanted (summed losses backpropagated later, or by a caller)
     if backward is None and hook is None and loop is not None and not loop.is_training and acc.prov is not None:
         if not loop.forwards and not _from_forward(model, acc.prov):
@@ -400,7 +403,25 @@ def _judge(model: ModuleModel, acc: Accumulation):
         if acc.prov.scalar is not True:
             return None  # outputs collected step by step (an RNN unrolled over time: `outs.append(h)`, stacked
             # after the loop) are the forward itself; only a loss, one number per iteration, is kept for nothing
-    return _finding(model, acc, loop, hook, backward, uses)
+    return _finding(model, acc, loop, hook, backward, uses, stepped)
+
+
+def _stepped_over(model: ModuleModel, acc: Accumulation, loop: Loop) -> CallEvent | None:
+    """An optimizer step in the loop that changes weights a forward of the accumulated graph saved (fed a tensor that
+    requires grad, or saving them whatever it is fed): after it no backward can go through the accumulator, whatever
+    is done with it later, so it only holds memory."""
+    forwards = [event for event in loop.forwards if id(event.node) in acc.prov.graph and event.ctx.via is None]
+    for step in loop.steps:
+        owners = step_owners(model, step) if step.ctx.via is None else []
+        for forward in forwards:
+            target = forward.receiver if forward.method == "forward" else forward.node.func
+            name = model.text(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+            if name is None or not any(name == owner or name.startswith(owner + ".") for owner in owners):
+                continue
+            if keeps_own_weights(model, called_module(model, forward)) or any(
+                    p is not None and p.is_tensor and p.requires_grad for p in map(model.prov, forward.node.args)):
+                return step
+    return None
 
 
 def _backpropagated_names(model: ModuleModel) -> set:
@@ -806,7 +827,7 @@ def _loads_after(model, root, name, stmt):
 
 
 # -- the finding ----------------------------------------------------------------------------------------
-def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, backward, uses: set[str]):
+def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, backward, uses: set[str], stepped=None):
     value_text = model.text(acc.value)
     statement = " ".join(model.text(acc.statement).split())
     if len(statement) > 50:
@@ -821,6 +842,9 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
     elif backward is not None:
         inside = " (inside the helper)" if acc.helper is not None else ""
         facts.append(f"already backpropagated by `{model.text(backward.node)}` at line {backward.line}{inside}")
+    elif stepped is not None:
+        facts.append(f"never backpropagated: `{' '.join(model.text(stepped.node).split())}` (line {stepped.node.lineno}) changes the "
+                     f"weights its graph saved, so no backward can go through `{acc.base}` after it")
     else:
         facts.append(f"never backpropagated: `{acc.base}` is only logged")
     element = _backpropagated_element(model, acc, backward)

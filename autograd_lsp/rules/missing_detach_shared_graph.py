@@ -8,8 +8,11 @@ once before the loop (SinGAN's generator steps on the `fake` of the discriminato
 or a helper run every iteration (`self.backward_D()`) on a forward another method keeps on `self` and runs only before
 the loop (`self.forward()`).
 And the same GAN ordering without a shared output: a loss built on a module's forward that saved its weights (fed a
-tensor that requires grad: `g_loss = -D(fake).mean()`), then an optimizer step of that module (`d_opt.step()`, on a
-path that always runs before it), then that loss's `backward()`: the weights it needs were changed in place.
+tensor that requires grad: `g_loss = -D(fake).mean()`; or fed anything, a module whose own layers chain, or a
+convolution; or a loss a method of that module returns, `D.adv_loss(fake)` running `self.forward`), then an optimizer
+step of that module (`d_opt.step()`, on a path that always runs before it; its optimizer may be built by a constructor
+parameter left at a torch class default, `opt_class=optim.Adam`), then that loss's `backward()`: the weights it needs
+were changed in place.
 
 Reported at the `backward()` that fails, and at its cause: the first loss's use of the shared output (where
 `.detach()` goes), the shared forward computed once, or the loss built before the step.
@@ -62,7 +65,7 @@ from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
 from ..analysis.syntax import parents
-from ..analysis.training import backward_target, is_backward, is_frozen, is_step, never_together, optimizer_of, place, runs_after, shown, site as site_of
+from ..analysis.training import backward_target, called_module, forwards_of, keeps_own_weights, step_owners, is_backward, is_frozen, is_step, never_together, optimizer_of, place, runs_after, shown, site as site_of
 from ..findings import Edit, Fix, Safety, Severity
 
 CODE = "AG017"
@@ -126,12 +129,12 @@ def check(model: ModuleModel):
                 yield from _iteration_finding(model, site, *found)
     for site in sites:
         if id(site) not in reported and site.event.function is None and site.event.ctx.via is None:
-            found = _stepped_before_backward(model, site, steps)
+            found = _stepped_before_backward(model, site, steps, sites)
             if found is not None:
                 yield from _stepped_finding(model, site, *found)
 
 
-def _stepped_before_backward(model: ModuleModel, site: Site, steps: list):
+def _stepped_before_backward(model: ModuleModel, site: Site, steps: list, sites: list = ()):
     """An optimizer step between a loss's forward and its backward, that updates a module whose forward in that graph
     was fed a tensor that requires grad (so it saved its weights): the GAN whose generator loss `D(fake)` is built
     before `d_opt.step()` and backpropagated after it. Returns (step, module name, forward event) or None."""
@@ -148,9 +151,47 @@ def _stepped_before_backward(model: ModuleModel, site: Site, steps: list):
         stale = [event for event in latest.values() if event.seq < step.seq]
         stale += [forward for forward, call in made.values() if call.seq < step.seq and _same_self(model, forward, call, step)]
         names = _saved_modules(model, step, frozenset(id(event.node) for event in stale))
+        if not names:  # a module that saves its weights whatever it is fed, unless a backward retained that graph (AG003's)
+            retained = frozenset().union(*(other.graph for other in sites if other.retains and other.seq < step.seq
+                                           and other.event.ctx.scope is scope))
+            names = _saved_modules(model, step, frozenset(id(event.node) for event in stale) - retained, own=True)
+        if not names:
+            found = _stale_by_method(model, site, step, scope)
+            if found is not None:
+                return (step, *found)
         if names:
             forward = next(event for event in stale if model.text(event.receiver if event.method == "forward" else event.node.func) == names[0])
             return step, names[0], forward
+    return None
+
+
+def _stale_by_method(model: ModuleModel, site: Site, step, scope):
+    """`d_seq.adv_loss(fake)` in the loss, a method whose returned loss runs `self.forward(...)` (`self.net(...)`) of the
+    instance it is called on: that forward, named through the receiver (`d_seq`, `d_seq.net`), saved weights the step
+    changes. Returns (module name, the method call) or None."""
+    owners = step_owners(model, step) if type(step) is not ThroughEvent else []
+    if not owners:
+        return None
+    inner = forwards_of(model)
+    for call in model.calls():
+        function = call.function
+        if function is None or function.cls is None or call.ctx.scope is not scope or call.ctx.via is not None or call.seq >= step.seq \
+                or id(call.node) not in site.graph or not isinstance(call.node.func, ast.Attribute) or not runs_after(call, step):
+            continue
+        receiver, returned = call.node.func.value, function.returns
+        instance = model.prov(receiver)
+        if instance is None or instance.kind is not Kind.MODULE or instance.module_class is not function.cls \
+                or returned is None or returned.kind is not Kind.TENSOR or model.text(receiver) == "self":
+            continue
+        for forward in inner.get(id(function), ()):
+            target = model.text(forward.receiver if forward.method == "forward" else forward.node.func)
+            if id(forward.node) not in returned.graph or not (target == "self" or target.startswith("self.")):
+                continue
+            name = model.text(receiver) + target[len("self"):]
+            module = instance if target == "self" else called_module(model, forward)
+            if any(name == owner or name.startswith(owner + ".") for owner in owners) and (keeps_own_weights(model, module) or any(
+                    p is not None and p.is_tensor and p.requires_grad for p in map(model.prov, forward.node.args))):
+                return name, call
     return None
 
 
@@ -199,7 +240,7 @@ def _stepped_finding(model: ModuleModel, site: Site, step: CallEvent, module: st
     step_text = " ".join(model.text(step_node).split())
     forward_text = " ".join(model.text(forward.node).split())
     message = (f"`{site.text}` was built on `{forward_text}` (line {forward.node.lineno}), which saved `{module}`'s weights for "
-               f"the gradient of its input, but `{step_text}` (line {step_node.lineno}) changed them in place before this "
+               f"its backward, but `{step_text}` (line {step_node.lineno}) changed them in place before this "
                f"backward: RuntimeError \"one of the variables needed for gradient computation has been modified by an "
                f"inplace operation\". Compute the loss after the step, or step after both backward calls")
     found = model.finding(RULE, at, message,
@@ -399,14 +440,13 @@ def _iteration_finding(model: ModuleModel, site: Site, loop, forward: CallEvent,
     return model.with_cause(found, forward.node, cause, "the backward fails here from the second iteration on")
 
 
-def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset) -> list[str]:
+def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset, own: bool = False) -> list[str]:
     """Modules whose forward is part of the shared graph, fed an input that requires grad (so their layers saved their
-    weights for the input's gradient), and whose parameters all belong to the optimizer that `step` updates."""
-    prov = step.receiver_prov
-    if prov is None or prov.kind is not Kind.OPTIMIZER or not prov.params:
+    weights for the input's gradient; `own`: or saving them whatever the input, training.keeps_own_weights), and whose
+    parameters all belong to the optimizer that `step` updates."""
+    owners = step_owners(model, step)
+    if not owners:
         return []
-    owners = [param[:-2] if param.endswith(".*") else param for param in prov.params]
-    owners = [owner[: -len(".parameters()")] if owner.endswith(".parameters()") else owner for owner in owners]
     found = []
     for event in model.of_type(CallEvent):
         if event.role != "forward" or id(event.node) not in shared or event.seq > step.seq:
@@ -416,8 +456,9 @@ def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset) -> li
             continue
         name = model.text(target)
         inputs = [model.prov(arg) for arg in event.node.args]
-        if not any(arg is not None and arg.is_tensor and arg.requires_grad for arg in inputs):
-            continue
+        if not any(arg is not None and arg.is_tensor and arg.requires_grad for arg in inputs) \
+                and not (own and keeps_own_weights(model, called_module(model, event))):
+            continue  # (fed data, a first linear layer keeps its input alone)
         if any(name == owner or name.startswith(owner + ".") for owner in owners):
             found.append(name)
     return found
@@ -553,7 +594,11 @@ def _helper_retains(model: ModuleModel, function) -> bool:
 
 # -- the finding ----------------------------------------------------------------------------------------
 def _finding(model: ModuleModel, first: Site, second: Site, step: CallEvent, shared: frozenset, stale: str | None = None):
-    shared_text, shared_bind, shared_name = _shared_value(model, first, second, shared)
+    within = None
+    if stale is not None:  # (the value named is one the stale module's forward went into: its weights are what broke)
+        calls = _calls(model)
+        within = frozenset(ident for ident in shared if ident in calls and _forward_name(model, calls[ident]) == stale)
+    shared_text, shared_bind, shared_name = _shared_value(model, first, second, shared, within)
     what = f"`{shared_text}`" if shared_text else "a forward output"
     made = f" (line {shared_bind.node.lineno})" if shared_bind is not None else ""
     first_event, second_event = shown(model, first.event, second.event)
@@ -610,8 +655,9 @@ def _stale_finding(model, first_node, second_node, step_node, step, step_text: s
     return model.with_cause(found, shared_bind.node, cause, "the second backward fails here")
 
 
-def _shared_value(model: ModuleModel, first: Site, second: Site, shared: frozenset):
-    """The most downstream named forward output both losses reach, computed before the first backward.
+def _shared_value(model: ModuleModel, first: Site, second: Site, shared: frozenset, within: frozenset | None = None):
+    """The most downstream named forward output both losses reach, computed before the first backward (`within`: one
+    whose graph holds one of these nodes).
 
     Returns (text for the message, its binding, the name a fix may detach: None when several names hold it,
     as with `y1, y2 = model(x)`)."""
@@ -622,14 +668,15 @@ def _shared_value(model: ModuleModel, first: Site, second: Site, shared: frozens
         prov = event.prov
         if event.ctx.scope is not first.event.ctx.scope or prov is None or prov.kind is not Kind.TENSOR or prov.node is None:
             continue
-        if id(prov.node) in shared and prov.graph <= shared | {id(prov.node)}:
+        if id(prov.node) in shared and prov.graph <= shared | {id(prov.node)} and (within is None or (prov.graph | {id(prov.node)}) & within):
             holders.setdefault(id(prov.node), set()).add(event.name)
             if best is None or len(prov.graph) >= len(best.prov.graph):
                 best = event
     if best is None:
         # state of the class (`self.fake_B`, set by `forward()` and read by both helpers): its binding in that method
         best = next((event for event in model.of_type(BindEvent) if event.name.startswith("self.") and event.prov is not None
-                     and event.prov.node is not None and id(event.prov.node) in shared), None)
+                     and event.prov.node is not None and id(event.prov.node) in shared
+                     and (within is None or (event.prov.graph | {id(event.prov.node)}) & within)), None)
         return (best.name, best, None) if best is not None else (None, None, None)
     if len(holders[id(best.prov.node)]) > 1:
         text = " ".join(model.text(best.prov.node).split()) if hasattr(best.prov.node, "lineno") else best.name

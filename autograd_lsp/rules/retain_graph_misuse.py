@@ -60,12 +60,12 @@ from __future__ import annotations
 import ast
 import sys
 
-from ..analysis.model import BindEvent, CallEvent, ModuleModel, ThroughEvent, UseEvent
-from ..analysis.provenance import Kind
+from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel, ThroughEvent, UseEvent
+from ..analysis.provenance import Kind, Provenance
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.syntax import nodes, statements
-from ..analysis.training import is_frozen, never_together, parted, runs_after, shown, site
+from ..analysis.training import is_frozen, keeps_own_weights, never_together, parted, runs_after, shown, site
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG003"
@@ -162,6 +162,9 @@ class _Graph:
                 # a single torch layer fed data may keep only its input (nn.Linear): then a step changes nothing it saved
                 fed = any(p is not None and p.is_tensor and p.requires_grad for p in map(model.prov, node.args))
                 keeps = api.layer_keeps_parameters(cls.rsplit(".", 1)[-1], fed) if isinstance(cls, str) else None
+                if keeps is None and not fed and isinstance(cls, ClassInfo) and _layers_only(cls):
+                    # a workspace module of layers fed data: its first layer kept the data; only chained layers keep weights
+                    keeps = keeps_own_weights(model, Provenance(Kind.MODULE, node.lineno, module_class=cls))
                 return keeps is not False
             # the optimizer updates only a part of the module (`model.trunk`): that part's weights are saved for sure
             # only when the forward's input requires grad (a first layer fed data keeps its input, not its weight)
@@ -695,3 +698,22 @@ def _never_reused(model, event):
     message = "`retain_graph=True` but nothing backpropagates through this graph again: it only keeps the graph's memory alive"
     finding = model.finding(RULE, event.node, message, fixes=[fix] if fix else [], kind="never-reused")
     return finding.with_severity(Severity.WARNING)
+
+
+def _layers_only(cls: ClassInfo) -> bool:
+    """The class's forward reads of `self` only its layers and plain settings (no tensor of its own that a functional
+    op could save): what its layers keep is all it keeps."""
+    found = cls.__dict__.get("_layers_only")
+    if found is None:
+        forward = cls.methods.get("forward")
+        found = forward is not None and all(
+            node.attr in cls.methods or _plain_attribute(cls.attribute(node.attr))
+            for node in nodes(forward.node) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id == "self" and isinstance(node.ctx, ast.Load))
+        cls._layers_only = found
+    return found
+
+
+def _plain_attribute(prov) -> bool:
+    """A layer of a known class (not one picked per instance), or a number or string setting."""
+    return prov is not None and (prov.kind is Kind.MODULE and prov.module_class is not None or prov.kind in (Kind.NUMBER, Kind.TEXT))
