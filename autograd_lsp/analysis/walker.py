@@ -634,7 +634,9 @@ class Walker:
             requires_grad = True
         elif requires_grad is None and all(prov.requires_grad is False for prov, _ in deps):
             requires_grad = False
-        carried = any(prov.kind is Kind.TENSOR and (prov.requires_grad or prov.composed_from or prov.nondiff) for prov, _ in deps)
+        # the helper's own parameters (`self.backbone(x).floor()` in a method) carry its cut whatever the arguments hold
+        carried = bool(ret.composed_from) or any(
+            prov.kind is Kind.TENSOR and (prov.requires_grad or prov.composed_from or prov.nondiff) for prov, _ in deps)
         nondiff = ret.nondiff if carried else None
         if nondiff is None and ret.requires_grad is None and not ret.composed_from:
             # made from its arguments alone (no graph of its own): a cut they all went through stays one (`soft_skel(hard)`
@@ -1853,6 +1855,8 @@ class Walker:
         # (a plain target): whether what it returns is cut is the call's to say (the summary keeps a path open through a
         # parameter that might require grad)
         cuts = _cut_by_arguments(info, passed)
+        # (a body that backpropagates what it cut: the caller sees that backward as this call's, with these values)
+        backprops = backprops or cuts and info.calls_backward
         # a body whose factory takes its dtype from a parameter (`torch.arange(n)`), given a number of known type
         dtyped = info.__dict__.get("dtype_from_arguments", False) and any(_typed_numbers(p) for p in passed)
         # (shapes are what a body backpropagating its arguments is judged by, too: walked with them)
@@ -3186,8 +3190,8 @@ class Walker:
             nondiff = carriers[0].nondiff
         if nondiff is not None and not carriers:
             nondiff = None
-        if nondiff is not None:
-            self._note_cut()
+        if nondiff is not None or carriers and any(t.nondiff for t in carriers) and all(t.nondiff or _open_parameter(t) for t in carriers):
+            self._note_cut()  # (or cut but for a parameter that may not require grad: `l1_loss(rounded, target)`)
         if scalar == "propagate":
             scalar = True if tensors and all(t.scalar for t in tensors) else (False if any(t.scalar is False for t in tensors) else None)
             as_large_as = frozenset().union(*(t.as_large_as for t in tensors))
@@ -3451,11 +3455,17 @@ def _cut_or_number(a: Provenance | None, b: Provenance | None) -> Provenance | N
 
 def _cut_by_arguments(info: FunctionInfo, passed) -> bool:
     """A body that cuts a graph somewhere (FunctionInfo.cuts_graph) called with a tensor that requires grad and one known
-    to have no graph: walked with them, its result is cut or not by what it does to each."""
+    to have no graph: walked with them, its result is cut or not by what it does to each. A body that backpropagates
+    makes its own graph (`self.model(x)`): one known to have no graph is enough (the target of a rounded prediction)."""
     if not info.__dict__.get("cuts_graph"):
         return False
     tensors = [p for p in flatten(passed) if p is not None and p.kind is Kind.TENSOR]
-    return any(p.requires_grad for p in tensors) and any(p.requires_grad is False and not p.param_deps for p in tensors)
+    return (info.calls_backward or any(p.requires_grad for p in tensors)) and any(p.requires_grad is False and not p.param_deps for p in tensors)
+
+
+def _open_parameter(prov: Provenance) -> bool:
+    """A symbolic parameter with no graph of its own: whether it requires grad is each call's to say."""
+    return bool(prov.param_deps) and prov.requires_grad is None and not prov.composed_from and not prov.graph and prov.origin == "param"
 
 
 def _with_shape(summary: Provenance | None, walked: Provenance | None) -> Provenance | None:

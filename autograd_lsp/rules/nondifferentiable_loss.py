@@ -6,6 +6,8 @@ casts to integer or bool (`.long()`, `.int()`, `.bool()`), `round`, `floor`, `ce
 torch's own: ops whose `derivatives.yaml` entry has no differentiable output or only `zeros_like` formulas. A tensor
 filled in place from such a result (a one-hot `scatter_` of argmax indices) carries the cut too, also inside a loss
 module's forward judged at its call (the message names the cut inside a helper of the workspace that made the value).
+A method that backpropagates a prediction another method cut (`self.model(x).round()`) is judged with what its callers
+pass: a target that needs no grad leaves no path around the cut.
 
 ## Why is this bad?
 Those operations have no gradient. Integer results (argmax, comparisons, casts) cut the graph: the loss
@@ -44,7 +46,8 @@ from __future__ import annotations
 import ast
 import sys
 
-from ..analysis.model import BindEvent, CallEvent, ModuleModel
+from ..analysis.model import BindEvent, CallEvent, ModuleModel, ThroughEvent
+from ..analysis.provenance import Kind
 from ..findings import Severity
 from .loss_sites import LossSite, loss_sites
 
@@ -59,8 +62,11 @@ DESCRIPTION = {"comparison": "a comparison", "to": "a cast to an integer dtype"}
 
 
 def check(model: ModuleModel):
-    for site in loss_sites(model):
+    reported = set()
+    for site in [*loss_sites(model), *_through_sites(model)]:
         prov = site.prov
+        if id(site.node) in reported:
+            continue
         if not site.is_tensor or prov.nondiff is None or prov.requires_grad is None:
             continue
         op = prov.nondiff
@@ -76,13 +82,30 @@ def check(model: ModuleModel):
             message = (f"{target} is backpropagated but every path to it goes through {what}{where}, which has no gradient: "
                        f"it does not require grad and `backward()` raises. Train on a differentiable loss "
                        f"(e.g. cross-entropy of the logits) and keep `{op}` for metrics")
+            reported.add(id(site.node))
             yield model.finding(RULE, site.node, message, related=related, op=op, kind="no-grad")
         else:
             message = (f"{target} is backpropagated but every path to it goes through {what}{where}, whose gradient is zero "
                        f"everywhere: the parameters get all-zero gradients and do not learn. Use a differentiable surrogate, "
                        f"or a straight-through estimator `x + ({op}(x) - x).detach()`")
+            reported.add(id(site.node))
             finding = model.finding(RULE, site.node, message, related=related, op=op, kind="zero-grad")
             yield finding.with_severity(Severity.WARNING)
+
+
+def _through_sites(model: ModuleModel) -> list[LossSite]:
+    """`trainer.step(x, counts)` whose body backpropagates what it made of them: the body's `.backward()` as that call's
+    walk of it saw the value (a target known to need no grad leaves no path around a cut that its symbolic walk kept
+    open through the parameter)."""
+    sites = []
+    for event in model.calls(role="backward", through=True):
+        if type(event) is not ThroughEvent or not event.certain:
+            continue
+        direct = event.direct
+        prov = direct.receiver_prov
+        if direct.method == "backward" and prov is not None and prov.kind is Kind.TENSOR and prov.nondiff is not None:
+            sites.append(LossSite(direct.node, direct.receiver, prov, "method", bool(direct.node.args), direct))
+    return sites
 
 
 def _cut_site(model: ModuleModel, site: LossSite, op: str) -> ast.AST | None:

@@ -14,7 +14,9 @@ about the tensor itself or true with the values `__init__` set (a guard on other
 `return torch.empty(...)` itself (an allocator handing storage to its caller) and
 anything passed to an unknown function (which may fill it) are left alone, unless the helper is not named as an
 allocator and a caller in the same module computes with what it returns before writing it (`h = self.init_state(n)`
-then `self.cell(x, h)`): that is reported at the allocation.
+then `self.cell(x, h)`): that is reported at the allocation. A script's top-level allocation (one tensor, or a list of
+them from a comprehension, `ema = [torch.empty(p.shape) for p in params]`) is also followed into the functions the script
+then calls (`update_ema()` reading `e.mul_(decay)`); a list handed as a whole to anything first is left alone.
 
 ## Why is this bad?
 These constructors allocate memory and leave whatever bytes were there: the values are garbage — zeros
@@ -188,6 +190,8 @@ def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
             return None
         initialiser = model.__dict__.get("_ag012_uncalled", {}).get(id(where))
         return _finding(model, creation, short, read, attribute=where.attr, target=model.text(where), initialiser=initialiser)
+    if isinstance(parent_list := parents(model, stmt).get(id(where)), ast.Assign) and isinstance(parent_list.value, ast.ListComp):
+        return _check_references(model, creation, short, values, target=model.text(where), container=where)
     return _check_references(model, creation, short, values, target=model.text(where))
 
 
@@ -208,16 +212,53 @@ def _read_by_caller(model: ModuleModel, creation: CallEvent, short: str):
     return None
 
 
-def _check_references(model: ModuleModel, creation: CallEvent, short: str, values: set[int], target: str | None = None):
-    read = _first_read(model, creation, short, values)
-    return None if read is None else _finding(model, creation, short, read, target=target)
+def _check_references(model: ModuleModel, creation: CallEvent, short: str, values: set[int], target: str | None = None,
+                      container: ast.Name | None = None):
+    detail: dict = {}
+    read = _first_read(model, creation, short, values, detail)
+    if read is None or container is not None and _list_escapes(model, creation, container, detail["seq"]):
+        return None
+    return _finding(model, creation, short, read, target=target)
 
 
-def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set[int]) -> ast.AST | None:
-    """Where the values `creation` made are first read in its own function before anything writes them, or None."""
+def _list_escapes(model: ModuleModel, creation: CallEvent, name: ast.Name, read_seq: int) -> bool:
+    """A list of the tensors (`bufs = [torch.empty(...) for ...]`) handed, as a list, to something before the read
+    (`dist.all_gather(bufs, x)`, a loader): what it does to the elements is unseen. Iterating it (`for b in bufs`,
+    `zip(bufs, params)`) or indexing it hands out the elements themselves, which the references follow."""
+    events = _call_events(model)
+    parent_of = parents(model, model.tree)  # (once per module, for the few lists of uninitialised tensors)
+    for node in _name_loads(model).get(name.id, ()):
+        parent = parent_of.get(id(node))
+        if isinstance(parent, ast.Subscript) and parent.value is node or isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
+            continue
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("zip", "enumerate", "len"):
+            outer = parent_of.get(id(parent))
+            if parent.func.id == "len" or isinstance(outer, (ast.For, ast.comprehension)) and outer.iter is parent:
+                continue
+        call = parent
+        while call is not None and not (isinstance(call, ast.Call) and id(call) in events):
+            call = parent_of.get(id(call))
+        if call is None or not creation.seq < read_seq < events[id(call)].seq:
+            return True  # (a use the walk did not order, or one between the allocation and the read)
+    return False
+
+
+def _name_loads(model: ModuleModel) -> dict[str, list[ast.Name]]:
+    found = model.__dict__.get("_ag012_name_loads")
+    if found is None:
+        found = model.__dict__["_ag012_name_loads"] = {}
+        for node in nodes(model.tree):
+            if type(node) is ast.Name and type(node.ctx) is ast.Load:
+                found.setdefault(node.id, []).append(node)
+    return found
+
+
+def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set[int], detail: dict | None = None) -> ast.AST | None:
+    """Where the values `creation` made are first read in its own function before anything writes them, or None. A
+    script's top level also sees the functions it calls itself (walked at that call, in order: `update_ema()`)."""
     owner = creation.ctx.scope.function
     index = _references_by_node(model)
-    references, pending, followed = [], [], set()
+    references, pending, followed, crossed = [], [], set(), []
 
     def follow(after: int) -> bool:
         """Queue the references of values not followed yet (a view bound to a name: `rows = x[a:b]`); False when
@@ -227,8 +268,11 @@ def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set
             for event in index.get(value, ()):
                 if event.seq <= after:
                     continue
-                if event.ctx.scope.function is not owner:
-                    return False  # read or written in another function: beyond what order within one body can tell
+                function = event.ctx.scope.function
+                if function is not owner:
+                    if owner is not None or not _run_by_script(model, function, event.seq, creation):
+                        return False  # read or written in another function: beyond what order within one body can tell
+                    crossed.append(event)
                 heapq.heappush(pending, (event.seq, id(event), event))
         return True
 
@@ -268,7 +312,49 @@ def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set
                     return None
             elif _classify(model, event.node, parents(model, event.ctx.statement), values)[0] in (WRITE, ESCAPE, BOUND):
                 return None
+    if crossed:
+        # read by a function the script calls: a later write, by it or another function called in the same loop of the
+        # script, may be what an earlier iteration did first (the loops of a function's events are its call's, too)
+        first_calls = model.__dict__["_ag012_first_calls"]
+        loops = lambda event: [*event.ctx.loops(), *(first_calls[f].ctx.loops() if (f := event.ctx.scope.function) else ())]  # noqa: E731
+        read_loops = loops(read_event)
+        for event in references:
+            if event is read_event or not any(a is b for a in loops(event) for b in read_loops):
+                continue
+            if isinstance(event, InplaceEvent):
+                if event.form == "setitem":
+                    return None
+            else:
+                kind, where = _classify(model, event.node, parents(model, event.ctx.statement), set(values))
+                if kind in (WRITE, ESCAPE) or kind == BOUND and not isinstance(where, ast.Name):
+                    return None
+    if detail is not None:
+        detail["seq"] = read_event.seq
     return node or read_event.node
+
+
+def _run_by_script(model: ModuleModel, function, seq: int, creation: CallEvent) -> bool:
+    """`function` (whose event at `seq` refers to a value the script's top level made) was walked for a call the top
+    level makes after that event (a function is walked at its first call: its events lie just before it), and no
+    function the script ran before the allocation names what it is bound to (walked then, a later call of it that
+    writes the value leaves no event)."""
+    if function is None or function.context_of is not None:
+        return False
+    cache = model.__dict__.setdefault("_ag012_first_calls", {})
+    if not cache:
+        for event in model.of_type(CallEvent):
+            if event.function is not None and event.function not in cache:
+                cache[event.function] = event
+    first = cache.get(function)
+    if first is None or first.seq < seq or first.ctx.scope.function is not None or first.ctx.via is not None:
+        return False
+    stmt = creation.ctx.statement
+    names = {target.id for target in getattr(stmt, "targets", ()) if isinstance(target, ast.Name)}
+    if len(names) != 1:
+        return False
+    name = names.pop()
+    return not any(event.seq < creation.seq and any(node is not None and _inside(other.node, node) for node in _name_loads(model).get(name, ()))
+                   for other, event in cache.items())
 
 
 def _empty_there(owner, call: ast.Call, ret: ast.Return) -> bool:
@@ -406,6 +492,11 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
             return ESCAPE, None
         if isinstance(parent, ast.Expr):
             return NEUTRAL, None
+        if isinstance(parent, ast.ListComp) and parent.elt is current:
+            stmt = parent_of.get(id(parent))
+            if isinstance(stmt, ast.Assign) and stmt.value is parent and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                return BOUND, stmt.targets[0]  # `bufs = [torch.empty_like(p) for p in params]`: each element followed as itself
+            return ESCAPE, None
         if isinstance(parent, (ast.List, ast.Tuple)) and isinstance(parent.ctx, ast.Load):
             target = _unpacked_target(parent, current, parent_of)
             if target is not None:
