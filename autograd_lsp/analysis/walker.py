@@ -206,9 +206,16 @@ _CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
 
 
 def _changes(event) -> bool:
-    """An event that changes a tensor in place or its requires_grad (what a body walked for a call site reports)."""
+    """An event that changes a tensor in place or its requires_grad (what a body walked for a call site reports); a torch
+    call making a tensor that requires grad counts too (`torch.arange(n, requires_grad=True)`: its dtype is the call's)."""
     kind = type(event)
-    return kind is InplaceEvent or kind is AttrStoreEvent or kind is CallEvent and event.role == "requires_grad_"
+    return kind is InplaceEvent or kind is AttrStoreEvent or kind is CallEvent and (event.role == "requires_grad_" or _made_requiring_grad(event))
+
+
+def _made_requiring_grad(event) -> bool:
+    result = event.result
+    return event.qualname is not None and result is not None and result.kind is Kind.TENSOR and result.node is event.node \
+        and result.leaf and result.requires_grad is True
 
 _NOT_WALKED = object()
 _PARAMETER_INDEX: dict = {}  # index -> frozenset({index}) (made for every parameter of every walk)
