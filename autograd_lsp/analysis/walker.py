@@ -2441,6 +2441,10 @@ class Walker:
             if method in api.DEVICE_MOVES:  # `loss.new_ones(n)`: a new tensor; the receiver gives its dtype and device only
                 return self.derive(node, recv, [], dtype=dtype, scalar=None, shape=shape)
             return self.derive(node, recv, [(recv, receiver)], dtype=dtype, nondiff=method, scalar=scalar, shape=shape)
+        if method in api.DISTRIBUTION_GRAD_METHODS and recv.origin.startswith("torch.distributions.") \
+                and recv.origin.rsplit(".", 1)[-1] in api.DISTRIBUTIONS:
+            # `dist.log_prob(a)`, `dist.entropy()`: a new tensor with the graph of what the distribution was built from
+            return self.derive(node, recv, [(recv, receiver), *zip(arg_provs, node.args)], scalar=None, shape=None)
         if method in api.TENSOR_OPS or method in api.FLOAT_RESULT_METHODS or method in api.INT_RESULT_METHODS:
             # (`x.view(size[0], -1)`: an op whose only tensor is its receiver meets no other, whatever its arguments are)
             inputs = [(recv, receiver)] + ([] if method in api.SHAPE_OPERANDS or api.one_tensor(method) else

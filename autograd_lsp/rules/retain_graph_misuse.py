@@ -7,6 +7,9 @@ the first did) through a part of that graph that saved a tensor — two losses o
 forward backpropagated one after the other, or one loss twice (an error: the first backward freed what the second
 needs; with an optimizer step between, unless AG017 reports that backward with its `.detach()` fix).
 
+An optimizer over part of a model (`net.trunk` and one head) counts where the model's forward runs a part it updates on
+the way to every output and that part kept a parameter (a stack of layers, or a layer fed what requires grad).
+
 A step is also a method of a `torch.optim.Optimizer` subclass of the workspace that moves its parameters in place (SAM's
 `first_step()`), and an optimizer or model handed over in a dict (`optimizers["net"].step()`).
 
@@ -60,8 +63,8 @@ from __future__ import annotations
 import ast
 import sys
 
-from ..analysis.model import BindEvent, CallEvent, ModuleModel, ThroughEvent, UseEvent
-from ..analysis.provenance import Kind
+from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel, ThroughEvent, UseEvent
+from ..analysis.provenance import Kind, flatten
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.syntax import nodes, statements
@@ -165,14 +168,62 @@ class _Graph:
                 return keeps is not False
             # the optimizer updates only a part of the module (`model.trunk`): that part's weights are saved for sure
             # only when the forward's input requires grad (a first layer fed data keeps its input, not its weight)
-            return self._covers(params, name) and any(p is not None and p.is_tensor and p.requires_grad
-                                                      for p in map(model.prov, node.args))
+            return self._covers(params, name) and (any(p is not None and p.is_tensor and p.requires_grad
+                                                       for p in map(model.prov, node.args)) or self._part_saves(cls, name, params))
         if isinstance(node, ast.BinOp) and api.operator_op(node.op):
             return self._saves_operand(api.operator_op(node.op), [node.left, node.right], params)
         if isinstance(node, ast.Call) and event is not None and event.role is None:
             name = (event.qualname or event.method or "").rsplit(".", 1)[-1]
             operands = ([event.receiver] if event.receiver is not None else []) + list(node.args)
             return self._saves_operand(name, operands, params)
+        return False
+
+    def _part_saves(self, cls, name: str, params) -> bool:
+        """The forward of a workspace module (`net`) of which the optimizer updates only some submodules (`net.trunk`)
+        runs one of those on the way to every output it returns, and that one keeps a parameter for its backward (a
+        stack of layers, or a layer fed what requires grad): whichever output a loss is made from, its graph holds it."""
+        forward = cls.methods.get("forward") if isinstance(cls, ClassInfo) else None
+        outputs = flatten([forward.returns]) if forward is not None and forward.returns is not None else []
+        if not outputs or any(p is None or not p.is_tensor or not p.graph for p in outputs):
+            return False
+        for event in self._forwards_in(forward):
+            target = event.receiver if event.method == "forward" else event.node.func
+            text = self.model.text(target) if isinstance(target, ast.Attribute) else ""
+            part = name + text[len("self"):] if text.startswith("self.") and text.count(".") == 1 else None
+            if part is None or not self._covers(params, part, whole=True) or is_frozen(self.model, part) \
+                    or not all(id(event.node) in p.graph for p in outputs):
+                continue
+            fed = any(p is not None and p.is_tensor and p.requires_grad for p in map(self.model.prov, event.node.args))
+            if self._layer_saves(cls.attribute(text[len("self."):]), fed):
+                return True
+        return False
+
+    def _forwards_in(self, function) -> list:
+        """The module calls of a function's own walk (once per function)."""
+        cache = self.__dict__.setdefault("_forwards", {})
+        found = cache.get(id(function))
+        if found is None:
+            found = cache[id(function)] = [event for event in self.calls.values() if event.role == "forward"
+                                           and event.ctx.via is None and event.ctx.scope.function is function]
+        return found
+
+    @staticmethod
+    def _layer_saves(layer, fed: bool) -> bool:
+        """A torch.nn layer keeps one of its parameters for its backward (a container: one of its layers does, each
+        after one with parameters being fed what requires grad)."""
+        if layer is None or layer.kind is not Kind.MODULE or not isinstance(layer.module_class, str):
+            return False
+        short = layer.module_class.rsplit(".", 1)[-1]
+        if api.layer_parameters(short) is not None:
+            return bool(api.layer_parameters(short)) and api.layer_keeps_parameters(short, fed) is True
+        if not layer.elements:
+            return False
+        for inner in layer.elements:
+            if _Graph._layer_saves(inner, fed):
+                return True
+            if inner is None or not isinstance(inner.module_class, str) or api.layer_parameters(inner.module_class.rsplit(".", 1)[-1]) is None:
+                return False  # (an unknown layer: what follows may be fed anything)
+            fed = fed or bool(api.layer_parameters(inner.module_class.rsplit(".", 1)[-1]))
         return False
 
     def saves_any(self, node) -> bool:
