@@ -1,6 +1,7 @@
 """## What it does
 Flags `backward(retain_graph=True)` where the retained graph is reused after an `optimizer.step()` (an
-error) — including a loss rebuilt every iteration on a forward computed once before the loop — and where
+error) — including a loss rebuilt every iteration on a forward computed once before the loop (or run by a helper called
+before it: `for term in self.objectives(batch)`, a step per term) — and where
 nothing reuses the retained graph at all (a warning: pure memory cost). And the misuse the other way round: a
 `backward()` without `retain_graph=True`, then a later `backward()` of the same body (on a path that runs whenever
 the first did) through a part of that graph that saved a tensor — two losses of one
@@ -120,10 +121,25 @@ class _Graph:
         those of modules the file freezes only with `frozen` (they may have recorded nothing)."""
         scope = loop.scope
         start, end = loop.node.lineno, loop.node.end_lineno or loop.node.lineno
+        before = lambda event: event.ctx.scope is scope and event.node.lineno < start and not (start <= event.node.lineno <= end)  # noqa: E731
+        owners, called = self.model._graph_owners()
         return frozenset(ident for ident in graph for event in [self.calls.get(ident)]
-                         if event is not None and event.role == "forward" and event.ctx.scope is scope and event.ctx.via is None
-                         and event.node.lineno < start and not (start <= event.node.lineno <= end)
+                         if event is not None and event.role == "forward" and event.ctx.via is None
+                         and (before(event) or event.ctx.scope is not scope and self._called_before(owners.get(ident), called, graph, before))
                          and (frozen or not is_frozen(self.model, self.model.text(event.node.func) if event.method != "forward" else None)))
+
+    def caller(self, forward, graph, scope):
+        """The call of this scope, in the graph, that ran a helper's forward (None: the forward is this scope's)."""
+        if forward.ctx.scope is scope:
+            return None
+        owners, called = self.model._graph_owners()
+        return next((event for event in map(self.calls.get, called.get(owners.get(id(forward.node)), frozenset()) & graph)
+                     if event is not None and event.ctx.scope is scope), None)
+
+    def _called_before(self, function, called, graph, before) -> bool:
+        """A forward of a helper's body that a call of this graph, made before the loop, ran (`losses = self.task_losses(batch)`)."""
+        return function is not None and any(event is not None and before(event)
+                                            for event in map(self.calls.get, called.get(function, frozenset()) & graph))
 
     def first_forward(self, part):
         return min((self.calls[ident] for ident in part), key=lambda event: event.seq)
@@ -132,9 +148,27 @@ class _Graph:
         for step in steps or [None]:
             prov = step.receiver_prov if step is not None else None
             params = prov.params if prov is not None and prov.kind is Kind.OPTIMIZER and prov.params else None
+            if params is not None:
+                params = params | self._kept_as(prov, params)
             if any(self._saves(self.node(ident), params) for ident in graph):
                 return True
         return False
+
+    def _kept_as(self, optimizer, params) -> frozenset:
+        """The optimizer's parameters under the attribute the function that built it keeps their module as
+        (`self.model = model` then `SGD(model.parameters())`: `self.model.*` too)."""
+        made = optimizer.node
+        owner = self.model._graph_owners()[0].get(id(made)) if made is not None else None
+        if owner is None:
+            return frozenset()
+        kept = set()
+        for bind in self.model.of_type(BindEvent):
+            value = bind.value
+            if bind.ctx.scope.node is owner and bind.ctx.via is None and bind.name.startswith("self.") and type(value) is ast.Name:
+                for param in params:
+                    if param == value.id + ".*" or param.startswith(value.id + "."):
+                        kept.add(bind.name + param[len(value.id):])
+        return frozenset(kept)
 
     @staticmethod
     def _covers(params, name: str | None, whole: bool = False) -> bool:
@@ -318,7 +352,8 @@ def _check(model: ModuleModel):
                             if part and graphs.touched(l.steps, part)), None)
             if touched is not None:
                 loop, part = touched
-                yield _reused_from_before_loop(model, event, loop, graphs.first_forward(part))
+                forward = graphs.first_forward(part)
+                yield _reused_from_before_loop(model, event, loop, forward, graphs.caller(forward, prov.graph, scope))
             if any(graphs.before_loop(l, prov.graph, frozen=True) for l in loops):
                 continue  # the next iteration may backpropagate through that part again: retaining it may be needed
             # 2b. a value of this graph is carried into the next iteration (an RNN's hidden state never detached)
@@ -720,13 +755,19 @@ def _reused_after_step(model, event, later, step):
     return model.with_cause(found, later.node, cause, "the graph is retained here")
 
 
-def _reused_from_before_loop(model, event, loop, forward):
+def _reused_from_before_loop(model, event, loop, forward, caller=None):
     steps = loop.steps
     step_text = f"`{model.text(steps[0].node)}` (line {steps[0].node.lineno})" if steps else "the optimizer step"
     forward_text = " ".join(model.text(forward.node).split())
     message = (f"this loss is rebuilt every iteration, but on `{forward_text}` (line {forward.node.lineno}), computed once before "
                f"this training loop: the next iteration backpropagates through that retained part of the graph after {step_text} "
                f"modified the parameters it saved: version-counter error. Recompute `{forward_text}` inside the loop")
+    if caller is not None:  # (a helper's forward, run by a call before the loop)
+        call_text = " ".join(model.text(caller.node).split())
+        message = (f"every iteration backpropagates a loss made from `{forward_text}` (line {forward.node.lineno}), which "
+                   f"`{call_text}` (line {caller.node.lineno}) ran once before this training loop: the next iteration goes through "
+                   f"that retained part of the graph after {step_text} modified the parameters it saved: version-counter error. "
+                   f"Recompute `{call_text}` inside the loop, or sum the losses and call backward once")
     related = [(forward.node, "computed once, before the loop")] + ([(steps[0].node, "parameters modified in place here")] if steps else [])
     return model.finding(RULE, event.node, message, related=related, kind="reused-from-before-loop", loop_line=loop.node.lineno)
 
