@@ -562,6 +562,7 @@ def collect() -> dict:
         "MODULES": _modules(torch, nn, F),
         "TUPLE_RESULTS": _tuple_results(torch, schemas),
         "DISTRIBUTIONS": _distributions(torch),
+        "DISTRIBUTION_GRAD_METHODS": _distribution_grad_methods(torch),
         "INDEX_SHAPED": {n: p for n, p in index_shaped.items() if n in python_names},
         "FACTORY_SIZES": {n: sizes for n, sizes in factory_sizes.items() if n in functions},
         "BETA_SCALED": {n: p for n, p in _beta_scaled(derivatives, by_name).items() if n in python_names},
@@ -682,6 +683,32 @@ def _distributions(torch) -> set:
 
     return {name for name in dir(dist) if not name.startswith("_") and inspect.isclass(getattr(dist, name))
             and issubclass(getattr(dist, name), dist.Distribution)}
+
+
+def _distribution_grad_methods(torch) -> set:
+    """Methods of torch.distributions.Distribution whose result carries the graph of the tensors the distribution was
+    built from (found by calling each, with no argument or a sample, on distributions of tensors that require grad:
+    log_prob, entropy, rsample...; not sample())."""
+    import torch.distributions as dist
+
+    logits = torch.zeros(3, requires_grad=True)
+    built = [dist.Normal(logits * 1, logits.exp()), dist.Categorical(logits=logits * 1), dist.Bernoulli(logits=logits * 1)]
+    found = set()
+    for name in dir(dist.Distribution):
+        if name.startswith("_") or not inspect.isfunction(inspect.getattr_static(dist.Distribution, name)):
+            continue
+        results = []
+        for distribution in built:
+            for args in ((), (distribution.sample(),)):
+                try:
+                    result = getattr(distribution, name)(*args)
+                except Exception:  # (not implemented for it, or wants an argument)
+                    continue
+                results.append(isinstance(result, torch.Tensor) and result.requires_grad)
+                break
+        if results and all(results):
+            found.add(name)
+    return found
 
 
 def _losses(F) -> dict:
@@ -899,6 +926,8 @@ def render(facts: dict) -> str:
                          "output on float input (int: indices; float: the input's own dtype); dim: only when called with a dim (max(x) is one tensor); "
                          "names: the fields of its named tuple (`.indices`).",
         "DISTRIBUTIONS": "torch.distributions classes (Distribution subclasses): they keep the tensors they are built from.",
+        "DISTRIBUTION_GRAD_METHODS": "Distribution methods whose result carries the graph of the tensors it was built from "
+                                     "(found by calling them on distributions of tensors requiring grad): log_prob, entropy...",
         "INDEX_SHAPED": "Ops whose result has the shape of their index tensor -> its position (0: the receiver of a method call): "
                         "gather, take... (found by calling them with indices of several shapes).",
         "FACTORY_SIZES": "Factories -> {number of positional arguments without a default: position of the `size` argument} "

@@ -167,7 +167,7 @@ def layer_keeps_parameters(name: str | None, input_requires_grad: bool) -> bool 
     entry = ops.SAVED.get(layer_op(name) or "")
     if not entry or 0 not in entry:
         return None
-    count = max(max(entry), *(k for kept in entry.values() for k in kept if k != "result")) + 1
+    count = max([max(entry), *(k for kept in entry.values() for k in kept if k != "result")]) + 1
     return any(index >= 1 for index in saved_inputs(layer_op(name), [input_requires_grad] + [True] * (count - 1)))
 
 
@@ -212,6 +212,7 @@ MODULE_METHODS = ops.MODULE_METHODS  # what nn.Module defines (an override may b
 # Where torch builds a module's parameters later and runs its `reset_parameters()` itself (FSDP from the meta device).
 DEFERRED_INIT = "torch.distributed"
 DISTRIBUTIONS = ops.DISTRIBUTIONS  # torch.distributions.Normal & co.: they keep the tensors they are built from
+DISTRIBUTION_GRAD_METHODS = ops.DISTRIBUTION_GRAD_METHODS  # dist.log_prob(a), dist.entropy(): the graph of what it was built from
 
 
 def dtype_class(qualname: str | None) -> str | None:

@@ -3385,6 +3385,16 @@ DISTRIBUTIONS = frozenset({
     'Wishart',
 })
 
+# Distribution methods whose result carries the graph of the tensors it was built from (found by calling them on distributions of tensors requiring grad): log_prob, entropy...
+DISTRIBUTION_GRAD_METHODS = frozenset({
+    'cdf',
+    'entropy',
+    'icdf',
+    'log_prob',
+    'perplexity',
+    'rsample',
+})
+
 # Ops whose result has the shape of their index tensor -> its position (0: the receiver of a method call): gather, take... (found by calling them with indices of several shapes).
 INDEX_SHAPED = {
     'gather': 2,

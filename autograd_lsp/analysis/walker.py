@@ -78,6 +78,19 @@ def _typed_numbers(prov: Provenance | None) -> bool:
     return prov is not None and prov.kind is Kind.NUMBER and prov.dtype is not None
 
 
+def _common_graph(elements, node: ast.expr) -> Provenance | None:
+    """The element of `for loss in [task_a, task_b]` when every element carries a graph: whichever one the loop is at,
+    its graph holds what all of theirs share (a forward they were all made from)."""
+    if not all(element is not None and element.has_graph for element in elements):
+        return None
+    shared = frozenset.intersection(*(element.graph for element in elements))
+    loops, dtypes = {id(element.loop) for element in elements}, {element.dtype for element in elements}
+    if not shared or len(loops) != 1:
+        return None
+    return Provenance(Kind.TENSOR, node.lineno, leaf=False, requires_grad=True, dtype=dtypes.pop() if len(dtypes) == 1 else None,
+                      origin="element", node=node, graph=shared, loop=elements[0].loop, epoch=min(e.epoch for e in elements))
+
+
 def _common_leaf(elements, node: ast.expr) -> Provenance | None:
     """The element of `for p in [w, b]` when every element is a trainable leaf: that fact (and a dtype all share) holds
     for each, whichever one the loop is at."""
@@ -206,9 +219,16 @@ _CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
 
 
 def _changes(event) -> bool:
-    """An event that changes a tensor in place or its requires_grad (what a body walked for a call site reports)."""
+    """An event that changes a tensor in place or its requires_grad (what a body walked for a call site reports); a torch
+    call making a tensor that requires grad counts too (`torch.arange(n, requires_grad=True)`: its dtype is the call's)."""
     kind = type(event)
-    return kind is InplaceEvent or kind is AttrStoreEvent or kind is CallEvent and event.role == "requires_grad_"
+    return kind is InplaceEvent or kind is AttrStoreEvent or kind is CallEvent and (event.role == "requires_grad_" or _made_requiring_grad(event))
+
+
+def _made_requiring_grad(event) -> bool:
+    result = event.result
+    return event.qualname is not None and result is not None and result.kind is Kind.TENSOR and result.node is event.node \
+        and result.leaf and result.requires_grad is True
 
 _NOT_WALKED = object()
 _PARAMETER_INDEX: dict = {}  # index -> frozenset({index}) (made for every parameter of every walk)
@@ -600,9 +620,12 @@ class Walker:
     def _instantiate_value(self, info: FunctionInfo, ret: Provenance, call: ast.Call, arg_provs: list, arg_nodes: list) -> Provenance | None:
         offset = 1 if info.cls is not None and not self._is_static(info.node) else 0
         deps = []
+        starred = next((i for i, arg in enumerate(call.args) if isinstance(arg, ast.Starred)), None)
         for index in sorted(ret.param_deps):
             position = index - offset
-            if 0 <= position < len(arg_provs):
+            if starred is not None and position >= starred:
+                deps.append((None, None))  # (`helper(*batch)`: which parameters it fills is not known)
+            elif 0 <= position < len(arg_provs):
                 deps.append((arg_provs[position], arg_nodes[position]))
             elif (given := self._passed_otherwise(info, call, index)) is not None:
                 deps.append(given)  # by keyword, or left at its number default (`def init(size, std=1.0)`)
@@ -1129,7 +1152,7 @@ class Walker:
             first = prov.elements[0]
             if all(element == first for element in prov.elements):
                 return first
-            return _common_leaf(prov.elements, node)
+            return _common_leaf(prov.elements, node) or _common_graph(prov.elements, node)
         return None
 
     # -- expressions ---------------------------------------------------------------------------------
@@ -2440,6 +2463,10 @@ class Walker:
             if method in api.DEVICE_MOVES:  # `loss.new_ones(n)`: a new tensor; the receiver gives its dtype and device only
                 return self.derive(node, recv, [], dtype=dtype, scalar=None, shape=shape)
             return self.derive(node, recv, [(recv, receiver)], dtype=dtype, nondiff=method, scalar=scalar, shape=shape)
+        if method in api.DISTRIBUTION_GRAD_METHODS and recv.origin.startswith("torch.distributions.") \
+                and recv.origin.rsplit(".", 1)[-1] in api.DISTRIBUTIONS:
+            # `dist.log_prob(a)`, `dist.entropy()`: a new tensor with the graph of what the distribution was built from
+            return self.derive(node, recv, [(recv, receiver), *zip(arg_provs, node.args)], scalar=None, shape=None)
         if method in api.TENSOR_OPS or method in api.FLOAT_RESULT_METHODS or method in api.INT_RESULT_METHODS:
             # (`x.view(size[0], -1)`: an op whose only tensor is its receiver meets no other, whatever its arguments are)
             inputs = [(recv, receiver)] + ([] if method in api.SHAPE_OPERANDS or api.one_tensor(method) else

@@ -4,7 +4,7 @@ to be integer or bool: integer literals in `torch.tensor`, `arange` with integer
 `dtype=torch.long`, `.long()`/`.int()`, `randint`, comparison results, the indices of ops returning
 `(values, indices)` (`_, i = x.max(1)`, `x.topk(k).indices`, from torch's own return types), and helpers that
 return one of these; in a helper, `torch.arange(n)` / `torch.tensor(values)` of its parameter when a call passes an
-integer (or a list of them).
+integer (or a list of them), whether the helper asks for grad later or in the factory itself (`requires_grad=True`).
 
 ## Why is this bad?
 Gradients are only defined for floating point (and complex) tensors; PyTorch refuses at once ("Only Tensors of
@@ -93,6 +93,8 @@ def _factory_finding(model, event: CallEvent, keyword):
         why = "an integer dtype by definition"
     elif short.endswith("_like"):
         why = "the integer dtype of the tensor it copies"
+    elif event.ctx.via is not None:  # (a helper's factory, walked for a call that passes integers)
+        why = f"the call at line {event.ctx.via.statement.lineno} passes integers"
     else:
         why = "its values are integer literals"
     message = (f"`{name}(...)` makes an integer tensor ({why}) but asks for `requires_grad=True`: "
@@ -101,7 +103,8 @@ def _factory_finding(model, event: CallEvent, keyword):
     if dtype_kw is not None:
         fixes.append(Fix(f"Use `dtype={torch}.float32`", Safety.UNSAFE, (Edit(model.span(dtype_kw.value), f"{torch}.float32"),)))
     else:
-        safety = Safety.SAFE if _exact(call) else Safety.UNSAFE
+        # (values a caller passes are not seen here: exact only for a range)
+        safety = Safety.SAFE if _exact(call) and (event.ctx.via is None or short == "arange") else Safety.UNSAFE
         fixes.append(Fix(f"Add `dtype={torch}.float32`", safety, (Edit(_end(model, keyword.value), f", dtype={torch}.float32"),)))
     return model.finding(RULE, keyword, message, fixes=fixes)
 

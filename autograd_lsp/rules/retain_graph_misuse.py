@@ -1,11 +1,15 @@
 """## What it does
 Flags `backward(retain_graph=True)` where the retained graph is reused after an `optimizer.step()` (an
-error) — including a loss rebuilt every iteration on a forward computed once before the loop — and where
+error) — including a loss rebuilt every iteration on a forward computed once before the loop (or run by a helper called
+before it: `for term in self.objectives(batch)`, a step per term) — and where
 nothing reuses the retained graph at all (a warning: pure memory cost). And the misuse the other way round: a
 `backward()` without `retain_graph=True`, then a later `backward()` of the same body (on a path that runs whenever
 the first did) through a part of that graph that saved a tensor — two losses of one
 forward backpropagated one after the other, or one loss twice (an error: the first backward freed what the second
 needs; with an optimizer step between, unless AG017 reports that backward with its `.detach()` fix).
+
+An optimizer over part of a model (`net.trunk` and one head) counts where the model's forward runs a part it updates on
+the way to every output and that part kept a parameter (a stack of layers, or a layer fed what requires grad).
 
 A step is also a method of a `torch.optim.Optimizer` subclass of the workspace that moves its parameters in place (SAM's
 `first_step()`), and an optimizer or model handed over in a dict (`optimizers["net"].step()`).
@@ -61,7 +65,7 @@ import ast
 import sys
 
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel, ThroughEvent, UseEvent
-from ..analysis.provenance import Kind, Provenance
+from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.syntax import nodes, statements
@@ -117,10 +121,25 @@ class _Graph:
         those of modules the file freezes only with `frozen` (they may have recorded nothing)."""
         scope = loop.scope
         start, end = loop.node.lineno, loop.node.end_lineno or loop.node.lineno
+        before = lambda event: event.ctx.scope is scope and event.node.lineno < start and not (start <= event.node.lineno <= end)  # noqa: E731
+        owners, called = self.model._graph_owners()
         return frozenset(ident for ident in graph for event in [self.calls.get(ident)]
-                         if event is not None and event.role == "forward" and event.ctx.scope is scope and event.ctx.via is None
-                         and event.node.lineno < start and not (start <= event.node.lineno <= end)
+                         if event is not None and event.role == "forward" and event.ctx.via is None
+                         and (before(event) or event.ctx.scope is not scope and self._called_before(owners.get(ident), called, graph, before))
                          and (frozen or not is_frozen(self.model, self.model.text(event.node.func) if event.method != "forward" else None)))
+
+    def caller(self, forward, graph, scope):
+        """The call of this scope, in the graph, that ran a helper's forward (None: the forward is this scope's)."""
+        if forward.ctx.scope is scope:
+            return None
+        owners, called = self.model._graph_owners()
+        return next((event for event in map(self.calls.get, called.get(owners.get(id(forward.node)), frozenset()) & graph)
+                     if event is not None and event.ctx.scope is scope), None)
+
+    def _called_before(self, function, called, graph, before) -> bool:
+        """A forward of a helper's body that a call of this graph, made before the loop, ran (`losses = self.task_losses(batch)`)."""
+        return function is not None and any(event is not None and before(event)
+                                            for event in map(self.calls.get, called.get(function, frozenset()) & graph))
 
     def first_forward(self, part):
         return min((self.calls[ident] for ident in part), key=lambda event: event.seq)
@@ -129,9 +148,27 @@ class _Graph:
         for step in steps or [None]:
             prov = step.receiver_prov if step is not None else None
             params = prov.params if prov is not None and prov.kind is Kind.OPTIMIZER and prov.params else None
+            if params is not None:
+                params = params | self._kept_as(prov, params)
             if any(self._saves(self.node(ident), params) for ident in graph):
                 return True
         return False
+
+    def _kept_as(self, optimizer, params) -> frozenset:
+        """The optimizer's parameters under the attribute the function that built it keeps their module as
+        (`self.model = model` then `SGD(model.parameters())`: `self.model.*` too)."""
+        made = optimizer.node
+        owner = self.model._graph_owners()[0].get(id(made)) if made is not None else None
+        if owner is None:
+            return frozenset()
+        kept = set()
+        for bind in self.model.of_type(BindEvent):
+            value = bind.value
+            if bind.ctx.scope.node is owner and bind.ctx.via is None and bind.name.startswith("self.") and type(value) is ast.Name:
+                for param in params:
+                    if param == value.id + ".*" or param.startswith(value.id + "."):
+                        kept.add(bind.name + param[len(value.id):])
+        return frozenset(kept)
 
     @staticmethod
     def _covers(params, name: str | None, whole: bool = False) -> bool:
@@ -168,14 +205,62 @@ class _Graph:
                 return keeps is not False
             # the optimizer updates only a part of the module (`model.trunk`): that part's weights are saved for sure
             # only when the forward's input requires grad (a first layer fed data keeps its input, not its weight)
-            return self._covers(params, name) and any(p is not None and p.is_tensor and p.requires_grad
-                                                      for p in map(model.prov, node.args))
+            return self._covers(params, name) and (any(p is not None and p.is_tensor and p.requires_grad
+                                                       for p in map(model.prov, node.args)) or self._part_saves(cls, name, params))
         if isinstance(node, ast.BinOp) and api.operator_op(node.op):
             return self._saves_operand(api.operator_op(node.op), [node.left, node.right], params)
         if isinstance(node, ast.Call) and event is not None and event.role is None:
             name = (event.qualname or event.method or "").rsplit(".", 1)[-1]
             operands = ([event.receiver] if event.receiver is not None else []) + list(node.args)
             return self._saves_operand(name, operands, params)
+        return False
+
+    def _part_saves(self, cls, name: str, params) -> bool:
+        """The forward of a workspace module (`net`) of which the optimizer updates only some submodules (`net.trunk`)
+        runs one of those on the way to every output it returns, and that one keeps a parameter for its backward (a
+        stack of layers, or a layer fed what requires grad): whichever output a loss is made from, its graph holds it."""
+        forward = cls.methods.get("forward") if isinstance(cls, ClassInfo) else None
+        outputs = flatten([forward.returns]) if forward is not None and forward.returns is not None else []
+        if not outputs or any(p is None or not p.is_tensor or not p.graph for p in outputs):
+            return False
+        for event in self._forwards_in(forward):
+            target = event.receiver if event.method == "forward" else event.node.func
+            text = self.model.text(target) if isinstance(target, ast.Attribute) else ""
+            part = name + text[len("self"):] if text.startswith("self.") and text.count(".") == 1 else None
+            if part is None or not self._covers(params, part, whole=True) or is_frozen(self.model, part) \
+                    or not all(id(event.node) in p.graph for p in outputs):
+                continue
+            fed = any(p is not None and p.is_tensor and p.requires_grad for p in map(self.model.prov, event.node.args))
+            if self._layer_saves(cls.attribute(text[len("self."):]), fed):
+                return True
+        return False
+
+    def _forwards_in(self, function) -> list:
+        """The module calls of a function's own walk (once per function)."""
+        cache = self.__dict__.setdefault("_forwards", {})
+        found = cache.get(id(function))
+        if found is None:
+            found = cache[id(function)] = [event for event in self.calls.values() if event.role == "forward"
+                                           and event.ctx.via is None and event.ctx.scope.function is function]
+        return found
+
+    @staticmethod
+    def _layer_saves(layer, fed: bool) -> bool:
+        """A torch.nn layer keeps one of its parameters for its backward (a container: one of its layers does, each
+        after one with parameters being fed what requires grad)."""
+        if layer is None or layer.kind is not Kind.MODULE or not isinstance(layer.module_class, str):
+            return False
+        short = layer.module_class.rsplit(".", 1)[-1]
+        if api.layer_parameters(short) is not None:
+            return bool(api.layer_parameters(short)) and api.layer_keeps_parameters(short, fed) is True
+        if not layer.elements:
+            return False
+        for inner in layer.elements:
+            if _Graph._layer_saves(inner, fed):
+                return True
+            if inner is None or not isinstance(inner.module_class, str) or api.layer_parameters(inner.module_class.rsplit(".", 1)[-1]) is None:
+                return False  # (an unknown layer: what follows may be fed anything)
+            fed = fed or bool(api.layer_parameters(inner.module_class.rsplit(".", 1)[-1]))
         return False
 
     def saves_any(self, node) -> bool:
@@ -270,7 +355,8 @@ def _check(model: ModuleModel):
                             if part and graphs.touched(l.steps, part)), None)
             if touched is not None:
                 loop, part = touched
-                yield _reused_from_before_loop(model, event, loop, graphs.first_forward(part))
+                forward = graphs.first_forward(part)
+                yield _reused_from_before_loop(model, event, loop, forward, graphs.caller(forward, prov.graph, scope))
             if any(graphs.before_loop(l, prov.graph, frozen=True) for l in loops):
                 continue  # the next iteration may backpropagate through that part again: retaining it may be needed
             # 2b. a value of this graph is carried into the next iteration (an RNN's hidden state never detached)
@@ -672,13 +758,19 @@ def _reused_after_step(model, event, later, step):
     return model.with_cause(found, later.node, cause, "the graph is retained here")
 
 
-def _reused_from_before_loop(model, event, loop, forward):
+def _reused_from_before_loop(model, event, loop, forward, caller=None):
     steps = loop.steps
     step_text = f"`{model.text(steps[0].node)}` (line {steps[0].node.lineno})" if steps else "the optimizer step"
     forward_text = " ".join(model.text(forward.node).split())
     message = (f"this loss is rebuilt every iteration, but on `{forward_text}` (line {forward.node.lineno}), computed once before "
                f"this training loop: the next iteration backpropagates through that retained part of the graph after {step_text} "
                f"modified the parameters it saved: version-counter error. Recompute `{forward_text}` inside the loop")
+    if caller is not None:  # (a helper's forward, run by a call before the loop)
+        call_text = " ".join(model.text(caller.node).split())
+        message = (f"every iteration backpropagates a loss made from `{forward_text}` (line {forward.node.lineno}), which "
+                   f"`{call_text}` (line {caller.node.lineno}) ran once before this training loop: the next iteration goes through "
+                   f"that retained part of the graph after {step_text} modified the parameters it saved: version-counter error. "
+                   f"Recompute `{call_text}` inside the loop, or sum the losses and call backward once")
     related = [(forward.node, "computed once, before the loop")] + ([(steps[0].node, "parameters modified in place here")] if steps else [])
     return model.finding(RULE, event.node, message, related=related, kind="reused-from-before-loop", loop_line=loop.node.lineno)
 
