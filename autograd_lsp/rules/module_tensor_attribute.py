@@ -113,32 +113,40 @@ def check(model: ModuleModel):
         if not candidates:
             continue
         registered = _registered_names(cls)
+        # plain tensors this module keeps, each left where it was made: one met only with another of them meets
+        # nothing that `.to(device)` moves (`torch.cat([self.mu, self.logsigma])`)
+        _UNMOVED[id(cls.node)] = frozenset(name for name in (bind.name.split(".", 1)[1] for bind in candidates)
+                                           if not any(_names_match(name, other) for other in registered)
+                                           and not _rebound_elsewhere(cls, name, builders, anywhere=True))
         reported = set()
-        for bind in candidates:
-            attr = bind.name.split(".", 1)[1]
-            if any(_names_match(attr, name) for name in registered) or attr in reported \
-                    or _replaced_while_building(model, cls, bind, in_methods) or _placeholder_for_a_parameter(bind, builders, in_methods) \
-                    or _setattr_elsewhere(cls, attr, builders, in_methods):
-                continue
-            use = _device_sensitive_use(cls, attr, model.imports, model.classes)
-            conversion = None
-            if use is None:
-                # moved to a device only where it is used, in a module this code converts to another floating dtype
-                conversion = _dtype_conversion(model, cls)
-                function = bind.ctx.scope.function
-                if conversion is None or not _floating(model, bind.value, function.node if function else None, cls):
+        try:
+            for bind in candidates:
+                attr = bind.name.split(".", 1)[1]
+                if any(_names_match(attr, name) for name in registered) or attr in reported \
+                        or _replaced_while_building(model, cls, bind, in_methods) or _placeholder_for_a_parameter(bind, builders, in_methods) \
+                        or _setattr_elsewhere(cls, attr, builders, in_methods):
                     continue
-                use = _device_sensitive_use(cls, attr, model.imports, model.classes, kept_dtype=True)
+                use = _device_sensitive_use(cls, attr, model.imports, model.classes)
+                conversion = None
                 if use is None:
+                    # moved to a device only where it is used, in a module this code converts to another floating dtype
+                    conversion = _dtype_conversion(model, cls)
+                    function = bind.ctx.scope.function
+                    if conversion is None or not _floating(model, bind.value, function.node if function else None, cls):
+                        continue
+                    use = _device_sensitive_use(cls, attr, model.imports, model.classes, kept_dtype=True)
+                    if use is None:
+                        continue
+                stand_in = _placeholder(bind.value) or _stand_in(cls, attr, bind.value, builders)
+                if _rebound_elsewhere(cls, attr, builders, anywhere=stand_in):
                     continue
-            stand_in = _placeholder(bind.value) or _stand_in(cls, attr, bind.value, builders)
-            if _rebound_elsewhere(cls, attr, builders, anywhere=stand_in):
-                continue
-            reported.add(attr)
-            yield _finding(model, cls, bind, attr, use, conversion=conversion)
-            for later in in_methods.get(bind.ctx.scope, ()):
-                if later.seq > bind.seq and later.name == bind.name and _from_itself(model, later.value, attr):
-                    yield _finding(model, cls, later, attr, use, derived=True)  # `self.tem = self.tem.permute(2, 0, 1)`
+                reported.add(attr)
+                yield _finding(model, cls, bind, attr, use, conversion=conversion)
+                for later in in_methods.get(bind.ctx.scope, ()):
+                    if later.seq > bind.seq and later.name == bind.name and _from_itself(model, later.value, attr):
+                        yield _finding(model, cls, later, attr, use, derived=True)  # `self.tem = self.tem.permute(2, 0, 1)`
+        finally:
+            _UNMOVED.pop(id(cls.node), None)
 
 
 def _setattr_binds(model: ModuleModel) -> list[BindEvent]:
@@ -542,6 +550,27 @@ def _plain_factory(model: ModuleModel, call: ast.Call, dimensioned: bool = False
     return bool(call.args) or short == "arange"
 
 
+_UNMOVED: dict = {}  # id of a module's ClassDef -> its plain tensor attributes that nothing moves (set by `check`)
+
+
+def _unmoved_sibling(node: ast.AST, cls: ClassInfo | None, depth: int = 0) -> bool:
+    """`self.<name>` of another plain tensor attribute of the same module (made with it, on the device it was made on), or
+    a value computed from such attributes and constants alone (`self.log_scale.exp()`, `2 * self.b`)."""
+    if cls is None or depth > 4:
+        return False
+    if isinstance(node, ast.Attribute) and _self_name(node.value):
+        return isinstance(node.ctx, ast.Load) and node.attr in _UNMOVED.get(id(cls.node), ())
+    if isinstance(node, ast.BinOp):
+        return all(_constant(side) or _unmoved_sibling(side, cls, depth + 1) for side in (node.left, node.right)) \
+            and not (_constant(node.left) and _constant(node.right))
+    if isinstance(node, ast.UnaryOp):
+        return _unmoved_sibling(node.operand, cls, depth + 1)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords \
+            and not uses.moves_device(node.func.attr) and all(_constant(a) for a in node.args):
+        return _unmoved_sibling(node.func.value, cls, depth + 1)  # self.log_scale.exp()
+    return False
+
+
 def _registered_names(cls: ClassInfo) -> set[str]:
     """Names passed to `register_buffer`/`register_parameter` anywhere in the class."""
     names = set()
@@ -892,7 +921,9 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         return None  # used as an index: CPU index tensors work on any device
     if isinstance(parent, ast.BinOp):
         other = parent.right if parent.left is node else parent.left
-        return parent if not _constant(other) else _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype)
+        if _constant(other) or _unmoved_sibling(other, cls):
+            return _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype)
+        return parent
     if isinstance(parent, ast.Compare):
         operands = [parent.left, *parent.comparators]
         if any(not _constant(o) for o in operands if o is not node):
@@ -903,6 +934,8 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         grand = parents.get(parent)
         if isinstance(grand, ast.Call) and parent in grand.args and not _moves_or_inspects(grand) and not _extension_call(grand, imports):
             others = [e for e in parent.elts if e is not node and not _constant(e)] + [a for a in grand.args if a is not parent and not _constant(a)]
+            if others and all(_unmoved_sibling(e, cls) for e in others):
+                return _combined(grand, parents, depth + 1, cls, imports, classes, kept_dtype)  # torch.cat([self.mu, self.sigma])
             return grand if others else None  # torch.cat([x, self.x])
         return None
     if isinstance(parent, ast.Call) and node in parent.args:

@@ -589,10 +589,46 @@ def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, pare
         return NEUTRAL, None  # `x, _ = torch.broadcast_tensors(x, torch.empty(shape))`: only x's view is kept
     if module == "torch" and call.args and call.args[0] is arg and uses.may_ignore_input(short, call):
         return NEUTRAL, None  # torch.baddbmm(torch.empty(...), q, k, beta=0): the buffer gives only shape and dtype
+    if module == "torch" and short in _FIXED_RANKS and event is not None and _wrong_rank(model, call, event, _FIXED_RANKS[short]):
+        return NEUTRAL, None  # torch.dot(a, b) of two 2-D tensors: RuntimeError "1D tensors expected" before any value is read
     if module in api.MATH_MODULES and short not in api.TENSOR_FACTORIES and not short.startswith(("is_", "get_", "set_")) \
             and (module != "torch" or api.is_op(short)):
         return (NEUTRAL, None) if _only_metadata(call, parent_of) else (READ, call)
     return ESCAPE, None
+
+
+# ops that take their tensor arguments at one rank only and raise on any other
+_FIXED_RANKS = {"dot": (1, 1), "vdot": (1, 1), "outer": (1, 1), "ger": (1, 1), "mv": (2, 1), "mm": (2, 2), "bmm": (3, 3)}
+
+
+def _wrong_rank(model: ModuleModel, call: ast.Call, event: CallEvent, ranks: tuple) -> bool:
+    """An argument of `call` whose rank is known (a name bound, last before the call in its scope, to a factory given
+    literal sizes, or with a known shape) differs from the rank the op requires."""
+    if len(call.args) != len(ranks) or call.keywords:
+        return False
+    for arg, rank in zip(call.args, ranks):
+        known = _known_rank(model, arg, event.ctx.scope, event.seq)
+        if known is not None and known != rank:
+            return True
+    return False
+
+
+def _known_rank(model: ModuleModel, arg: ast.expr, scope, before: int) -> int | None:
+    if not isinstance(arg, ast.Name):
+        return None
+    binds = [bind for bind in model.of_type(BindEvent) if bind.name == arg.id and bind.ctx.scope is scope and bind.seq < before]
+    if not binds:
+        return None
+    bind = max(binds, key=lambda b: b.seq)
+    if bind.prov is not None and bind.prov.shape is not None:
+        return len(bind.prov.shape)
+    value = bind.value
+    if isinstance(value, ast.Call) and (model.imports.qualname(value.func) or "").rpartition(".")[0] == "torch" \
+            and (model.imports.qualname(value.func) or "").rpartition(".")[2] in (*api.LEGACY_CONSTRUCTORS, *api.UNINITIALISED_FACTORIES) \
+            and value.args and not value.keywords \
+            and all(isinstance(a, ast.Constant) and type(a.value) is int for a in value.args):
+        return len(value.args)  # torch.FloatTensor(3, 4): sizes, one per dimension
+    return None
 
 
 def _only_metadata(result: ast.AST, parent_of) -> bool:
