@@ -71,7 +71,7 @@ def facts(prov: Provenance | None):
     if kind is Kind.TENSOR:
         return (kind, prov.leaf, prov.requires_grad, prov.dtype, prov.composed_from, prov.no_grad, prov.scalar, prov.saved_by,
                 id(prov.saved_node) if prov.saved_node is not None else None, prov.nondiff, prov.detached, prov.uninitialised,
-                prov.param_deps, prov.data_of, prov.origin == "param", bool(prov.graph))
+                prov.param_deps, prov.cut_deps, prov.data_of, prov.origin == "param", bool(prov.graph))
     if kind is Kind.MODULE:
         return (kind, id(prov.module_class) if not isinstance(prov.module_class, str) else prov.module_class, prov.params)
     if kind in (Kind.OPTIMIZER, Kind.PARAMS):

@@ -48,6 +48,9 @@ class Provenance:
     params: frozenset = frozenset()  # optimizer: labels of the parameters it updates (empty: unknown)
     elements: tuple = ()  # SEQUENCE: element provenances (None for unknown ones)
     param_deps: frozenset = frozenset()  # inside a function summary: indexes of the parameters it depends on
+    # inside a function summary: those of param_deps it depends on only through a graph cut (`.detach()`, `.data`, no_grad,
+    # a comparison): a call site's argument there gives it values, never its graph
+    cut_deps: frozenset = frozenset()
     # inside a function summary: ids of the parameters (ast.arg nodes) it has at least as many elements as (an
     # elementwise or broadcast result, a reshape, a gather by that index): a call passing a wide tensor there gets a
     # wide result. (Ids, not positions: a value stored on `self` by one method is not another method's parameter.)
@@ -114,6 +117,15 @@ def flatten(provs: Iterable["Provenance | None"]) -> list["Provenance | None"]:
     return out
 
 
+def cut_of(provs: Iterable["Provenance | None"]) -> frozenset:
+    """The parameters a value made from `provs` depends on only through cuts: cut in every one that depends on them."""
+    provs = [p for p in provs if p is not None]
+    cut = frozenset().union(*(p.cut_deps for p in provs))
+    if not cut:
+        return cut
+    return cut - frozenset().union(*(p.param_deps - p.cut_deps for p in provs))
+
+
 def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
     """What a name holds after two branches: facts both agree on, unknown where they differ."""
     if a is None or b is None:
@@ -146,6 +158,7 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         node=a.node if a.kind is not Kind.MODULE or a.node is b.node else None,
         params=a.params | b.params,
         param_deps=a.param_deps | b.param_deps,
+        cut_deps=cut_of((a, b)),
         as_large_as=a.as_large_as & b.as_large_as,
         elements=(),
         keys=(),  # (a MAPPING's keys name its elements: none are kept, so neither are they)

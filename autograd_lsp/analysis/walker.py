@@ -22,7 +22,7 @@ from . import uses
 from .imports import ImportTable
 from .model import (AttrLoadEvent, AttrStoreEvent, BindEvent, CallEvent, ClassInfo, Context, FunctionInfo, InplaceEvent, ItemStoreEvent, Loop,
                     ThroughEvent, ModuleModel, Scope, UseEvent)
-from .provenance import Kind, Provenance, flatten, merge
+from .provenance import Kind, Provenance, cut_of, flatten, merge
 
 
 
@@ -621,6 +621,7 @@ class Walker:
         offset = 1 if info.cls is not None and not self._is_static(info.node) else 0
         deps = []
         starred = next((i for i, arg in enumerate(call.args) if isinstance(arg, ast.Starred)), None)
+        cut = []  # per dependency: the helper reaches it only through a graph cut (its values, never its graph)
         for index in sorted(ret.param_deps):
             position = index - offset
             if starred is not None and position >= starred:
@@ -633,6 +634,7 @@ class Walker:
                 deps.append((None, None))  # an integer cut (`.long()`, argmax) whatever that argument is: still integer
             else:
                 return None  # depends on something the call did not pass positionally: unknown
+            cut.append(index in ret.cut_deps)
         if ret.origin == "param" and len(deps) == 1:
             return deps[0][0]  # an identity-like helper returns what it was given
         if not deps:
@@ -641,7 +643,7 @@ class Walker:
                            graph=frozenset({id(call)}) if ret.graph else frozenset())
         if ret.kind is not Kind.TENSOR:
             return None
-        grads = any(p is not None and p.kind is Kind.TENSOR and p.requires_grad for p in flatten([prov for prov, _ in deps]))
+        grads = any(p is not None and p.kind is Kind.TENSOR and p.requires_grad for p in flatten([prov for (prov, _), c in zip(deps, cut) if not c]))
         if any(prov is None for prov, _ in deps):
             # an integer cut has no grad whatever the rest is; a tensor built from one that requires grad has it
             # (`summed_loss(predictions, targets)` with unknown targets)
@@ -649,6 +651,7 @@ class Walker:
             if not (ret.nondiff is not None and ret.requires_grad is False) and not (grads and ret.requires_grad is None) \
                     and not (ret.requires_grad is True and ret.leaf is False):
                 return None
+            cut = [c for (prov, _), c in zip(deps, cut) if prov is not None]
             deps = [(prov, node) for prov, node in deps if prov is not None]
         requires_grad = ret.requires_grad
         if ret.nondiff is not None and ret.requires_grad is False:
@@ -670,18 +673,19 @@ class Walker:
         # Given nothing that requires grad, what the helper itself made require grad (`(torch.randn(n) * std).requires_grad_()`,
         # a leaf or not depending on `std` in its summary) is a leaf: no graph reaches it from the arguments.
         own_leaf = not grads and ret.leaf is not False and ret.requires_grad is True and all(
-            prov.kind is Kind.NUMBER or prov.kind is Kind.TENSOR and prov.requires_grad is False for prov, _ in deps)
+            c or prov.kind is Kind.NUMBER or prov.kind is Kind.TENSOR and prov.requires_grad is False for (prov, _), c in zip(deps, cut))
         return ret.but(
             nondiff=nondiff,
             line=call.lineno,
             requires_grad=requires_grad if not self.no_grad else False,
             leaf=(True if own_leaf or requires_grad is False or self.no_grad else (False if requires_grad else None)),
             dtype=ret.dtype or self._common_dtype([prov for prov, _ in deps]),
-            composed_from=ret.composed_from | self._composed([(prov, node) for prov, node in deps]),
+            composed_from=ret.composed_from | self._composed([dep for dep, c in zip(deps, cut) if not c]),
             graph=frozenset() if requires_grad is False else
-            ret.graph | frozenset().union(*(p.graph for p in flatten([prov for prov, _ in deps]) if p is not None)) | {id(call)},
+            ret.graph | frozenset().union(*(p.graph for p in flatten([prov for (prov, _), c in zip(deps, cut) if not c]) if p is not None)) | {id(call)},
             # a helper called inside another helper with that one's parameters: the result still depends on them
-            param_deps=frozenset().union(*(prov.param_deps for prov, _ in deps)),
+            param_deps=(outer := frozenset().union(*(prov.param_deps for prov, _ in deps))),
+            cut_deps=outer if requires_grad is False else cut_of([prov.but(cut_deps=prov.param_deps) if c else prov for (prov, _), c in zip(deps, cut)]),
             no_grad=self.no_grad,
             loop=self.loop,
             epoch=self.epoch,
@@ -779,6 +783,15 @@ class Walker:
         return recv.but(saved_by=now.saved_by, saved_node=now.saved_node)
 
     def _after_inplace(self, before: Provenance, values: list) -> Provenance:
+        after = self._changed_in_place(before, values)
+        if after.cut_deps and not self.no_grad:
+            # (`y = x.detach(); y += x`: a path that keeps x's graph now reaches y)
+            live = frozenset().union(*(v.param_deps - v.cut_deps for v in values if v is not None and v.kind is Kind.TENSOR))
+            if after.cut_deps & live:
+                after = after.but(cut_deps=after.cut_deps - live)
+        return after
+
+    def _changed_in_place(self, before: Provenance, values: list) -> Provenance:
         grads = [v for v in values if v is not None and v.kind is Kind.TENSOR and v.requires_grad]
         if grads and not self.no_grad and not before.requires_grad:
             return before.but(leaf=False, requires_grad=True, nondiff=None)
@@ -1085,7 +1098,7 @@ class Walker:
             return [(None, prov)] * count  # `for inputs, labels in loader`: every field has the batch's rows
         if prov is not None and prov.kind is Kind.TENSOR and prov.origin == "param" and prov.param_deps:
             # `box, cls = predictions` of a helper's parameter: each part is what the call passes decides, as for the parameter
-            part = Provenance(Kind.TENSOR, prov.line, origin="element", param_deps=prov.param_deps, node=value)
+            part = Provenance(Kind.TENSOR, prov.line, origin="element", param_deps=prov.param_deps, cut_deps=prov.cut_deps, node=value)
             return [(None, part)] * count
         return [(None, None)] * count
 
@@ -1141,7 +1154,7 @@ class Walker:
             return None
         if prov.kind is Kind.TENSOR and prov.origin == "param":
             # a helper's parameter iterated (`for pred in predictions`): what the call passes decides, as for the parameter
-            return Provenance(Kind.TENSOR, node.lineno, origin="element", param_deps=prov.param_deps, node=node)
+            return Provenance(Kind.TENSOR, node.lineno, origin="element", param_deps=prov.param_deps, cut_deps=prov.cut_deps, node=node)
         if prov.kind is Kind.PARAMS:
             origin = prov.origin if prov.origin.endswith(".parameters()") else "parameter"
             param = Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=origin, node=node)
@@ -1363,7 +1376,7 @@ class Walker:
         if cut is not None:
             self._note_cut()
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=api.INT, origin="comparison",
-                          nondiff=cut, param_deps=frozenset().union(*(p.param_deps for p in graphs)),
+                          nondiff=cut, param_deps=(deps := frozenset().union(*(p.param_deps for p in graphs))), cut_deps=deps,
                           composed_from=frozenset().union(*(p.composed_from for p in graphs)), no_grad=self.no_grad,
                           loop=self.loop, epoch=self.epoch, node=node,
                           scalar=all(p.scalar for p in graphs) or (False if any(p.scalar is False for p in graphs) else None))
@@ -1418,7 +1431,7 @@ class Walker:
             return None
         if attr == "data":
             # (no `base`: `w[0].data` is a detached tensor of its own, whose in-place change autograd never sees)
-            return owner.but(leaf=True, requires_grad=False, data_of=label(node.value) or owner.origin, detached=True,
+            return owner.but(leaf=True, requires_grad=False, data_of=label(node.value) or owner.origin, detached=True, cut_deps=owner.param_deps,
                              composed_from=frozenset(), graph=frozenset(), node=node, line=node.lineno, base=None)
         if attr == "grad":
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=owner.dtype, origin="grad", node=node)
@@ -1485,7 +1498,7 @@ class Walker:
                 # method's, so what the value depends on is not something this method's callers pass (nor, for the
                 # symbolic __init__'s, a method walked for one call on an instance: `criterion(pred, mask)`)
                 left = _left_at_default(init, found, owner.node) if owner.origin != "self" else None
-                found = left if left is not None else found.but(param_deps=frozenset())
+                found = left if left is not None else found.but(param_deps=frozenset(), cut_deps=frozenset())
             return found
         if isinstance(cls, str) and node.attr in (api.layer_parameters(cls.rsplit(".", 1)[-1]) or api.PARAMETER_NAMES):
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=f"{cls}.{node.attr}", node=node)
@@ -2028,7 +2041,9 @@ class Walker:
         if ret.kind is not Kind.TENSOR:
             return ret.but(line=call.lineno, node=_built_or(ret, call)) if ret.kind is not Kind.SEQUENCE else ret
         theirs = frozenset().union(*(p.graph for p in passed.values() if p is not None and p.kind is Kind.TENSOR))
-        mine = frozenset().union(*(p.graph for p in bound.values() if p is not None and p.kind is Kind.TENSOR))
+        # this call's graph where the walk's argument's reached what it returned (not one the body detached)
+        mine = frozenset().union(*(p.graph for name, p in bound.items() if p is not None and p.kind is Kind.TENSOR and (
+            (given := passed.get(name)) is not None and given.kind is Kind.TENSOR and given.graph and given.graph <= ret.graph)))
         graph = (ret.graph - theirs) | mine | ({id(call)} if ret.requires_grad else frozenset())
         return ret.but(line=call.lineno, node=call, loop=self.loop, epoch=self.epoch, graph=graph, origin=ret.origin if ret.origin == "param" else
                        f"{getattr(call.func, 'attr', None) or getattr(call.func, 'id', '?')}()")
@@ -2177,7 +2192,8 @@ class Walker:
                             loop=self.loop, epoch=self.epoch, node=node, nondiff=cut,
                             scalar=(_reduction_scalar(reduction) if reduction is not None or module.node is not None else None) if loss else None,
                             composed_from=frozenset().union(*(p.composed_from for p in inputs)) | self._forward_sources(node, module, requires_grad),
-                            param_deps=frozenset().union(*(p.param_deps for p in inputs)))
+                            param_deps=(deps := frozenset().union(*(p.param_deps for p in inputs))),
+                            cut_deps=deps if requires_grad is False else cut_of(inputs))
         width = _layer_width(name, built) if name != "Sequential" else _last_width(module)
         if width is None and module.kind is Kind.MODULE and module.module_class == module.origin:
             width = module.value  # a torch.nn layer built with a name bound to an integer (_named_width)
@@ -2439,7 +2455,7 @@ class Walker:
                 return Provenance(Kind.NUMBER, node.lineno, dtype=api.INT)  # `x.size(-1)`: one dimension, an int
             return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT if method == "item" and recv.dtype == api.FLOAT else None) if method in ("item", "numel", "dim") else None
         if method == "detach":
-            return recv.but(leaf=True, requires_grad=False, detached=True, data_of=label(receiver) or recv.origin, composed_from=frozenset(),
+            return recv.but(leaf=True, requires_grad=False, detached=True, data_of=label(receiver) or recv.origin, composed_from=frozenset(), cut_deps=recv.param_deps,
                             graph=frozenset(), nondiff=None, line=node.lineno, node=node)
         if method in api.FLOAT_RESULT_METHODS and uses.keeps_values(method):  # x.float(), x.double()
             return self.derive(node, recv, [(recv, receiver)], dtype=api.FLOAT)
@@ -3224,8 +3240,8 @@ class Walker:
             as_large_as = frozenset().union(*(t.as_large_as for t in tensors))
         if scalar is None and shape is not None:
             scalar = shapes.scalar_of(shape)
-        # (computed under no_grad: no graph at all, whatever its inputs carry)
-        graph = frozenset().union(*(t.graph for t in tensors)) if not self.no_grad else frozenset()
+        # (computed under no_grad, or through a cut (`.long()`, a comparison): no graph at all, whatever its inputs carry)
+        graph = frozenset().union(*(t.graph for t in tensors)) if requires_grad is not False else frozenset()
         if requires_grad:
             graph = graph | {id(node)}
         return Provenance(
@@ -3242,7 +3258,8 @@ class Walker:
             scalar=scalar,
             shape=shape,
             nondiff=nondiff,
-            param_deps=frozenset().union(*(t.param_deps for t in tensors)),
+            param_deps=(deps := frozenset().union(*(t.param_deps for t in tensors))),
+            cut_deps=deps if requires_grad is False else cut_of(tensors),  # (no graph at all: every dependency is through a cut)
             as_large_as=as_large_as,
             uninitialised=False,
             node=node,
@@ -3450,7 +3467,7 @@ def _no_graph_if(no_grad: bool, prov: Provenance | None) -> Provenance | None:
         return prov.but(elements=tuple(_no_graph_if(True, e) for e in prov.elements))
     if prov.kind is not Kind.TENSOR or prov.leaf is True or (prov.requires_grad is not True and not prov.graph):
         return prov  # (a parameter handed back is still one that requires grad)
-    return prov.but(requires_grad=False, graph=frozenset(), no_grad=True, leaf=True)
+    return prov.but(requires_grad=False, graph=frozenset(), no_grad=True, leaf=True, cut_deps=prov.param_deps)
 
 
 def _left_at_default(init: FunctionInfo | None, stored: Provenance, built) -> Provenance | None:
