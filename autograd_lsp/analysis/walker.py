@@ -2312,7 +2312,42 @@ class Walker:
                 output_size = tuple(v if isinstance(v, int) else None for v in (_number(e) for e in first.elts))
             elif isinstance(_number(first), int):
                 output_size = _number(first)
-        return shapes.layer(api.shape_functions(op), shape, width, output_size)
+        functions = api.shape_functions(op)
+        count = shapes.spatial(next(iter(functions))) if len(functions) == 1 else None
+        geometry = self._geometry(name, built, count) if count else None
+        return shapes.layer(functions, shape, width, output_size, geometry)
+
+    @staticmethod
+    def _geometry(name: str, built: ast.Call | None, count: int) -> dict | None:
+        """What a conv/pool layer was built with that sets its output sizes (torch_ops' `geometry` positions and
+        defaults), each as a tuple of `count` ints ("same"/"valid" for a padding string); None where one is not a
+        literal, or the call is not the layer's own constructor."""
+        spec = api.layer(name).get("geometry")
+        func = built.func if built is not None else None
+        if not spec or (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) != name \
+                or any(isinstance(a, ast.Starred) for a in built.args) or any(kw.arg is None for kw in built.keywords):
+            return None
+        found = {}
+        for argument, (position, default) in spec.items():
+            node = _argument(built, argument, position)
+            if node is None:
+                value = default
+            elif argument == "ceil_mode":
+                value = _const(node) if isinstance(_const(node), bool) else True  # (not known False: maybe ceil)
+            elif isinstance(node, ast.Tuple):
+                value = tuple(_number(e) for e in node.elts)
+            elif argument == "padding" and _const(node) in ("same", "valid"):
+                value = _const(node)
+            else:
+                value = _number(node)  # (literals only: a name would be read in the forward's scope, not __init__'s)
+            if isinstance(value, int) and not isinstance(value, bool) and argument != "ceil_mode":
+                value = (value,) * count
+            if isinstance(value, tuple) and not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+                return None
+            if value is not None and not isinstance(value, (tuple, str, bool)):
+                return None
+            found[argument] = value
+        return found
 
     def _forward_not_scalar(self, info: FunctionInfo, arg_provs) -> bool:
         """A user module's forward() known to return several elements for these inputs: its summary says so (a wide
