@@ -411,6 +411,15 @@ class Walker:
             scope = scope.parent
         return None
 
+    def _builtin(self, node: ast.Name) -> bool:
+        """A name no scope binds, defines or imports: Python's builtin."""
+        scope = self.scope
+        while scope is not None:
+            if node.id in scope.bindings or node.id in scope.defs:
+                return False
+            scope = scope.parent
+        return self.imports.qualname(node) is None
+
     def lookup(self, name: str) -> Provenance | None:
         scope = self.scope
         while scope is not None:
@@ -1138,6 +1147,8 @@ class Walker:
 
     def _element_of(self, prov: Provenance | None, node: ast.expr) -> Provenance | None:
         if prov is None:
+            if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "range" and self._builtin(node.func):
+                return _INT_NUMBER  # (the builtin's counter: an int)
             return None
         if prov.kind is Kind.TENSOR and prov.origin == "param":
             # a helper's parameter iterated (`for pred in predictions`): what the call passes decides, as for the parameter
@@ -3138,9 +3149,14 @@ class Walker:
                 return None, False
             else:
                 value = self._int_value(item)
-                items.append(shapes.INT if isinstance(value, int) and not isinstance(value, bool) else shapes.OTHER)
+                items.append(shapes.INT if isinstance(value, int) and not isinstance(value, bool) or self._some_int(item) else shapes.OTHER)
         shape, kept = shapes.index(base.shape, items)
         return shape, any(d is not None and d > 1 for d in kept)
+
+    def _some_int(self, item: ast.expr) -> bool:
+        """A Python integer of unknown value (`for i in range(n)`: `x[i]` picks one row, as a literal does)."""
+        prov = self.lookup(item.id) if isinstance(item, ast.Name) else None
+        return prov is not None and prov.kind is Kind.NUMBER and prov.dtype == api.INT and prov.truth is None
 
     def _ints(self, nodes) -> list | None:
         """The integer each node stands for (None: not known); None when one is surely not an integer (a starred one)."""
