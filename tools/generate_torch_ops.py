@@ -790,8 +790,32 @@ def _modules(torch, nn, F) -> dict:
             default = signature.parameters["reduction"].default
             entry["default_reduction"] = default if isinstance(default, str) else "mean"
         entry["parameters"] = _has_parameters(cls, parameters)
+        geometry = _geometry(parameters, positional)
+        if geometry:
+            entry["geometry"] = geometry
         out[name] = entry
     return out
+
+
+# The __init__ arguments that set a convolution's or pooling layer's output sizes (torch's own names for them).
+GEOMETRY = ("kernel_size", "stride", "padding", "dilation", "output_padding", "ceil_mode")
+
+
+def _geometry(parameters, positional) -> dict:
+    """{argument: [__init__ position (-1: keyword only), default]} of a layer taking `kernel_size`, for the arguments
+    its output sizes depend on (a default that is not a literal int/bool/str/None is left out: unknown)."""
+    if not any(p.name == "kernel_size" for p in parameters):
+        return {}
+    found = {}
+    for parameter in parameters:
+        if parameter.name not in GEOMETRY:
+            continue
+        default = parameter.default
+        if default is not inspect.Parameter.empty and not isinstance(default, (int, str, type(None))):
+            continue
+        found[parameter.name] = [positional.index(parameter.name) if parameter.name in positional else -1,
+                                 None if default is inspect.Parameter.empty else default]
+    return found
 
 
 def _forward_method(cls, torch, signature, positional) -> dict | None:
@@ -921,7 +945,9 @@ def render(facts: dict) -> str:
         "FUNCTIONAL": "Functions of torch.nn.functional.",
         "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction/reduce: __init__ position (-1 keyword only); "
                    "parameters: names of its own parameters when built (None: could not build one); method: the Tensor method "
-                   "a forward returns of its input instead (nn.Flatten), with its arguments' __init__ positions and defaults.",
+                   "a forward returns of its input instead (nn.Flatten), with its arguments' __init__ positions and defaults; "
+                   "geometry: the __init__ position and default of each argument its output sizes depend on (kernel_size, "
+                   "stride, padding, dilation, output_padding, ceil_mode) for layers taking a kernel_size.",
         "TUPLE_RESULTS": "Ops returning several tensors (an overload's `(Tensor values, Tensor indices)`) -> dtype class of each "
                          "output on float input (int: indices; float: the input's own dtype); dim: only when called with a dim (max(x) is one tensor); "
                          "names: the fields of its named tuple (`.indices`).",

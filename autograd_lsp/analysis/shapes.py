@@ -278,11 +278,12 @@ def spatial(function: str) -> int | None:
     return None
 
 
-def layer(functions, shape, width: int | None, output_size=None):
+def layer(functions, shape, width: int | None, output_size=None, geometry=None):
     """The output shape of a layer or functional op whose shape functions are `functions`, given its input's.
     linear: the last dim becomes `width`; convolutions: the channel dim before the spatial ones becomes `width` and the
-    spatial sizes are unknown; pooling and upsampling: the spatial sizes change (an adaptive pool's `output_size` when
-    known), every dim before them stays; unary/batch norm: the input's shape."""
+    spatial sizes are computed from `geometry` (else unknown); pooling and upsampling: the spatial sizes change (an
+    adaptive pool's `output_size` when known; a max pool's from `geometry`), every dim before them stays; unary/batch
+    norm: the input's shape."""
     if shape is None or not functions:
         return None
     if functions & {"unary", "batch_norm", "native_batch_norm"}:
@@ -296,12 +297,42 @@ def layer(functions, shape, width: int | None, output_size=None):
     if count is None or len(shape) not in (count + 1, count + 2):
         return None  # (an unbatched input has one dim fewer: the channels come first)
     if function.startswith("conv"):
-        return shape[:-count - 1] + (width,) + (None,) * count
+        return shape[:-count - 1] + (width,) + _window(function, shape[-count:], geometry)
     if function.startswith(("max_pool", "adaptive_avg_pool", "upsample")):
-        sizes = (None,) * count
+        sizes = _window(function, shape[-count:], geometry) if function.startswith("max_pool") else (None,) * count
         if function.startswith("adaptive") and output_size is not None:
             sizes = tuple(output_size) if isinstance(output_size, tuple) else (output_size,) * count
             if len(sizes) != count:
                 return None
         return shape[:-count] + sizes
     return None
+
+
+def _window(function: str, sizes, geometry) -> tuple:
+    """The spatial sizes out of a convolution or max pool (torch.jit._shape_functions' arithmetic) given the input's and
+    the layer's `geometry`: {kernel_size, stride, padding, dilation, output_padding: a tuple of ints per spatial dim
+    (padding may be "same"/"valid"), ceil_mode: a bool}; None for a size not known."""
+    unknown = (None,) * len(sizes)
+    if not geometry or geometry.get("ceil_mode") not in (None, False) or geometry.get("kernel_size") is None:
+        return unknown
+    kernel = geometry["kernel_size"]
+    stride = geometry.get("stride") or kernel  # (a pool's stride defaults to its kernel)
+    dilation = geometry.get("dilation") or (1,) * len(sizes)
+    padding = geometry.get("padding") or (0,) * len(sizes)
+    extra = geometry.get("output_padding") or (0,) * len(sizes)
+    if padding == "same":
+        return tuple(sizes) if all(s == 1 for s in stride) and not function.startswith("conv_transpose") else unknown
+    if padding == "valid":
+        padding = (0,) * len(sizes)
+    if isinstance(padding, str) or any(len(v) != len(sizes) for v in (kernel, stride, dilation, padding, extra)):
+        return unknown
+    out = []
+    for size, k, s, d, p, e in zip(sizes, kernel, stride, dilation, padding, extra):
+        if size is None or s < 1:
+            out.append(None)
+        elif function.startswith("conv_transpose"):
+            out.append((size - 1) * s - 2 * p + d * (k - 1) + e + 1)
+        else:
+            span = size + 2 * p - d * (k - 1) - 1
+            out.append(span // s + 1 if span >= 0 else None)
+    return tuple(out)

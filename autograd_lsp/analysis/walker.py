@@ -411,6 +411,15 @@ class Walker:
             scope = scope.parent
         return None
 
+    def _builtin(self, node: ast.Name) -> bool:
+        """A name no scope binds, defines or imports: Python's builtin."""
+        scope = self.scope
+        while scope is not None:
+            if node.id in scope.bindings or node.id in scope.defs:
+                return False
+            scope = scope.parent
+        return self.imports.qualname(node) is None
+
     def lookup(self, name: str) -> Provenance | None:
         scope = self.scope
         while scope is not None:
@@ -1151,6 +1160,8 @@ class Walker:
 
     def _element_of(self, prov: Provenance | None, node: ast.expr) -> Provenance | None:
         if prov is None:
+            if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "range" and self._builtin(node.func):
+                return _INT_NUMBER  # (the builtin's counter: an int)
             return None
         if prov.kind is Kind.TENSOR and prov.origin == "param":
             # a helper's parameter iterated (`for pred in predictions`): what the call passes decides, as for the parameter
@@ -2328,7 +2339,42 @@ class Walker:
                 output_size = tuple(v if isinstance(v, int) else None for v in (_number(e) for e in first.elts))
             elif isinstance(_number(first), int):
                 output_size = _number(first)
-        return shapes.layer(api.shape_functions(op), shape, width, output_size)
+        functions = api.shape_functions(op)
+        count = shapes.spatial(next(iter(functions))) if len(functions) == 1 else None
+        geometry = self._geometry(name, built, count) if count else None
+        return shapes.layer(functions, shape, width, output_size, geometry)
+
+    @staticmethod
+    def _geometry(name: str, built: ast.Call | None, count: int) -> dict | None:
+        """What a conv/pool layer was built with that sets its output sizes (torch_ops' `geometry` positions and
+        defaults), each as a tuple of `count` ints ("same"/"valid" for a padding string); None where one is not a
+        literal, or the call is not the layer's own constructor."""
+        spec = api.layer(name).get("geometry")
+        func = built.func if built is not None else None
+        if not spec or (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) != name \
+                or any(isinstance(a, ast.Starred) for a in built.args) or any(kw.arg is None for kw in built.keywords):
+            return None
+        found = {}
+        for argument, (position, default) in spec.items():
+            node = _argument(built, argument, position)
+            if node is None:
+                value = default
+            elif argument == "ceil_mode":
+                value = _const(node) if isinstance(_const(node), bool) else True  # (not known False: maybe ceil)
+            elif isinstance(node, ast.Tuple):
+                value = tuple(_number(e) for e in node.elts)
+            elif argument == "padding" and _const(node) in ("same", "valid"):
+                value = _const(node)
+            else:
+                value = _number(node)  # (literals only: a name would be read in the forward's scope, not __init__'s)
+            if isinstance(value, int) and not isinstance(value, bool) and argument != "ceil_mode":
+                value = (value,) * count
+            if isinstance(value, tuple) and not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+                return None
+            if value is not None and not isinstance(value, (tuple, str, bool)):
+                return None
+            found[argument] = value
+        return found
 
     def _forward_not_scalar(self, info: FunctionInfo, arg_provs) -> bool:
         """A user module's forward() known to return several elements for these inputs: its summary says so (a wide
@@ -3119,9 +3165,14 @@ class Walker:
                 return None, False
             else:
                 value = self._int_value(item)
-                items.append(shapes.INT if isinstance(value, int) and not isinstance(value, bool) else shapes.OTHER)
+                items.append(shapes.INT if isinstance(value, int) and not isinstance(value, bool) or self._some_int(item) else shapes.OTHER)
         shape, kept = shapes.index(base.shape, items)
         return shape, any(d is not None and d > 1 for d in kept)
+
+    def _some_int(self, item: ast.expr) -> bool:
+        """A Python integer of unknown value (`for i in range(n)`: `x[i]` picks one row, as a literal does)."""
+        prov = self.lookup(item.id) if isinstance(item, ast.Name) else None
+        return prov is not None and prov.kind is Kind.NUMBER and prov.dtype == api.INT and prov.truth is None
 
     def _ints(self, nodes) -> list | None:
         """The integer each node stands for (None: not known); None when one is surely not an integer (a starred one)."""

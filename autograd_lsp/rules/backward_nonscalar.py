@@ -13,8 +13,10 @@ its width; a helper's layers built from the integers a call passes, `double_conv
 given as its layer's output (`layer.register_forward_hook(self.save)`, kept on `self` and read by another method), a stack, a `DataLoader` batch with `batch_size > 1` (also inside a
 helper called once with it), or a factory's size argument (`torch.randint(0, k, (n,))`); or a tensor whose *shape*
 is known to have a dim of several elements (analysis/shapes.py): followed from factories and literals through
-elementwise ops, reshapes, reductions along a dim (`x.sum(dim=1)`), indexing that keeps a dim (`scores[:, 0]`), torch.nn
-layers (Linear, convolutions, pooling, Flatten: dim 0 stays; normalisations keep their width), `F.interpolate(x, size)`
+elementwise ops, reshapes, reductions along a dim (`x.sum(dim=1)`), indexing that keeps a dim (`scores[:, 0]`, also by
+a builtin `range` loop's counter: `maps[0, t]`), torch.nn
+layers (Linear, convolutions, pooling, Flatten: dim 0 stays; normalisations keep their width; a convolution's or max
+pool's spatial sizes from the kernel, stride, padding and dilation literals it was built with), `F.interpolate(x, size)`
 and a workspace model's forward walked with the input's shape (`model(torch.randn(8, 16))`: 8 rows whatever its
 layers' widths). A helper's or a trainer's method's `backward()` (or `torch.autograd.grad`) of what it is given is
 judged at each call site that passes such a tensor (through up to three calls: `fit(batches)` -> `run_epoch` ->
