@@ -1,7 +1,7 @@
 """Peer tools in their own virtual environments under bench/.work/ (never in the project venv).
 
 flake8 gets a venv of its own because flake8 loads every installed plugin: in a venv that also holds
-TorchFix (a flake8 plugin) it runs 6–8× slower (see /work/shared/PERF.md).
+TorchFix (a flake8 plugin) it runs 6–8× slower (measured in the team's shared PERF.md notes).
 """
 from __future__ import annotations
 
