@@ -137,3 +137,18 @@ def bind_arguments(function: ast.FunctionDef | ast.AsyncFunctionDef, skip_first:
     for arg in [*positional, *args.kwonlyargs]:
         bound.setdefault(arg.arg, None)
     return bound
+
+
+def argument_for(call, names: set) -> ast.expr | None:
+    """The argument of `call` that lands on one of the parameters `names` of the function it calls."""
+    node = call.function.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(isinstance(a, ast.Starred) for a in call.node.args):
+        return None
+    params = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+    if call.function.cls is not None and call.receiver is not None and params and \
+            not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
+        params = params[1:]
+    passed = dict(zip(params, call.node.args))
+    passed.update({k.arg: k.value for k in call.node.keywords if k.arg is not None})
+    found = [passed[name] for name in params + [a.arg for a in node.args.kwonlyargs] if name in names and name in passed]
+    return found[0] if len(found) == 1 else None

@@ -521,8 +521,7 @@ def keeps_own_weights(model: ModuleModel, module: Provenance | None, depth: int 
     if isinstance(cls, str):
         short = cls.rsplit(".", 1)[-1]
         if module.elements and api.layer_parameters(short) is None:
-            layers = [layer.module_class.rsplit(".", 1)[-1] for layer in module.elements if isinstance(layer.module_class, str)]
-            weighted = [name for name in layers if api.layer_parameters(name)]
+            weighted = [name for name in _element_layers(module) if api.layer_parameters(name)]
             return len(weighted) > 1 or any(api.layer_keeps_parameters(name, False) for name in weighted[:1])
         return api.layer_parameters(short) is not None and api.layer_keeps_parameters(short, False) is True
     cache = model.__dict__.setdefault("_keeps_own_weights", {})
@@ -562,10 +561,15 @@ def _keeps_when_fed(model: ModuleModel, module: Provenance | None) -> bool:
     if isinstance(cls, str):
         short = cls.rsplit(".", 1)[-1]
         if module.elements and api.layer_parameters(short) is None:
-            return any(api.layer_parameters(layer.module_class.rsplit(".", 1)[-1]) for layer in module.elements
-                       if isinstance(layer.module_class, str))
+            return any(api.layer_parameters(name) for name in _element_layers(module))
         return bool(api.layer_parameters(short)) and api.layer_keeps_parameters(short, True) is True
     return False
+
+
+def _element_layers(container: Provenance) -> list[str]:
+    """The torch.nn class names of a container's known layers, in order (`["Linear", "ReLU", "Linear"]`)."""
+    return [layer.module_class.rsplit(".", 1)[-1] for layer in container.elements
+            if layer is not None and isinstance(layer.module_class, str)]
 
 
 def step_owners(model: ModuleModel, step: CallEvent) -> list[str]:

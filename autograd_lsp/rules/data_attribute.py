@@ -66,7 +66,7 @@ import ast
 import sys
 import textwrap
 
-from ..analysis import syntax, torch_api as api
+from ..analysis import callsite, syntax, torch_api as api
 from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, ClassInfo, FunctionInfo, InplaceEvent, ModuleModel
 from ..analysis.provenance import Kind, Provenance
 from ..findings import Edit, Fix, Safety, Severity, Span
@@ -168,19 +168,15 @@ def _helper_writes(model: ModuleModel, event, owner: ast.expr, op: str, sites, b
             function.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return
     args = function.node.args
-    positional = [a.arg for a in [*args.posonlyargs, *args.args]]
-    if head.id not in positional and head.id not in [a.arg for a in args.kwonlyargs]:
+    if head.id not in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
         return
     if syntax.stores(function.node, head.id):
         return  # (rebound somewhere in the helper: the value written may not be the one passed)
     for call in model.callers(function):
         if call.ctx.via is not None or call.ctx.no_grad or call.function is not function:
             continue
-        given = positional[1:] if function.cls is not None and call.receiver is not None else positional
-        argument = next((kw.value for kw in call.node.keywords if kw.arg == head.id), None)
-        if argument is None and head.id in given and given.index(head.id) < len(call.node.args):
-            argument = call.node.args[given.index(head.id)]
-        if argument is None or isinstance(argument, ast.Starred):
+        argument = callsite.argument_for(call, {head.id})
+        if argument is None:
             continue
         passed = model.prov(argument)
         if attribute is not None:
@@ -345,13 +341,21 @@ def _computed_before(model, binds, bound: BindEvent | None, before_seq: int, dep
     if bound.seq < before_seq:
         yield bound
         return
-    if depth == 0 or bound.value is None:
+    if depth == 0:
         return
-    for node in ast.walk(bound.value):
+    for earlier in _graph_inputs(model, binds, bound):
+        yield from _computed_before(model, binds, earlier, before_seq, depth - 1)
+
+
+def _graph_inputs(model, binds, bound: BindEvent):
+    """The bindings, before `bound`, of the names its value reads that carry a graph (a leaf holds none)."""
+    for node in ast.walk(bound.value) if bound.value is not None else ():
         if type(node) is ast.Name and type(node.ctx) is ast.Load:
             prov = model.prov(node)
-            if prov is not None and prov.kind is Kind.TENSOR and prov.requires_grad and prov.graph:  # (a leaf holds no graph)
-                yield from _computed_before(model, binds, _binding(binds, node.id, prov, bound.seq), before_seq, depth - 1)
+            if prov is not None and prov.kind is Kind.TENSOR and prov.requires_grad and prov.graph:
+                earlier = _binding(binds, node.id, prov, bound.seq)
+                if earlier is not None:
+                    yield earlier
 
 
 def _forwards_owner(model, site, label: str) -> bool:
@@ -395,14 +399,10 @@ def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds, label: str | N
         found = _saver_in(model, bind.value, label, {}, calls, binds, 0, set())
         if found is not None:
             return found, bind
-        for node in ast.walk(bind.value):
-            if type(node) is ast.Name and type(node.ctx) is ast.Load:
-                prov = model.prov(node)
-                if prov is not None and prov.kind is Kind.TENSOR and prov.requires_grad and prov.graph:
-                    earlier = _binding(binds, node.id, prov, bind.seq)
-                    if earlier is not None and id(earlier) not in seen:
-                        seen.add(id(earlier))
-                        pending.append(earlier)
+        for earlier in _graph_inputs(model, binds, bind):
+            if id(earlier) not in seen:
+                seen.add(id(earlier))
+                pending.append(earlier)
     return None, bound
 
 
@@ -489,8 +489,7 @@ def _saver_in_forward(model, event, label: str, requires_grad, binds) -> str | N
         # every parameter of an nn.Sequential: a layer with parameters after another one gets an input that requires grad,
         # and keeps its weight for that input's gradient
         built = prov.node if prov is not None and isinstance(prov.node, ast.Call) else None
-        layers = [arg for arg in (built.args if built is not None else []) if isinstance(arg, ast.Call)]
-        names = [layer.func.attr if isinstance(layer.func, ast.Attribute) else getattr(layer.func, "id", None) for layer in layers]
+        names = _layer_names(built)
         weighted = [name for name in names if name and api.layer_parameters(name)]
         return f"{module}(...)" if len(weighted) >= 2 and len(names) == len(built.args) else None
     if isinstance(cls, str) and cls.rsplit(".", 1)[-1] == "Sequential":
@@ -513,16 +512,22 @@ def _sequential_layer_saves(model, module: str, label: str, prov, event) -> str 
     built = prov.node if prov is not None and isinstance(prov.node, ast.Call) else None
     if built is None or built.keywords or not all(isinstance(arg, ast.Call) for arg in built.args):
         return None
-    names = [layer.func.attr if isinstance(layer.func, ast.Attribute) else getattr(layer.func, "id", None) for layer in built.args]
+    names = _layer_names(built)
     index = int(index_text[0][1:])
     if index >= len(names) or any(api.layer_parameters(name) is None for name in names[:index + 1]):
         return None  # (a container or an unknown layer: what it holds or passes on is not known)
-    op = api.layer_op(names[index])
     input_grad = any(api.layer_parameters(name) for name in names[:index]) or any(
         found is not None and found.kind is Kind.TENSOR and found.requires_grad is True for found in map(model.prov, event.node.args))
-    if op and "weight" in (api.layer_parameters(names[index]) or ()) and api.saved_inputs(op, [input_grad, True]) & {1}:
+    if "weight" in (api.layer_parameters(names[index]) or ()) and api.layer_keeps_parameters(names[index], input_grad) is True:
         return f"{module}(...)"
     return None
+
+
+def _layer_names(built: ast.Call | None) -> list:
+    """`["Linear", "ReLU", "Linear"]` for `nn.Sequential(nn.Linear(...), nn.ReLU(), nn.Linear(...))`: the class named by
+    each argument that is a call (None for a call of something else than a name)."""
+    layers = [arg for arg in (built.args if built is not None else []) if isinstance(arg, ast.Call)]
+    return [layer.func.attr if isinstance(layer.func, ast.Attribute) else getattr(layer.func, "id", None) for layer in layers]
 
 
 def _strip_data(model: ModuleModel, stmt: ast.stmt, data_node: ast.Attribute) -> str | None:

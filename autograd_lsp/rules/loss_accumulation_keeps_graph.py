@@ -52,7 +52,7 @@ import sys
 from dataclasses import dataclass
 
 from ..analysis.model import BindEvent, CallEvent, Event, ItemStoreEvent, Loop, ModuleModel, ThroughEvent
-from ..analysis import uses
+from ..analysis import callsite, uses
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis.syntax import nodes, parents, statements
 from ..analysis.training import BACKWARD, Part, backward_target, called_module, keeps_own_weights, step_owners, training_units
@@ -478,25 +478,10 @@ def _through_targets(model: ModuleModel) -> dict:
                 backpropagated.setdefault(id(function), set()).add(target.id)
         for call in model.of_type(CallEvent):
             if call.function is not None and id(call.function) in backpropagated and id(call.node) not in found:
-                argument = _argument_for(call, backpropagated[id(call.function)])
+                argument = callsite.argument_for(call, backpropagated[id(call.function)])
                 if argument is not None:
                     found[id(call.node)] = argument
     return found
-
-
-def _argument_for(call: CallEvent, names: set) -> ast.expr | None:
-    """The argument of `call` that lands on one of the parameters `names` of the function it calls."""
-    node = call.function.node
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(isinstance(a, ast.Starred) for a in call.node.args):
-        return None
-    params = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
-    if call.function.cls is not None and call.receiver is not None and params and \
-            not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
-        params = params[1:]
-    passed = dict(zip(params, call.node.args))
-    passed.update({k.arg: k.value for k in call.node.keywords if k.arg is not None})
-    found = [passed[name] for name in params + [a.arg for a in node.args.kwonlyargs] if name in names and name in passed]
-    return found[0] if len(found) == 1 else None
 
 
 def _reset_by_enclosing(loop: Loop, acc: Accumulation) -> bool:
