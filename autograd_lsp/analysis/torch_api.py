@@ -78,6 +78,8 @@ SET_GRAD_ENABLED = {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"}
 
 DEFAULT_DTYPE_SETTERS = {"torch.set_default_dtype", "torch.set_default_tensor_type"}
 
+SIZE_CLASSES = {"torch.Size"}  # what it is given are sizes: a one-element tensor among them counts as a number
+
 PARAMETER_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
 # The legacy wrapper: `Variable(t)` is a leaf sharing t's storage, requiring grad only when asked (requires_grad=False).
 VARIABLE_CLASSES = {"torch.autograd.Variable", "torch.autograd.variable.Variable"}

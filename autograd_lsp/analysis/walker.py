@@ -1008,7 +1008,8 @@ class Walker:
                 if module in api.MATH_MODULES and short[:1].islower():
                     self.function_aliases[(id(self.scope), target.id)] = qualname  # `loss_fn = F.l1_loss`
         elif isinstance(target, (ast.Tuple, ast.List)):
-            elements = self._unpack(value, prov, len(target.elts))
+            star = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)), None)
+            elements = self._unpack(value, prov, len(target.elts), star)
             for element_target, (element_value, element_prov) in zip(target.elts, elements):
                 self.assign(element_target, element_value, element_prov)
         elif isinstance(target, ast.Starred):
@@ -1087,11 +1088,16 @@ class Walker:
             table = cls.late
             table[attr] = merge(table[attr], prov) if attr in table else prov
 
-    def _unpack(self, value, prov, count):
+    def _unpack(self, value, prov, count, star: int | None = None):
         if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == count and not any(isinstance(e, ast.Starred) for e in value.elts):
             return [(element, self.prov_of(element)) for element in value.elts]
-        if prov is not None and prov.kind is Kind.SEQUENCE and len(prov.elements) == count:
+        if prov is not None and prov.kind is Kind.SEQUENCE and len(prov.elements) == count and star is None:
             return [(None, element) for element in prov.elements]
+        if prov is not None and prov.kind is Kind.SEQUENCE and prov.origin == _TUPLE and star is not None and len(prov.elements) >= count - 1:
+            # `a, b, *rest = returned_tuple`: the names before the star take the first elements, those after it the last
+            after = count - star - 1
+            tail = list(prov.elements[len(prov.elements) - after:]) if after else []
+            return [(None, element) for element in [*prov.elements[:star], None, *tail]]
         if self._sizes_of_tensor(value):  # `n, c = x.size()[:2]`, `b, _, h, w = x.shape`: ints
             return [(None, Provenance(Kind.NUMBER, value.lineno, dtype=api.INT))] * count
         indices = self._integer_outputs(value, prov, count)
@@ -1759,7 +1765,7 @@ class Walker:
         if walked is _NOT_WALKED and receiver is None and info.cls is None:
             walked = self._layers_in_context(info, node, arg_provs, keywords)
         if walked is not _NOT_WALKED:
-            return walked
+            return _no_graph_if(self.no_grad, walked)  # (a body walked for this call under no_grad: its result too)
         return _no_graph_if(self.no_grad, self.instantiate(info, node, arg_provs, node.args))
 
     def _layers_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs):
@@ -2251,6 +2257,13 @@ class Walker:
                            if value is not None and value.kind is Kind.TENSOR and value.requires_grad else None
                            for value in walked.elements)
             return Provenance(Kind.SEQUENCE, node.lineno, elements=values, origin=_TUPLE, node=node)
+        if walked is None and isinstance(cls, ClassInfo) and event.runs is not None and event.runs.walked and not self.no_grad:
+            kept = event.runs.returns
+            if kept is not None and kept.kind is Kind.SEQUENCE and kept.origin == _TUPLE and kept.elements:
+                # a forward returning a tuple display (`return loss, n, {"loss": loss.detach()}`) whose summary says
+                # which elements are tensors: those are this call's output, the others (counts, logs) not known here
+                return Provenance(Kind.SEQUENCE, node.lineno, elements=tuple(_as_output(value, result) for value in kept.elements),
+                                  origin=_TUPLE, node=node)
         return result
 
     def _note_forward_graph(self, node: ast.Call, walked: Provenance | None):
@@ -3516,7 +3529,7 @@ def _no_graph_if(no_grad: bool, prov: Provenance | None) -> Provenance | None:
         return prov
     if prov.kind is Kind.SEQUENCE and prov.elements:
         return prov.but(elements=tuple(_no_graph_if(True, e) for e in prov.elements))
-    if prov.kind is not Kind.TENSOR or prov.leaf is True or (prov.requires_grad is not True and not prov.graph):
+    if prov.kind is not Kind.TENSOR or prov.leaf is True and prov.requires_grad is True or (prov.requires_grad is not True and not prov.graph):
         return prov  # (a parameter handed back is still one that requires grad)
     return prov.but(requires_grad=False, graph=frozenset(), no_grad=True, leaf=True, cut_deps=prov.param_deps)
 
@@ -3944,6 +3957,19 @@ def _text(value: str) -> Provenance | None:
             _TEXTS.clear()
         prov = _TEXTS[value] = Provenance(Kind.TEXT, 0, text=value)
     return prov
+
+
+def _as_output(value: Provenance | None, output: Provenance) -> Provenance | None:
+    """What an element of a forward's returned tuple is at a call: a tensor cut from the graph (`loss.detach()`), a
+    number or a string as the summary has it, a dict display of those (a logging output); anything else the call's
+    output, as before."""
+    if value is None:
+        return output  # (not known: what every element was before, the call's output)
+    if value.kind is Kind.TENSOR:
+        return value if not value.graph and (value.detached or value.requires_grad is False) else output
+    if value.kind is Kind.MAPPING and value.keys and value.elements:
+        return value.but(elements=tuple(_as_output(element, output) for element in value.elements))
+    return value if value.kind in (Kind.NUMBER, Kind.TEXT) else output
 
 
 def _int_number(value: int) -> Provenance:

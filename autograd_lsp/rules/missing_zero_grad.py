@@ -46,8 +46,10 @@ from __future__ import annotations
 import ast
 import sys
 
+from ..analysis import callsite
 from ..analysis import torch_ops as ops
-from ..analysis.model import BindEvent, CallEvent, ModuleModel
+from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel
+from ..analysis.provenance import Kind
 from ..analysis.training import (BACKWARD, STEP, ZERO_GRAD, covers, first_forward, forward_statement, innermost_unit, optimizer_of,
                                  optimizer_params, training_units)
 from ..findings import Fix, Safety, Severity
@@ -71,7 +73,7 @@ def check(model: ModuleModel):
         if not backwards or not steps:
             continue
         own = [step for step in steps if innermost_unit(model, step.event, needs=BACKWARD) is unit]
-        own = [step for step in own if not _fresh_each_iteration(model, unit, step)]
+        own = [step for step in own if not _fresh_each_iteration(model, unit, step) and not _callers_pass_no_optimizer(model, step)]
         if not own:
             continue
         zeros = unit.of(ZERO_GRAD)
@@ -128,6 +130,32 @@ def _fresh_each_iteration(model: ModuleModel, unit, step) -> bool:
               and isinstance(node.func, ast.Attribute) and node.func.attr in ops.MODULE_ITERATORS]
     return bool(owners) and all(isinstance(owner, ast.Name) and _made_before(binds, owner.id, made.seq) is not None
                                 for owner in owners)
+
+
+def _callers_pass_no_optimizer(model: ModuleModel, step) -> bool:
+    """The stepped object is a parameter of the function, judged an optimizer by its name (`ema_optimizer`), and every
+    call this module shows passes it something known that is not one (`WeightEMA(model, ema_model)`, whose `step()`
+    averages weights): no gradient of it accumulates."""
+    event = step.event
+    prov = event.receiver_prov if isinstance(event, CallEvent) else None
+    function = event.ctx.scope.function if isinstance(event, CallEvent) else None
+    if step.inner is not None or prov is None or prov.origin != "param" or function is None or not isinstance(event.receiver, ast.Name):
+        return False
+    callers = [call for call in model.callers(function) if call.function is function]
+    if not callers:
+        return False
+    for call in callers:
+        passed = callsite.argument_for(call, {event.receiver.id})
+        value = model.prov(passed) if passed is not None else None
+        if value is None or value.kind is Kind.OPTIMIZER or not _plain_class(value.module_class):
+            return False
+    return True
+
+
+def _plain_class(cls) -> bool:
+    """A class of this workspace that derives from nothing but `object`: not an optimizer of any library."""
+    return isinstance(cls, ClassInfo) and all(isinstance(base, ast.Name) and base.id == "object" for base in cls.node.bases) \
+        and not cls.node.keywords
 
 
 def _made_before(binds: list, name: str, seq: int):

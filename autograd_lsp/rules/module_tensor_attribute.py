@@ -932,6 +932,8 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         return _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype) if len(operands) == 2 else None
     if isinstance(parent, (ast.List, ast.Tuple)):
         grand = parents.get(parent)
+        if isinstance(grand, ast.Call) and imports is not None and imports.qualname(grand.func) in api.SIZE_CLASSES:
+            return None  # `torch.Size([dim, self.n, 2])`: a size, on no device
         if isinstance(grand, ast.Call) and parent in grand.args and not _moves_or_inspects(grand) and not _extension_call(grand, imports):
             others = [e for e in parent.elts if e is not node and not _constant(e)] + [a for a in grand.args if a is not parent and not _constant(a)]
             if others and all(_unmoved_sibling(e, cls) for e in others):
@@ -947,6 +949,8 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         forward = _function_forward(parent, node, classes)
         if forward is not None:
             return _combined_in_forward(forward, parent.args.index(node) + 1, depth, imports, classes)
+        if qualname is None and cls is not None and _unknown_callee(cls, parent.func):
+            return None  # `self.model(x, self.t_span)` of a module handed in: what it does with the tensor is unknown
         others = [a for a in [*parent.args, *(k.value for k in parent.keywords)] if a is not node and not _not_tensor(a, cls)]
         func = parent.func
         if qualname is None and isinstance(func, ast.Attribute) and api.is_op(func.attr) and func.attr not in api.SHAPE_OPERANDS \
@@ -1028,6 +1032,18 @@ def _own_layer(cls: ClassInfo, func: ast.AST) -> bool:
     if isinstance(layer, str):
         return api.layer_parameters(layer.rsplit(".", 1)[-1]) != ()
     return isinstance(layer, ClassInfo) and layer.is_module
+
+
+def _unknown_callee(cls: ClassInfo, func: ast.AST) -> bool:
+    """`self.<name>(...)` (`self.<name>.<method>(...)`) of no method of the class and no module whose class is known (a model handed to `__init__`,
+    one built by another library): it may move what it is given to its own device (torchdyn's solvers do), or use it
+    as a number."""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) and not api.is_op(func.attr):
+        func = func.value  # `self.model.odeint(x, self.t_span)`: a method of that object
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self") or func.attr in cls.methods:
+        return False
+    prov = cls.attributes.get(func.attr)
+    return prov is None or prov.origin == "param" or prov.kind is Kind.MODULE and prov.module_class is None
 
 
 def _extension_call(call: ast.Call, imports) -> bool:

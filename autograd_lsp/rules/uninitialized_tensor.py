@@ -118,7 +118,12 @@ def _size_like(model: ModuleModel, arg: ast.expr, scope, before: int) -> bool:
     if isinstance(arg, ast.Constant):
         return isinstance(arg.value, int) and not isinstance(arg.value, bool)
     if isinstance(arg, ast.Starred):
-        return True
+        # `*shape`; not a wrapper's own `*args` handed on (`def FloatTensor(*args): return torch.FloatTensor(*args)`):
+        # its callers may pass data as well as sizes
+        function = scope.function.node if scope is not None and scope.function is not None else None
+        vararg = getattr(getattr(function, "args", None), "vararg", None)
+        handed_on = vararg is not None and isinstance(arg.value, ast.Name) and arg.value.id == vararg.arg
+        return not handed_on or vararg.arg in ("shape", "sizes", "size", "dims")
     prov = model.prov(arg)
     if prov is not None and prov.kind is Kind.NUMBER and prov.dtype == api.INT:
         return True
