@@ -2479,6 +2479,13 @@ class Walker:
             # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order
             self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],)))
             return None
+        if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and recv.origin != _TUPLE and label(receiver) \
+                and arg_provs[0] is not None and arg_provs[0].has_graph:
+            # `outputs.append(step)` in an unrolled loop: the list holds that graph, which `torch.cat(outputs)` joins (the
+            # elements stay as they were: how many there are and in which order is not known)
+            held = arg_provs[0]
+            self.update(label(receiver), recv.but(graph=recv.graph | held.graph, composed_from=recv.composed_from | held.composed_from))
+            return None
         if recv.kind is Kind.MAPPING and not node.args and method in ("items", "values"):
             value = _merged_values(recv)  # `for name, value in losses.items()`: each value is one of the dict's
             if value is None:
@@ -3008,6 +3015,7 @@ class Walker:
         return _number(node)
 
     def torch_op(self, node: ast.Call, short: str, arg_provs) -> Provenance | None:
+        given, arg_provs = arg_provs, [_with_held(p) for p in arg_provs]
         inputs = [(p, a) for p, a in zip(arg_provs, node.args)]
         tensors = [p for p in flatten(arg_provs) if p is not None and p.kind is Kind.TENSOR]
         if not tensors:
@@ -3033,6 +3041,8 @@ class Walker:
             scalar = False  # torch.flatten(x), torch.squeeze(x): as many elements as x
         else:
             scalar = None  # torch.dist, torch.linalg.det, F.cosine_similarity...: many functions reduce
+        if scalar is False and any(p is not q for p, q in zip(given, arg_provs)):
+            scalar = None  # (a list appended to: one element may be all it holds)
         first = arg_provs[0] if arg_provs else None
         large = first.as_large_as if short in api.KEEPS_NUMEL and first is not None and first.kind is Kind.TENSOR else frozenset()
         shape = None
@@ -3448,6 +3458,16 @@ def _last_layer(module: Provenance, depth: int = 0) -> str | None:
         return None
     name = layer.module_class.rsplit(".", 1)[-1]
     return _last_layer(layer, depth + 1) if name == "Sequential" else name
+
+
+def _with_held(prov: Provenance | None) -> Provenance | None:
+    """A list that graphs were appended to, given to a torch op: one more element standing for them (a non-leaf that
+    requires grad, with their graph), so that the result joins it."""
+    if prov is None or prov.kind is not Kind.SEQUENCE or not prov.graph:
+        return prov
+    held = Provenance(Kind.TENSOR, prov.line, leaf=False, requires_grad=True, graph=prov.graph, composed_from=prov.composed_from,
+                      origin="appended")
+    return prov.but(elements=prov.elements + (held,))
 
 
 def _item_of(sequence: Provenance, index: ast.expr) -> Provenance | None:

@@ -6,7 +6,8 @@ Flags `.data` where it bypasses autograd in a way that matters, outside `torch.n
   forward that saved it and its `backward()`, or between two backwards of a retained graph: the gradients
   will be computed with values the forward did not use). What a graph saves is torch's own
   `derivatives.yaml`: `w ** 2` and `w * h` (h requiring grad) keep `w`, `x @ w` with a constant `x` does not,
-  `nn.Linear` keeps its weight when its input requires grad (also as `net[2].weight` of an `nn.Sequential`). The loss
+  `nn.Linear` keeps its weight when its input requires grad (also as `net[2].weight` of an `nn.Sequential`); steps
+  appended to a list and joined (`torch.cat(outputs)`, an unrolled RNN's forward) keep what they saved. The loss
   is followed through the names it was computed from, and a helper that changes its parameter through `.data`
   (`def squash(t): t.data *= 0.5`) is reported where a call passes it a tensor the pending graph saved. An *info* smell otherwise: a pending graph
   that did not save `w`, or a training loop with nothing pending (manual SGD steps, weight clipping after
