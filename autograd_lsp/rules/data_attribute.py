@@ -7,7 +7,8 @@ Flags `.data` where it bypasses autograd in a way that matters, outside `torch.n
   will be computed with values the forward did not use). What a graph saves is torch's own
   `derivatives.yaml`: `w ** 2` and `w * h` (h requiring grad) keep `w`, `x @ w` with a constant `x` does not,
   `nn.Linear` keeps its weight when its input requires grad (also as `net[2].weight` of an `nn.Sequential`); steps
-  appended to a list and joined (`torch.cat(outputs)`, an unrolled RNN's forward) keep what they saved. The loss
+  appended to a list and joined (`torch.cat(outputs)`, an unrolled RNN's forward) keep what they saved. A write through a
+  name bound to `.data` (`c = out.data; c.zero_()`) is reported at the write and at the binding, where the fix goes. The loss
   is followed through the names it was computed from, and a helper that changes its parameter through `.data`
   (`def squash(t): t.data *= 0.5`) is reported where a call passes it a tensor the pending graph saved. An *info* smell otherwise: a pending graph
   that did not save `w`, or a training loop with nothing pending (manual SGD steps, weight clipping after
@@ -141,9 +142,19 @@ def _writes(model: ModuleModel, sites, binds):
                            f"{bound.lineno}) and before that `backward()` (line {site.node.lineno}): autograd cannot see changes through "
                            f"`.data`, so the gradients will be computed with values the forward did not use. Move the update after the "
                            f"backward/step, under `torch.no_grad()`")
-                yield model.finding(RULE, _write_node(event), message, fixes=_write_fixes(model, event, owner),
-                                    related=[(site.node, "the pending backward"), (bound, "the forward that saved the old values")],
-                                    target=name, kind="pending-graph").with_severity(Severity.WARNING)
+                finding = model.finding(RULE, _write_node(event), message, fixes=_write_fixes(model, event, owner),
+                                        related=[(site.node, "the pending backward"), (bound, "the forward that saved the old values")],
+                                        target=name, kind="pending-graph").with_severity(Severity.WARNING)
+                alias = event.prov.node if _data_owner(event.target) is None else None
+                if alias is None:
+                    yield finding
+                    continue
+                # written through a name bound to `.data`: the binding is where the fix goes
+                cause = (f"`{model.text(event.target)}` is bound to `{name}.data`, which shares `{name}`'s storage without autograd's "
+                         f"version counter: `{event.op}` at line {event.node.lineno} changes what the forward saved (`{saver}`, line "
+                         f"{bound.lineno}) before that `backward()` (line {site.node.lineno}), silently. Use `{name}.detach()` (autograd "
+                         f"then reports the change) or `{name}.detach().clone()` for a copy to change")
+                yield from model.with_cause(finding, alias, cause, "the change through it is here")
                 continue
             message = (f"`{name}.data` is changed ({op}) while a backward (line {site.node.lineno}) is pending; that graph did not save "
                        f"`{name}`, so its gradients stay right, but `.data` hides the change from autograd's checks. Prefer "
