@@ -15,7 +15,8 @@ Flags `.data` where it bypasses autograd in a way that matters, outside `torch.n
   `step()`), where `.data` only hides the change from autograd's checks. Also a *warning*: a write through
   `.data` of gradients that `torch.autograd.grad(..., create_graph=True)` made (`p.data -= lr * g` in a MAML
   inner step): the graph asked for so that the update could be differentiated is thrown away;
-- **reads** of `x.data` (for an `x` that requires grad) that feed a value which is then backpropagated:
+- **reads** of `x.data` (for an `x` that requires grad) that feed a value which is then backpropagated (also inside
+  the `forward()` of a module of the file that value went through: `x @ self.weight.data`):
   a *warning* when nothing else in that value requires grad (`backward()` raises), or when the cut path
   was the only one to parameters an optimizer then steps (they silently get no gradient: an encoder read
   through `.data`); an *info* smell when `.data` is a stop-gradient towards what has its own loss or
@@ -492,8 +493,7 @@ def _saver_in_forward(model, event, label: str, requires_grad, binds) -> str | N
     if module is None or not label.startswith((module + ".", module + "[")):
         return None
     cls = event.receiver_prov.module_class if event.receiver_prov is not None and event.method == "forward" else None
-    prov = model.prov(target) or next((bind.prov for bind in reversed(binds.get(module, ())) if bind.prov is not None
-                                       and bind.prov.kind is Kind.MODULE), None)  # a called name has no recorded provenance
+    prov = _module_prov(model, target, binds)
     cls = cls or (prov.module_class if prov is not None and prov.kind is Kind.MODULE else None)
     if isinstance(cls, ClassInfo):
         return f"{module}(...)"
@@ -512,6 +512,12 @@ def _saver_in_forward(model, event, label: str, requires_grad, binds) -> str | N
         if op and api.saved_inputs(op, [requires_grad(i) for i in inputs] + [True]) & {len(inputs)}:
             return f"{module}(...)"  # the weight comes after the inputs in the op's arguments
     return None
+
+
+def _module_prov(model, target: ast.expr, binds):
+    """What a called module is: a called name has no recorded provenance, its last binding to a module has."""
+    return model.prov(target) or next((bind.prov for bind in reversed(binds.get(model.text(target), ())) if bind.prov is not None
+                                       and bind.prov.kind is Kind.MODULE), None)
 
 
 def _sequential_layer_saves(model, module: str, label: str, prov, event) -> str | None:
@@ -687,7 +693,49 @@ def _data_reads_in_slice(model: ModuleModel, site, binds):
                     seen.add(id(bind))
                     work.append((bind.value, bind.seq))
                 continue
+            if isinstance(node, ast.Call) and not _under_no_grad_call(model, node):
+                # `model(x)` of a module of this file: what its forward returns is part of the value too
+                for returned in _forward_returns(model, node, binds):
+                    if id(returned) not in seen:
+                        seen.add(id(returned))
+                        work.append((returned, float("inf")))
             stack.extend(ast.iter_child_nodes(node))
+
+
+def _forward_returns(model: ModuleModel, call: ast.Call, binds) -> list:
+    """The returned expressions of the forward() a call of a module runs: a user module's own, or those of the user
+    modules an `nn.Sequential` holds. Only forwards defined in this file (their nodes have this model's provenance)."""
+    event = _call_events(model).get(id(call))
+    if event is None or event.role != "forward":
+        return []
+    forwards = [event.runs] if isinstance(event.runs, FunctionInfo) else []
+    module = _module_prov(model, call.func, binds) if not forwards and isinstance(call.func, (ast.Name, ast.Attribute)) else None
+    if module is not None and module.kind is Kind.MODULE and isinstance(module.module_class, str) \
+            and module.module_class.rsplit(".", 1)[-1] == "Sequential":
+        forwards = [element.module_class.methods.get("forward") for element in module.elements
+                    if element is not None and isinstance(element.module_class, ClassInfo)]
+    own = _own_functions(model)
+    return [node.value for forward in forwards if forward is not None and id(forward.node) in own
+            for node in ast.walk(forward.node) if isinstance(node, ast.Return) and node.value is not None]
+
+
+def _own_functions(model: ModuleModel) -> set:
+    cache = model.__dict__.get("_ag008_own")
+    if cache is None:
+        cache = model.__dict__["_ag008_own"] = {id(info.node) for info in model.functions.values()}
+    return cache
+
+
+def _call_events(model: ModuleModel) -> dict:
+    cache = model.__dict__.get("_ag008_calls")
+    if cache is None:
+        cache = model.__dict__["_ag008_calls"] = {id(event.node): event for event in model.calls() if event.ctx.via is None}
+    return cache
+
+
+def _under_no_grad_call(model: ModuleModel, node: ast.Call) -> bool:
+    event = _call_events(model).get(id(node))
+    return event is not None and bool(event.ctx.no_grad)
 
 
 def _under_no_grad(model: ModuleModel, node: ast.AST) -> bool:
