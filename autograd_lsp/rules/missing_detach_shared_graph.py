@@ -14,7 +14,7 @@ step of that module (`d_opt.step()`, on a path that always runs before it; its o
 parameter left at a torch class default, `opt_class=optim.Adam`), then that loss's `backward()`: the weights it needs
 were changed in place.
 
-Reported at the `backward()` that fails, and at its cause: the first loss's use of the shared output (where
+Reported at the `backward()` that fails (a helper's: at its call, and at its `backward()` naming that call), and at its cause: the first loss's use of the shared output (where
 `.detach()` goes), the shared forward computed once, or the loss built before the step.
 
 ## Why is this bad?
@@ -65,7 +65,7 @@ from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
 from ..analysis.syntax import parents
-from ..analysis.training import backward_target, called_module, forwards_of, keeps_own_weights, step_owners, is_backward, is_frozen, is_step, never_together, optimizer_of, place, runs_after, shown, site as site_of
+from ..analysis.training import backward_target, called_module, forwards_of, keeps_own_weights, step_owners, is_backward, is_frozen, is_step, mine, never_together, optimizer_of, place, runs_after, shown, site as site_of
 from ..findings import Edit, Fix, Safety, Severity
 
 CODE = "AG017"
@@ -119,7 +119,8 @@ def check(model: ModuleModel):
                     or _unpacked_together(model, first, second):
                 continue
             reported.add(id(second))
-            yield from _finding(model, first, second, step, shared, stale[1] if stale is not None else None)
+            yield from _raised_in_helper(model, first, second, _finding(model, first, second, step, shared,
+                                                                        stale[1] if stale is not None else None))
             break
     for site in sites:
         if id(site) not in reported:
@@ -632,6 +633,22 @@ def _finding(model: ModuleModel, first: Site, second: Site, step: CallEvent, sha
                  f"frees its graph and `{second_call}` (line {second_node.lineno}) backpropagates through it again. {advice}")
         return model.with_cause(found, shared_bind.node, cause, "the second backward fails here")
     return [found]
+
+
+def _raised_in_helper(model: ModuleModel, first: Site, second: Site, findings: list) -> list:
+    """A second backward that a helper of this file runs (`update(codes)`): reported at that `backward()` too, where
+    the traceback ends, naming the call that runs it then (the helper is right for a caller that passes a fresh graph)."""
+    raised = shown(model, first.event, second.event)[1]
+    if type(raised) is not ThroughEvent or not findings:
+        return findings
+    inner = raised.direct
+    if not mine(model, inner) or inner.node.lineno == findings[0].span.line:
+        return findings
+    found = findings[0]
+    call = " ".join(model.text(raised.through).split())
+    message = (f"This `backward()` fails when `{call}` (line {raised.through.lineno}) runs it: {found.message[:1].lower()}"
+               f"{found.message[1:]}")
+    return [*findings, *model.with_cause(found, inner.node, message, "the call that runs it")[1:]]
 
 
 def _stale_finding(model, first_node, second_node, step_node, step, step_text: str, what: str, made: str, shared_bind, module: str):
