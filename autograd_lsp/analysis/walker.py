@@ -2908,11 +2908,14 @@ class Walker:
         id in it), one per input: a sequence of that many, or of one representative when the inputs are not a literal."""
         if self.no_grad or _const(_argument(node, "create_graph", 4)) is not True:
             return None  # (plain gradients: nothing a rule needs)
-        loss = arg_provs[0] if arg_provs else None
+        outputs, inputs = _argument(node, "outputs", 0), _argument(node, "inputs", 1)
+        loss = self.prov_of(outputs) if outputs is not None else None
+        # (a double backward's gradients are functions of the outputs and the inputs: a helper's parameters they came from
+        # are the summary's, as for any op: the gradient penalty of a `fake` that was not detached carries its graph)
+        given = [p for p in flatten([loss, self.prov_of(inputs) if inputs is not None else None]) if p is not None and p.kind is Kind.TENSOR]
         grad = Provenance(Kind.TENSOR, node.lineno, leaf=False, requires_grad=True, dtype=api.FLOAT, origin="torch.autograd.grad",
                           graph=(loss.graph if loss is not None and loss.kind is Kind.TENSOR else frozenset()) | {id(node)},
-                          loop=self.loop, epoch=self.epoch, node=node)
-        inputs = _argument(node, "inputs", 1)
+                          param_deps=frozenset().union(*(p.param_deps for p in given)), loop=self.loop, epoch=self.epoch, node=node)
         count = len(inputs.elts) if isinstance(inputs, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in inputs.elts) else 1
         return Provenance(Kind.SEQUENCE, node.lineno, elements=(grad,) * count, node=node)
 

@@ -15,7 +15,7 @@ parameter left at a torch class default, `opt_class=optim.Adam`), then that loss
 were changed in place.
 
 A helper may keep the shared forward on `self` itself (`self.pred_real = self.netD(real)` in `backward_D()`, read again by
-`backward_G()`).
+`backward_G()`); a gradient penalty's `torch.autograd.grad(..., create_graph=True)` carries the graph of what it was given.
 
 Reported at the `backward()` that fails (a helper's: at its call, and at its `backward()` naming that call when that
 call is its only one), and at its cause: the first loss's use of the shared output (where
