@@ -2434,8 +2434,10 @@ class Walker:
             return None
         if recv.kind is Kind.MODULE:
             if method in ("parameters", "named_parameters"):
-                return Provenance(Kind.PARAMS, node.lineno, origin=f"{label(receiver) or 'module'}.parameters()",
-                                  params=frozenset({f"{label(receiver)}.*"}) if label(receiver) else frozenset(), node=node)
+                # (a submodule's, `self.critic.q1.parameters()`: named by its whole path)
+                named = label(receiver) or syntax.dotted(receiver)
+                return Provenance(Kind.PARAMS, node.lineno, origin=f"{named or 'module'}.parameters()",
+                                  params=frozenset({f"{named}.*"}) if named else frozenset(), node=node)
             if method == "apply" and len(node.args) == 1 and isinstance(node.args[0], ast.Name) \
                     and not (isinstance(recv.module_class, ClassInfo) and "apply" in recv.module_class.methods):  # (its own apply())
                 function = self.lookup_def(node.args[0].id)  # `model.apply(init_weights)` runs it here, in this grad mode

@@ -11,8 +11,8 @@ And the same GAN ordering without a shared output: a loss built on a module's fo
 tensor that requires grad: `g_loss = -D(fake).mean()`; or fed anything, a module whose own layers chain, or a
 convolution; or a loss a method of that module returns, `D.adv_loss(fake)` running `self.forward`), then an optimizer
 step of that module (`d_opt.step()`, on a path that always runs before it; its optimizer may be built by a constructor
-parameter left at a torch class default, `opt_class=optim.Adam`), then that loss's `backward()`: the weights it needs
-were changed in place.
+parameter left at a torch class default, `opt_class=optim.Adam`; or a submodule the forward runs, `self.critic.q1`, stepped by
+a plain helper given `self.q1_optim`), then that loss's `backward()`: the weights it needs were changed in place.
 
 A helper may keep the shared forward on `self` itself (`self.pred_real = self.netD(real)` in `backward_D()`, read again by
 `backward_G()`); a gradient penalty's `torch.autograd.grad(..., create_graph=True)` carries the graph of what it was given.
@@ -65,6 +65,7 @@ import sys
 from dataclasses import dataclass, field
 
 from ..analysis.model import BindEvent, CallEvent, ModuleModel, ThroughEvent, UseEvent
+from ..analysis import callsite
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
@@ -234,8 +235,16 @@ def _same_self(model: ModuleModel, forward: CallEvent, call: CallEvent, step) ->
     function = forward.ctx.scope.function
     if root.id != "self":
         return root.id not in forward.ctx.scope.bindings and function is not None and function.cls is None  # (a module-level name)
-    if type(step) is not ThroughEvent or not isinstance(call.node.func, ast.Attribute) or not isinstance(step.through.func, ast.Attribute):
+    if type(step) is not ThroughEvent or not isinstance(call.node.func, ast.Attribute):
         return False
+    if not isinstance(step.through.func, ast.Attribute):
+        # a plain helper given this instance's optimizer (`update(self.q_opt, loss)` in a method, with the forward's method
+        # called on `self` too): the optimizer's parameters are named by this `self`
+        helper = _calls(model).get(id(step.through))
+        receiver = step.direct.receiver
+        given = callsite.argument_for(helper, {receiver.id}) if helper is not None and helper.function is not None \
+            and isinstance(receiver, ast.Name) else None
+        return model.text(call.node.func.value) == "self" and isinstance(given, ast.Attribute) and model.text(given.value) == "self"
     inner = step.direct.ctx.scope.function
     inner = inner.context_of or inner if inner is not None else None
     return inner is not None and function is not None and inner.cls is function.cls \
@@ -469,7 +478,24 @@ def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset, own: 
             continue  # (fed data, a first linear layer keeps its input alone)
         if any(name == owner or name.startswith(owner + ".") for owner in owners):
             found.append(name)
+        elif any(owner.startswith(name + ".") and _runs_submodule(model, event, owner[len(name) + 1:]) for owner in owners):
+            found.append(name)  # (the step's module is one the forward runs on what it is given: `self.q1` of the critic)
     return found
+
+
+def _runs_submodule(model: ModuleModel, event: CallEvent, attribute: str) -> bool:
+    """The forward of a workspace module calls `self.<attribute>` on something computed from its inputs."""
+    forward = event.runs
+    if forward is None or "." in attribute:
+        return False
+    for inner in model.calls(role="forward"):
+        if inner.ctx.scope.function is not forward or inner.ctx.via is not None:
+            continue
+        target = inner.receiver if inner.method == "forward" else inner.node.func
+        if isinstance(target, ast.Attribute) and model.text(target) == f"self.{attribute}" and any(
+                prov is not None and prov.is_tensor and prov.param_deps for prov in map(model.prov, inner.node.args)):
+            return True
+    return False
 
 
 # -- where backward happens -----------------------------------------------------------------------------
