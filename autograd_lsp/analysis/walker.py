@@ -1893,11 +1893,11 @@ class Walker:
                  and receiver.origin != "self" and any(_shaped(p) for p in info.cls.instances.get(id(receiver.node), {}).values()))
         # a body that runs backward() or an optimizer step: walked with what the call gives it, so that the caller sees
         # which of its values are backpropagated, freed and stepped, in order (ThroughEvent). Only for calls that give it
-        # a value with a graph, or an instance of a plain class of the workspace (an optimizer or criterion wrapper whose
-        # own methods backpropagate): a body walked for a call site is walked in full after each edit of it (rewalk.py)
+        # a value with a graph, an instance of a plain class of the workspace (an optimizer or criterion wrapper whose
+        # own methods backpropagate), or a function of the workspace (what it does to the values is known then): a body walked for a call site is walked in full after each edit of it (rewalk.py)
         backprops = (info.calls_backward or info.calls_step) and any(
             p is not None and (p.kind is Kind.TENSOR and bool(p.graph) or p.kind is Kind.MODULE and isinstance(p.module_class, ClassInfo)
-                               and not p.module_class.is_module) for p in flatten(passed))
+                               and not p.module_class.is_module or p.kind is Kind.FUNCTION) for p in flatten(passed))
         # a body that cuts a graph (`(pred > 0.5).float()`), given a tensor that requires grad and one that has no graph
         # (a plain target): whether what it returns is cut is the call's to say (the summary keeps a path open through a
         # parameter that might require grad)

@@ -10,7 +10,8 @@ Flags `.data` where it bypasses autograd in a way that matters, outside `torch.n
   appended to a list and joined (`torch.cat(outputs)`, an unrolled RNN's forward) keep what they saved. A write through a
   name bound to `.data` (`c = out.data; c.zero_()`) is reported at the write and at the binding, where the fix goes. The loss
   is followed through the names it was computed from, and a helper that changes its parameter through `.data`
-  (`def squash(t): t.data *= 0.5`) is reported where a call passes it a tensor the pending graph saved. An *info* smell otherwise: a pending graph
+  (`def squash(t): t.data *= 0.5`) is reported where a call passes it a tensor the pending graph saved (also when
+  the helper is given as an argument, `step(net, x, post=squash)`, and the body it is given to backpropagates). An *info* smell otherwise: a pending graph
   that did not save `w`, or a training loop with nothing pending (manual SGD steps, weight clipping after
   `step()`), where `.data` only hides the change from autograd's checks. Also a *warning*: a write through
   `.data` of gradients that `torch.autograd.grad(..., create_graph=True)` made (`p.data -= lr * g` in a MAML
@@ -70,7 +71,7 @@ import sys
 import textwrap
 
 from ..analysis import callsite, syntax, torch_api as api
-from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, ClassInfo, FunctionInfo, InplaceEvent, ModuleModel
+from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, ClassInfo, FunctionInfo, InplaceEvent, ModuleModel, ThroughEvent
 from ..analysis.provenance import Kind, Provenance
 from ..findings import Edit, Fix, Safety, Severity, Span
 from . import edits
@@ -122,10 +123,18 @@ def _writes(model: ModuleModel, sites, binds):
     for event in model.of_type(AttrStoreEvent):
         if event.target.attr == "data":
             writes.append((event, event.target.value, "an assignment to `.data`"))
+    reported = set()
     for event, owner, op in writes:
         prov = model.prov(owner)
         if event.ctx.no_grad:
             continue
+        if event.ctx.via is not None and _data_owner(event.target) is not None:
+            found = _pending_through_calls(model, event, owner, op)
+            if found is not None:
+                if id(event.node) not in reported:
+                    reported.add(id(event.node))
+                    yield found
+                continue
         if prov is None or not prov.is_tensor or prov.requires_grad is not True:
             yield from _helper_writes(model, event, owner, op, sites, binds)
             continue
@@ -215,6 +224,38 @@ def _helper_writes(model: ModuleModel, event, owner: ast.expr, op: str, sites, b
                             related=[(call.node, "the call"), (site.node, "the pending backward"), (bound, "the forward that saved the old values")],
                             target=name, kind="pending-graph").with_severity(Severity.WARNING)
         return
+
+
+def _pending_through_calls(model: ModuleModel, event, owner: ast.expr, op: str):
+    """A `.data` write in a body walked for a call (`scale(delta_im)` inside `train_step(..., normalize)`): the tensor the
+    calls gave it was saved by the forward that made it, and the outermost call runs a backward through that graph after
+    the write (ThroughEvent). Reported at the write, naming the calls."""
+    prov = event.prov
+    if prov is None or not prov.kept_for_backward:
+        return None
+    calls, ctx = [], event.ctx
+    while ctx.via is not None:
+        calls.append(ctx.via)
+        ctx = ctx.via
+    top = calls[-1]
+    for through in model.calls(role="backward", through=True):
+        if type(through) is not ThroughEvent or through.ctx.statement is not top.statement or through.direct.seq <= event.seq:
+            continue
+        loss = through.receiver_prov
+        if loss is None or loss.kind is not Kind.TENSOR or id(prov.saved_node) not in loss.graph or not through.certain:
+            continue
+        name, backward = model.text(owner), through.direct.node
+        function = event.ctx.scope.function
+        where = f"in `{function.name}()`, " if function is not None else ""
+        message = (f"`{name}.data` is changed ({op}) {where}run by the call at line {top.statement.lineno}, after the forward "
+                   f"that saved the tensor it is given for its backward (`{prov.saved_by}`, line {prov.saved_node.lineno}) and "
+                   f"before that `backward()` (line {backward.lineno}): autograd cannot see changes through `.data`, so the "
+                   f"gradients will be computed with values the forward did not use. Change a copy (out of place) instead")
+        return model.finding(RULE, _write_node(event), message, fixes=[],
+                             related=[(top.statement, "the call"), (backward, "the pending backward"),
+                                      (prov.saved_node, "the forward that saved the old values")],
+                             target=name, kind="pending-graph").with_severity(Severity.WARNING)
+    return None
 
 
 def _graph_discards(model: ModuleModel):
