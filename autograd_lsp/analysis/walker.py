@@ -1899,11 +1899,11 @@ class Walker:
                  and receiver.origin != "self" and any(_shaped(p) for p in info.cls.instances.get(id(receiver.node), {}).values()))
         # a body that runs backward() or an optimizer step: walked with what the call gives it, so that the caller sees
         # which of its values are backpropagated, freed and stepped, in order (ThroughEvent). Only for calls that give it
-        # a value with a graph, or an instance of a plain class of the workspace (an optimizer or criterion wrapper whose
-        # own methods backpropagate): a body walked for a call site is walked in full after each edit of it (rewalk.py)
+        # a value with a graph, an instance of a plain class of the workspace (an optimizer or criterion wrapper whose
+        # own methods backpropagate), or a function of the workspace (what it does to the values is known then): a body walked for a call site is walked in full after each edit of it (rewalk.py)
         backprops = (info.calls_backward or info.calls_step) and any(
             p is not None and (p.kind is Kind.TENSOR and bool(p.graph) or p.kind is Kind.MODULE and isinstance(p.module_class, ClassInfo)
-                               and not p.module_class.is_module) for p in flatten(passed))
+                               and not p.module_class.is_module or p.kind is Kind.FUNCTION) for p in flatten(passed))
         # a body that cuts a graph (`(pred > 0.5).float()`), given a tensor that requires grad and one that has no graph
         # (a plain target): whether what it returns is cut is the call's to say (the summary keeps a path open through a
         # parameter that might require grad)
@@ -2447,8 +2447,10 @@ class Walker:
             return None
         if recv.kind is Kind.MODULE:
             if method in ("parameters", "named_parameters"):
-                return Provenance(Kind.PARAMS, node.lineno, origin=f"{label(receiver) or 'module'}.parameters()",
-                                  params=frozenset({f"{label(receiver)}.*"}) if label(receiver) else frozenset(), node=node)
+                # (a submodule's, `self.critic.q1.parameters()`: named by its whole path)
+                named = label(receiver) or syntax.dotted(receiver)
+                return Provenance(Kind.PARAMS, node.lineno, origin=f"{named or 'module'}.parameters()",
+                                  params=frozenset({f"{named}.*"}) if named else frozenset(), node=node)
             if method == "apply" and len(node.args) == 1 and isinstance(node.args[0], ast.Name) \
                     and not (isinstance(recv.module_class, ClassInfo) and "apply" in recv.module_class.methods):  # (its own apply())
                 function = self.lookup_def(node.args[0].id)  # `model.apply(init_weights)` runs it here, in this grad mode
@@ -2491,6 +2493,13 @@ class Walker:
                 and arg_provs[0].kind is Kind.MODULE and all(p is not None and p.kind is Kind.MODULE for p in recv.elements) and label(receiver):
             # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order
             self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],)))
+            return None
+        if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and recv.origin != _TUPLE and label(receiver) \
+                and arg_provs[0] is not None and arg_provs[0].has_graph:
+            # `outputs.append(step)` in an unrolled loop: the list holds that graph, which `torch.cat(outputs)` joins (the
+            # elements stay as they were: how many there are and in which order is not known)
+            held = arg_provs[0]
+            self.update(label(receiver), recv.but(graph=recv.graph | held.graph, composed_from=recv.composed_from | held.composed_from))
             return None
         if recv.kind is Kind.MAPPING and not node.args and method in ("items", "values"):
             value = _merged_values(recv)  # `for name, value in losses.items()`: each value is one of the dict's
@@ -2914,11 +2923,14 @@ class Walker:
         id in it), one per input: a sequence of that many, or of one representative when the inputs are not a literal."""
         if self.no_grad or _const(_argument(node, "create_graph", 4)) is not True:
             return None  # (plain gradients: nothing a rule needs)
-        loss = arg_provs[0] if arg_provs else None
+        outputs, inputs = _argument(node, "outputs", 0), _argument(node, "inputs", 1)
+        loss = self.prov_of(outputs) if outputs is not None else None
+        # (a double backward's gradients are functions of the outputs and the inputs: a helper's parameters they came from
+        # are the summary's, as for any op: the gradient penalty of a `fake` that was not detached carries its graph)
+        given = [p for p in flatten([loss, self.prov_of(inputs) if inputs is not None else None]) if p is not None and p.kind is Kind.TENSOR]
         grad = Provenance(Kind.TENSOR, node.lineno, leaf=False, requires_grad=True, dtype=api.FLOAT, origin="torch.autograd.grad",
                           graph=(loss.graph if loss is not None and loss.kind is Kind.TENSOR else frozenset()) | {id(node)},
-                          loop=self.loop, epoch=self.epoch, node=node)
-        inputs = _argument(node, "inputs", 1)
+                          param_deps=frozenset().union(*(p.param_deps for p in given)), loop=self.loop, epoch=self.epoch, node=node)
         count = len(inputs.elts) if isinstance(inputs, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in inputs.elts) else 1
         return Provenance(Kind.SEQUENCE, node.lineno, elements=(grad,) * count, node=node)
 
@@ -3021,6 +3033,7 @@ class Walker:
         return _number(node)
 
     def torch_op(self, node: ast.Call, short: str, arg_provs) -> Provenance | None:
+        given, arg_provs = arg_provs, [_with_held(p) for p in arg_provs]
         inputs = [(p, a) for p, a in zip(arg_provs, node.args)]
         tensors = [p for p in flatten(arg_provs) if p is not None and p.kind is Kind.TENSOR]
         if not tensors:
@@ -3046,6 +3059,8 @@ class Walker:
             scalar = False  # torch.flatten(x), torch.squeeze(x): as many elements as x
         else:
             scalar = None  # torch.dist, torch.linalg.det, F.cosine_similarity...: many functions reduce
+        if scalar is False and any(p is not q for p, q in zip(given, arg_provs)):
+            scalar = None  # (a list appended to: one element may be all it holds)
         first = arg_provs[0] if arg_provs else None
         large = first.as_large_as if short in api.KEEPS_NUMEL and first is not None and first.kind is Kind.TENSOR else frozenset()
         shape = None
@@ -3461,6 +3476,16 @@ def _last_layer(module: Provenance, depth: int = 0) -> str | None:
         return None
     name = layer.module_class.rsplit(".", 1)[-1]
     return _last_layer(layer, depth + 1) if name == "Sequential" else name
+
+
+def _with_held(prov: Provenance | None) -> Provenance | None:
+    """A list that graphs were appended to, given to a torch op: one more element standing for them (a non-leaf that
+    requires grad, with their graph), so that the result joins it."""
+    if prov is None or prov.kind is not Kind.SEQUENCE or not prov.graph:
+        return prov
+    held = Provenance(Kind.TENSOR, prov.line, leaf=False, requires_grad=True, graph=prov.graph, composed_from=prov.composed_from,
+                      origin="appended")
+    return prov.but(elements=prov.elements + (held,))
 
 
 def _item_of(sequence: Provenance, index: ast.expr) -> Provenance | None:

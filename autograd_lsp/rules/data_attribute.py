@@ -6,14 +6,18 @@ Flags `.data` where it bypasses autograd in a way that matters, outside `torch.n
   forward that saved it and its `backward()`, or between two backwards of a retained graph: the gradients
   will be computed with values the forward did not use). What a graph saves is torch's own
   `derivatives.yaml`: `w ** 2` and `w * h` (h requiring grad) keep `w`, `x @ w` with a constant `x` does not,
-  `nn.Linear` keeps its weight when its input requires grad (also as `net[2].weight` of an `nn.Sequential`). The loss
+  `nn.Linear` keeps its weight when its input requires grad (also as `net[2].weight` of an `nn.Sequential`); steps
+  appended to a list and joined (`torch.cat(outputs)`, an unrolled RNN's forward) keep what they saved. A write through a
+  name bound to `.data` (`c = out.data; c.zero_()`) is reported at the write and at the binding, where the fix goes. The loss
   is followed through the names it was computed from, and a helper that changes its parameter through `.data`
-  (`def squash(t): t.data *= 0.5`) is reported where a call passes it a tensor the pending graph saved. An *info* smell otherwise: a pending graph
+  (`def squash(t): t.data *= 0.5`) is reported where a call passes it a tensor the pending graph saved (also when
+  the helper is given as an argument, `step(net, x, post=squash)`, and the body it is given to backpropagates). An *info* smell otherwise: a pending graph
   that did not save `w`, or a training loop with nothing pending (manual SGD steps, weight clipping after
   `step()`), where `.data` only hides the change from autograd's checks. Also a *warning*: a write through
   `.data` of gradients that `torch.autograd.grad(..., create_graph=True)` made (`p.data -= lr * g` in a MAML
   inner step): the graph asked for so that the update could be differentiated is thrown away;
-- **reads** of `x.data` (for an `x` that requires grad) that feed a value which is then backpropagated:
+- **reads** of `x.data` (for an `x` that requires grad) that feed a value which is then backpropagated (also inside
+  the `forward()` of a module of the file that value went through: `x @ self.weight.data`):
   a *warning* when nothing else in that value requires grad (`backward()` raises), or when the cut path
   was the only one to parameters an optimizer then steps (they silently get no gradient: an encoder read
   through `.data`); an *info* smell when `.data` is a stop-gradient towards what has its own loss or
@@ -67,7 +71,7 @@ import sys
 import textwrap
 
 from ..analysis import callsite, syntax, torch_api as api
-from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, ClassInfo, FunctionInfo, InplaceEvent, ModuleModel
+from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, ClassInfo, FunctionInfo, InplaceEvent, ModuleModel, ThroughEvent
 from ..analysis.provenance import Kind, Provenance
 from ..findings import Edit, Fix, Safety, Severity, Span
 from . import edits
@@ -119,10 +123,18 @@ def _writes(model: ModuleModel, sites, binds):
     for event in model.of_type(AttrStoreEvent):
         if event.target.attr == "data":
             writes.append((event, event.target.value, "an assignment to `.data`"))
+    reported = set()
     for event, owner, op in writes:
         prov = model.prov(owner)
         if event.ctx.no_grad:
             continue
+        if event.ctx.via is not None and _data_owner(event.target) is not None:
+            found = _pending_through_calls(model, event, owner, op)
+            if found is not None:
+                if id(event.node) not in reported:
+                    reported.add(id(event.node))
+                    yield found
+                continue
         if prov is None or not prov.is_tensor or prov.requires_grad is not True:
             yield from _helper_writes(model, event, owner, op, sites, binds)
             continue
@@ -140,9 +152,19 @@ def _writes(model: ModuleModel, sites, binds):
                            f"{bound.lineno}) and before that `backward()` (line {site.node.lineno}): autograd cannot see changes through "
                            f"`.data`, so the gradients will be computed with values the forward did not use. Move the update after the "
                            f"backward/step, under `torch.no_grad()`")
-                yield model.finding(RULE, _write_node(event), message, fixes=_write_fixes(model, event, owner),
-                                    related=[(site.node, "the pending backward"), (bound, "the forward that saved the old values")],
-                                    target=name, kind="pending-graph").with_severity(Severity.WARNING)
+                finding = model.finding(RULE, _write_node(event), message, fixes=_write_fixes(model, event, owner),
+                                        related=[(site.node, "the pending backward"), (bound, "the forward that saved the old values")],
+                                        target=name, kind="pending-graph").with_severity(Severity.WARNING)
+                alias = event.prov.node if _data_owner(event.target) is None else None
+                if alias is None:
+                    yield finding
+                    continue
+                # written through a name bound to `.data`: the binding is where the fix goes
+                cause = (f"`{model.text(event.target)}` is bound to `{name}.data`, which shares `{name}`'s storage without autograd's "
+                         f"version counter: `{event.op}` at line {event.node.lineno} changes what the forward saved (`{saver}`, line "
+                         f"{bound.lineno}) before that `backward()` (line {site.node.lineno}), silently. Use `{name}.detach()` (autograd "
+                         f"then reports the change) or `{name}.detach().clone()` for a copy to change")
+                yield from model.with_cause(finding, alias, cause, "the change through it is here")
                 continue
             message = (f"`{name}.data` is changed ({op}) while a backward (line {site.node.lineno}) is pending; that graph did not save "
                        f"`{name}`, so its gradients stay right, but `.data` hides the change from autograd's checks. Prefer "
@@ -202,6 +224,38 @@ def _helper_writes(model: ModuleModel, event, owner: ast.expr, op: str, sites, b
                             related=[(call.node, "the call"), (site.node, "the pending backward"), (bound, "the forward that saved the old values")],
                             target=name, kind="pending-graph").with_severity(Severity.WARNING)
         return
+
+
+def _pending_through_calls(model: ModuleModel, event, owner: ast.expr, op: str):
+    """A `.data` write in a body walked for a call (`scale(delta_im)` inside `train_step(..., normalize)`): the tensor the
+    calls gave it was saved by the forward that made it, and the outermost call runs a backward through that graph after
+    the write (ThroughEvent). Reported at the write, naming the calls."""
+    prov = event.prov
+    if prov is None or not prov.kept_for_backward:
+        return None
+    calls, ctx = [], event.ctx
+    while ctx.via is not None:
+        calls.append(ctx.via)
+        ctx = ctx.via
+    top = calls[-1]
+    for through in model.calls(role="backward", through=True):
+        if type(through) is not ThroughEvent or through.ctx.statement is not top.statement or through.direct.seq <= event.seq:
+            continue
+        loss = through.receiver_prov
+        if loss is None or loss.kind is not Kind.TENSOR or id(prov.saved_node) not in loss.graph or not through.certain:
+            continue
+        name, backward = model.text(owner), through.direct.node
+        function = event.ctx.scope.function
+        where = f"in `{function.name}()`, " if function is not None else ""
+        message = (f"`{name}.data` is changed ({op}) {where}run by the call at line {top.statement.lineno}, after the forward "
+                   f"that saved the tensor it is given for its backward (`{prov.saved_by}`, line {prov.saved_node.lineno}) and "
+                   f"before that `backward()` (line {backward.lineno}): autograd cannot see changes through `.data`, so the "
+                   f"gradients will be computed with values the forward did not use. Change a copy (out of place) instead")
+        return model.finding(RULE, _write_node(event), message, fixes=[],
+                             related=[(top.statement, "the call"), (backward, "the pending backward"),
+                                      (prov.saved_node, "the forward that saved the old values")],
+                             target=name, kind="pending-graph").with_severity(Severity.WARNING)
+    return None
 
 
 def _graph_discards(model: ModuleModel):
@@ -480,8 +534,7 @@ def _saver_in_forward(model, event, label: str, requires_grad, binds) -> str | N
     if module is None or not label.startswith((module + ".", module + "[")):
         return None
     cls = event.receiver_prov.module_class if event.receiver_prov is not None and event.method == "forward" else None
-    prov = model.prov(target) or next((bind.prov for bind in reversed(binds.get(module, ())) if bind.prov is not None
-                                       and bind.prov.kind is Kind.MODULE), None)  # a called name has no recorded provenance
+    prov = _module_prov(model, target, binds)
     cls = cls or (prov.module_class if prov is not None and prov.kind is Kind.MODULE else None)
     if isinstance(cls, ClassInfo):
         return f"{module}(...)"
@@ -500,6 +553,12 @@ def _saver_in_forward(model, event, label: str, requires_grad, binds) -> str | N
         if op and api.saved_inputs(op, [requires_grad(i) for i in inputs] + [True]) & {len(inputs)}:
             return f"{module}(...)"  # the weight comes after the inputs in the op's arguments
     return None
+
+
+def _module_prov(model, target: ast.expr, binds):
+    """What a called module is: a called name has no recorded provenance, its last binding to a module has."""
+    return model.prov(target) or next((bind.prov for bind in reversed(binds.get(model.text(target), ())) if bind.prov is not None
+                                       and bind.prov.kind is Kind.MODULE), None)
 
 
 def _sequential_layer_saves(model, module: str, label: str, prov, event) -> str | None:
@@ -675,7 +734,49 @@ def _data_reads_in_slice(model: ModuleModel, site, binds):
                     seen.add(id(bind))
                     work.append((bind.value, bind.seq))
                 continue
+            if isinstance(node, ast.Call) and not _under_no_grad_call(model, node):
+                # `model(x)` of a module of this file: what its forward returns is part of the value too
+                for returned in _forward_returns(model, node, binds):
+                    if id(returned) not in seen:
+                        seen.add(id(returned))
+                        work.append((returned, float("inf")))
             stack.extend(ast.iter_child_nodes(node))
+
+
+def _forward_returns(model: ModuleModel, call: ast.Call, binds) -> list:
+    """The returned expressions of the forward() a call of a module runs: a user module's own, or those of the user
+    modules an `nn.Sequential` holds. Only forwards defined in this file (their nodes have this model's provenance)."""
+    event = _call_events(model).get(id(call))
+    if event is None or event.role != "forward":
+        return []
+    forwards = [event.runs] if isinstance(event.runs, FunctionInfo) else []
+    module = _module_prov(model, call.func, binds) if not forwards and isinstance(call.func, (ast.Name, ast.Attribute)) else None
+    if module is not None and module.kind is Kind.MODULE and isinstance(module.module_class, str) \
+            and module.module_class.rsplit(".", 1)[-1] == "Sequential":
+        forwards = [element.module_class.methods.get("forward") for element in module.elements
+                    if element is not None and isinstance(element.module_class, ClassInfo)]
+    own = _own_functions(model)
+    return [node.value for forward in forwards if forward is not None and id(forward.node) in own
+            for node in ast.walk(forward.node) if isinstance(node, ast.Return) and node.value is not None]
+
+
+def _own_functions(model: ModuleModel) -> set:
+    cache = model.__dict__.get("_ag008_own")
+    if cache is None:
+        cache = model.__dict__["_ag008_own"] = {id(info.node) for info in model.functions.values()}
+    return cache
+
+
+def _call_events(model: ModuleModel) -> dict:
+    cache = model.__dict__.get("_ag008_calls")
+    if cache is None:
+        cache = model.__dict__["_ag008_calls"] = {id(event.node): event for event in model.calls() if event.ctx.via is None}
+    return cache
+
+
+def _under_no_grad_call(model: ModuleModel, node: ast.Call) -> bool:
+    event = _call_events(model).get(id(node))
+    return event is not None and bool(event.ctx.no_grad)
 
 
 def _under_no_grad(model: ModuleModel, node: ast.AST) -> bool:

@@ -11,10 +11,14 @@ And the same GAN ordering without a shared output: a loss built on a module's fo
 tensor that requires grad: `g_loss = -D(fake).mean()`; or fed anything, a module whose own layers chain, or a
 convolution; or a loss a method of that module returns, `D.adv_loss(fake)` running `self.forward`), then an optimizer
 step of that module (`d_opt.step()`, on a path that always runs before it; its optimizer may be built by a constructor
-parameter left at a torch class default, `opt_class=optim.Adam`), then that loss's `backward()`: the weights it needs
-were changed in place.
+parameter left at a torch class default, `opt_class=optim.Adam`; or a submodule the forward runs, `self.critic.q1`, stepped by
+a plain helper given `self.q1_optim`), then that loss's `backward()`: the weights it needs were changed in place.
 
-Reported at the `backward()` that fails, and at its cause: the first loss's use of the shared output (where
+A helper may keep the shared forward on `self` itself (`self.pred_real = self.netD(real)` in `backward_D()`, read again by
+`backward_G()`); a gradient penalty's `torch.autograd.grad(..., create_graph=True)` carries the graph of what it was given.
+
+Reported at the `backward()` that fails (a helper's: at its call, and at its `backward()` naming that call when that
+call is its only one), and at its cause: the first loss's use of the shared output (where
 `.detach()` goes), the shared forward computed once, or the loss built before the step.
 
 ## Why is this bad?
@@ -61,11 +65,12 @@ import sys
 from dataclasses import dataclass, field
 
 from ..analysis.model import BindEvent, CallEvent, ModuleModel, ThroughEvent, UseEvent
+from ..analysis import callsite
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
 from ..analysis.syntax import parents
-from ..analysis.training import backward_target, called_module, forwards_of, keeps_own_weights, step_owners, is_backward, is_frozen, is_step, never_together, optimizer_of, place, runs_after, shown, site as site_of
+from ..analysis.training import backward_target, called_module, forwards_of, keeps_own_weights, step_owners, is_backward, is_frozen, is_step, mine, never_together, optimizer_of, place, runs_after, shown, site as site_of
 from ..findings import Edit, Fix, Safety, Severity
 
 CODE = "AG017"
@@ -85,6 +90,9 @@ class Site:
     retains: bool
     text: str
     arguments: list = field(default_factory=list)  # helper calls: the (argument node, graph) pairs that reach its backward
+    # helper calls: forwards the helper itself keeps on `self` and backpropagates (`self.pred_real = self.netD(real)`):
+    # freed by its backward, yet still there for a later call that reads them
+    kept: frozenset = frozenset()
 
     @property
     def seq(self) -> int:
@@ -104,7 +112,7 @@ def check(model: ModuleModel):
         for second in sites[index + 1:]:
             if second.event.ctx.scope is not first.event.ctx.scope or id(second) in reported:
                 continue
-            shared = model.shared_graph(first.graph, second.graph)
+            shared = model.shared_graph(first.graph | first.kept, second.graph)
             if not shared:
                 continue
             between = [s for s in steps if s.ctx.scope is first.event.ctx.scope and first.seq <= s.seq < second.seq and
@@ -119,7 +127,8 @@ def check(model: ModuleModel):
                     or _unpacked_together(model, first, second):
                 continue
             reported.add(id(second))
-            yield from _finding(model, first, second, step, shared, stale[1] if stale is not None else None)
+            yield from _raised_in_helper(model, first, second, _finding(model, first, second, step, shared,
+                                                                        stale[1] if stale is not None else None))
             break
     for site in sites:
         if id(site) not in reported:
@@ -226,8 +235,16 @@ def _same_self(model: ModuleModel, forward: CallEvent, call: CallEvent, step) ->
     function = forward.ctx.scope.function
     if root.id != "self":
         return root.id not in forward.ctx.scope.bindings and function is not None and function.cls is None  # (a module-level name)
-    if type(step) is not ThroughEvent or not isinstance(call.node.func, ast.Attribute) or not isinstance(step.through.func, ast.Attribute):
+    if type(step) is not ThroughEvent or not isinstance(call.node.func, ast.Attribute):
         return False
+    if not isinstance(step.through.func, ast.Attribute):
+        # a plain helper given this instance's optimizer (`update(self.q_opt, loss)` in a method, with the forward's method
+        # called on `self` too): the optimizer's parameters are named by this `self`
+        helper = _calls(model).get(id(step.through))
+        receiver = step.direct.receiver
+        given = callsite.argument_for(helper, {receiver.id}) if helper is not None and helper.function is not None \
+            and isinstance(receiver, ast.Name) else None
+        return model.text(call.node.func.value) == "self" and isinstance(given, ast.Attribute) and model.text(given.value) == "self"
     inner = step.direct.ctx.scope.function
     inner = inner.context_of or inner if inner is not None else None
     return inner is not None and function is not None and inner.cls is function.cls \
@@ -461,7 +478,24 @@ def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset, own: 
             continue  # (fed data, a first linear layer keeps its input alone)
         if any(name == owner or name.startswith(owner + ".") for owner in owners):
             found.append(name)
+        elif any(owner.startswith(name + ".") and _runs_submodule(model, event, owner[len(name) + 1:]) for owner in owners):
+            found.append(name)  # (the step's module is one the forward runs on what it is given: `self.q1` of the critic)
     return found
+
+
+def _runs_submodule(model: ModuleModel, event: CallEvent, attribute: str) -> bool:
+    """The forward of a workspace module calls `self.<attribute>` on something computed from its inputs."""
+    forward = event.runs
+    if forward is None or "." in attribute:
+        return False
+    for inner in model.calls(role="forward"):
+        if inner.ctx.scope.function is not forward or inner.ctx.via is not None:
+            continue
+        target = inner.receiver if inner.method == "forward" else inner.node.func
+        if isinstance(target, ast.Attribute) and model.text(target) == f"self.{attribute}" and any(
+                prov is not None and prov.is_tensor and prov.param_deps for prov in map(model.prov, inner.node.args)):
+            return True
+    return False
 
 
 # -- where backward happens -----------------------------------------------------------------------------
@@ -498,11 +532,38 @@ def _sites(model: ModuleModel) -> list[Site]:
         elif event.function is not None and event.function.calls_backward and event.function.node is not None and id(event.node) not in calls:
             arguments = _graph_arguments(model, event)
             state = _state_graph(model, event)
-            if arguments or state:
+            kept = _own_state_graph(model, event)
+            if arguments or state or kept:
                 graph = frozenset().union(*(graph for _, graph in arguments)) | state
-                sites.append(Site(event, graph, _helper_retains(model, event.function), model.text(event.node), arguments))
+                sites.append(Site(event, graph, _helper_retains(model, event.function), model.text(event.node), arguments, kept))
     sites.sort(key=lambda site: site.seq)
     return sites
+
+
+def _own_state_graph(model: ModuleModel, call: CallEvent) -> frozenset:
+    """`self.backward_D()` whose body keeps a forward on `self` (`self.pred_real = self.netD(real_B)`) and backpropagates
+    through it: that forward's node, for a later call of another method that reads `self.pred_real` again."""
+    function = call.function
+    if function.cls is None or not (isinstance(call.receiver, ast.Name) and call.receiver.id == "self"):
+        return frozenset()
+    cache = model.__dict__.setdefault("_ag017_own_state", {})
+    if id(function) not in cache:
+        calls = _calls(model)
+        kept = frozenset(event.prov.node and id(event.prov.node) for event in model.of_type(BindEvent) if event.name.startswith("self.")
+                         and event.ctx.scope.function is function and event.ctx.via is None
+                         and event.prov is not None and event.prov.kind is Kind.TENSOR)
+        own = set()
+        for event in model.of_type(CallEvent):
+            if event.ctx.scope.function is not function or event.ctx.via is not None or not is_backward(event):
+                continue
+            _, prov = backward_target(model, event)
+            for ident in prov.graph if prov is not None and prov.kind is Kind.TENSOR else ():
+                made = calls.get(ident)
+                if made is not None and made.role == "forward" and made.ctx.via is None and made.ctx.scope.function is function \
+                        and ident in kept:
+                    own.add(ident)
+        cache[id(function)] = frozenset(own)
+    return cache[id(function)]
 
 
 def _known_backward(event: ThroughEvent) -> bool:
@@ -632,6 +693,40 @@ def _finding(model: ModuleModel, first: Site, second: Site, step: CallEvent, sha
                  f"frees its graph and `{second_call}` (line {second_node.lineno}) backpropagates through it again. {advice}")
         return model.with_cause(found, shared_bind.node, cause, "the second backward fails here")
     return [found]
+
+
+def _raised_in_helper(model: ModuleModel, first: Site, second: Site, findings: list) -> list:
+    """A second backward that a helper of this file runs (`update(codes)`): reported at that `backward()` too, where
+    the traceback ends, naming the call that runs it, when that call is the helper's only one in the file (it is right
+    for a caller that passes a fresh graph)."""
+    raised = shown(model, first.event, second.event)[1]
+    if not findings:
+        return findings
+    if type(raised) is ThroughEvent:
+        inner, through = raised.direct, raised.through
+    elif raised.function is not None and raised.ctx.via is None:  # a helper that backpropagates what it reads on `self`
+        inner = _only_backward(model, raised.function)
+        through = raised.node
+    else:
+        return findings
+    if inner is None or not mine(model, inner) or inner.node.lineno == findings[0].span.line:
+        return findings
+    function = inner.ctx.scope.function
+    function = function.context_of or function if function is not None else None
+    if function is None or any(call.node is not through for call in model.callers(function) if call.ctx.via is None):
+        return findings  # (another call of the helper may give it a graph of its own: the call alone is wrong)
+    found = findings[0]
+    call = " ".join(model.text(through).split())
+    message = (f"This `backward()` fails when `{call}` (line {through.lineno}) runs it: {found.message[:1].lower()}"
+               f"{found.message[1:]}")
+    return [*findings, *model.with_cause(found, inner.node, message, "the call that runs it")[1:]]
+
+
+def _only_backward(model: ModuleModel, function):
+    """The one `backward()` a helper's body runs (None: none, or several)."""
+    found = [event for event in model.of_type(CallEvent) if event.ctx.scope.function is function and event.ctx.via is None
+             and is_backward(event)]
+    return found[0] if len(found) == 1 else None
 
 
 def _stale_finding(model, first_node, second_node, step_node, step, step_text: str, what: str, made: str, shared_bind, module: str):
