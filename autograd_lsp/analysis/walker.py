@@ -1301,6 +1301,8 @@ class Walker:
         call passes or leaves at its default as a `True`/`False` literal, tested as `flag` or `not flag` (`if backward:
         loss.backward()`), and not bound again since (the walk's binding of the name is that literal's, outside loops)."""
         taken = self._none_test(test)
+        if taken is None and self.via is not None and type(test) is ast.Compare:
+            return self._text_test(test)  # (a string kept on `self` by the constructor: no loop of the body rebinds it)
         if taken is not None or self.via is None or self.loop is not None:
             return taken
         negated = False
@@ -1312,6 +1314,17 @@ class Walker:
         if known is None or known.kind is not Kind.NUMBER or known.truth is None:
             return None
         return known.truth is not negated
+
+    def _text_test(self, test: ast.Compare) -> bool | None:
+        """`self.mode == "byol"` / `!=`, of a short string this call's instance is known to hold (a constructor's argument
+        kept on `self`): whether the test holds."""
+        if type(test.left) is not ast.Attribute or type(test.left.value) is not ast.Name or test.left.value.id != "self" or len(test.ops) != 1 or type(test.ops[0]) not in (ast.Eq, ast.NotEq) or type(test.comparators[0]) is not ast.Constant \
+                or not isinstance(test.comparators[0].value, str):
+            return None
+        known = self.prov_of(test.left)
+        if known is None or known.kind is not Kind.TEXT or known.text is None:
+            return None
+        return (known.text == test.comparators[0].value) is (type(test.ops[0]) is ast.Eq)
 
     def _none_test(self, test) -> bool | None:
         """In a walk for one call site: `name is None` / `name is not None` on a parameter this call left at its None

@@ -21,7 +21,8 @@ a reshape to sizes given (`x.view(n, -1)`, `n = x.size(0)` or `x.shape[0]` of a 
 layers' widths). A helper's or a trainer's method's `backward()` (or `torch.autograd.grad`) of what it is given is
 judged at each call site that passes such a tensor (through up to three calls: `fit(batches)` -> `run_epoch` ->
 `step(inputs, labels)`), with the defaults the call leaves and the functions it hands over (`self.objective(x)`
-of a function given to the constructor, a lambda default).
+of a function given to the constructor, a lambda default); a constructor's string kept on `self` picks the branch a
+method takes (`if self.kind == "cosine":`).
 
 ## Why is this bad?
 `backward()` computes the gradient of a *scalar*. For a tensor of several elements the implicit
