@@ -212,17 +212,21 @@ def _beta_scaled(derivatives: dict, by_name: dict) -> dict:
     return found
 
 
-def _same_shape(torch, function) -> bool:
-    """`function(x)` keeps x's shape for a 2x3 and a one-element float tensor (softmax, cumsum-like, activations)."""
+def _same_shape(torch, function, matrix: bool = False) -> bool:
+    """`function(x)` keeps x's shape for a 2x3 and a one-element float tensor (softmax, cumsum-like, activations); with
+    `matrix` (torch.nn.functional's functions of one input), the one-element tensor 1x1 where a 1-d one is refused
+    (F.normalize's default dim=1)."""
     torch.manual_seed(0)  # the same inputs whatever was probed before: random ops (bernoulli) answer the same every run
-    for shape in ((2, 3), (1,)):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                x = torch.rand(shape) + 0.5
-                result = function(x)
-        except Exception:
-            return False
+    for shapes in (((2, 3),), ((1,), (1, 1)) if matrix else ((1,),)):
+        for shape in shapes:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    x = torch.rand(shape) + 0.5
+                    result = function(x)
+                break
+            except Exception:
+                result = None
         if not isinstance(result, torch.Tensor) or result.shape != x.shape:
             return False
     return True
@@ -489,7 +493,7 @@ def collect() -> dict:
     same_shape = {n for n in methods if not n.endswith("_") and not n.startswith("_") and _same_shape(torch, getattr(torch.Tensor, n))}
     same_shape |= {n for n in functions & aten if not n.endswith("_") and not n.startswith("_") and _same_shape(torch, getattr(torch, n))}
     same_shape |= {n for n in functional if not n.endswith("_") and _first_parameter(getattr(F, n)) == "input"
-                   and _same_shape(torch, getattr(F, n))}
+                   and _same_shape(torch, getattr(F, n), matrix=True)}
     for name in list(factories):
         if factories[name] == "float":
             factories[name] = _factory_dtype(torch, name)

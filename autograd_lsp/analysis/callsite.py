@@ -37,9 +37,10 @@ def informative(prov: Provenance | None) -> bool:
 def worth_walking(function, provs) -> bool:
     """Some argument tells the body something. An nn.Module's constructor is told only by tensors: modules passed to
     modules (`Block(norm=nn.LayerNorm(d))`) are how libraries compose layers, and knowing them finds no bug. A string
-    tells the constructor of a class passing `reduction=self.<attr>` what its forward reduces (`Loss(reduction="none")`)."""
+    tells the constructor of a class passing `reduction=self.<attr>` what its forward reduces (`Loss(reduction="none")`), and
+    one testing `self.<attr> == "..."` which branch its methods take."""
     if function is not None and function.name == "__init__" and function.cls is not None:
-        if any(prov is not None and prov.kind is Kind.TEXT for prov in provs) and _keeps_reduction(function.cls):
+        if any(prov is not None and prov.kind is Kind.TEXT for prov in provs) and (_keeps_reduction(function.cls) or _tests_text(function.cls)):
             return True
         if function.cls.is_module:
             return any(_tensor_facts(prov) for prov in provs)
@@ -54,6 +55,18 @@ def _keeps_reduction(cls) -> bool:
         found = cls._keeps_reduction = any(
             type(node) is ast.keyword and node.arg == "reduction" and isinstance(node.value, ast.Attribute)
             and isinstance(node.value.value, ast.Name) and node.value.value.id == "self" for node in nodes(cls.node))
+    return found
+
+
+def _tests_text(cls) -> bool:
+    """A class whose methods test `self.<attr> == "..."`: the string its constructor is given picks a branch (`if
+    self.model == "byol":`), found once per class."""
+    found = cls.__dict__.get("_tests_text")
+    if found is None:
+        found = cls._tests_text = any(
+            type(node) is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) in (ast.Eq, ast.NotEq)
+            and type(node.left) is ast.Attribute and type(node.left.value) is ast.Name and node.left.value.id == "self"
+            and type(node.comparators[0]) is ast.Constant and isinstance(node.comparators[0].value, str) for node in nodes(cls.node))
     return found
 
 

@@ -1307,6 +1307,8 @@ class Walker:
         call passes or leaves at its default as a `True`/`False` literal, tested as `flag` or `not flag` (`if backward:
         loss.backward()`), and not bound again since (the walk's binding of the name is that literal's, outside loops)."""
         taken = self._none_test(test)
+        if taken is None and self.via is not None and type(test) is ast.Compare:
+            return self._text_test(test)  # (a string kept on `self` by the constructor: no loop of the body rebinds it)
         if taken is not None or self.via is None or self.loop is not None:
             return taken
         negated = False
@@ -1318,6 +1320,17 @@ class Walker:
         if known is None or known.kind is not Kind.NUMBER or known.truth is None:
             return None
         return known.truth is not negated
+
+    def _text_test(self, test: ast.Compare) -> bool | None:
+        """`self.mode == "byol"` / `!=`, of a short string this call's instance is known to hold (a constructor's argument
+        kept on `self`): whether the test holds."""
+        if type(test.left) is not ast.Attribute or type(test.left.value) is not ast.Name or test.left.value.id != "self" or len(test.ops) != 1 or type(test.ops[0]) not in (ast.Eq, ast.NotEq) or type(test.comparators[0]) is not ast.Constant \
+                or not isinstance(test.comparators[0].value, str):
+            return None
+        known = self.prov_of(test.left)
+        if known is None or known.kind is not Kind.TEXT or known.text is None:
+            return None
+        return (known.text == test.comparators[0].value) is (type(test.ops[0]) is ast.Eq)
 
     def _none_test(self, test) -> bool | None:
         """In a walk for one call site: `name is None` / `name is not None` on a parameter this call left at its None
@@ -1401,6 +1414,8 @@ class Walker:
     def ev_Subscript(self, node):
         base = self.ev(node.value, usage="receiver", callee="[]")
         self.ev(node.slice)
+        if base is None and type(node.value) is ast.Attribute and node.value.attr == "shape":
+            return _dim_size(self.prov_of(node.value.value), _number(node.slice))  # `x.shape[0]`
         if base is None:
             qualname = self.imports.qualname(node.value)
             if qualname and qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES:
@@ -2227,6 +2242,8 @@ class Walker:
             shape = self._layer_shape(module, arg_provs[0].shape)
         if shape is not None:
             result = result.but(shape=shape, scalar=shapes.scalar_of(shape) if result.scalar is None else result.scalar)
+        elif isinstance(cls, ClassInfo) and walked is not None and walked.kind is Kind.TENSOR and walked.scalar is False and result.scalar is None:
+            result = result.but(scalar=False)  # (no shape, but several elements for these arguments: `self.beta * per_row`)
         last = _last_layer(module) if name == "Sequential" else name
         if requires_grad and last is not None and api.saves_output(last):
             # nn.Sigmoid()(x), nn.Sequential(..., nn.Tanh())(x): the output is kept for backward (AG006, AG008)
@@ -2520,7 +2537,8 @@ class Walker:
             return after
         if uses.is_metadata(method) or (uses.is_cut(method) and method not in ("detach", "detach_")):  # x.size(), x.item()
             if method == "size" and len(node.args) == 1 and not node.keywords:
-                return Provenance(Kind.NUMBER, node.lineno, dtype=api.INT)  # `x.size(-1)`: one dimension, an int
+                # `x.size(-1)`: one dimension, an int (its value where that dim's size is known)
+                return _dim_size(recv, self._int_value(node.args[0])) or Provenance(Kind.NUMBER, node.lineno, dtype=api.INT)
             return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT if method == "item" and recv.dtype == api.FLOAT else None) if method in ("item", "numel", "dim") else None
         if method == "detach":
             return recv.but(leaf=True, requires_grad=False, detached=True, data_of=label(receiver) or recv.origin, composed_from=frozenset(), cut_deps=recv.param_deps,
@@ -3118,15 +3136,15 @@ class Walker:
             if dims is None or None in dims or not isinstance(keepdim, bool):
                 return None
             return shapes.reduce(shape, dims, keepdim)
-        if shape is None:
-            return None
-        if "view" in functions and not named:  # view, reshape
+        if "view" in functions and not named:  # view, reshape: the sizes given, whatever the input's shape (-1 where it is unknown)
             if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
                 return shapes.view(shape, self._ints(args[0].elts))
             sizes = self._ints(args)
             if len(args) == 1 and (sizes is None or sizes[0] is None):
                 return None  # x.view(size): a name that may hold a tuple
             return shapes.view(shape, sizes)
+        if shape is None:
+            return None
         if functions == {"flatten"}:
             start = args[0] if args else named.get("start_dim")
             end = args[1] if len(args) > 1 else named.get("end_dim")
@@ -3616,7 +3634,7 @@ def _with_shape(summary: Provenance | None, walked: Provenance | None) -> Proven
         return summary.but(elements=tuple(_with_shape(a, b) if a is not None else b for a, b in zip(summary.elements, walked.elements)))
     if summary.kind is not Kind.TENSOR:
         return summary
-    if walked.shape is None or summary.shape is not None:
+    if walked.shape is None or summary.shape is not None and None not in summary.shape:
         # (no shape, but known to have several elements for these arguments: `cce.sum(1) / lengths`)
         return summary.but(scalar=False) if summary.scalar is None and walked.scalar is False else summary
     return summary.but(shape=walked.shape, scalar=shapes.scalar_of(walked.shape) if summary.scalar is None else summary.scalar)
@@ -3630,14 +3648,14 @@ def _optional_tuple(info: FunctionInfo) -> bool:
 
 
 def _shaped_by_arguments(info: FunctionInfo) -> bool:
-    """Its summary returns a tensor (or a tuple holding one) of unknown shape made from its parameters."""
+    """Its summary returns a tensor (or a tuple holding one) of unknown shape, or unknown dims, made from its parameters."""
     ret = info.returns
     if ret is None or not info.walked:
         return False
     if _optional_tuple(info):
         return True
     returned = [ret, *ret.elements] if ret.kind in (Kind.SEQUENCE, Kind.MAPPING) else [ret]  # (a dict's values too)
-    return any(p is not None and p.kind is Kind.TENSOR and p.param_deps and p.shape is None for p in returned)
+    return any(p is not None and p.kind is Kind.TENSOR and p.param_deps and (p.shape is None or None in p.shape) for p in returned)
 
 
 def _shaped(prov: Provenance | None) -> bool:
@@ -3995,6 +4013,16 @@ def _as_output(value: Provenance | None, output: Provenance) -> Provenance | Non
     if value.kind is Kind.MAPPING and value.keys and value.elements:
         return value.but(elements=tuple(_as_output(element, output) for element in value.elements))
     return value if value.kind in (Kind.NUMBER, Kind.TEXT) else output
+
+
+def _dim_size(prov: Provenance | None, position) -> Provenance | None:
+    """`x.size(i)` / `x.shape[i]` of a tensor whose dim i has a known size: that integer (reshapes built from it keep
+    it); None where unknown."""
+    if prov is None or prov.kind is not Kind.TENSOR or prov.shape is None or not isinstance(position, int) or isinstance(position, bool):
+        return None
+    dim = shapes._dim(position, len(prov.shape))
+    size = prov.shape[dim] if dim is not None else None
+    return _int_number(size) if isinstance(size, int) else None
 
 
 def _int_number(value: int) -> Provenance:

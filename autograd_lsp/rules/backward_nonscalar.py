@@ -16,12 +16,13 @@ is known to have a dim of several elements (analysis/shapes.py): followed from f
 elementwise ops, reshapes, reductions along a dim (`x.sum(dim=1)`), indexing that keeps a dim (`scores[:, 0]`, also by
 a builtin `range` loop's counter: `maps[0, t]`), torch.nn
 layers (Linear, convolutions, pooling, Flatten: dim 0 stays; normalisations keep their width; a convolution's or max
-pool's spatial sizes from the kernel, stride, padding and dilation literals it was built with), `F.interpolate(x, size)`
-and a workspace model's forward walked with the input's shape (`model(torch.randn(8, 16))`: 8 rows whatever its
+pool's spatial sizes from the kernel, stride, padding and dilation literals it was built with), `F.interpolate(x, size)`,
+a reshape to sizes given (`x.view(n, -1)`, `n = x.size(0)` or `x.shape[0]` of a known dim), and a workspace model's forward walked with the input's shape (`model(torch.randn(8, 16))`: 8 rows whatever its
 layers' widths). A helper's or a trainer's method's `backward()` (or `torch.autograd.grad`) of what it is given is
 judged at each call site that passes such a tensor (through up to three calls: `fit(batches)` -> `run_epoch` ->
 `step(inputs, labels)`), with the defaults the call leaves and the functions it hands over (`self.objective(x)`
-of a function given to the constructor, a lambda default).
+of a function given to the constructor, a lambda default); a constructor's string kept on `self` picks the branch a
+method takes (`if self.kind == "cosine":`).
 
 ## Why is this bad?
 `backward()` computes the gradient of a *scalar*. For a tensor of several elements the implicit

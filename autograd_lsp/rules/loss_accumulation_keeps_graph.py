@@ -1,12 +1,13 @@
 """## What it does
 Flags a tensor that carries an autograd graph (a loss, a model output) accumulated across the iterations of
-a loop — `total += loss`, `total = total + loss`, `losses.append(loss)`, `history["loss"].append(loss)`,
+a loop — `total += loss`, `total = total + loss` (also `loss if total is None else total + loss`), `losses.append(loss)`, `history["loss"].append(loss)`,
 `stats["loss"] += loss`, `by_step[step] = loss` (a key the loop changes), or `meter.update(loss, n)` of a method
 that adds its argument to its object's state (also through a function of the workspace that hands it on,
 `self.sum += allreduce(val.cpu())`; then reported at the method's statement too) — where the accumulator is never
-backpropagated: either the loop already calls `backward()` on that loss (itself, through a helper such as
-`accelerator.backward(loss)`, or as `losses[-1].backward()` of what it just appended), or every later use of the
-accumulator only logs it (`print`, f-strings, `.item()`, `writer.add_scalar`…), or the loop steps an optimizer over
+backpropagated: either the loop already calls `backward()` on that loss (itself, another name bound to it, through a
+helper such as `accelerator.backward(loss)`, in the closure whose loss `optimizer.step(closure)` returns, or as
+`losses[-1].backward()` of what it just appended), or every later use of the accumulator only logs it (`print`,
+f-strings, `%` formatting of a tuple, `.item()`, `writer.add_scalar`…), or the loop steps an optimizer over
 weights the accumulated graph saved (however the accumulator is handed on, no backward can go through it). A reset under an `if` that the
 accumulation does not share (every `log_every` steps) does not end it.
 A Lightning-style `training_step` that appends its returned loss to `self.<list>` (never cleared) is the
@@ -120,15 +121,16 @@ def _graph_value(prov: Provenance | None) -> Provenance | None:
 UNKNOWN = object()
 
 
-def _candidate(model: ModuleModel, value: ast.expr):
+def _candidate(model: ModuleModel, value: ast.expr, scope=None):
     """The accumulated value's graph provenance; UNKNOWN when the walk could not tell (a name fed by unknown calls);
     the helper's CallEvent for `train_step(batch)` returning a loss it backpropagated."""
     helper = _helper_backpropagated(model, value)
     if helper is not None:
         return helper
     prov = model.prov(value)
-    if isinstance(value, ast.Name) and prov is not None and isinstance(prov.node, ast.Call):
-        helper = _helper_backpropagated(model, prov.node)  # `total` unpacked from what `train_step(...)` returned
+    made = prov.node if prov is not None else _bound_call(model, value, scope)
+    if isinstance(value, ast.Name) and isinstance(made, ast.Call):
+        helper = _helper_backpropagated(model, made)  # `total` unpacked from what `train_step(...)` returned
         if helper is not None:
             return helper
     found = _graph_value(prov)
@@ -139,16 +141,48 @@ def _candidate(model: ModuleModel, value: ast.expr):
     return None
 
 
+def _bound_call(model: ModuleModel, value: ast.expr, scope) -> ast.Call | None:
+    """The call a name the walk could not follow was last bound from before it in its scope (`residual =
+    opt.step(closure)`)."""
+    if not isinstance(value, ast.Name) or scope is None:
+        return None
+    index = model.__dict__.get("_ag015_bound_calls")
+    if index is None:  # (scope, name) -> the assignments of a call to that name, once per model
+        index = model.__dict__["_ag015_bound_calls"] = {}
+        for event in model.of_type(BindEvent):
+            stmt = event.node
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is event.target and isinstance(stmt.value, ast.Call):
+                index.setdefault((id(event.ctx.scope), event.name), []).append(stmt)
+    before = [stmt for stmt in index.get((id(scope), value.id), ()) if stmt.lineno < value.lineno]
+    return max(before, key=lambda stmt: stmt.lineno).value if before else None
+
+
+def _closure(event: CallEvent):
+    """`optimizer.step(closure)`: the function of the workspace it runs, whose returned value step() returns."""
+    if event.role != "step":
+        return None
+    argument = event.node.args[0] if event.node.args else getattr(event.keyword("closure"), "value", None)
+    if not isinstance(argument, ast.Name):
+        return None
+    scope = event.ctx.scope
+    while scope is not None and argument.id not in scope.defs:
+        scope = scope.parent
+    return scope.defs[argument.id] if scope is not None else None
+
+
 def _helper_backpropagated(model: ModuleModel, value: ast.expr) -> CallEvent | None:
-    """`train_step(batch)`, a same-workspace function that calls `loss.backward()` and returns that `loss` itself."""
+    """`train_step(batch)`, a same-workspace function that calls `loss.backward()` and returns that `loss` itself (also
+    the closure an `optimizer.step(closure)` runs)."""
     if not isinstance(value, ast.Call):
         return None
     event = _call_events(model).get(id(value))
     function = event.function if event is not None else None
+    if function is None and event is not None:
+        function = _closure(event)
     if function is None or function.scope is None or not function.calls_backward:
         return None
     names = {name for scope, name in _backpropagated_names(model) | _backpropagated_holders(model) if scope == id(function.scope)}
-    for node in ast.walk(function.node):
+    for node in statements(function.node.body, (ast.Return, *_DEFS)):  # (its own returns: not a nested def's)
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id in names:
             return event
     return None
@@ -193,18 +227,18 @@ def _accumulations(model: ModuleModel):
     for event in model.of_type(BindEvent):
         stmt = event.node
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
-            prov = _candidate(model, stmt.value)
+            prov = _candidate(model, stmt.value, event.ctx.scope)
             if prov is not None and _label(stmt.target) == event.name and not _number(model, event):
                 yield _accumulation(event, stmt, event.name, event.name, stmt.value, prov, "augassign")
             elif prov is not None and isinstance(stmt.target, ast.Subscript) and _label(stmt.target.value) == event.name:
                 names = _accumulator(model, stmt.target)  # `stats["loss"] += loss`, `totals[name] += value`
                 if names is not None:
                     yield _accumulation(event, stmt, names[0], names[1], stmt.value, prov, "augassign")
-        elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add):
-            binop = stmt.value
+        elif isinstance(stmt, ast.Assign) and _sum_of(stmt.value) is not None:
+            binop = _sum_of(stmt.value)
             for mine, other in ((binop.left, binop.right), (binop.right, binop.left)):
                 if _label(mine) == event.name and _label(event.target) == event.name:
-                    prov = _candidate(model, other)
+                    prov = _candidate(model, other, event.ctx.scope)
                     if prov is not None:
                         yield _accumulation(event, stmt, event.name, event.name, other, prov, "add")
                     break
@@ -213,7 +247,7 @@ def _accumulations(model: ModuleModel):
         stmt = event.node
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is event.target and event.value is not None:
             base = _label(event.target.value)
-            prov = _candidate(model, event.value) if base is not None and _key_names(event.target) else None
+            prov = _candidate(model, event.value, event.ctx.scope) if base is not None and _key_names(event.target) else None
             if prov is not None:
                 yield _accumulation(event, stmt, base, base, event.value, prov, "store")
     for event in model.of_type(CallEvent):
@@ -221,7 +255,7 @@ def _accumulations(model: ModuleModel):
                 isinstance(event.ctx.statement, ast.Expr) and _label(event.receiver) is not None:
             # `meter.update(loss, n)`: a method that adds what it is given to its own state (an average meter)
             for value, keeper in _kept_by_method(model, event):
-                prov = _candidate(model, value)
+                prov = _candidate(model, value, event.ctx.scope)
                 if prov is not None:
                     name = _label(event.receiver)
                     accumulation = _accumulation(event, event.ctx.statement, name, name, value, prov, "update")
@@ -230,12 +264,20 @@ def _accumulations(model: ModuleModel):
                     break
         elif event.method in uses.APPENDERS and event.receiver is not None and uses.list_append(event.node):
             value = event.node.args[-1]
-            prov = _candidate(model, value)
+            prov = _candidate(model, value, event.ctx.scope)
             names = _accumulator(model, event.receiver)
             if prov is None and names is not None and (id(event.ctx.scope), names[1]) in _backpropagated_holders(model):
                 prov = UNKNOWN  # `losses.append(total)` of a value the walk could not follow, then `losses[-1].backward()`
             if prov is not None and names is not None and isinstance(event.ctx.statement, ast.Expr):
                 yield _accumulation(event, event.ctx.statement, names[0], names[1], value, prov, "append")
+
+
+def _sum_of(value: ast.expr) -> ast.BinOp | None:
+    """`total + loss`, also as a branch of `loss if total is None else total + loss` (the first item starts the sum)."""
+    if isinstance(value, ast.IfExp):
+        sums = [branch for branch in (value.body, value.orelse) if isinstance(branch, ast.BinOp) and isinstance(branch.op, ast.Add)]
+        return sums[0] if len(sums) == 1 else None
+    return value if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) else None
 
 
 def _key_names(target: ast.Subscript) -> set[str]:
@@ -447,10 +489,27 @@ def _backpropagated(model: ModuleModel) -> tuple[set, set]:
                 continue
             if isinstance(target, ast.Name):
                 found[0].add((id(call.ctx.scope), target.id))
+                alias = _alias_before(model, call.ctx.scope, target.id, call.seq)
+                if alias is not None:  # `loss = losses` then `loss.backward()`: the same tensor
+                    found[0].add((id(call.ctx.scope), alias.alias_of))
             elif _holder(target) is not None:
                 found[1].add((id(call.ctx.scope), _holder(target)))
         model.__dict__["_ag015_backpropagated"] = found
     return found
+
+
+def _alias_before(model: ModuleModel, scope, name: str, seq: int) -> BindEvent | None:
+    """The binding `name = other` (another name) that `name` holds at `seq`, when its last binding before it is one."""
+    index = model.__dict__.get("_ag015_binds")
+    if index is None:  # (scope, name) -> its bindings in order, once per model
+        index = model.__dict__["_ag015_binds"] = {}
+        for event in model.of_type(BindEvent):
+            index.setdefault((id(event.ctx.scope), event.name), []).append(event)
+    last = None
+    for event in index.get((id(scope), name), ()):
+        if event.seq < seq and (last is None or event.seq > last.seq):
+            last = event
+    return last if last is not None and last.alias_of is not None else None
 
 
 def _through_target(event: ThroughEvent) -> ast.expr | None:
@@ -628,11 +687,16 @@ def _same_tensor(model: ModuleModel, acc: Accumulation, target, part) -> bool:
     name = _loss_name(acc.value)
     if name is None:
         return False
-    if not (isinstance(target, ast.Name) and target.id == name or isinstance(acc.value, ast.Name) and _holder(target) == name):
-        return False  # `loss.backward()`, or `out["loss"].backward()` with `out` itself accumulated
+    alias = _alias_before(model, acc.event.ctx.scope, target.id, part.seq) if isinstance(target, ast.Name) and target.id != name else None
+    if alias is not None and alias.alias_of != name:
+        alias = None
+    if not (isinstance(target, ast.Name) and (target.id == name or alias is not None) or
+            isinstance(acc.value, ast.Name) and _holder(target) == name):
+        return False  # `loss.backward()` (or of a name bound to it: `loss = losses`), or `out["loss"].backward()` with `out` accumulated
     if isinstance(target, ast.Subscript) and _element_replaced(acc.event.ctx.scope.node, target, part.event.node, acc.statement):
         return False  # `out["loss"] = out["loss"].detach()` between the backward and `outputs.append(out)`
-    low, high = sorted((acc.event.seq, part.seq))
+    seqs = (acc.event.seq, part.seq, alias.seq) if alias is not None else (acc.event.seq, part.seq)
+    low, high = min(seqs), max(seqs)
     scope = acc.event.ctx.scope
     for event in model.events:
         if low < event.seq < high and isinstance(event, BindEvent) and event.name == name and event.ctx.scope is scope:
@@ -740,8 +804,9 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
                 current = parent
                 continue
             return ESCAPE
-        if isinstance(parent, (ast.BinOp, ast.UnaryOp)) or isinstance(parent, ast.Subscript) and parent.value is current:
-            current = parent
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp)) or isinstance(parent, ast.Subscript) and parent.value is current \
+                or isinstance(parent, (ast.Tuple, ast.List)) and isinstance(parent.ctx, ast.Load):
+            current = parent  # (a display is judged by what takes it: `"%f" % (epoch, total)`, `print((epoch, total))`)
             continue
         if isinstance(parent, (ast.Compare, ast.FormattedValue, ast.JoinedStr)):
             return kind
@@ -825,7 +890,7 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
     if backward is hook and hook is not None:
         facts.append(f"backpropagated by the framework when `{hook.function.name}()` returns it")
     elif backward is not None:
-        inside = " (inside the helper)" if acc.helper is not None else ""
+        inside = "" if acc.helper is None else " (inside the closure it runs)" if acc.helper.role == "step" else " (inside the helper)"
         facts.append(f"already backpropagated by `{model.text(backward.node)}` at line {backward.line}{inside}")
     elif stepped is not None:
         facts.append(f"never backpropagated: `{' '.join(model.text(stepped.node).split())}` (line {stepped.node.lineno}) changes the "

@@ -4,7 +4,9 @@ with manual optimisation — that calls `backward()` and `optimizer.step()` (dir
 function of the same workspace) but never resets the gradients in between: no `optimizer.zero_grad()`,
 `model.zero_grad()`, `zero_grad(set_to_none=True)`, `p.grad = None` or `p.grad.zero_()` in the same body.
 With two optimizers (a GAN), each stepped optimizer needs its own reset, unless the others' resets zero all of
-its parameters (an InfoGAN optimizer over `itertools.chain(G.parameters(), D.parameters())`). A helper's reset under `if flag:`, for a
+its parameters (an InfoGAN optimizer over `itertools.chain(G.parameters(), D.parameters())`); a module's own
+`G.zero_grad()` resets G's gradients only: an optimizer over another module that builds layers of its own, made after
+G (`D.opt`, `Adam(D.parameters())`), is not reset by it. A helper's reset under `if flag:`, for a
 parameter defaulting to `False` that the loop's call leaves out (`optimizer_step()` of `def optimizer_step(self,
 zero_grad=False)`), never runs.
 
@@ -48,10 +50,12 @@ import sys
 
 from ..analysis import callsite
 from ..analysis import torch_ops as ops
+from ..analysis import torch_api as api
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel
 from ..analysis.provenance import Kind
-from ..analysis.training import (BACKWARD, STEP, ZERO_GRAD, covers, first_forward, forward_statement, innermost_unit, optimizer_of,
-                                 optimizer_params, training_units)
+from ..analysis.syntax import parents
+from ..analysis.training import (BACKWARD, STEP, ZERO_GRAD, Part, covers, first_forward, forward_statement, innermost_unit, is_zeroing,
+                                 optimizer_of, optimizer_params, training_units)
 from ..findings import Fix, Safety, Severity
 from . import edits
 
@@ -80,6 +84,11 @@ def check(model: ModuleModel):
         if not zeros:
             yield from _finding(model, unit, own[0], backwards, missing=None, seen=seen)
             continue
+        uncovered = _past_module_resets(model, zeros, own)
+        if uncovered is not None:
+            for step, name, resets in uncovered[:1]:
+                yield from _finding(model, unit, step, backwards, missing=name, seen=seen, resets=resets)
+            continue
         # Every reset names an optimizer: each stepped optimizer needs its own (GAN: d_opt and g_opt).
         reset = set()
         zeroed: frozenset = frozenset()  # the parameters those resets reach, as far as known
@@ -102,6 +111,92 @@ def check(model: ModuleModel):
                 if name and not any(_same_optimizer(name, other) for other in reset) and name not in reported:
                     reported.add(name)
                     yield from _finding(model, unit, step, backwards, missing=name, seen=seen)
+
+
+def _past_module_resets(model: ModuleModel, zeros, own):
+    """Where every reset is a module's own `zero_grad()` (`self.generator.zero_grad()`), all in one body with the steps:
+    the steps of an optimizer over another module that has layers of its own, built after the reset modules (so none
+    of them can hold those layers), whose gradients therefore no reset reaches. None where a reset is anything else."""
+    scopes = {id((zero.inner if zero.inner is not None else zero.event).ctx.scope): zero for zero in zeros}
+    if len(scopes) != 1:
+        return None
+    zero = next(iter(scopes.values()))
+    scope = (zero.inner if zero.inner is not None else zero.event).ctx.scope
+    # (a helper's part stands for its first reset and step: its body's own events are every one of them)
+    events = [e for e in model.events if e.ctx.scope is scope] if zero.inner is not None else [
+        (z.inner if z.inner is not None else z.event) for z in zeros]
+    modules, texts = [], []
+    for event in (e for e in events if is_zeroing(e)):
+        if type(event) is not CallEvent or event.role != "zero_grad" or event.receiver is None:
+            return None
+        prov = model.prov(event.receiver)
+        if prov is None or prov.kind is not Kind.MODULE or not isinstance(prov.node, ast.Call):
+            return None
+        modules.append(prov)
+        texts.append(f"`{model.text(event.node).strip()}`")
+    if not modules:
+        return None
+    resets = ", ".join(texts[:2])
+    found, seen = [], set()
+    for step in own:
+        inner = step.inner if step.inner is not None else step.event
+        if inner.ctx.scope is not scope:
+            continue
+        for event in [e for e in events if type(e) is CallEvent and e.role == "step"] if step.inner is not None else [inner]:
+            if type(event) is not CallEvent or event.role != "step" or event.receiver is None or id(event) in seen:
+                continue
+            seen.add(id(event))
+            owner = _stepped_module(model, event)
+            if owner is not None and _fresh_layers(owner) and all(_built_before(model, module, owner) for module in modules):
+                found.append((Part(STEP, step.event, event) if step.inner is not None else step, model.text(event.receiver), resets))
+    return found
+
+
+def _stepped_module(model: ModuleModel, step: CallEvent):
+    """The module whose parameters the stepped optimizer updates, all of them: `X.optimizer` made in X's class over
+    `self.parameters()`, or an optimizer over `net.parameters()` of a module named `net` here."""
+    receiver = step.receiver
+    params = optimizer_params(model, receiver)
+    if len(params) != 1:
+        return None
+    (label,) = params
+    if label == "self.*" and isinstance(receiver, ast.Attribute) and not (isinstance(receiver.value, ast.Name) and receiver.value.id == "self"):
+        return model.prov(receiver.value)  # (made in the module's own __init__: its `self`)
+    if label.endswith(".*") and "." not in label[:-2]:
+        scope = step.ctx.scope
+        while scope is not None and label[:-2] not in scope.bindings:
+            scope = scope.parent
+        return scope.bindings.get(label[:-2]) if scope is not None else None
+    return None
+
+
+def _fresh_layers(module) -> bool:
+    """The module makes parameters of its own when it is built: a torch.nn layer with weights, or a workspace module whose
+    __init__ builds one."""
+    if module is None or module.kind is not Kind.MODULE or not isinstance(module.node, ast.Call):
+        return False
+    cls = module.module_class
+    if isinstance(cls, str):
+        return bool(api.layer_parameters(cls.rsplit(".", 1)[-1]))
+    return isinstance(cls, ClassInfo) and cls.is_module and any(
+        value is not None and value.kind is Kind.MODULE and isinstance(value.module_class, str) and isinstance(value.node, ast.Call)
+        and (api.layer_parameters(value.module_class.rsplit(".", 1)[-1]) or value.elements) for value in cls.attributes.values())
+
+
+def _built_before(model: ModuleModel, module, owner) -> bool:
+    """`module` was constructed before `owner`, in the same body: it cannot hold the layers `owner` builds."""
+    if module.node is owner.node or not isinstance(module.node, ast.Call) or not isinstance(owner.node, ast.Call):
+        return False
+    parent_of = parents(model, model.tree)
+    enclosing = lambda node: next(n for n in _up(parent_of, node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)))  # noqa: E731
+    return (module.node.lineno, module.node.col_offset) < (owner.node.lineno, owner.node.col_offset) and \
+        enclosing(module.node) is enclosing(owner.node)
+
+
+def _up(parent_of, node):
+    while node is not None:
+        node = parent_of.get(id(node))
+        yield node if node is not None else ast.Module(body=[], type_ignores=[])
 
 
 def _reset_through_others(model: ModuleModel, step: CallEvent, zeroed: frozenset) -> bool:
@@ -185,7 +280,7 @@ def _optimizer_receiver(model: ModuleModel, event: CallEvent) -> bool:
     return optimizer_like(model, receiver)
 
 
-def _finding(model, unit, step, backwards, missing, seen: set):
+def _finding(model, unit, step, backwards, missing, seen: set, resets: str | None = None):
     step_event = step.event
     optimizer = optimizer_of(model, step.inner or step_event) if isinstance(step.inner or step_event, CallEvent) else None
     backward = max((b for b in backwards if b.seq < step.seq), key=lambda b: b.seq, default=backwards[0])
@@ -200,7 +295,8 @@ def _finding(model, unit, step, backwards, missing, seen: set):
     roles.append(step_text)
     where = unit.describe()
     if missing:
-        message = (f"{where} steps `{missing}` ({step_text}) but only resets other optimizers' gradients: `{missing}`'s "
+        others = f"the gradients of other modules ({resets})" if resets else "other optimizers' gradients"
+        message = (f"{where} steps `{missing}` ({step_text}) but only resets {others}: `{missing}`'s "
                    f"gradients accumulate across iterations. Call `{missing}.zero_grad()` before its forward")
     else:
         outside = _zero_grad_outside(model, unit)
@@ -211,7 +307,7 @@ def _finding(model, unit, step, backwards, missing, seen: set):
                     f"Call `{optimizer or 'optimizer'}.zero_grad()` in the loop body, before the forward")
     fixes = []
     name = missing or (optimizer if step.inner is None else _at_call_site(model, step))
-    if name:
+    if name and not (resets and step.inner is not None):  # (a helper's optimizer, named as the helper names it)
         anchor = forward_statement(model, unit, backward)
         if anchor is not None and edits.own_line(model, anchor):
             fixes.append(Fix(f"Insert `{name}.zero_grad()` before the forward", Safety.UNSAFE,
