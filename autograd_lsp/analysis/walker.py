@@ -35,6 +35,20 @@ def label(node: ast.AST) -> str | None:
     return None
 
 
+def _aliased_base(node: ast.expr) -> ast.expr:
+    """`x.transpose(1, 2)`, `x[:, 0]`, `x.T`: the expression whose storage (and version counter) the view shares;
+    a view that may copy (`reshape`, `.contiguous()`) ends the chain."""
+    while True:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in api.ALIAS_VIEWS:
+            node = node.func.value
+        elif isinstance(node, ast.Attribute) and node.attr in api.ALIAS_VIEW_PROPERTIES:
+            node = node.value
+        elif isinstance(node, ast.Subscript) and syntax.basic_index(node.slice):
+            node = node.value
+        else:
+            return node
+
+
 def _own_graph(prov: Provenance) -> Provenance | None:
     """What another method may know of a value a method computed from its parameters: only that it is a tensor with a
     graph through trainable weights (composed from them), nothing the parameters decide (shape, dtype, where it came from)."""
@@ -2731,7 +2745,8 @@ class Walker:
         return grads
 
     def _mark(self, operand: ast.expr, op: str, node: ast.AST | None):
-        name = label(operand)
+        # a view kept for backward shares its base's version counter: changing the base in place breaks it too
+        name = label(_aliased_base(operand))
         prov = self.lookup(name) if name is not None else None
         # a function's tensor parameter (a forward's input) is saved too: the version check does not ask for a graph
         if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") and prov.saved_by is None:
