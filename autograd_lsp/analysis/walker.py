@@ -49,6 +49,17 @@ def _aliased_base(node: ast.expr) -> ast.expr:
             return node
 
 
+def _graphs_in(prov: Provenance | None) -> frozenset:
+    """The graph of a tensor, or of the tensors a list holds (its elements', and those appended to it)."""
+    if prov is None:
+        return frozenset()
+    if prov.kind is Kind.TENSOR:
+        return prov.graph
+    if prov.kind is Kind.SEQUENCE:
+        return prov.graph.union(*(e.graph for e in prov.elements if e is not None and e.kind is Kind.TENSOR))
+    return frozenset()
+
+
 def _own_graph(prov: Provenance) -> Provenance | None:
     """What another method may know of a value a method computed from its parameters: only that it is a tensor with a
     graph through trainable weights (composed from them), nothing the parameters decide (shape, dtype, where it came from)."""
@@ -1720,6 +1731,9 @@ class Walker:
         if (name == "list" or name == "tuple") and len(arg_provs) == 1 and not node.keywords and arg_provs[0] is not None \
                 and arg_provs[0].kind is Kind.SEQUENCE and arg_provs[0].elements:
             return Provenance(Kind.SEQUENCE, node.lineno, elements=arg_provs[0].elements, node=node)  # `list([w, b])`: the same elements
+        if (name == "list" or name == "tuple") and len(arg_provs) == 1 and not node.keywords and arg_provs[0] is not None \
+                and arg_provs[0].kind is Kind.SEQUENCE and arg_provs[0].graph:
+            return Provenance(Kind.SEQUENCE, node.lineno, graph=arg_provs[0].graph, node=node)  # `tuple(outs)`: their graphs
         if name == "filter" and len(arg_provs) == 2 and arg_provs[1] is not None and arg_provs[1].kind is Kind.PARAMS:
             return arg_provs[1]  # `filter(lambda p: p.requires_grad, G.parameters())`: some of G's parameters, none else
         if name == "dict" and not node.args and node.keywords and all(kw.arg is not None for kw in node.keywords) \
@@ -2175,7 +2189,8 @@ class Walker:
         if isinstance(cls, ClassInfo):
             event.runs = cls.methods.get("forward")  # `model(x)` is the call that gives forward() its grad mode
             walked = self._forward_in_context(event.runs, node, module, arg_provs)
-            self._note_forward_graph(node, walked)
+            # (a forward not walked for this call: its summary's graph, the nodes of its own body)
+            self._note_forward_graph(node, walked if walked is not None or event.runs is None or not event.runs.walked else event.runs.returns)
         elif name == "Sequential" and module.elements and module.elements[0] is not None and isinstance(module.elements[0].module_class, ClassInfo):
             first_block = module.elements[0]  # nn.Sequential(Block(), ...): the first block's forward gets the input
             self._forward_in_context(first_block.module_class.methods.get("forward"), node, first_block, arg_provs)
@@ -2265,12 +2280,19 @@ class Walker:
                            if value is not None and value.kind is Kind.TENSOR and value.requires_grad else None
                            for value in walked.elements)
             return Provenance(Kind.SEQUENCE, node.lineno, elements=values, origin=_TUPLE, node=node)
+        listed = walked if walked is not None or not isinstance(cls, ClassInfo) or event.runs is None or not event.runs.walked else event.runs.returns
+        if listed is not None and listed.kind is Kind.SEQUENCE and not listed.elements and listed.graph and not self.no_grad:
+            # a forward returning the list it appended its outputs to (`return tuple(outs)`): each element is this
+            # forward's output (`for f in self.neck(x)`)
+            return Provenance(Kind.SEQUENCE, node.lineno, elements=(result,), node=node)
         return result
 
     def _note_forward_graph(self, node: ast.Call, walked: Provenance | None):
         """The graph inside a user forward walked for this call (model.forward_graphs): a tuple's tensors' too."""
         values = walked.elements if walked is not None and walked.kind is Kind.SEQUENCE else [walked]
         graph = frozenset().union(*(v.graph for v in values if v is not None and v.kind is Kind.TENSOR))
+        if walked is not None and walked.kind is Kind.SEQUENCE:
+            graph |= walked.graph  # (a list the forward appended its tensors to)
         if graph and not self.summary_only:
             self.model.forward_graphs[id(node)] = self.model.forward_graphs.get(id(node), frozenset()) | graph
 
@@ -2492,6 +2514,13 @@ class Walker:
                 and arg_provs[0].kind is Kind.MODULE and all(p is not None and p.kind is Kind.MODULE for p in recv.elements) and label(receiver):
             # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order
             self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],)))
+            return None
+        if recv.kind is Kind.SEQUENCE and method in ("append", "extend", "insert") and node.args and label(receiver) and not self.no_grad:
+            # `outs.append(y)`: a forward returning the list (or `tuple(outs)`) hands its caller the tensors' graphs
+            added = arg_provs[-1]
+            graph = _graphs_in(added)
+            if graph and not graph <= recv.graph:
+                self.update(label(receiver), recv.but(graph=recv.graph | graph))
             return None
         if recv.kind is Kind.MAPPING and not node.args and method in ("items", "values"):
             value = _merged_values(recv)  # `for name, value in losses.items()`: each value is one of the dict's

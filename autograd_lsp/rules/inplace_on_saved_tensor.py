@@ -10,7 +10,8 @@ keeps, given which inputs require grad (a normalisation written in place, `x /= 
 edits what the norm kept). A view kept for backward (`conv(x.transpose(1, 2))`, `x.t() @ w`; not one that may copy,
 `.reshape()`, `.contiguous()`) shares its base's version counter: changing the base in place counts. The backward is a
 later `.backward()` whose loss was computed through the saving operation, or the value a module's
-`forward()` / a Lightning `training_step` returns.
+`forward()` / a Lightning `training_step` returns (a loss over what a forward returns in a list it appended its
+outputs to, `return tuple(outs)`, runs through them).
 
 ## Why is this bad?
 To compute gradients, autograd keeps references to some tensors of the forward pass. Each tensor has a
