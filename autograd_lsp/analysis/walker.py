@@ -239,6 +239,7 @@ def workspace_module(path: str, top: str) -> bool:
 
 CHAINS = frozenset({"itertools.chain"})  # one iterable over several: `itertools.chain(G.parameters(), D.parameters())`
 _TUPLE = "tuple display"  # a SEQUENCE's origin: exactly these elements in this order (no starred part, never appended to)
+_SOME_ITEMS = "some items"  # a SEQUENCE's origin: built differently on two branches, its items unknown (not none)
 _UNSET = object()
 _CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
 
@@ -2511,7 +2512,7 @@ class Walker:
                 return self.call_value(node, submodule, arg_provs, event)  # `self.objective(x)`: the function it was given
             return None
         if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and arg_provs[0] is not None \
-                and arg_provs[0].kind is Kind.MODULE and all(p is not None and p.kind is Kind.MODULE for p in recv.elements) and label(receiver):
+                and recv.origin != _SOME_ITEMS and arg_provs[0].kind is Kind.MODULE and all(p is not None and p.kind is Kind.MODULE for p in recv.elements) and label(receiver):
             # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order
             self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],)))
             return None
@@ -3428,7 +3429,12 @@ def _merge_branches(a: Provenance | None, b: Provenance | None) -> Provenance | 
         values_a, values_b = dict(zip(a.keys, a.elements)), dict(zip(b.keys, b.elements))
         keys = tuple(dict.fromkeys([*a.keys, *b.keys]))
         return a.but(keys=keys, elements=tuple(merge(values_a[k], values_b[k]) if k in values_a and k in values_b else None for k in keys))
-    return merge(a, b)
+    merged = merge(a, b)
+    if merged is not None and merged.kind is Kind.SEQUENCE and a.elements != b.elements:
+        # `if pre_act: layers.append(nn.ReLU())`: which items the list holds is unknown now, not "none": what is
+        # appended after it is not its first item
+        return merged.but(origin=_SOME_ITEMS)
+    return merged
 
 
 def _first_stores(function) -> dict:
