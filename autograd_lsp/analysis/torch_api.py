@@ -35,8 +35,6 @@ KEEPS_NUMEL = ops.KEEPS_NUMEL  # never fewer elements than the receiver (view, r
 INDEX_SHAPED = ops.INDEX_SHAPED  # op -> position of the index tensor whose shape the result has (gather, take)
 FACTORY_SIZES = ops.FACTORY_SIZES  # factory -> {positional arguments given: position of the size argument}
 VIEWS = ops.VIEWS  # the result may share storage (and, for autograd, the base) with the input
-ALIAS_VIEWS = ops.ALIAS_VIEWS  # views that never copy (not `reshape`, `flatten`, `contiguous`)
-ALIAS_VIEW_PROPERTIES = ops.ALIAS_VIEWS - ops.METHODS  # `.T`, `.mT`: read as attributes, not called
 # No gradient reaches the inputs through these: non-differentiable results and zero-gradient formulas.
 NONDIFFERENTIABLE = ops.NONDIFFERENTIABLE | ops.ZERO_GRADIENT
 ZERO_GRADIENT = ops.ZERO_GRADIENT

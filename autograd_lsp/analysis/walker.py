@@ -35,20 +35,6 @@ def label(node: ast.AST) -> str | None:
     return None
 
 
-def _aliased_base(node: ast.expr) -> ast.expr:
-    """`x.transpose(1, 2)`, `x[:, 0]`, `x.T`: the expression whose storage (and version counter) the view shares;
-    a view that may copy (`reshape`, `.contiguous()`) ends the chain."""
-    while True:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in api.ALIAS_VIEWS:
-            node = node.func.value
-        elif isinstance(node, ast.Attribute) and node.attr in api.ALIAS_VIEW_PROPERTIES:
-            node = node.value
-        elif isinstance(node, ast.Subscript) and syntax.basic_index(node.slice):
-            node = node.value
-        else:
-            return node
-
-
 def _graphs_in(prov: Provenance | None) -> frozenset:
     """The graph of a tensor, or of the tensors a list holds (its elements', and those appended to it)."""
     if prov is None:
@@ -2512,7 +2498,8 @@ class Walker:
                 return self.call_value(node, submodule, arg_provs, event)  # `self.objective(x)`: the function it was given
             return None
         if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and arg_provs[0] is not None \
-                and recv.origin != _SOME_ITEMS and arg_provs[0].kind is Kind.MODULE and all(p is not None and p.kind is Kind.MODULE for p in recv.elements) and label(receiver):
+                and recv.origin != _SOME_ITEMS and arg_provs[0].kind is Kind.MODULE \
+                and all(p is not None and p.kind is Kind.MODULE for p in recv.elements) and label(receiver):
             # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order
             self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],)))
             return None
@@ -2776,7 +2763,7 @@ class Walker:
 
     def _mark(self, operand: ast.expr, op: str, node: ast.AST | None):
         # a view kept for backward shares its base's version counter: changing the base in place breaks it too
-        name = label(_aliased_base(operand))
+        name = label(uses.aliased_base(operand))
         prov = self.lookup(name) if name is not None else None
         # a function's tensor parameter (a forward's input) is saved too: the version check does not ask for a graph
         if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") and prov.saved_by is None:

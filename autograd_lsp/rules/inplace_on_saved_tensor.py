@@ -53,6 +53,7 @@ import sys
 from ..analysis.model import BindEvent, CallEvent, InplaceEvent, ModuleModel
 from ..analysis.torch_api import operator_op, out_of_place, saved_inputs, saves_output
 from ..analysis.training import GRAPH_RETURNING
+from ..analysis.uses import aliased_base
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
 from .loss_sites import loss_sites
@@ -224,6 +225,9 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: st
     if loop is not None:
         saved_at += f" in the previous iteration of the loop at line {loop.node.lineno}"
     alias = " (a detached view shares its version counter)" if prov.detached else ""
+    view = _kept_view(model, saver, name) if role == "an input" else None
+    if view is not None:
+        role = f"whose view `{model.text(view)}` is an input"  # `conv(x.transpose(1, 2))`: the view shares x's version counter
     if backward is not None:
         later = f"`{model.text(backward.node)}` (line {backward.node.lineno})" if backward.form != "training_step" else "the backward"
         consequence = f"{later} will raise a version-counter error"
@@ -244,6 +248,19 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: st
     if backward is not None:
         related.append((backward.node, "the backward that needs the saved tensor"))
     return model.finding(RULE, node, message, fixes=_fixes(model, event, target), related=related, target=name, saved_by=op)
+
+
+def _kept_view(model: ModuleModel, saver, name: str) -> ast.expr | None:
+    """The operand of the saving op that is a view of `name` (`x.transpose(1, 2)`, `x.t()`), not `name` itself."""
+    if isinstance(saver, ast.BinOp):
+        operands = [saver.left, saver.right]
+    elif isinstance(saver, ast.Call):
+        operands = [*([saver.func.value] if isinstance(saver.func, ast.Attribute) else []), *saver.args]
+    else:
+        return None
+    if any(model.text(operand) == name for operand in operands):
+        return None
+    return next((operand for operand in operands if aliased_base(operand) is not operand and model.text(aliased_base(operand)) == name), None)
 
 
 def _fixes(model: ModuleModel, event: InplaceEvent, target: ast.expr) -> list[Fix]:
