@@ -225,6 +225,7 @@ def workspace_module(path: str, top: str) -> bool:
 
 CHAINS = frozenset({"itertools.chain"})  # one iterable over several: `itertools.chain(G.parameters(), D.parameters())`
 _TUPLE = "tuple display"  # a SEQUENCE's origin: exactly these elements in this order (no starred part, never appended to)
+_EACH = "comprehension"  # a SEQUENCE's origin: its one element stands for every item, however many
 _SOME_ITEMS = "some items"  # a SEQUENCE's origin: built differently on two branches, its items unknown (not none)
 _UNSET = object()
 _CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
@@ -1280,7 +1281,7 @@ class Walker:
             element = self.ev(node.elt)
         finally:
             self.scope = saved
-        return Provenance(Kind.SEQUENCE, node.lineno, elements=(element,))
+        return Provenance(Kind.SEQUENCE, node.lineno, elements=(element,), origin=_EACH)
 
     ev_GeneratorExp = ev_SetComp = ev_ListComp
 
@@ -2501,7 +2502,7 @@ class Walker:
                 and recv.origin != _SOME_ITEMS and arg_provs[0].kind is Kind.MODULE \
                 and all(p is not None and p.kind is Kind.MODULE for p in recv.elements) and label(receiver):
             # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order
-            self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],)))
+            self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],), origin=""))
             return None
         if recv.kind is Kind.SEQUENCE and method in ("append", "extend", "insert") and node.args and label(receiver) and not self.no_grad:
             # `outs.append(y)`: a forward returning the list (or `tuple(outs)`) hands its caller the tensors' graphs
@@ -3494,6 +3495,8 @@ def _item_of(sequence: Provenance, index: ast.expr) -> Provenance | None:
     if not elements:
         return None
     position = _number(index)
+    if isinstance(position, int) and sequence.origin == _EACH:
+        return elements[0]  # `outs[2]` of `[conv(x) for conv in self.convs]`: one of its items, all alike
     if isinstance(position, int):
         return elements[position] if -len(elements) <= position < len(elements) else None
     if position is not None or isinstance(index, (ast.Slice, ast.Constant, ast.Tuple)):
