@@ -2828,13 +2828,67 @@ class Walker:
             seen = True
         return seen
 
-    @staticmethod
-    def _first_layer(name: str | None, built: ast.Call | None) -> tuple[str | None, ast.Call | None]:
-        """The layer a module applies first to its input: itself, or a Sequential's first element."""
-        if name == "Sequential" and built is not None and built.args and isinstance(built.args[0], ast.Call):
-            inner = built.args[0].func
-            return (inner.attr if isinstance(inner, ast.Attribute) else getattr(inner, "id", None)), built.args[0]
+    def _first_layer(self, name: str | None, built: ast.Call | None) -> tuple[str | None, ast.Call | None]:
+        """The layer a module applies first to its input: itself, or a Sequential's first element (of `*layers`, the
+        first append every construction of the class runs: `if pre_act: layers.append(nn.ReLU(inplace=True))`)."""
+        first = built.args[0] if name == "Sequential" and built is not None and built.args else None
+        if isinstance(first, ast.Starred):
+            first = self._first_appended(built)
+        if isinstance(first, ast.Call):
+            inner = first.func
+            return (inner.attr if isinstance(inner, ast.Attribute) else getattr(inner, "id", None)), first
         return name, built
+
+    def _first_appended(self, built: ast.Call) -> ast.expr | None:
+        """The first layer appended to the list `nn.Sequential(*layers)` unpacks, when each `if` around the appends
+        tests a constructor parameter that every construction of the class in this module settles (a literal, or the
+        default it leaves); None when any doubt remains (an append in a loop, the list used otherwise)."""
+        found = self.model.__dict__.get("_starred_layers", {}).get(id(built))
+        if found is None:
+            return None
+        init, name = found
+        appends = syntax.guarded_appends(init.node, name, built)
+        for layer, guards in appends or ():
+            taken = self._guards_taken(init, guards)
+            if taken is None:
+                return None
+            if taken:
+                return layer
+        return None
+
+    def _guards_taken(self, init: FunctionInfo, guards: list) -> bool | None:
+        """Whether every construction of `init`'s class runs the branch under `guards` ((parameter, test) pairs): True,
+        False (none does), None (some may)."""
+        for parameter, test in guards:
+            verdicts = {test(value) for value in self._constructed_values(init, parameter)}
+            if verdicts == {False}:
+                return False
+            if verdicts != {True}:
+                return None
+        return True
+
+    def _constructed_values(self, init: FunctionInfo, parameter: str) -> list:
+        """The literal each construction of `init`'s class in this module passes for `parameter` (or leaves to its
+        default); empty when one passes anything else, or none is seen."""
+        node = init.node
+        positional = [arg.arg for arg in [*node.args.posonlyargs, *node.args.args]][1:]
+        defaults = dict(zip(positional[len(positional) - len(node.args.defaults):], node.args.defaults))
+        defaults.update({arg.arg: default for arg, default in zip(node.args.kwonlyargs, node.args.kw_defaults) if default is not None})
+        values = []
+        for event in self.model.of_type(CallEvent):
+            if event.function is not init or event.role is not None:
+                continue
+            call = event.node
+            if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
+                return []
+            value = next((kw.value for kw in call.keywords if kw.arg == parameter), None)
+            if value is None and parameter in positional and positional.index(parameter) < len(call.args):
+                value = call.args[positional.index(parameter)]
+            value = value if value is not None else defaults.get(parameter)
+            if not isinstance(value, ast.Constant):
+                return []
+            values.append(value.value)
+        return values
 
     def torch_call(self, node: ast.Call, qualname: str, arg_provs) -> Provenance | None:
         short = qualname.rsplit(".", 1)[-1]
@@ -2866,6 +2920,10 @@ class Walker:
             layers = tuple(flatten(arg_provs)) if api.layer_parameters(short) is None and arg_provs else ()
             if short == "Sequential" and len(layers) > 1 and not self.summary_only:
                 self._note_sequential_order(node, layers)
+            if short == "Sequential" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred) \
+                    and isinstance(node.args[0].value, ast.Name) and self.function is not None and self.function.name == "__init__":
+                # `nn.Sequential(*layers)`: its first layer is read from the appends when the container runs (_first_layer)
+                self.model.__dict__.setdefault("_starred_layers", {})[id(node)] = (self.function.context_of or self.function, node.args[0].value.id)
             layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
             reduction = _argument(node, "reduction", api.layer(short).get("reduction")) if short.endswith("Loss") else None
             text = self._text_argument(reduction) if reduction is not None and not isinstance(reduction, ast.Constant) else None

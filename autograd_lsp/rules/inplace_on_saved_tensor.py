@@ -1,6 +1,8 @@
 """## What it does
 Flags an in-place change (`+=`, `x[i] = …`, `clamp_`, `mul_`, any `*_` method, an in-place activation such as
-`nn.ReLU(inplace=True)` or `F.dropout(x, 0.1, inplace=True)`, also through a view or `.detach()`) of
+`nn.ReLU(inplace=True)` or `F.dropout(x, 0.1, inplace=True)` — also as an `nn.Sequential`'s first layer, of
+`nn.Sequential(*layers)` the first append every construction in the module runs (`if pre_act: layers.append(...)`
+with `pre_act` left at True) — also through a view or `.detach()`) of
 a tensor that autograd saved for the backward pass, made before the `backward()` that needs it: the
 output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt`, `nn.Sigmoid()`… (of `pow` only
 when its exponent requires grad: `d.pow(2)` keeps `d`, not its result), or an input of `pow`, `log`, `sin`,
