@@ -2844,10 +2844,13 @@ class Walker:
         tests a constructor parameter that every construction of the class in this module settles (a literal, or the
         default it leaves); None when any doubt remains (an append in a loop, the list used otherwise)."""
         found = self.model.__dict__.get("_starred_layers", {}).get(id(built))
-        if found is None:
+        if found is None or found[0] is not built:  # (the node kept: an id freed by an edit may name another)
             return None
-        init, name = found
-        appends = syntax.guarded_appends(init.node, name, built)
+        _, init, name = found
+        cache = self.model.__dict__.setdefault("_guarded_appends", {})  # (read at each run of the container)
+        if id(built) not in cache or cache[id(built)][0] is not built:
+            cache[id(built)] = (built, syntax.guarded_appends(init.node, name, built))
+        appends = cache[id(built)][1]
         for layer, guards in appends or ():
             taken = self._guards_taken(init, guards)
             if taken is None:
@@ -2923,7 +2926,8 @@ class Walker:
             if short == "Sequential" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred) \
                     and isinstance(node.args[0].value, ast.Name) and self.function is not None and self.function.name == "__init__":
                 # `nn.Sequential(*layers)`: its first layer is read from the appends when the container runs (_first_layer)
-                self.model.__dict__.setdefault("_starred_layers", {})[id(node)] = (self.function.context_of or self.function, node.args[0].value.id)
+                self.model.__dict__.setdefault("_starred_layers", {})[id(node)] = (node, self.function.context_of or self.function,
+                                                                                  node.args[0].value.id)
             layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
             reduction = _argument(node, "reduction", api.layer(short).get("reduction")) if short.endswith("Loss") else None
             text = self._text_argument(reduction) if reduction is not None and not isinstance(reduction, ast.Constant) else None
