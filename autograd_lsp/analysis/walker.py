@@ -2272,7 +2272,7 @@ class Walker:
         if listed is not None and listed.kind is Kind.SEQUENCE and not listed.elements and listed.graph and not self.no_grad:
             # a forward returning the list it appended its outputs to (`return tuple(outs)`): each element is this
             # forward's output (`for f in self.neck(x)`)
-            return Provenance(Kind.SEQUENCE, node.lineno, elements=(result,), node=node)
+            return Provenance(Kind.SEQUENCE, node.lineno, elements=(result,), origin=_EACH, node=node)
         return result
 
     def _note_forward_graph(self, node: ast.Call, walked: Provenance | None):
