@@ -385,6 +385,33 @@ def _probe(torch, method) -> dict:
     return facts
 
 
+def _alias_views(torch, views: set) -> set:
+    """Views whose result always shares its input's storage: called on a non-contiguous tensor with a few argument
+    lists, never a copy (`reshape`, `flatten`, `contiguous` copy there); one no probe could call is kept only when
+    functionalization has a `_copy` twin for it (`view`, `expand`: aten's own view ops)."""
+    found = set()
+    for name in sorted(views):
+        method, verdict = getattr(torch.Tensor, name, None), None
+        make = lambda: torch.arange(24.0).reshape(2, 3, 4).transpose(0, 2)  # noqa: E731
+        for args in ((), (-1,), (0,), (0, 1), (24,), (0, (2, 2)), (1, 0, 2), ("self",), ("flat",)):
+            if not callable(method) and args:
+                continue  # a property (`.T`, `.mT`): read once, with no arguments
+            x = make()
+            args = (x,) if args == ("self",) else ((torch.zeros(24),) if args == ("flat",) else args)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = method(x, *args) if callable(method) else getattr(x, name)
+            except Exception:
+                continue
+            parts = result if isinstance(result, (tuple, list)) else [result]
+            shared = all(isinstance(p, torch.Tensor) and p.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() for p in parts)
+            verdict = verdict is not False and shared if parts else verdict
+        if verdict or verdict is None and hasattr(torch.ops.aten, name + "_copy"):
+            found.add(name)
+    return found
+
+
 def collect() -> dict:
     import torch
     import torch.nn as nn
@@ -534,6 +561,7 @@ def collect() -> dict:
         "version": torch.__version__.split("+")[0],
         "INPLACE": inplace,
         "VIEWS": views,
+        "ALIAS_VIEWS": _alias_views(torch, views),
         "OUT_VARIANTS": out_variants & python_names,
         "POINTWISE": pointwise & python_names,
         "REDUCTIONS": reductions & python_names,
@@ -915,6 +943,7 @@ def render(facts: dict) -> str:
     comments = {
         "INPLACE": "In-place ops that write their first tensor (`Tensor(a!) self`) -> their out-of-place twin (None: no twin).",
         "VIEWS": "Ops whose result may share storage with their input (torchgen's RETURNS_VIEWS_OF_INPUT, detach excluded).",
+        "ALIAS_VIEWS": "Views that never copy (a copy on a non-contiguous input: `reshape`, `flatten`, `contiguous` are not).",
         "OUT_VARIANTS": "Ops with an `out=` variant.",
         "POINTWISE": "Ops tagged `pointwise`: the result has the broadcast shape of the inputs.",
         "REDUCTIONS": "Ops that reduce (a `keepdim` argument, or one element from a 2x3 input).",

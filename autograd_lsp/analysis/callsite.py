@@ -158,7 +158,8 @@ def argument_for(call, names: set) -> ast.expr | None:
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(isinstance(a, ast.Starred) for a in call.node.args):
         return None
     params = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
-    if call.function.cls is not None and call.receiver is not None and params and \
+    constructs = node.name == "__init__" and not (isinstance(call.node.func, ast.Attribute) and call.node.func.attr == "__init__")
+    if call.function.cls is not None and (call.receiver is not None or constructs) and params and \
             not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
         params = params[1:]
     passed = dict(zip(params, call.node.args))

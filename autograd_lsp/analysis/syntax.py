@@ -261,3 +261,75 @@ def _rebound_between(block_owner: ast.AST, if_a: ast.If, if_b: ast.If, test_a: d
     span = [node for node in ast.iter_child_nodes(block_owner) if isinstance(node, ast.stmt)
             and node.lineno <= end and (node.end_lineno or node.lineno) >= start]
     return all(any(stores(node, name) for node in span) for name in names)
+
+
+def guarded_appends(function: ast.AST, name: str, built: ast.Call) -> list | None:
+    """`layers = []`, then `layers.append(layer)` statements, some under `if` tests of a parameter (`if pre_act:`,
+    `if not flat:`, `if norm is not None:`), then `nn.Sequential(*layers)` (`built`): [(layer, [(parameter, test)])] in
+    order, `test` giving the branch's truth for a parameter's value. None when the list is used any other way, an
+    append sits in a loop or a `try`, or a test is not of a parameter."""
+    params = {arg.arg for arg in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
+    found: list = []
+    uses = [node for node in nodes(function) if type(node) is ast.Name and node.id == name]
+
+    def visit(body, guards) -> bool:
+        for stmt in body:
+            if stmt.lineno > built.lineno:
+                return True
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and stmt.targets[0].id == name:
+                if not (isinstance(stmt.value, ast.List) and not stmt.value.elts) or guards:
+                    return False
+                found.clear()
+                handled.add(id(stmt.targets[0]))
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
+                    and isinstance(stmt.value.func.value, ast.Name) and stmt.value.func.value.id == name:
+                call = stmt.value
+                if call.func.attr != "append" or len(call.args) != 1 or call.keywords:
+                    return False
+                found.append((call.args[0], list(guards)))
+                handled.add(id(call.func.value))
+            elif isinstance(stmt, ast.If):
+                test = _parameter_test(stmt.test, params)
+                if test is None:
+                    if any(id(n) in wanted for n in nodes(stmt)):
+                        return False
+                    continue
+                parameter, truth = test
+                if not visit(stmt.body, guards + [(parameter, truth)]):
+                    return False
+                if not visit(stmt.orelse, guards + [(parameter, lambda value, truth=truth: _negate(truth(value)))]):
+                    return False
+            elif any(id(n) in wanted for n in nodes(stmt)):
+                if isinstance(stmt, ast.Assign) and stmt.value is built or built in list(nodes(stmt)):
+                    continue
+                return False  # (a loop, a `try`, another use of the list)
+        return True
+
+    wanted = {id(node) for node in uses}
+    handled: set = set()
+    if not visit(function.body, []):
+        return None
+    starred = built.args[0].value if built.args and isinstance(built.args[0], ast.Starred) else None
+    if any(id(node) not in handled and node is not starred for node in uses):
+        return None
+    return found
+
+
+def _negate(value):
+    return None if value is None else not value
+
+
+def _parameter_test(test: ast.expr, params: set):
+    """`p`, `not p`, `p is None`, `p is not None` of a parameter `p`: (p, truth of the test for a value)."""
+    if isinstance(test, ast.Name) and test.id in params:
+        return test.id, lambda value: bool(value)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _parameter_test(test.operand, params)
+        return (inner[0], lambda value, truth=inner[1]: _negate(truth(value))) if inner is not None else None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name) and test.left.id in params \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None \
+            and isinstance(test.ops[0], (ast.Is, ast.IsNot)):
+        negated = isinstance(test.ops[0], ast.IsNot)
+        return test.left.id, lambda value: (value is None) != negated
+    return None

@@ -8,7 +8,9 @@ from __future__ import annotations
 import ast
 
 from . import torch_ops as ops
+from .syntax import basic_index
 
+_ALIAS_PROPERTIES = ops.ALIAS_VIEWS - ops.METHODS  # `.T`, `.mT`: read as attributes, not called
 METADATA, PASSIVE, VIEW, WRITE, ALIAS, CUT, COMPUTE = "metadata", "passive", "view", "write", "alias", "cut", "compute"
 
 # Python builtins that show a value (they read it) and ones that only look at the object.
@@ -144,6 +146,20 @@ def to_python(name: str) -> bool:
 
 def is_view(name: str) -> bool:
     return name in ops.VIEWS
+
+
+def aliased_base(node: ast.expr) -> ast.expr:
+    """`x.transpose(1, 2)`, `x[:, 0]`, `x.T`: the expression whose storage (and version counter) the view shares;
+    a view that may copy (`reshape`, `.contiguous()`) ends the chain."""
+    while True:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ops.ALIAS_VIEWS:
+            node = node.func.value
+        elif isinstance(node, ast.Attribute) and node.attr in _ALIAS_PROPERTIES:
+            node = node.value
+        elif isinstance(node, ast.Subscript) and basic_index(node.slice):
+            node = node.value
+        else:
+            return node
 
 
 def is_write(name: str) -> bool:

@@ -35,6 +35,17 @@ def label(node: ast.AST) -> str | None:
     return None
 
 
+def _graphs_in(prov: Provenance | None) -> frozenset:
+    """The graph of a tensor, or of the tensors a list holds (its elements', and those appended to it)."""
+    if prov is None:
+        return frozenset()
+    if prov.kind is Kind.TENSOR:
+        return prov.graph
+    if prov.kind is Kind.SEQUENCE:
+        return prov.graph.union(*(e.graph for e in prov.elements if e is not None and e.kind is Kind.TENSOR))
+    return frozenset()
+
+
 def _own_graph(prov: Provenance) -> Provenance | None:
     """What another method may know of a value a method computed from its parameters: only that it is a tensor with a
     graph through trainable weights (composed from them), nothing the parameters decide (shape, dtype, where it came from)."""
@@ -214,6 +225,8 @@ def workspace_module(path: str, top: str) -> bool:
 
 CHAINS = frozenset({"itertools.chain"})  # one iterable over several: `itertools.chain(G.parameters(), D.parameters())`
 _TUPLE = "tuple display"  # a SEQUENCE's origin: exactly these elements in this order (no starred part, never appended to)
+_EACH = "comprehension"  # a SEQUENCE's origin: its one element stands for every item, however many
+_SOME_ITEMS = "some items"  # a SEQUENCE's origin: built differently on two branches, its items unknown (not none)
 _UNSET = object()
 _CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
 
@@ -1274,7 +1287,7 @@ class Walker:
             element = self.ev(node.elt)
         finally:
             self.scope = saved
-        return Provenance(Kind.SEQUENCE, node.lineno, elements=(element,))
+        return Provenance(Kind.SEQUENCE, node.lineno, elements=(element,), origin=_EACH)
 
     ev_GeneratorExp = ev_SetComp = ev_ListComp
 
@@ -1727,6 +1740,9 @@ class Walker:
         if (name == "list" or name == "tuple") and len(arg_provs) == 1 and not node.keywords and arg_provs[0] is not None \
                 and arg_provs[0].kind is Kind.SEQUENCE and arg_provs[0].elements:
             return Provenance(Kind.SEQUENCE, node.lineno, elements=arg_provs[0].elements, node=node)  # `list([w, b])`: the same elements
+        if (name == "list" or name == "tuple") and len(arg_provs) == 1 and not node.keywords and arg_provs[0] is not None \
+                and arg_provs[0].kind is Kind.SEQUENCE and arg_provs[0].graph:
+            return Provenance(Kind.SEQUENCE, node.lineno, graph=arg_provs[0].graph, node=node)  # `tuple(outs)`: their graphs
         if name == "filter" and len(arg_provs) == 2 and arg_provs[1] is not None and arg_provs[1].kind is Kind.PARAMS:
             return arg_provs[1]  # `filter(lambda p: p.requires_grad, G.parameters())`: some of G's parameters, none else
         if name == "dict" and not node.args and node.keywords and all(kw.arg is not None for kw in node.keywords) \
@@ -2182,7 +2198,8 @@ class Walker:
         if isinstance(cls, ClassInfo):
             event.runs = cls.methods.get("forward")  # `model(x)` is the call that gives forward() its grad mode
             walked = self._forward_in_context(event.runs, node, module, arg_provs)
-            self._note_forward_graph(node, walked)
+            # (a forward not walked for this call: its summary's graph, the nodes of its own body)
+            self._note_forward_graph(node, walked if walked is not None or event.runs is None or not event.runs.walked else event.runs.returns)
         elif name == "Sequential" and module.elements and module.elements[0] is not None and isinstance(module.elements[0].module_class, ClassInfo):
             first_block = module.elements[0]  # nn.Sequential(Block(), ...): the first block's forward gets the input
             self._forward_in_context(first_block.module_class.methods.get("forward"), node, first_block, arg_provs)
@@ -2281,12 +2298,19 @@ class Walker:
                 # which elements are tensors: those are this call's output, the others (counts, logs) not known here
                 return Provenance(Kind.SEQUENCE, node.lineno, elements=tuple(_as_output(value, result) for value in kept.elements),
                                   origin=_TUPLE, node=node)
+        listed = walked if walked is not None or not isinstance(cls, ClassInfo) or event.runs is None or not event.runs.walked else event.runs.returns
+        if listed is not None and listed.kind is Kind.SEQUENCE and not listed.elements and listed.graph and not self.no_grad:
+            # a forward returning the list it appended its outputs to (`return tuple(outs)`): each element is this
+            # forward's output (`for f in self.neck(x)`)
+            return Provenance(Kind.SEQUENCE, node.lineno, elements=(result,), origin=_EACH, node=node)
         return result
 
     def _note_forward_graph(self, node: ast.Call, walked: Provenance | None):
         """The graph inside a user forward walked for this call (model.forward_graphs): a tuple's tensors' too."""
         values = walked.elements if walked is not None and walked.kind is Kind.SEQUENCE else [walked]
         graph = frozenset().union(*(v.graph for v in values if v is not None and v.kind is Kind.TENSOR))
+        if walked is not None and walked.kind is Kind.SEQUENCE:
+            graph |= walked.graph  # (a list the forward appended its tensors to)
         if graph and not self.summary_only:
             self.model.forward_graphs[id(node)] = self.model.forward_graphs.get(id(node), frozenset()) | graph
 
@@ -2507,9 +2531,17 @@ class Walker:
                 return self.call_value(node, submodule, arg_provs, event)  # `self.objective(x)`: the function it was given
             return None
         if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and arg_provs[0] is not None \
-                and arg_provs[0].kind is Kind.MODULE and all(p is not None and p.kind is Kind.MODULE for p in recv.elements) and label(receiver):
+                and recv.origin != _SOME_ITEMS and arg_provs[0].kind is Kind.MODULE \
+                and all(p is not None and p.kind is Kind.MODULE for p in recv.elements) and label(receiver):
             # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order
-            self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],)))
+            self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],), origin=""))
+            return None
+        if recv.kind is Kind.SEQUENCE and method in ("append", "extend", "insert") and node.args and label(receiver) and not self.no_grad:
+            # `outs.append(y)`: a forward returning the list (or `tuple(outs)`) hands its caller the tensors' graphs
+            added = arg_provs[-1]
+            graph = _graphs_in(added)
+            if graph and not graph <= recv.graph:
+                self.update(label(receiver), recv.but(graph=recv.graph | graph))
             return None
         if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and recv.origin != _TUPLE and label(receiver) \
                 and arg_provs[0] is not None and arg_provs[0].has_graph:
@@ -2771,7 +2803,8 @@ class Walker:
         return grads
 
     def _mark(self, operand: ast.expr, op: str, node: ast.AST | None):
-        name = label(operand)
+        # a view kept for backward shares its base's version counter: changing the base in place breaks it too
+        name = label(uses.aliased_base(operand))
         prov = self.lookup(name) if name is not None else None
         # a function's tensor parameter (a forward's input) is saved too: the version check does not ask for a graph
         if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") and prov.saved_by is None:
@@ -2835,13 +2868,70 @@ class Walker:
             seen = True
         return seen
 
-    @staticmethod
-    def _first_layer(name: str | None, built: ast.Call | None) -> tuple[str | None, ast.Call | None]:
-        """The layer a module applies first to its input: itself, or a Sequential's first element."""
-        if name == "Sequential" and built is not None and built.args and isinstance(built.args[0], ast.Call):
-            inner = built.args[0].func
-            return (inner.attr if isinstance(inner, ast.Attribute) else getattr(inner, "id", None)), built.args[0]
+    def _first_layer(self, name: str | None, built: ast.Call | None) -> tuple[str | None, ast.Call | None]:
+        """The layer a module applies first to its input: itself, or a Sequential's first element (of `*layers`, the
+        first append every construction of the class runs: `if pre_act: layers.append(nn.ReLU(inplace=True))`)."""
+        first = built.args[0] if name == "Sequential" and built is not None and built.args else None
+        if isinstance(first, ast.Starred):
+            first = self._first_appended(built)
+        if isinstance(first, ast.Call):
+            inner = first.func
+            return (inner.attr if isinstance(inner, ast.Attribute) else getattr(inner, "id", None)), first
         return name, built
+
+    def _first_appended(self, built: ast.Call) -> ast.expr | None:
+        """The first layer appended to the list `nn.Sequential(*layers)` unpacks, when each `if` around the appends
+        tests a constructor parameter that every construction of the class in this module settles (a literal, or the
+        default it leaves); None when any doubt remains (an append in a loop, the list used otherwise)."""
+        found = self.model.__dict__.get("_starred_layers", {}).get(id(built))
+        if found is None or found[0] is not built:  # (the node kept: an id freed by an edit may name another)
+            return None
+        _, init, name = found
+        cache = self.model.__dict__.setdefault("_guarded_appends", {})  # (read at each run of the container)
+        if id(built) not in cache or cache[id(built)][0] is not built:
+            cache[id(built)] = (built, syntax.guarded_appends(init.node, name, built))
+        appends = cache[id(built)][1]
+        for layer, guards in appends or ():
+            taken = self._guards_taken(init, guards)
+            if taken is None:
+                return None
+            if taken:
+                return layer
+        return None
+
+    def _guards_taken(self, init: FunctionInfo, guards: list) -> bool | None:
+        """Whether every construction of `init`'s class runs the branch under `guards` ((parameter, test) pairs): True,
+        False (none does), None (some may)."""
+        for parameter, test in guards:
+            verdicts = {test(value) for value in self._constructed_values(init, parameter)}
+            if verdicts == {False}:
+                return False
+            if verdicts != {True}:
+                return None
+        return True
+
+    def _constructed_values(self, init: FunctionInfo, parameter: str) -> list:
+        """The literal each construction of `init`'s class in this module passes for `parameter` (or leaves to its
+        default); empty when one passes anything else, or none is seen."""
+        node = init.node
+        positional = [arg.arg for arg in [*node.args.posonlyargs, *node.args.args]][1:]
+        defaults = dict(zip(positional[len(positional) - len(node.args.defaults):], node.args.defaults))
+        defaults.update({arg.arg: default for arg, default in zip(node.args.kwonlyargs, node.args.kw_defaults) if default is not None})
+        values = []
+        for event in self.model.of_type(CallEvent):
+            if event.function is not init or event.role is not None:
+                continue
+            call = event.node
+            if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
+                return []
+            value = next((kw.value for kw in call.keywords if kw.arg == parameter), None)
+            if value is None and parameter in positional and positional.index(parameter) < len(call.args):
+                value = call.args[positional.index(parameter)]
+            value = value if value is not None else defaults.get(parameter)
+            if not isinstance(value, ast.Constant):
+                return []
+            values.append(value.value)
+        return values
 
     def torch_call(self, node: ast.Call, qualname: str, arg_provs) -> Provenance | None:
         short = qualname.rsplit(".", 1)[-1]
@@ -2873,6 +2963,11 @@ class Walker:
             layers = tuple(flatten(arg_provs)) if api.layer_parameters(short) is None and arg_provs else ()
             if short == "Sequential" and len(layers) > 1 and not self.summary_only:
                 self._note_sequential_order(node, layers)
+            if short == "Sequential" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred) \
+                    and isinstance(node.args[0].value, ast.Name) and self.function is not None and self.function.name == "__init__":
+                # `nn.Sequential(*layers)`: its first layer is read from the appends when the container runs (_first_layer)
+                self.model.__dict__.setdefault("_starred_layers", {})[id(node)] = (node, self.function.context_of or self.function,
+                                                                                  node.args[0].value.id)
             layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
             reduction = _argument(node, "reduction", api.layer(short).get("reduction")) if short.endswith("Loss") else None
             text = self._text_argument(reduction) if reduction is not None and not isinstance(reduction, ast.Constant) else None
@@ -3430,7 +3525,12 @@ def _merge_branches(a: Provenance | None, b: Provenance | None) -> Provenance | 
         values_a, values_b = dict(zip(a.keys, a.elements)), dict(zip(b.keys, b.elements))
         keys = tuple(dict.fromkeys([*a.keys, *b.keys]))
         return a.but(keys=keys, elements=tuple(merge(values_a[k], values_b[k]) if k in values_a and k in values_b else None for k in keys))
-    return merge(a, b)
+    merged = merge(a, b)
+    if merged is not None and merged.kind is Kind.SEQUENCE and a.elements != b.elements:
+        # `if pre_act: layers.append(nn.ReLU())`: which items the list holds is unknown now, not "none": what is
+        # appended after it is not its first item
+        return merged.but(origin=_SOME_ITEMS)
+    return merged
 
 
 def _first_stores(function) -> dict:
@@ -3513,6 +3613,8 @@ def _item_of(sequence: Provenance, index: ast.expr) -> Provenance | None:
     if not elements:
         return None
     position = _number(index)
+    if isinstance(position, int) and sequence.origin == _EACH:
+        return elements[0]  # `outs[2]` of `[conv(x) for conv in self.convs]`: one of its items, all alike
     if isinstance(position, int):
         return elements[position] if -len(elements) <= position < len(elements) else None
     if position is not None or isinstance(index, (ast.Slice, ast.Constant, ast.Tuple)):

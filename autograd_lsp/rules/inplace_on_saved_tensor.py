@@ -1,15 +1,19 @@
 """## What it does
 Flags an in-place change (`+=`, `x[i] = …`, `clamp_`, `mul_`, any `*_` method, an in-place activation such as
-`nn.ReLU(inplace=True)` or `F.dropout(x, 0.1, inplace=True)`, also through a view or `.detach()`) of
+`nn.ReLU(inplace=True)` or `F.dropout(x, 0.1, inplace=True)` — also as an `nn.Sequential`'s first layer, of
+`nn.Sequential(*layers)` the first append every construction in the module runs (`if pre_act: layers.append(...)`
+with `pre_act` left at True) — also through a view or `.detach()`) of
 a tensor that autograd saved for the backward pass, made before the `backward()` that needs it: the
 output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt`, `nn.Sigmoid()`… (of `pow` only
 when its exponent requires grad: `d.pow(2)` keeps `d`, not its result), or an input of `pow`, `log`, `sin`,
 `abs`, the activations that save their input (`gelu`, `silu`, `elu`…), and of a product (`*`, `@`, `matmul`,
 `linear`, `conv2d`) when the other factor requires grad: what torch's `derivatives.yaml` says each op's backward
 keeps, given which inputs require grad (a normalisation written in place, `x /= x.norm(dim=-1, keepdim=True)`,
-edits what the norm kept). The backward is a
+edits what the norm kept). A view kept for backward (`conv(x.transpose(1, 2))`, `x.t() @ w`; not one that may copy,
+`.reshape()`, `.contiguous()`) shares its base's version counter: changing the base in place counts. The backward is a
 later `.backward()` whose loss was computed through the saving operation, or the value a module's
-`forward()` / a Lightning `training_step` returns.
+`forward()` / a Lightning `training_step` returns (a loss over what a forward returns in a list it appended its
+outputs to, `return tuple(outs)`, runs through them).
 
 ## Why is this bad?
 To compute gradients, autograd keeps references to some tensors of the forward pass. Each tensor has a
@@ -51,6 +55,7 @@ import sys
 from ..analysis.model import BindEvent, CallEvent, InplaceEvent, ModuleModel
 from ..analysis.torch_api import operator_op, out_of_place, saved_inputs, saves_output
 from ..analysis.training import GRAPH_RETURNING
+from ..analysis.uses import aliased_base
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
 from .loss_sites import loss_sites
@@ -222,6 +227,9 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: st
     if loop is not None:
         saved_at += f" in the previous iteration of the loop at line {loop.node.lineno}"
     alias = " (a detached view shares its version counter)" if prov.detached else ""
+    view = _kept_view(model, saver, name) if role == "an input" else None
+    if view is not None:
+        role = f"whose view `{model.text(view)}` is an input"  # `conv(x.transpose(1, 2))`: the view shares x's version counter
     if backward is not None:
         later = f"`{model.text(backward.node)}` (line {backward.node.lineno})" if backward.form != "training_step" else "the backward"
         consequence = f"{later} will raise a version-counter error"
@@ -242,6 +250,19 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: st
     if backward is not None:
         related.append((backward.node, "the backward that needs the saved tensor"))
     return model.finding(RULE, node, message, fixes=_fixes(model, event, target), related=related, target=name, saved_by=op)
+
+
+def _kept_view(model: ModuleModel, saver, name: str) -> ast.expr | None:
+    """The operand of the saving op that is a view of `name` (`x.transpose(1, 2)`, `x.t()`), not `name` itself."""
+    if isinstance(saver, ast.BinOp):
+        operands = [saver.left, saver.right]
+    elif isinstance(saver, ast.Call):
+        operands = [*([saver.func.value] if isinstance(saver.func, ast.Attribute) else []), *saver.args]
+    else:
+        return None
+    if any(model.text(operand) == name for operand in operands):
+        return None
+    return next((operand for operand in operands if aliased_base(operand) is not operand and model.text(aliased_base(operand)) == name), None)
 
 
 def _fixes(model: ModuleModel, event: InplaceEvent, target: ast.expr) -> list[Fix]:

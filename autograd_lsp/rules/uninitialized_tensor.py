@@ -1,6 +1,7 @@
 """## What it does
 Flags `torch.empty(...)`, `torch.empty_like(...)`, `torch.Tensor(n, ...)` / `torch.FloatTensor(n)` (sizes, not
-data), also through `nn.Parameter(...)` / `Variable(...)`, whose values are read — used in arithmetic, a torch
+data; a parameter is a size when some call in the module passes it an integer, `Gain(2 * hidden)`), also through
+`nn.Parameter(...)` / `Variable(...)`, whose values are read — used in arithmetic, a torch
 function or a module's forward (directly or as an element of a list, `torch.cat([a, w])`), printed,
 indexed, accumulated into with `+=`, or bound to a name and returned — before anything writes them (an element of a
 tuple assignment, `self.a, self.b = nn.Parameter(torch.Tensor(n)), ...`, is followed from its own target). Writes are `fill_`, `zero_`, `copy_`, `uniform_`,
@@ -53,6 +54,7 @@ import heapq
 import operator
 import sys
 
+from ..analysis import callsite
 from ..analysis import torch_api as api
 from ..analysis import torch_ops as ops
 from ..analysis import uses
@@ -111,10 +113,11 @@ def _zero_sized(call: ast.Call) -> bool:
         len(call.args) == 1 and isinstance(call.args[0], (ast.Tuple, ast.List)) and not call.args[0].elts)
 
 
-def _size_like(model: ModuleModel, arg: ast.expr, scope, before: int) -> bool:
+def _size_like(model: ModuleModel, arg: ast.expr, scope, before: int, depth: int = 0) -> bool:
     """A single argument of a legacy constructor is a size (not data) when it is an int, `*shape`, `.size()`/`.shape`,
-    or a name that says so (`d`, `num_units`) and is not a local bound, before the call (`before`: its event's
-    place), to a value the walk could not type or to a sequence."""
+    a parameter some call of this module passes an int (`Gain(2 * hidden)`), or a name that says so (`d`, `num_units`)
+    and is not a local bound, before the call (`before`: its event's place), to a value the walk could not type or to
+    a sequence."""
     if isinstance(arg, ast.Constant):
         return isinstance(arg.value, int) and not isinstance(arg.value, bool)
     if isinstance(arg, ast.Starred):
@@ -141,15 +144,28 @@ def _size_like(model: ModuleModel, arg: ast.expr, scope, before: int) -> bool:
             return False  # `[0] + counts`, `[w, h] * 2`: a list, which is data
         sides = [side for side in (arg.left, arg.right) if not (isinstance(side, ast.Constant) and type(side.value) is int)]
         if len(sides) == 1:
-            return _size_like(model, sides[0], scope, before)  # `n - 1` is a size as much as `n` is: `1 - done` is data
-        return any(_size_like(model, side, scope, before) for side in sides)
+            return _size_like(model, sides[0], scope, before, depth)  # `n - 1` is a size as much as `n` is: `1 - done` is data
+        return any(_size_like(model, side, scope, before, depth) for side in sides)
     if isinstance(arg, ast.Name) and _bound_untyped(model, arg.id, scope, before):
         return False  # `x, y, d = buffer.sample(n)`: the name is all we know, and here it names data
+    if isinstance(arg, ast.Name) and prov is not None and prov.origin == "param" and depth < 2 and _passed_int(model, arg.id, scope, depth):
+        return True
     name = arg.id if isinstance(arg, ast.Name) else (arg.attr if isinstance(arg, ast.Attribute) else None)
     if name is None:
         return False
     words = name.lower().strip("_").split("_")
     return name.lower() in SIZE_NAMES or words[0] in ("n", "num", "nb") or words[-1] in SIZE_NAMES
+
+
+def _passed_int(model: ModuleModel, name: str, scope, depth: int) -> bool:
+    """Some call of this module passes an integer as the parameter `name` of the function `scope` belongs to: that
+    call's tensor is allocated, whatever other calls pass."""
+    function = scope.function
+    for call in model.callers(function) if function is not None else ():
+        argument = callsite.argument_for(call, {name}) if call.ctx.scope.function is not function else None
+        if argument is not None and _size_like(model, argument, call.ctx.scope, call.seq, depth + 1):
+            return True
+    return False
 
 
 def _bound_untyped(model: ModuleModel, name: str, scope, before: int) -> bool:
