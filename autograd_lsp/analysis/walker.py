@@ -730,6 +730,8 @@ class Walker:
             self._register_defs([node])
         for decorator in node.decorator_list:
             self.ev(decorator)
+        for stmt in node.body:  # (class attributes are not walked)
+            self._factory_subscripts_in(stmt)
 
     def stmt_Expr(self, node):
         self.ev(node.value)
@@ -1292,7 +1294,41 @@ class Walker:
         return None
 
     def ev_Lambda(self, node):
-        return None  # bodies of lambdas are not analysed: their provenance is unknown
+        # bodies of lambdas are not analysed (their provenance is unknown); only a factory subscripted there is noted,
+        # which needs no provenance (`default_factory=lambda: torch.tensor[...]`)
+        self._factory_subscripts_in(node)
+        return None
+
+    def _factory_subscripts_in(self, node) -> None:
+        """Note the factories subscripted in code the walk does not evaluate (a lambda; a class body's statements but
+        its methods, walked as functions), but where a lambda's parameter shadows the name."""
+        bound, stack = set(), [node]
+        while stack:
+            inner = stack.pop()
+            kind = type(inner)
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                stack.extend(inner.decorator_list)
+                continue
+            if kind is ast.AnnAssign:  # (an annotation may never be evaluated: `from __future__ import annotations`)
+                stack.extend(v for v in (inner.target, inner.value) if v is not None)
+                continue
+            if kind is ast.Lambda:
+                bound.update(a.arg for a in (*inner.args.posonlyargs, *inner.args.args, *inner.args.kwonlyargs))
+                bound.update(a.arg for a in (inner.args.vararg, inner.args.kwarg) if a is not None)
+            elif kind is ast.Subscript and type(inner.ctx) is ast.Load:
+                root = inner.value
+                while type(root) is ast.Attribute:
+                    root = root.value
+                if type(root) is ast.Name and root.id not in bound:
+                    self._factory_subscript(inner)
+            stack.extend(ast.iter_child_nodes(inner))
+
+    def _factory_subscript(self, node) -> None:
+        """`torch.tensor[...]`: a factory subscripted instead of called (noted once, whatever the walks of its code)."""
+        qualname = self.imports.qualname(node.value)
+        if qualname and qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES \
+                and not any(seen is node for seen, _ in self.model.torch_subscripts):
+            self.model.torch_subscripts.append((node, qualname))
 
     def ev_IfExp(self, node):
         self.ev(node.test)
@@ -1417,9 +1453,7 @@ class Walker:
         if base is None and type(node.value) is ast.Attribute and node.value.attr == "shape":
             return _dim_size(self.prov_of(node.value.value), _number(node.slice))  # `x.shape[0]`
         if base is None:
-            qualname = self.imports.qualname(node.value)
-            if qualname and qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES:
-                self.model.torch_subscripts.append((node, qualname))
+            self._factory_subscript(node)
             return None
         if base.kind is Kind.MODULE:  # model.layers[i], model.layers[-1]: a layer of a container, when known
             index = _number(node.slice)
