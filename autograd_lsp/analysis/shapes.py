@@ -78,6 +78,19 @@ def view(shape, sizes):
     return tuple(inferred if s == -1 else s for s in sizes) if remainder == 0 else None
 
 
+def split_piece(shape, size, dim=0):
+    """Every piece of `x.split(size, dim)` as one shape: that dim is `size` when the pieces all have it (an even split),
+    or the whole dim when `size` covers it (one piece); else unknown (a shorter last piece)."""
+    if shape is None or not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+        return None
+    position = _dim(dim, len(shape))
+    if position is None:
+        return None
+    n = shape[position]
+    piece = None if n is None else n if n <= size else size if n % size == 0 else None
+    return shape[:position] + (piece,) + shape[position + 1:]
+
+
 def flatten(shape, start=0, end=-1):
     if shape is None:
         return None

@@ -17,6 +17,7 @@ LEGACY_CONSTRUCTORS = frozenset(ops.LEGACY_CONSTRUCTORS)  # torch.FloatTensor(..
 _LEGACY_CLASS = {name: ops.DTYPES.get(dtype) for name, dtype in ops.LEGACY_CONSTRUCTORS.items()}
 FLOAT_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k == "float") | {n for n, k in _LEGACY_CLASS.items() if k == FLOAT}
 INT_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k == "int") | {n for n, k in _LEGACY_CLASS.items() if k == INT}
+INDEX_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k == "int")  # randint, randperm...: int64 (never a mask) unless dtype= says
 LIKE_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k == "like")  # dtype of their tensor argument
 DATA_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k in ("data", "values"))  # dtype of their values (tensor, arange, full)
 VALUE_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k == "values")  # torch.tensor([...]): the data is the argument

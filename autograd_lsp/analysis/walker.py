@@ -55,6 +55,14 @@ def _own_graph(prov: Provenance) -> Provenance | None:
                       graph=prov.graph, loop=prov.loop, epoch=prov.epoch, origin=prov.origin, node=prov.node)
 
 
+def _index_tensor(prov: Provenance | None) -> bool:
+    """An integer tensor made by an index factory (`torch.randint`, `torch.randperm`) without a `dtype=`: advanced
+    indexing by it picks one element (or row) per index, where a mask picks an unknown count."""
+    if prov is None or prov.kind is not Kind.TENSOR or type(prov.node) is not ast.Call or not prov.origin.startswith("torch."):
+        return False
+    return prov.origin[6:] in api.INDEX_FACTORIES and not any(kw.arg == "dtype" for kw in prov.node.keywords)
+
+
 def _const(node: ast.AST | None):
     return node.value if isinstance(node, ast.Constant) else None
 
@@ -743,6 +751,8 @@ class Walker:
             self._register_defs([node])
         for decorator in node.decorator_list:
             self.ev(decorator)
+        for stmt in node.body:  # (class attributes are not walked)
+            self._factory_subscripts_in(stmt)
 
     def stmt_Expr(self, node):
         self.ev(node.value)
@@ -1196,7 +1206,31 @@ class Walker:
             if all(element == first for element in prov.elements):
                 return first
             return _common_leaf(prov.elements, node) or _common_graph(prov.elements, node)
+        if prov.kind is Kind.TENSOR and type(node) is ast.Call:
+            piece = self._split_piece(node)
+            if piece is not None:  # `for block in x.split(32)`: what the split gave, one piece's shape
+                return prov.but(shape=piece, scalar=shapes.scalar_of(piece), node=node, line=node.lineno)
         return None
+
+    def _split_piece(self, call: ast.Call):
+        """The shape of every piece of `x.split(k)` / `torch.split(x, k)` (an int size, dim 0 or given), where known."""
+        func, args = call.func, list(call.args)
+        if type(func) is not ast.Attribute or func.attr != "split" or any(isinstance(a, ast.Starred) for a in args):
+            return None
+        if self.imports.qualname(func) == "torch.split":
+            receiver, args = (args[0], args[1:]) if args else (None, args)
+        else:
+            receiver = func.value
+        named = {kw.arg: kw.value for kw in call.keywords}
+        if receiver is None or set(named) - {"split_size", "split_size_or_sections", "dim"} or len(args) > 2:
+            return None
+        size = args[0] if args else named.get("split_size", named.get("split_size_or_sections"))
+        dim = args[1] if len(args) > 1 else named.get("dim")
+        recv = self.prov_of(receiver)
+        if recv is None or recv.kind is not Kind.TENSOR or size is None:
+            return None
+        dim_value = 0 if dim is None else self._int_value(dim)
+        return shapes.split_piece(recv.shape, self._int_value(size), dim_value) if isinstance(dim_value, int) else None
 
     # -- expressions ---------------------------------------------------------------------------------
     def ev(self, node: ast.expr | None, usage: str = "other", callee: str | None = None) -> Provenance | None:
@@ -1305,7 +1339,41 @@ class Walker:
         return None
 
     def ev_Lambda(self, node):
-        return None  # bodies of lambdas are not analysed: their provenance is unknown
+        # bodies of lambdas are not analysed (their provenance is unknown); only a factory subscripted there is noted,
+        # which needs no provenance (`default_factory=lambda: torch.tensor[...]`)
+        self._factory_subscripts_in(node)
+        return None
+
+    def _factory_subscripts_in(self, node) -> None:
+        """Note the factories subscripted in code the walk does not evaluate (a lambda; a class body's statements but
+        its methods, walked as functions), but where a lambda's parameter shadows the name."""
+        bound, stack = set(), [node]
+        while stack:
+            inner = stack.pop()
+            kind = type(inner)
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                stack.extend(inner.decorator_list)
+                continue
+            if kind is ast.AnnAssign:  # (an annotation may never be evaluated: `from __future__ import annotations`)
+                stack.extend(v for v in (inner.target, inner.value) if v is not None)
+                continue
+            if kind is ast.Lambda:
+                bound.update(a.arg for a in (*inner.args.posonlyargs, *inner.args.args, *inner.args.kwonlyargs))
+                bound.update(a.arg for a in (inner.args.vararg, inner.args.kwarg) if a is not None)
+            elif kind is ast.Subscript and type(inner.ctx) is ast.Load:
+                root = inner.value
+                while type(root) is ast.Attribute:
+                    root = root.value
+                if type(root) is ast.Name and root.id not in bound:
+                    self._factory_subscript(inner)
+            stack.extend(ast.iter_child_nodes(inner))
+
+    def _factory_subscript(self, node) -> None:
+        """`torch.tensor[...]`: a factory subscripted instead of called (noted once, whatever the walks of its code)."""
+        qualname = self.imports.qualname(node.value)
+        if qualname and qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES \
+                and not any(seen is node for seen, _ in self.model.torch_subscripts):
+            self.model.torch_subscripts.append((node, qualname))
 
     def ev_IfExp(self, node):
         self.ev(node.test)
@@ -1426,13 +1494,11 @@ class Walker:
 
     def ev_Subscript(self, node):
         base = self.ev(node.value, usage="receiver", callee="[]")
-        self.ev(node.slice)
+        picked = self.ev(node.slice)
         if base is None and type(node.value) is ast.Attribute and node.value.attr == "shape":
             return _dim_size(self.prov_of(node.value.value), _number(node.slice))  # `x.shape[0]`
         if base is None:
-            qualname = self.imports.qualname(node.value)
-            if qualname and qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES:
-                self.model.torch_subscripts.append((node, qualname))
+            self._factory_subscript(node)
             return None
         if base.kind is Kind.MODULE:  # model.layers[i], model.layers[-1]: a layer of a container, when known
             index = _number(node.slice)
@@ -1451,6 +1517,9 @@ class Walker:
             if indices and index in indices:  # `x.max(1)[1]`
                 return self._indices(node)
         shape, several = self._index_shape(base, node.slice)
+        if not several and _index_tensor(picked):  # `table[steps]`: one element per index at least
+            several = picked.scalar is False
+            shape = picked.shape + base.shape[1:] if picked.shape is not None and base.shape else None
         result = self.derive(node, base, [(base, node.value)], scalar=False if several else None, shape=shape)
         return self._view(result, base) if syntax.basic_index(node.slice) else result  # w[0], w[:, 1]; not w[mask]
 
@@ -3143,6 +3212,9 @@ class Walker:
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
         if isinstance(node, ast.BinOp):  # `3 * 8 * 8`, `2 * n`
             return _fold(node.op, self._int_value(node.left), self._int_value(node.right))
+        if type(node) is ast.Subscript or type(node) is ast.Call:  # `x.shape[0]`, `x.size(0)` of a known dim
+            prov = self.prov_of(node)
+            return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
         return _number(node)
 
     def torch_op(self, node: ast.Call, short: str, arg_provs) -> Provenance | None:

@@ -14,7 +14,8 @@ given as its layer's output (`layer.register_forward_hook(self.save)`, kept on `
 helper called once with it), or a factory's size argument (`torch.randint(0, k, (n,))`); or a tensor whose *shape*
 is known to have a dim of several elements (analysis/shapes.py): followed from factories and literals through
 elementwise ops, reshapes, reductions along a dim (`x.sum(dim=1)`), indexing that keeps a dim (`scores[:, 0]`, also by
-a builtin `range` loop's counter: `maps[0, t]`), torch.nn
+a builtin `range` loop's counter: `maps[0, t]`), a pick by an index factory's tensor (`w[torch.randint(0, n, (8,))]`),
+the pieces of an even split iterated (`for xb in data.split(64)`, sizes read back as `xb.shape[0]`), torch.nn
 layers (Linear, convolutions, pooling, Flatten: dim 0 stays; normalisations keep their width; a convolution's or max
 pool's spatial sizes from the kernel, stride, padding and dilation literals it was built with), `F.interpolate(x, size)`,
 a reshape to sizes given (`x.view(n, -1)`, `n = x.size(0)` or `x.shape[0]` of a known dim), and a workspace model's forward walked with the input's shape (`model(torch.randn(8, 16))`: 8 rows whatever its

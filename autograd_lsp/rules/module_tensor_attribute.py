@@ -10,7 +10,7 @@ staticmethod of the class, or a function of this module, that builds it only so 
 by `.unsqueeze(0)` or `.view(1, -1)`; `torch.cat(rows)` of a local list only appended such tensors), when it is stored with `setattr(self, "name", t)` or `setattr(self, f"pos{i}", t)` (read back with
 `getattr`), or reshaped from itself afterwards (`self.t = self.t.permute(...)`, reported too), when another method (`forward()`…) then
 uses `self.x` (or a local alias of it) in a computation with other tensors (an operand, an argument next to other
-values, the input of one of the module's layers; followed through ops of that one tensor such as `F.normalize(self.x)`), without
+values, the input of one of the module's layers, indexed by a tensor every call of the method passes; followed through ops of that one tensor such as `F.normalize(self.x)`), without
 moving it first (`self.x.to(x.device)`, `.type_as(x)`). Also `self.x = x` of an `__init__` parameter when the
 constructions this module shows pass such a plain tensor (`Loss(torch.tensor([1.0, 3.0]))`; a Parameter, a tensor
 given a `device=`, or one the caller got from elsewhere is not).
@@ -115,6 +115,7 @@ def check(model: ModuleModel):
         registered = _registered_names(cls)
         # plain tensors this module keeps, each left where it was made: one met only with another of them meets
         # nothing that `.to(device)` moves (`torch.cat([self.mu, self.logsigma])`)
+        _MODELS[id(cls.node)] = model
         _UNMOVED[id(cls.node)] = frozenset(name for name in (bind.name.split(".", 1)[1] for bind in candidates)
                                            if not any(_names_match(name, other) for other in registered)
                                            and not _rebound_elsewhere(cls, name, builders, anywhere=True))
@@ -147,6 +148,7 @@ def check(model: ModuleModel):
                         yield _finding(model, cls, later, attr, use, derived=True)  # `self.tem = self.tem.permute(2, 0, 1)`
         finally:
             _UNMOVED.pop(id(cls.node), None)
+            _MODELS.pop(id(cls.node), None)
 
 
 def _setattr_binds(model: ModuleModel) -> list[BindEvent]:
@@ -551,6 +553,7 @@ def _plain_factory(model: ModuleModel, call: ast.Call, dimensioned: bool = False
 
 
 _UNMOVED: dict = {}  # id of a module's ClassDef -> its plain tensor attributes that nothing moves (set by `check`)
+_MODELS: dict = {}  # id of a module's ClassDef -> the model being checked (for its methods' call sites)
 
 
 def _unmoved_sibling(node: ast.AST, cls: ClassInfo | None, depth: int = 0) -> bool:
@@ -917,6 +920,8 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         return None
     if isinstance(parent, ast.Subscript):
         if parent.value is node:
+            if _tensor_argument_index(cls, parent):
+                return parent  # self.table[steps] of a tensor the callers pass: an index on their device
             return _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype)  # self.x[:, None]
         return None  # used as an index: CPU index tensors work on any device
     if isinstance(parent, ast.BinOp):
@@ -963,6 +968,36 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
             others = [a for a in [*call.args, *(k.value for k in call.keywords)] if a is not node and not _constant(a)]
             return call if others else None
     return None
+
+
+def _tensor_argument_index(cls: ClassInfo | None, subscript: ast.Subscript) -> bool:
+    """`[steps]` where `steps` is a parameter of the method and every call of the method in this module (one at least)
+    passes there a tensor this code made (not one it was itself given)."""
+    model = _MODELS.get(id(cls.node)) if cls is not None else None
+    index = subscript.slice
+    if model is None or type(index) is not ast.Name:
+        return False
+    method = next((m for m in cls.methods.values() if m.node.lineno <= subscript.lineno <= m.node.end_lineno), None)
+    if method is None or method.name == "__init__":
+        return False
+    arguments = method.node.args
+    if arguments.vararg is not None or any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.node.decorator_list):
+        return False
+    names = [a.arg for a in (*arguments.posonlyargs, *arguments.args)][1:]  # (self)
+    if index.id not in names:
+        return False
+    position, callers = names.index(index.id), model.callers(method)
+    if not callers:
+        return False
+    for event in callers:
+        call = event.node
+        if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return False
+        given = call.args[position] if position < len(call.args) else next((k.value for k in call.keywords if k.arg == index.id), None)
+        prov = model.prov(given) if given is not None else None
+        if prov is None or prov.kind is not Kind.TENSOR or prov.origin == "param":
+            return False
+    return True
 
 
 def _function_forward(call: ast.Call, node: ast.AST, classes) -> ast.FunctionDef | None:

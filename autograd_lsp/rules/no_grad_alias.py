@@ -1,6 +1,6 @@
 """## What it does
 Flags a plain alias `b = a` (also `b, c = a, x` and `self.ref = self.w`) made inside `torch.no_grad()` /
-`torch.inference_mode()` when `a` requires grad and `b` is then used as if it were an untracked copy:
+`torch.inference_mode()` (`a` may be a parameter of a container's layer: `b = model[-1].weight`) when `a` requires grad and `b` is then used as if it were an untracked copy:
 in a computation or a `backward()` outside `no_grad`, or after an optimizer step (or another in-place
 update) has changed `a`. A view made there (`b = a[1]`, `a[:, 0]`, `a.expand(n)`, `a.t()`) is the same
 mistake: it shares `a`'s storage and torch keeps it tracked (advanced indexing `a[idx]` copies: not flagged).
@@ -66,9 +66,11 @@ def check(model: ModuleModel):
         origin = _aliased(bind.value)
         if origin is None:
             continue
-        if isinstance(origin, ast.Attribute) and not isinstance(origin.value, ast.Name):
-            continue
         source = label(origin)
+        if source is None and isinstance(origin, ast.Attribute):
+            if not (_layer_path(origin.value) and bind.prov is not None and bind.prov.is_trainable_leaf):
+                continue
+            source = model.text(origin)  # `model[-1].weight`: a parameter of a container's layer
         if origin is bind.value:
             prov = bind.prov
         else:  # a view: what the receiver held (the view itself is reported untracked by the walker, torch keeps it tracked)
@@ -101,6 +103,15 @@ def _aliased(value: ast.expr) -> ast.expr | None:
             and isinstance(value.func.value, (ast.Name, ast.Attribute))):
         return value.func.value
     return None
+
+
+def _layer_path(node: ast.expr) -> bool:
+    """`model[-1]`, `self.blocks[0].attn`: a layer reached by attributes and constant indexes from a name."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Subscript) and not _basic_index(node.slice):
+            return False
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _basic_index(index: ast.expr) -> bool:

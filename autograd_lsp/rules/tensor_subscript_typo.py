@@ -1,6 +1,7 @@
 """## What it does
 Flags a torch factory that is subscripted instead of called: `torch.tensor[[1., 2.], [3., 4.]]`,
-`torch.ones[2, 3]`, `torch.zeros[n]`, any import alias (`th.tensor[...]`, `from torch import tensor`).
+`torch.ones[2, 3]`, `torch.zeros[n]`, any import alias (`th.tensor[...]`, `from torch import tensor`), also inside a
+lambda (`field(default_factory=lambda: torch.tensor[...])`) or a class attribute (annotations are left alone).
 
 ## Why is this bad?
 `torch.tensor` is a function; square brackets try to index the function object itself, which Python

@@ -3,7 +3,7 @@ Flags `torch.empty(...)`, `torch.empty_like(...)`, `torch.Tensor(n, ...)` / `tor
 data; a parameter is a size when some call in the module passes it an integer, `Gain(2 * hidden)`), also through
 `nn.Parameter(...)` / `Variable(...)`, whose values are read — used in arithmetic, a torch
 function or a module's forward (directly or as an element of a list, `torch.cat([a, w])`), printed,
-indexed, accumulated into with `+=`, or bound to a name and returned — before anything writes them (an element of a
+indexed, accumulated into with `+=`, or bound to a name and returned (alone or in a tuple, `return h0, c0`) — before anything writes them (an element of a
 tuple assignment, `self.a, self.b = nn.Parameter(torch.Tensor(n)), ...`, is followed from its own target). Writes are `fill_`, `zero_`, `copy_`, `uniform_`,
 `normal_`, any `nn.init.*`, index assignment `x[i] = …`, and `out=`. A module attribute
 `self.w = nn.Parameter(torch.Tensor(n, m))` is flagged only when nothing in the file ever initialises
@@ -522,6 +522,8 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
             target = _unpacked_target(parent, current, parent_of)
             if target is not None:
                 return BOUND, target  # `self.a, self.b = (nn.Parameter(torch.Tensor(n)), ...)`: each element its own target
+            if isinstance(parent, ast.Tuple) and isinstance(returned := parent_of.get(id(parent)), ast.Return):
+                return READ, returned  # `return h, c`: handed back as when alone
             return _element_of_argument(model, parent, parent_of, values)
         return ESCAPE, None
 
