@@ -1172,6 +1172,9 @@ class Walker:
         if prov.kind is Kind.TENSOR and prov.origin == "param":
             # a helper's parameter iterated (`for pred in predictions`): what the call passes decides, as for the parameter
             return Provenance(Kind.TENSOR, node.lineno, origin="element", param_deps=prov.param_deps, cut_deps=prov.cut_deps, node=node)
+        if prov.kind is Kind.TENSOR and prov.requires_grad is False and prov.leaf is True and prov.data_of is None:
+            # a row or chunk of a plain tensor (`for xb in data.split(64)`): plain too; nothing else about it is known
+            return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=prov.dtype, origin="element", node=node)
         if prov.kind is Kind.PARAMS:
             origin = prov.origin if prov.origin.endswith(".parameters()") else "parameter"
             param = Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=origin, node=node)
