@@ -101,6 +101,16 @@ def _common_leaf(elements, node: ast.expr) -> Provenance | None:
                       origin="element", node=elements[0].node, composed_from=frozenset().union(*(e.composed_from for e in elements)))
 
 
+def _common_module(elements, node: ast.expr) -> Provenance | None:
+    """The element of `for block in self.blocks` when every block is an instance of one class of this workspace: whichever
+    the loop is at, calling it runs that class's forward."""
+    classes = {id(e.module_class) if e is not None and e.kind is Kind.MODULE and isinstance(e.module_class, ClassInfo) else None
+               for e in elements}
+    if len(classes) != 1 or None in classes:
+        return None
+    return Provenance(Kind.MODULE, node.lineno, module_class=elements[0].module_class, origin="element", node=node)
+
+
 def _numbers_dtype(provs) -> str | None:
     """dtype class of Python numbers known by their provenance (`n = len(xs)`, a list of int literals); None otherwise."""
     kinds = {p.dtype if p is not None and p.kind is Kind.NUMBER else None for p in provs}
@@ -1185,7 +1195,7 @@ class Walker:
             first = prov.elements[0]
             if all(element == first for element in prov.elements):
                 return first
-            return _common_leaf(prov.elements, node) or _common_graph(prov.elements, node)
+            return _common_leaf(prov.elements, node) or _common_graph(prov.elements, node) or _common_module(prov.elements, node)
         return None
 
     # -- expressions ---------------------------------------------------------------------------------
