@@ -792,6 +792,24 @@ def _factory_dtype(torch, name: str) -> str:
     return results[0]
 
 
+def _recurrent_keeps_parameters(torch, cls) -> bool:
+    """A recurrent layer fed data that needs no grad still keeps its weights (the hidden state of every step after the
+    first requires grad): changing them in place before the backward fails the version check. Tried once."""
+    try:
+        layer = cls(2, 3)
+        out = layer(torch.randn(4, 1, 2))
+        out = out[0] if isinstance(out, tuple) else out
+        with torch.no_grad():
+            for parameter in layer.parameters():
+                parameter.add_(1.0)
+        out.sum().backward()
+    except RuntimeError as error:
+        return "modified by an inplace operation" in str(error)
+    except Exception:  # noqa: BLE001 (a layer this probe cannot build: no claim)
+        return False
+    return False
+
+
 def _modules(torch, nn, F) -> dict:
     """torch.nn layers and losses: the functional op their forward calls, `inplace`/`reduction` arguments, parameters."""
     out = {}
@@ -825,6 +843,8 @@ def _modules(torch, nn, F) -> dict:
         geometry = _geometry(parameters, positional)
         if geometry:
             entry["geometry"] = geometry
+        if issubclass(cls, nn.modules.rnn.RNNBase) and _recurrent_keeps_parameters(torch, cls):
+            entry["keeps_parameters"] = True
         out[name] = entry
     return out
 
@@ -976,7 +996,7 @@ def render(facts: dict) -> str:
         "MODULE_ITERATORS": "nn.Module generator methods (parameters(), named_buffers(), modules()...).",
         "MODULE_METHODS": "Methods of nn.Module (a subclass's override of one may be run by torch itself: train, _apply...).",
         "FUNCTIONAL": "Functions of torch.nn.functional.",
-        "MODULES": "torch.nn classes -> op: functional op called by forward; inplace/reduction/reduce: __init__ position (-1 keyword only); "
+        "MODULES": "torch.nn classes -> op: functional op called by forward; keeps_parameters: a recurrent layer keeps its weights even fed data; inplace/reduction/reduce: __init__ position (-1 keyword only); "
                    "parameters: names of its own parameters when built (None: could not build one); method: the Tensor method "
                    "a forward returns of its input instead (nn.Flatten), with its arguments' __init__ positions and defaults; "
                    "geometry: the __init__ position and default of each argument its output sizes depend on (kernel_size, "

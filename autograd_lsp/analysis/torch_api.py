@@ -167,6 +167,8 @@ def layer_keeps_parameters(name: str | None, input_requires_grad: bool) -> bool 
     """Whether the backward of torch.nn.<name> keeps one of its own parameters, given whether its input requires grad
     (derivatives.yaml of its op): `nn.Linear` fed data keeps only its input (its weight is needed for the input's
     gradient alone), a convolution keeps its weight either way. None where the table does not say."""
+    if layer(name).get("keeps_parameters"):
+        return True  # a recurrent layer: its later steps' hidden states require grad
     entry = ops.SAVED.get(layer_op(name) or "")
     if not entry or 0 not in entry:
         return None

@@ -3184,7 +3184,7 @@ FUNCTIONAL = frozenset({
     'upsample_nearest',
 })
 
-# torch.nn classes -> op: functional op called by forward; inplace/reduction/reduce: __init__ position (-1 keyword only); parameters: names of its own parameters when built (None: could not build one); method: the Tensor method a forward returns of its input instead (nn.Flatten), with its arguments' __init__ positions and defaults; geometry: the __init__ position and default of each argument its output sizes depend on (kernel_size, stride, padding, dilation, output_padding, ceil_mode) for layers taking a kernel_size.
+# torch.nn classes -> op: functional op called by forward; keeps_parameters: a recurrent layer keeps its weights even fed data; inplace/reduction/reduce: __init__ position (-1 keyword only); parameters: names of its own parameters when built (None: could not build one); method: the Tensor method a forward returns of its input instead (nn.Flatten), with its arguments' __init__ positions and defaults; geometry: the __init__ position and default of each argument its output sizes depend on (kernel_size, stride, padding, dilation, output_padding, ceil_mode) for layers taking a kernel_size.
 MODULES = {
     'AdaptiveAvgPool1d': {'op': 'adaptive_avg_pool1d', 'parameters': ()},
     'AdaptiveAvgPool2d': {'op': 'adaptive_avg_pool2d', 'parameters': ()},
@@ -3237,7 +3237,7 @@ MODULES = {
     'FractionalMaxPool3d': {'geometry': {'kernel_size': [0, None]}, 'op': 'fractional_max_pool3d', 'parameters': ()},
     'GELU': {'op': 'gelu', 'parameters': ()},
     'GLU': {'op': 'glu', 'parameters': ()},
-    'GRU': {'parameters': ('weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0')},
+    'GRU': {'keeps_parameters': True, 'parameters': ('weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0')},
     'GRUCell': {'parameters': ('weight_ih', 'weight_hh', 'bias_ih', 'bias_hh')},
     'GaussianNLLLoss': {'default_reduction': 'mean', 'op': 'gaussian_nll_loss', 'parameters': (), 'reduction': -1},
     'GroupNorm': {'op': 'group_norm', 'parameters': ('weight', 'bias')},
@@ -3256,7 +3256,7 @@ MODULES = {
     'LPPool1d': {'geometry': {'ceil_mode': [3, False], 'kernel_size': [1, None], 'stride': [2, None]}, 'op': 'lp_pool1d', 'parameters': ()},
     'LPPool2d': {'geometry': {'ceil_mode': [3, False], 'kernel_size': [1, None], 'stride': [2, None]}, 'op': 'lp_pool2d', 'parameters': ()},
     'LPPool3d': {'geometry': {'ceil_mode': [3, False], 'kernel_size': [1, None], 'stride': [2, None]}, 'op': 'lp_pool3d', 'parameters': ()},
-    'LSTM': {'parameters': ('weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0')},
+    'LSTM': {'keeps_parameters': True, 'parameters': ('weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0')},
     'LSTMCell': {'parameters': ('weight_ih', 'weight_hh', 'bias_ih', 'bias_hh')},
     'LayerNorm': {'op': 'layer_norm', 'parameters': ('weight', 'bias')},
     'LazyBatchNorm1d': {'op': 'batch_norm', 'parameters': ('weight', 'bias')},
@@ -3303,7 +3303,7 @@ MODULES = {
     'PixelUnshuffle': {'op': 'pixel_unshuffle', 'parameters': ()},
     'PoissonNLLLoss': {'default_reduction': 'mean', 'op': 'poisson_nll_loss', 'parameters': (), 'reduce': 4, 'reduction': 5},
     'RMSNorm': {'op': 'rms_norm', 'parameters': ('weight',)},
-    'RNN': {'parameters': ('weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0')},
+    'RNN': {'keeps_parameters': True, 'parameters': ('weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0')},
     'RNNBase': {'parameters': None},
     'RNNCell': {'parameters': ('weight_ih', 'weight_hh', 'bias_ih', 'bias_hh')},
     'RNNCellBase': {'parameters': ('weight_ih', 'weight_hh', 'bias_ih', 'bias_hh')},

@@ -264,6 +264,9 @@ def training_units(model: ModuleModel) -> list[TrainingUnit]:
     for event in model.events:
         direct = kinds.get(id(event), ())
         through = summaries.get(id(event.function)) if isinstance(event, CallEvent) and event.function is not None else None
+        if STEP in direct and through is None:
+            closure = step_closure(event)  # `opt.step(closure)` runs the closure: its backward and resets are the step's
+            through = summaries.get(id(closure)) if closure is not None else None
         if not direct and not through:
             continue  # (most events: no part, no list made)
         found = [Part(kind, event) for kind in direct]
@@ -280,6 +283,19 @@ def training_units(model: ModuleModel) -> list[TrainingUnit]:
             hook.parts.extend(found)
     model.__dict__["_training_units"] = units
     return units
+
+
+def step_closure(event: CallEvent) -> FunctionInfo | None:
+    """`optimizer.step(closure)`: the function of the workspace it runs (and whose returned value step() returns)."""
+    if event.role != "step":
+        return None
+    argument = event.node.args[0] if event.node.args else getattr(event.keyword("closure"), "value", None)
+    if not isinstance(argument, ast.Name):
+        return None
+    scope = event.ctx.scope
+    while scope is not None and argument.id not in scope.defs:
+        scope = scope.parent
+    return scope.defs[argument.id] if scope is not None else None
 
 
 def _switched_off(model: ModuleModel, call: CallEvent, kind: str, kinds: dict) -> bool:

@@ -120,6 +120,16 @@ def _common_leaf(elements, node: ast.expr) -> Provenance | None:
                       origin="element", node=elements[0].node, composed_from=frozenset().union(*(e.composed_from for e in elements)))
 
 
+def _common_module(elements, node: ast.expr) -> Provenance | None:
+    """The element of `for block in self.blocks` when every block is an instance of one class of this workspace: whichever
+    the loop is at, calling it runs that class's forward."""
+    classes = {id(e.module_class) if e is not None and e.kind is Kind.MODULE and isinstance(e.module_class, ClassInfo) else None
+               for e in elements}
+    if len(classes) != 1 or None in classes:
+        return None
+    return Provenance(Kind.MODULE, node.lineno, module_class=elements[0].module_class, origin="element", node=node)
+
+
 def _numbers_dtype(provs) -> str | None:
     """dtype class of Python numbers known by their provenance (`n = len(xs)`, a list of int literals); None otherwise."""
     kinds = {p.dtype if p is not None and p.kind is Kind.NUMBER else None for p in provs}
@@ -1195,6 +1205,11 @@ class Walker:
         if prov.kind is Kind.TENSOR and prov.origin == "param":
             # a helper's parameter iterated (`for pred in predictions`): what the call passes decides, as for the parameter
             return Provenance(Kind.TENSOR, node.lineno, origin="element", param_deps=prov.param_deps, cut_deps=prov.cut_deps, node=node)
+        if prov.kind is Kind.TENSOR and prov.requires_grad is False and prov.leaf is True and prov.data_of is None:
+            # a row or chunk of a plain tensor (`for xb in data.split(64)`): plain too, with a split's piece shape
+            element = Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=prov.dtype, origin="element", node=node)
+            piece = self._split_piece(node) if type(node) is ast.Call else None
+            return element.but(shape=piece, scalar=shapes.scalar_of(piece)) if piece is not None else element
         if prov.kind is Kind.PARAMS:
             origin = prov.origin if prov.origin.endswith(".parameters()") else "parameter"
             param = Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=origin, node=node)
@@ -1205,7 +1220,7 @@ class Walker:
             first = prov.elements[0]
             if all(element == first for element in prov.elements):
                 return first
-            return _common_leaf(prov.elements, node) or _common_graph(prov.elements, node)
+            return _common_leaf(prov.elements, node) or _common_graph(prov.elements, node) or _common_module(prov.elements, node)
         if prov.kind is Kind.TENSOR and type(node) is ast.Call:
             piece = self._split_piece(node)
             if piece is not None:  # `for block in x.split(32)`: what the split gave, one piece's shape

@@ -6,7 +6,8 @@ Flags `.data` where it bypasses autograd in a way that matters, outside `torch.n
   forward that saved it and its `backward()`, or between two backwards of a retained graph: the gradients
   will be computed with values the forward did not use). What a graph saves is torch's own
   `derivatives.yaml`: `w ** 2` and `w * h` (h requiring grad) keep `w`, `x @ w` with a constant `x` does not,
-  `nn.Linear` keeps its weight when its input requires grad (also as `net[2].weight` of an `nn.Sequential`); steps
+  `nn.Linear` keeps its weight when its input requires grad (also as `net[2].weight` of an `nn.Sequential`, and as `m.weight`
+  of `for m in net: if isinstance(m, nn.Linear):` over a stack whose every layer with parameters is one); steps
   appended to a list and joined (`torch.cat(outputs)`, an unrolled RNN's forward) keep what they saved. A write through a
   name bound to `.data` (`c = out.data; c.zero_()`) is reported at the write and at the binding, where the fix goes. The loss
   is followed through the names it was computed from, and a helper that changes its parameter through `.data`
@@ -433,7 +434,34 @@ def _parameter_label(model, owner: ast.expr, prov) -> str:
     origin = prov.origin or ""
     if isinstance(owner, ast.Name) and origin.endswith(".parameters()") and prov.leaf and not prov.graph:
         return origin[: -len(".parameters()")] + ".*"
-    return model.text(owner)
+    return _layer_loop_label(model, owner) or model.text(owner)
+
+
+def _layer_loop_label(model, owner: ast.expr) -> str | None:
+    """`m.weight` of `for m in net: if isinstance(m, nn.Linear):` over an `nn.Sequential(...)` whose every layer with
+    parameters is such a layer: the loop changes each of them, so it stands for every parameter of `net` ("net.*")."""
+    if type(owner) is not ast.Attribute or type(owner.value) is not ast.Name or owner.attr not in api.PARAMETER_NAMES:
+        return None
+    layer = model.prov(owner.value)
+    if layer is None or layer.kind is not Kind.MODULE or not isinstance(layer.module_class, str):
+        return None  # (narrowed by `isinstance` to one torch.nn layer class)
+    short = layer.module_class.rsplit(".", 1)[-1]
+    parent_of, loop, node = syntax.parents(model, model.tree), None, owner
+    while loop is None and node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        node = parent_of.get(id(node))
+        loop = node if isinstance(node, ast.For) else None
+    if loop is None or type(loop.target) is not ast.Name or loop.target.id != owner.value.id or \
+            not isinstance(loop.iter, (ast.Name, ast.Attribute)):
+        return None
+    container = model.prov(loop.iter)
+    built = container.node if container is not None and container.kind is Kind.MODULE and isinstance(container.node, ast.Call) else None
+    if built is None or not isinstance(container.module_class, str) or container.module_class.rsplit(".", 1)[-1] != "Sequential":
+        return None
+    names = _layer_names(built)
+    weighted = [name for name in names if name is None or api.layer_parameters(name) is None or api.layer_parameters(name)]
+    if len(names) != len(built.args) or not weighted or any(name != short for name in weighted):
+        return None  # (a layer of another class, a container or an unknown one: not all of them are changed)
+    return f"{model.text(loop.iter)}.*"
 
 
 def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds, label: str | None = None) -> tuple[str | None, BindEvent]:

@@ -56,7 +56,7 @@ from ..analysis.model import BindEvent, CallEvent, Event, ItemStoreEvent, Loop, 
 from ..analysis import callsite, uses
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis.syntax import nodes, parents, statements
-from ..analysis.training import BACKWARD, Part, backward_target, called_module, keeps_own_weights, step_owners, training_units
+from ..analysis.training import BACKWARD, Part, backward_target, called_module, step_closure, keeps_own_weights, step_owners, training_units
 from ..findings import Edit, Fix, Safety, Severity
 from ..analysis.walker import label as _label
 from .tree_order import breadth_first
@@ -157,19 +157,6 @@ def _bound_call(model: ModuleModel, value: ast.expr, scope) -> ast.Call | None:
     return max(before, key=lambda stmt: stmt.lineno).value if before else None
 
 
-def _closure(event: CallEvent):
-    """`optimizer.step(closure)`: the function of the workspace it runs, whose returned value step() returns."""
-    if event.role != "step":
-        return None
-    argument = event.node.args[0] if event.node.args else getattr(event.keyword("closure"), "value", None)
-    if not isinstance(argument, ast.Name):
-        return None
-    scope = event.ctx.scope
-    while scope is not None and argument.id not in scope.defs:
-        scope = scope.parent
-    return scope.defs[argument.id] if scope is not None else None
-
-
 def _helper_backpropagated(model: ModuleModel, value: ast.expr) -> CallEvent | None:
     """`train_step(batch)`, a same-workspace function that calls `loss.backward()` and returns that `loss` itself (also
     the closure an `optimizer.step(closure)` runs)."""
@@ -178,7 +165,7 @@ def _helper_backpropagated(model: ModuleModel, value: ast.expr) -> CallEvent | N
     event = _call_events(model).get(id(value))
     function = event.function if event is not None else None
     if function is None and event is not None:
-        function = _closure(event)
+        function = step_closure(event)
     if function is None or function.scope is None or not function.calls_backward:
         return None
     names = {name for scope, name in _backpropagated_names(model) | _backpropagated_holders(model) if scope == id(function.scope)}

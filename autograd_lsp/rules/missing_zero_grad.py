@@ -2,7 +2,8 @@
 Flags a training loop body — a `for`/`while` body, or a per-batch hook like Lightning's `training_step`
 with manual optimisation — that calls `backward()` and `optimizer.step()` (directly or through a helper
 function of the same workspace) but never resets the gradients in between: no `optimizer.zero_grad()`,
-`model.zero_grad()`, `zero_grad(set_to_none=True)`, `p.grad = None` or `p.grad.zero_()` in the same body.
+`model.zero_grad()`, `zero_grad(set_to_none=True)`, `p.grad = None` or `p.grad.zero_()` in the same body. The closure
+that `optimizer.step(closure)` runs is part of the step: its `backward()` counts, and so does a reset inside it.
 With two optimizers (a GAN), each stepped optimizer needs its own reset, unless the others' resets zero all of
 its parameters (an InfoGAN optimizer over `itertools.chain(G.parameters(), D.parameters())`); a module's own
 `G.zero_grad()` resets G's gradients only: an optimizer over another module that builds layers of its own, made after
@@ -55,7 +56,7 @@ from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel
 from ..analysis.provenance import Kind
 from ..analysis.syntax import parents
 from ..analysis.training import (BACKWARD, STEP, ZERO_GRAD, Part, covers, first_forward, forward_statement, innermost_unit, is_zeroing,
-                                 optimizer_of, optimizer_params, training_units)
+                                 optimizer_of, optimizer_params, step_closure, training_units)
 from ..findings import Fix, Safety, Severity
 from . import edits
 
@@ -284,11 +285,17 @@ def _finding(model, unit, step, backwards, missing, seen: set, resets: str | Non
     step_event = step.event
     optimizer = optimizer_of(model, step.inner or step_event) if isinstance(step.inner or step_event, CallEvent) else None
     backward = max((b for b in backwards if b.seq < step.seq), key=lambda b: b.seq, default=backwards[0])
+    closure = step_closure(step_event) if isinstance(step_event, CallEvent) and step.inner is None else None
+    # (the closure `opt.step(closure)` runs: its own backward is where the gradients pile up)
+    closure_backward = backward.inner if closure is not None and backward.event is step_event and isinstance(backward.inner, CallEvent) \
+        and backward.inner.ctx.scope.function is closure else None
+    backward_node = closure_backward.node if closure_backward is not None else backward.node
     forward = first_forward(unit, model, before=backward.seq)
     roles = []
     if forward is not None:
         roles.append(f"forward `{_short(model, _forward_node(forward))}` (line {forward.node.lineno})")
-    roles.append(f"backward `{_short(model, backward.node)}` (line {backward.line})")
+    roles.append(f"backward `{_short(model, backward_node)}` (line {backward_node.lineno})"
+                 + (f" in the closure `{closure.name}` that `{_short(model, step.node)}` runs" if closure_backward is not None else ""))
     step_text = f"step `{_short(model, step.node)}` (line {step.line})"
     if step.inner is not None:
         step_text += f", which reaches `{_short(model, step.inner.node)}` (line {step.inner.node.lineno})"
@@ -308,20 +315,21 @@ def _finding(model, unit, step, backwards, missing, seen: set, resets: str | Non
     fixes = []
     name = missing or (optimizer if step.inner is None else _at_call_site(model, step))
     if name and not (resets and step.inner is not None):  # (a helper's optimizer, named as the helper names it)
-        anchor = forward_statement(model, unit, backward)
+        # (a closure: reset at its top, since LBFGS runs it several times per step)
+        anchor = _first_statement(closure.node) if closure_backward is not None else forward_statement(model, unit, backward)
         if anchor is not None and edits.own_line(model, anchor):
             fixes.append(Fix(f"Insert `{name}.zero_grad()` before the forward", Safety.UNSAFE,
                              (edits.insert_before(model, anchor, f"{name}.zero_grad()"),)))
-    related = [(backward.node, "gradients are accumulated into `.grad` here")]
+    related = [(backward_node, "gradients are accumulated into `.grad` here")]
     if forward is not None:
         related.insert(0, (_forward_node(forward), "the forward starts here"))
     found = model.finding(RULE, step.node, message, fixes=fixes, related=related, optimizer=name, unit_line=unit.line)
     # (the backward too: that is where the gradients pile up)
     whose = f"`{missing}`'s parameters" if missing else "the parameters"
-    cause = (f"`{_short(model, backward.node)}` adds this iteration's gradients into {whose}' `.grad`, on top of every earlier "
+    cause = (f"`{_short(model, backward_node)}` adds this iteration's gradients into {whose}' `.grad`, on top of every earlier "
              f"iteration's: {where} never resets them before {step_text}. Call `{missing or optimizer or 'optimizer'}.zero_grad()` "
              f"before the forward")
-    findings = model.with_cause(found, backward.node, cause, "the step applies the summed gradients here")
+    findings = model.with_cause(found, backward_node, cause, "the step applies the summed gradients here")
     inner = step.inner
     if isinstance(inner, CallEvent) and inner.node.lineno not in {f.span.line for f in findings} \
             and inner.node.lineno not in seen and _only_caller(model, step.event, inner):
@@ -333,6 +341,14 @@ def _finding(model, unit, step, backwards, missing, seen: set, resets: str | Non
                 f"right after this step, or in the loop before the forward")
         findings += model.with_cause(found, inner.node, here, "the loop whose steps it applies")[1:]
     return findings
+
+
+def _first_statement(node) -> ast.stmt | None:
+    """The first statement of a function's body after its docstring."""
+    body = node.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        body = body[1:]
+    return body[0] if body else None
 
 
 def _only_caller(model: ModuleModel, call, inner: CallEvent) -> bool:

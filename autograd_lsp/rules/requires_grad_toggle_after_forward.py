@@ -8,7 +8,9 @@ backpropagates, and any function or method that returns that loss to a caller wh
 statement. Turning gradients *on* is reported when the tensors are
 known to have been frozen (otherwise the call changes nothing), but not when they were frozen just before this
 same forward (freeze, forward, unfreeze: the graph leaves them out on purpose); turning them *off* is reported
-only when the frozen tensors are then modified in place before that backward.
+only when the frozen tensors are then modified in place before that backward. A tensor that needs no grad (data, a row
+or chunk of it: `for xb in data.split(64)`) made to require grad after a forward used it is reported too; with
+`torch.autograd.grad(out, xb)` that raises.
 
 Also flags (as an error) changing `requires_grad` of a tensor known to be computed from a trainable one: a
 non-leaf (`h = w * 2; h.requires_grad = False`), including one that a loop rebinds to such a result before the
@@ -66,7 +68,7 @@ from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, Event, Inplac
 from ..analysis.provenance import Kind
 from ..analysis.syntax import body_statement, dotted
 from ..analysis import uses
-from ..analysis.training import STEP_HOOKS, backward_target, computes_gradients, is_backward, is_step
+from ..analysis.training import GRADIENT_FUNCTIONS, STEP_HOOKS, backward_target, computes_gradients, is_backward, is_step
 from ..findings import Edit, Fix, Safety, Severity, Span
 from . import edits
 
@@ -703,9 +705,17 @@ def _targets(model: ModuleModel, receiver: ast.expr, event: Event) -> set:
         for loop in event.ctx.loops():
             node = loop.node
             if isinstance(node, (ast.For, ast.AsyncFor)) and _binds(node.target, receiver.id):
-                return _iterated_owners(node)
+                owners = _iterated_owners(node)
+                if owners or not _plain_element(event):
+                    return owners
+                break  # a row or chunk of a plain tensor (`for xb in data.split(64)`): the name itself
     name = dotted(receiver)
     return {name} if name else set()
+
+
+def _plain_element(event: Event) -> bool:
+    prov = event.prov if isinstance(event, AttrStoreEvent) else getattr(event, "receiver_prov", None)
+    return prov is not None and prov.kind is Kind.TENSOR and prov.origin == "element" and prov.requires_grad is False
 
 
 def _binds(target: ast.expr, name: str) -> bool:
@@ -803,6 +813,15 @@ def _read_labels(node: ast.AST) -> set:
             for label in [dotted(sub)] if label}
 
 
+def _differentiated_by(model: ModuleModel, backward, targets: set) -> bool:
+    """`torch.autograd.grad(out, x)` asks for the gradient of a toggled `x` (without `allow_unused=True`): it raises."""
+    if not isinstance(backward, CallEvent) or backward.qualname not in GRADIENT_FUNCTIONS or backward.keyword("allow_unused") is not None:
+        return False
+    inputs = backward.node.args[1] if len(backward.node.args) > 1 else getattr(backward.keyword("inputs"), "value", None)
+    items = inputs.elts if isinstance(inputs, (ast.Tuple, ast.List)) else [inputs]
+    return any(item is not None and dotted(item) in targets for item in items)
+
+
 # -- the finding ----------------------------------------------------------------------------------------
 def _finding(model: ModuleModel, toggle: Toggle, forward, backward, edit):
     targets = ", ".join(f"`{t}`" for t in sorted(toggle.targets))
@@ -821,8 +840,10 @@ def _finding(model: ModuleModel, toggle: Toggle, forward, backward, edit):
                    f"operation\". Freeze before the forward, or edit after the backward")
     else:
         change = "turns gradients on for" if toggle.value else "changes `requires_grad` of"
-        message = (f"{toggled} {change} {targets} {built}: the pending graph was recorded without them, so they get no gradient "
-                   f"this step (`.grad` stays `None`). Change `requires_grad` before the forward")
+        outcome = ("so `torch.autograd.grad` raises \"One of the differentiated Tensors appears to not have been used in the graph\""
+                   if _differentiated_by(model, backward, toggle.targets) else "so they get no gradient this step (`.grad` stays `None`)")
+        message = (f"{toggled} {change} {targets} {built}: the pending graph was recorded without them, {outcome}. Change "
+                   f"`requires_grad` before the forward")
     fixes = []
     fix = _move_fix(model, toggle, forward, edit)
     if fix is not None:

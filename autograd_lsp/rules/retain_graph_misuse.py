@@ -8,6 +8,10 @@ the first did) through a part of that graph that saved a tensor — two losses o
 forward backpropagated one after the other, or one loss twice (an error: the first backward freed what the second
 needs; with an optimizer step between, unless AG017 reports that backward with its `.detach()` fix).
 
+A value of the retained graph carried into the next iteration counts too, also one the loop first binds from itself
+(`out, h = rnn(x, h)` with `h = None` before the loop); a recurrent layer (nn.RNN/GRU/LSTM) keeps its weights for its
+backward whatever it is fed.
+
 An optimizer over part of a model (`net.trunk` and one head) counts where the model's forward runs a part it updates on
 the way to every output and that part kept a parameter (a stack of layers, or a layer fed what requires grad).
 
@@ -515,7 +519,24 @@ def _loop_carried(model, event, prov):
             if use.seq < first_bind[use.name] and not (use.usage == "receiver" and _carries_nothing(use.callee)) and use.usage != "other" \
                     and _feeds(use, prov.graph):
                 return loop, use.name
+        for bind in binds:
+            if bind.name in carriers and bind.seq == first_bind[bind.name] and _reads_itself(loop, bind, prov.graph):
+                return loop, bind.name
     return None
+
+
+def _reads_itself(loop, bind, graph) -> bool:
+    """`out, h = rnn(x, h)`, the loop's first binding of `h`, feeds the graph the `h` of the last iteration (a value the walk
+    may not track on the first pass: `h = None` before the loop), and nothing in the loop reads `h` before it."""
+    statement = bind.ctx.statement
+    value = getattr(statement, "value", None)
+    if not isinstance(statement, ast.Assign) or value is None or "." in bind.name:
+        return False
+    reads = lambda node: any(type(n) is ast.Name and n.id == bind.name and type(n.ctx) is ast.Load for n in ast.walk(node))  # noqa: E731
+    if not any(id(node) in graph and reads(node) for node in ast.walk(value)):
+        return False
+    before = [s for s in loop.node.body if s.lineno < statement.lineno]
+    return not any(reads(s) for s in before)
 
 
 def _carries_nothing(callee) -> bool:

@@ -5,6 +5,8 @@ across `optimizer.step()` — or, in straight-line code, used again after a `ste
 A manual update of the sources in the loop (`w -= lr * w.grad` under `no_grad`, `w.data.sub_(…)`) counts as
 a step; a `torch.distributions` object built from such a tensor (`Normal(mu, log_std.exp())`) is composed too,
 and so is a trainer's attribute composed in a `setup()`-like method that the training loop never calls again.
+A composed tensor bound into a callable once (`crit = functools.partial(f, w=torch.stack([a, b]))`) and called in the
+loop is reported at the composition.
 An attribute of `__init__` is one assigned or registered as a buffer (`self.register_buffer("w", torch.cat([...]))`).
 Nothing needs to update the sources when the composition kept tensors for backward (`3 * torch.rand(n, 1,
 requires_grad=True)`, `X @ w`, `w.exp()`; not a view or an addition) and every iteration backpropagates a loss
@@ -250,6 +252,53 @@ def check(model: ModuleModel):
                 break
     yield from _module_attributes(model)
     yield from _late_attributes(model)
+    yield from _bound_by_partial(model)
+
+
+def _bound_by_partial(model: ModuleModel):
+    """`crit = functools.partial(weighted, log_vars=torch.stack([a, b]))` made once, outside a training loop that calls
+    `crit(...)` across `optimizer.step()`: the composed argument is bound into the callable as it was then."""
+    for event in model.calls():
+        if event.qualname != "functools.partial" or event.ctx.loop is not None or event.ctx.via is not None:
+            continue
+        statement = event.ctx.statement
+        if not (isinstance(statement, ast.Assign) and statement.value is event.node and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)):
+            continue
+        name = statement.targets[0].id
+        for argument in [*event.node.args[1:], *(keyword.value for keyword in event.node.keywords)]:
+            prov = model.prov(argument)
+            if prov is None or not prov.is_tensor or not (prov.has_graph and prov.composed_from and not prov.no_grad) \
+                    or not _leaf_sources(prov.composed_from) or _is_view_of_leaf(model, prov):
+                continue
+            for call in model.calls():
+                if type(call.node.func) is not ast.Name or call.node.func.id != name or call.ctx.scope is not event.ctx.scope:
+                    continue
+                loop = next((loop for loop in call.ctx.loops() if loop.has_step and name not in loop.assigned
+                             and _optimizer_may_update(loop.steps, prov.composed_from)), None)
+                if loop is None:
+                    continue
+                yield _partial_finding(model, name, argument, prov, call, loop)
+                break
+            else:
+                continue
+            break
+
+
+def _partial_finding(model: ModuleModel, name: str, argument: ast.expr, prov, call, loop):
+    sources = ", ".join(f"`{s}`" for s in sorted(prov.composed_from))
+    step = loop.steps[0] if loop.steps else None
+    step_text = f"`{' '.join(model.text(step.node).split())}` (line {step.node.lineno})" if step is not None else "`optimizer.step()`"
+    text = " ".join(model.text(argument).split())
+    message = (f"`{text}` is composed from trainable {sources} once, here, and bound into `{name}` by `functools.partial`; the "
+               f"training loop at line {loop.node.lineno} calls `{name}` (line {call.node.lineno}) after {step_text} updates them, "
+               f"so every call uses the old values and the graph freed by the first backward. Pass it at each call instead "
+               f"(compose it inside the loop)")
+    related = [(call.node, f"`{name}` is called here with the stale value")]
+    if step is not None:
+        related.append((step.node, "the optimizer updates the sources here"))
+    return model.finding(RULE, argument, message, related=related, composed=text, sources=sorted(prov.composed_from),
+                         loop_line=loop.node.lineno)
 
 
 def _manual_update(model: ModuleModel, loop, composed_from):
