@@ -558,7 +558,8 @@ def _carried_next_iteration(model, event, loop, name):
     step_text = f"`{model.text(steps[0].node)}` (line {steps[0].node.lineno})" if steps else "the optimizer step"
     message = (f"`{name}` carries this iteration's graph into the next one (it is never detached), so the next `backward()` "
                f"goes through the retained graph after {step_text} modified the parameters it saved: version-counter error. "
-               f"Detach it at the top of the loop (`{name} = {name}.detach()`) and drop `retain_graph=True`")
+               f"Detach it at the top of the loop (`{name} = {name}.detach()`; if it starts as `None`, once it holds a tensor) "
+               f"and drop `retain_graph=True`")
     related = [(steps[0].node, "parameters modified in place here")] if steps else []
     return model.finding(RULE, event.node, message, related=related, kind="carried-next-iteration", loop_line=loop.node.lineno, carried=name)
 
