@@ -446,10 +446,10 @@ def _layer_loop_label(model, owner: ast.expr) -> str | None:
     if layer is None or layer.kind is not Kind.MODULE or not isinstance(layer.module_class, str):
         return None  # (narrowed by `isinstance` to one torch.nn layer class)
     short = layer.module_class.rsplit(".", 1)[-1]
-    parent_of, loop, node = syntax.parents(model, model.tree), None, owner
-    while loop is None and node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        node = parent_of.get(id(node))
-        loop = node if isinstance(node, ast.For) else None
+    # the innermost `for` of the walk's loops around it (a parent map of the whole module cost more than the rule)
+    around = [loop.node for loop in model.loops if type(loop.node) is ast.For
+              and loop.node.lineno <= owner.lineno <= (loop.node.end_lineno or loop.node.lineno)]
+    loop = max(around, key=lambda node: (node.lineno, node.col_offset), default=None)
     if loop is None or type(loop.target) is not ast.Name or loop.target.id != owner.value.id or \
             not isinstance(loop.iter, (ast.Name, ast.Attribute)):
         return None
