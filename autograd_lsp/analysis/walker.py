@@ -2620,19 +2620,14 @@ class Walker:
             # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order
             self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],), origin=""))
             return None
-        if recv.kind is Kind.SEQUENCE and method in ("append", "extend", "insert") and node.args and label(receiver) and not self.no_grad:
-            # `outs.append(y)`: a forward returning the list (or `tuple(outs)`) hands its caller the tensors' graphs
+        if recv.kind is Kind.SEQUENCE and method in ("append", "extend", "insert") and node.args and label(receiver):
+            # `outs.append(y)`: the list holds the tensors' graphs, which `torch.cat(outs)` joins and a forward returning
+            # the list (or `tuple(outs)`) hands its caller (the elements stay as they were: how many is not known)
             added = arg_provs[-1]
             graph = _graphs_in(added)
-            if graph and not graph <= recv.graph:
-                self.update(label(receiver), recv.but(graph=recv.graph | graph))
-            return None
-        if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and recv.origin != _TUPLE and label(receiver) \
-                and arg_provs[0] is not None and arg_provs[0].has_graph:
-            # `outputs.append(step)` in an unrolled loop: the list holds that graph, which `torch.cat(outputs)` joins (the
-            # elements stay as they were: how many there are and in which order is not known)
-            held = arg_provs[0]
-            self.update(label(receiver), recv.but(graph=recv.graph | held.graph, composed_from=recv.composed_from | held.composed_from))
+            composed = added.composed_from if added is not None and added.kind is Kind.TENSOR else frozenset()
+            if graph and not (graph <= recv.graph and composed <= recv.composed_from):
+                self.update(label(receiver), recv.but(graph=recv.graph | graph, composed_from=recv.composed_from | composed))
             return None
         if recv.kind is Kind.MAPPING and not node.args and method in ("items", "values"):
             value = _merged_values(recv)  # `for name, value in losses.items()`: each value is one of the dict's
