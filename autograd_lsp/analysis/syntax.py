@@ -198,6 +198,20 @@ def exclusive(parent_of: dict, a: ast.AST, b: ast.AST) -> bool:
     return False
 
 
+def eval_only(parent_of: dict, node: ast.AST) -> bool:
+    """`node` runs only when its module is in eval mode: under `if not self.training:` or the else of
+    `if self.training:` (nothing backpropagates through what that branch computes). `parent_of`: parents()."""
+    path = _path(parent_of, node)
+    for child, owner in zip(path, path[1:]):
+        if isinstance(owner, (ast.If, ast.IfExp)):
+            test, negated = owner.test, False
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, negated = test.operand, True
+            if dotted(test) == "self.training" and _branch(owner, child) == ("body" if negated else "orelse"):
+                return True
+    return False
+
+
 def _path(parent_of: dict, node: ast.AST) -> list[ast.AST]:
     path = []
     while node is not None:

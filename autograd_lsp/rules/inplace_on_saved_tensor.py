@@ -13,7 +13,8 @@ edits what the norm kept). A view kept for backward (`conv(x.transpose(1, 2))`, 
 `.reshape()`, `.contiguous()`) shares its base's version counter: changing the base in place counts. The backward is a
 later `.backward()` whose loss was computed through the saving operation, or the value a module's
 `forward()` / a Lightning `training_step` returns (a loss over what a forward returns in a list it appended its
-outputs to, `return tuple(outs)`, runs through them).
+outputs to, `return tuple(outs)`, runs through them) — not from a branch that runs only in eval mode (`if not
+self.training:`), through which nothing backpropagates.
 
 ## Why is this bad?
 To compute gradients, autograd keeps references to some tensors of the forward pass. Each tensor has a
@@ -52,6 +53,7 @@ from __future__ import annotations
 import ast
 import sys
 
+from ..analysis import syntax
 from ..analysis.model import BindEvent, CallEvent, InplaceEvent, ModuleModel
 from ..analysis.torch_api import operator_op, out_of_place, saved_inputs, saves_output
 from ..analysis.training import GRAPH_RETURNING
@@ -99,8 +101,8 @@ def check(model: ModuleModel):
                 returned = next((ret for ret, ret_prov in returns.get(caller.scope.node, ()) if ret.lineno >= caller.statement.lineno
                                  and _computed_through(model, key, ret_prov.graph)), None)
                 caller = caller.via
-            if returned is None:
-                continue
+            if returned is None or syntax.eval_only(syntax.parents(model, function), event.node):
+                continue  # (an eval-mode-only branch: nothing backpropagates through what it returns)
         reported.update((once, id(event.node)))
         yield _finding(model, event, backward, returned, op, saver, loop)
 
