@@ -13,7 +13,7 @@ import ast
 from .provenance import Kind, Provenance
 from .syntax import nodes
 
-MAX_DEPTH = 3  # nested call sites walked with their arguments (a helper calling a helper calling a helper)
+MAX_DEPTH = 5  # nested call sites walked with their arguments (a helper calling a helper calling a helper)
 MAX_WALKS = 400  # per module: beyond, calls fall back to the symbolic summary (instantiate)
 
 
