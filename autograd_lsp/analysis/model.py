@@ -209,6 +209,7 @@ class ClassInfo:
     constructed: dict = field(default_factory=dict)  # set in __init__ walked with a constructor call's arguments (merged over calls)
     late: dict = field(default_factory=dict)  # set by other methods (`setup()`, `configure()`), merged over them
     setters: dict | None = None  # attribute name -> methods other than __init__ that assign `self.<name>` (found when needed)
+    bases: list = field(default_factory=list)  # its bases that are classes of this module (what it inherits is theirs)
 
     instances: dict = field(default_factory=dict)  # id of a constructor call -> what its __init__ set (one instance's state)
 

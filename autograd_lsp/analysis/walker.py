@@ -414,6 +414,7 @@ class Walker:
             elif isinstance(base, ast.Attribute) and base.attr in ("Module", "LightningModule"):
                 is_module = True
         info = ClassInfo(node, node.name, is_module)
+        info.bases = [base for base in (self.lookup_def(b.id) for b in node.bases if isinstance(b, ast.Name)) if isinstance(base, ClassInfo)]
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 function = FunctionInfo(stmt, stmt.name, cls=info, owner=self)
@@ -1620,6 +1621,12 @@ class Walker:
                 found = self._late_attribute(cls, node.attr)
             if found is None and not any(node.attr in table for table in (cls.attributes, cls.constructed, cls.late)):
                 found = _class_constant(cls, node.attr, node.lineno)  # `cfg.network.bins`: a plain config class's number
+            if found is None and cls.bases and _inherits_attribute(cls, node.attr):
+                # set by a base class's __init__ that this class's construction runs (none of its own methods sets it)
+                for base in cls.bases:
+                    found = self._module_attribute(node, Provenance(Kind.MODULE, node.lineno, module_class=base, origin="self"))
+                    if found is not None:
+                        return found
             init = cls.methods.get("__init__")
             if found is not None and found.param_deps and found.kind is not Kind.MODULE and (owner.origin == "self" or (
                     found is cls.attributes.get(node.attr) and reader is not None and (reader.context_of or reader) is not init)):
@@ -2273,14 +2280,14 @@ class Walker:
         loss = name is not None and name.endswith("Loss")
         if isinstance(cls, ClassInfo) and not cls.is_module:
             # `criterion(pred, y)` of a plain class: its __call__; `self.forward(x)` in it: its forward
-            call = cls.methods.get("forward" if isinstance(node.func, ast.Attribute) and node.func.attr == "forward" else "__call__")
+            call = inherited_method(cls, "forward" if isinstance(node.func, ast.Attribute) and node.func.attr == "forward" else "__call__")
             if call is None or node.keywords:
                 return None
             event.role = None
             return self.call_function(call, node, arg_provs, event, receiver=module)
         walked = None  # what the user forward, walked with these arguments, returns
         if isinstance(cls, ClassInfo):
-            event.runs = cls.methods.get("forward")  # `model(x)` is the call that gives forward() its grad mode
+            event.runs = inherited_method(cls, "forward")  # `model(x)` is the call that gives forward() its grad mode
             walked = self._forward_in_context(event.runs, node, module, arg_provs)
             # (a forward not walked for this call: its summary's graph, the nodes of its own body)
             self._note_forward_graph(node, walked if walked is not None or event.runs is None or not event.runs.walked else event.runs.returns)
@@ -2598,8 +2605,8 @@ class Walker:
                 self._grow_container(receiver, recv, arg_provs[-1] if len(node.args) == (2 if method == "add_module" else 1) else None)
                 return None
             cls = recv.module_class
-            if isinstance(cls, ClassInfo) and method in cls.methods:
-                info = cls.methods[method]
+            info = inherited_method(cls, method) if isinstance(cls, ClassInfo) else None
+            if info is not None:
                 if not cls.is_module and info.owner is not self and not info.walked and \
                         not callsite.worth_walking(info, [*arg_provs, *(self._keywords or {}).values()]):
                     return None  # another module's plain class (a config, a container): walked only for calls that pass facts
@@ -3947,6 +3954,70 @@ def _layer_width(name: str | None, built: ast.Call | None) -> int | None:
     node = built.args[index] if len(built.args) > index else next((kw.value for kw in built.keywords if kw.arg == keyword), None)
     value = _literal_int(node)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+def inherited_method(cls: ClassInfo, name: str, depth: int = 0) -> FunctionInfo | None:
+    """`cls`'s method `name`, its own or one it inherits from a base class of this module, walked as the base's: only
+    when nothing the inherited code touches on `self` (attributes, the methods it calls, theirs in turn) is something
+    `cls` defines or sets itself; otherwise unknown (None)."""
+    found = cls.methods.get(name)
+    if found is not None or not cls.bases or depth > 4:
+        return found
+    own = _own_self_names(cls)
+    for base in cls.bases:
+        info = inherited_method(base, name, depth + 1)
+        if info is not None:
+            return None if _self_names_reached(info) & own else info
+    return None
+
+
+def _inherits_attribute(cls: ClassInfo, attr: str) -> bool:
+    """`self.<attr>` of `cls` is what a base class's __init__ set: `cls` has no __init__ of its own or calls
+    the base's (`super().__init__(...)`), and none of its methods touches `self.<attr>` otherwise."""
+    init = cls.methods.get("__init__")
+    if init is not None and not any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__"
+                                    for node in ast.walk(init.node)):
+        return False
+    return attr not in _own_self_names(cls, stores_only=True)
+
+
+def _own_self_names(cls: ClassInfo, stores_only: bool = False) -> frozenset:
+    """The names `cls`'s own body defines as methods and sets on `self` (with stores_only: only those it sets)."""
+    key = "_own_self_stores" if stores_only else "_own_self_names"
+    found = cls.__dict__.get(key)
+    if found is None:
+        names = set() if stores_only else set(cls.methods)
+        for method in cls.methods.values():
+            names |= _self_names(method.node, stores_only=True)
+        found = frozenset(names)
+        setattr(cls, key, found)
+    return found
+
+
+def _self_names_reached(info: FunctionInfo) -> frozenset:
+    """The attributes and methods an inherited method uses on `self`, with those of its class's methods it calls."""
+    found = info.__dict__.get("_self_reached")
+    if found is None:
+        names, todo, seen = set(), [info], set()
+        while todo:
+            method = todo.pop()
+            if id(method) in seen:
+                continue
+            seen.add(id(method))
+            used = _self_names(method.node)
+            names |= used
+            todo.extend(m for m in (inherited_method(method.cls, n) for n in used if method.cls is not None) if m is not None)
+        found = info._self_reached = frozenset(names)  # type: ignore[attr-defined]
+    return found
+
+
+def _self_names(node, stores_only: bool = False) -> set[str]:
+    args = getattr(node.args, "args", None) if hasattr(node, "args") else None
+    if not args:
+        return set()
+    me = args[0].arg
+    return {n.attr for n in ast.walk(node) if type(n) is ast.Attribute and type(n.value) is ast.Name and n.value.id == me
+            and (not stores_only or type(n.ctx) is not ast.Load)}
+
+
 def setter_attributes(node) -> list[str]:
     """The attributes a method sets on its `self` the way a setup method does: at the top of its body or in an
     if/with/try there, not in loops (Walker._late_attribute walks it first when one of them is read)."""
