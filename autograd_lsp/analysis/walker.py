@@ -415,6 +415,8 @@ class Walker:
                 is_module = True
         info = ClassInfo(node, node.name, is_module)
         info.bases = [base for base in (self.lookup_def(b.id) for b in node.bases if isinstance(b, ast.Name)) if isinstance(base, ClassInfo)]
+        if len(info.bases) < len(node.bases) and self.resolver is not None and not self.summary_only:
+            info.pending_bases = True  # (bases from other modules: resolved when this module constructs one, construct())
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 function = FunctionInfo(stmt, stmt.name, cls=info, owner=self)
@@ -423,6 +425,21 @@ class Walker:
                 self.model.functions[stmt] = function
         self.model.classes.setdefault(node.name, info)
         return info
+
+    def _workspace_bases(self, node: ast.ClassDef) -> list[ClassInfo]:
+        """The bases of a class of the checked module that are classes of the workspace's other modules."""
+        found = []
+        for base in node.bases:
+            qualname = self.imports.qualname(base)
+            if qualname is None or self.imports.is_torch(qualname):
+                continue
+            top = qualname.lstrip(".").split(".", 1)[0]
+            if top in _NEVER_WORKSPACE or not (qualname.startswith(".") or self._workspace_module(top)):
+                continue
+            definition = self.resolver.resolve(self.model.source, base, qualname=qualname)
+            if isinstance(definition, ClassInfo) and definition.node is not node:
+                found.append(definition)
+        return found
 
     def lookup_def(self, name: str):
         scope = self.scope
@@ -1944,6 +1961,12 @@ class Walker:
     def construct(self, cls: ClassInfo, node: ast.Call, arg_provs, event) -> Provenance | None:
         """`Model(w)`, `Trainer(model, opt)`: an instance of a user class, its __init__ walked with the arguments."""
         keywords, self._keywords = self._keywords, None
+        if cls.__dict__.pop("pending_bases", False):
+            # `class Net(BaseModel)` of `from models.base import BaseModel`, constructed here: its base's layers and
+            # methods are its own (resolved only now: a library defines many such classes and constructs few)
+            imported = self._workspace_bases(cls.node)
+            cls.bases += imported
+            cls.is_module = cls.is_module or any(base.is_module for base in imported)
         init = cls.methods.get("__init__")
         if init is not None and init.owner is not self:
             # another module's class: its __init__ is walked only when this call passes it something worth knowing
