@@ -13,6 +13,7 @@ import ast
 from .provenance import Kind, Provenance
 from .syntax import nodes
 
+TUPLE = "tuple display"  # a SEQUENCE's origin: exactly these elements in this order (no starred part, never appended to)
 MAX_DEPTH = 5  # nested call sites walked with their arguments (a helper calling a helper calling a helper)
 MAX_WALKS = 400  # per module: beyond, calls fall back to the symbolic summary (instantiate)
 
@@ -141,6 +142,8 @@ def bind_arguments(function: ast.FunctionDef | ast.AsyncFunctionDef, skip_first:
             bound[positional[index].arg] = prov
         elif args.vararg is None:
             return None
+    if args.vararg is not None:  # `def take(*xs)`: the tuple of what the call passes past the named parameters
+        bound[args.vararg.arg] = Provenance(Kind.SEQUENCE, call.lineno, elements=tuple(arg_provs[len(positional):]), origin=TUPLE)
     names = {arg.arg for arg in [*positional, *args.kwonlyargs]}
     for name, prov in keyword_provs.items():
         if name in names:

@@ -242,7 +242,7 @@ def workspace_module(path: str, top: str) -> bool:
 
 
 CHAINS = frozenset({"itertools.chain"})  # one iterable over several: `itertools.chain(G.parameters(), D.parameters())`
-_TUPLE = "tuple display"  # a SEQUENCE's origin: exactly these elements in this order (no starred part, never appended to)
+_TUPLE = callsite.TUPLE
 _EACH = "comprehension"  # a SEQUENCE's origin: its one element stands for every item, however many
 _SOME_ITEMS = "some items"  # a SEQUENCE's origin: built differently on two branches, its items unknown (not none)
 _UNSET = object()
@@ -300,6 +300,7 @@ class Walker:
         self.backprops: list | None = None
         self.branching = 0  # enclosing branches of the body being walked that may not run (an if not decided, a loop)
         self.left_early = False  # a return (or raise) that may have run already: what follows may not run
+        self.ended = False  # a walk for one call site met a return that runs for sure: what follows never runs
         self._keywords: dict | None = None
         self.shadows: list[FunctionInfo] = []  # (for release())
         self.function_aliases: dict = {}  # (id of a scope, name) -> the torch function the name was bound to there
@@ -383,11 +384,11 @@ class Walker:
 
     def _state(self):
         return (self.scope, self.loop, self.no_grad, self.mode, self.epoch, self.stmt, self.function, self.via, self.table,
-                self.overlay, self.escaped, self.backprops, self.branching, self.left_early)
+                self.overlay, self.escaped, self.backprops, self.branching, self.left_early, self.ended)
 
     def _restore(self, state):
         (self.scope, self.loop, self.no_grad, self.mode, self.epoch, self.stmt, self.function, self.via, self.table,
-         self.overlay, self.escaped, self.backprops, self.branching, self.left_early) = state
+         self.overlay, self.escaped, self.backprops, self.branching, self.left_early, self.ended) = state
 
     def _register_defs(self, body: list[ast.stmt]):
         for stmt in body:
@@ -525,7 +526,7 @@ class Walker:
         self.loop, self.no_grad, self.epoch, self.function = None, self._decorated_no_grad(node), 0, info
         self.mode = True if self.no_grad else None
         self.via, self.overlay, self.escaped, self.backprops = None, None, None, None
-        self.branching, self.left_early = 0, False
+        self.branching, self.left_early, self.ended = 0, False, False
         self.table = None if self.summary_only else self.model._provs
         args = node.args
         positional = [*args.posonlyargs, *args.args]
@@ -716,8 +717,9 @@ class Walker:
             pass  # every path through the helper went through an integer cut (argmax, comparison): no grad whatever it is given
         elif grads and ret.requires_grad is not False:  # (False: the helper detaches or runs under no_grad)
             requires_grad = True
-        elif requires_grad is None and all(prov.requires_grad is False for prov, _ in deps):
-            requires_grad = False
+        elif requires_grad is None and all(prov.requires_grad is False or prov.kind is Kind.NUMBER for prov, _ in deps) \
+                and any(prov.kind is Kind.TENSOR for prov, _ in deps):
+            requires_grad = False  # (a number, `eps` left at its default, never requires grad)
         # the helper's own parameters (`self.backbone(x).floor()` in a method) carry its cut whatever the arguments hold
         carried = bool(ret.composed_from) or any(
             prov.kind is Kind.TENSOR and (prov.requires_grad or prov.composed_from or prov.nondiff) for prov, _ in deps)
@@ -756,6 +758,8 @@ class Walker:
     # -- statements ----------------------------------------------------------------------------------
     def walk_body(self, body: list[ast.stmt]):
         for stmt in body:
+            if self.ended:
+                return  # (`if threshold is not None: return ...` taken for this call: the rest is dead code)
             self.stmt = stmt
             kind = type(stmt)
             method = _STMT.get(kind, _UNSET)
@@ -789,6 +793,8 @@ class Walker:
         prov = self.ev(node.value) if node.value is not None else None
         if self.branching:
             self.left_early = True
+        elif self.via is not None and self.loop is None:
+            self.ended = True  # (in a walk for one call site, where a test this call decides took the branch)
         info = self.function
         if info is not None:
             info.returns = merge(info.returns, prov) if info.returned_any else prov
@@ -1459,7 +1465,7 @@ class Walker:
         if self.loop is not None:
             return None
         known = self.lookup(name)
-        if known is not None and known.kind in (Kind.TENSOR, Kind.MODULE, Kind.OPTIMIZER) and known.origin != "param" and not known.param_deps:
+        if known is not None and known.kind in _NEVER_NONE and known.origin != "param" and not known.param_deps:
             return type(test.ops[0]) is ast.IsNot  # (in a walk for one call: a tensor this call passes, or one made here)
         left = function.__dict__.get("left_none")
         if not left or name not in left:
@@ -2147,7 +2153,7 @@ class Walker:
         self.overlay = self.table = {}
         if escaped is not None:
             self.escaped = escaped
-        self.backprops, self.branching, self.left_early = backprops, 0, False
+        self.backprops, self.branching, self.left_early, self.ended = backprops, 0, False, False
         args = node.args
         positional = [*args.posonlyargs, *args.args]
         if receiver is not None and positional:
@@ -2156,7 +2162,7 @@ class Walker:
             self.scope.bindings[positional[0].arg] = Provenance(Kind.MODULE, node.lineno, module_class=cls, origin="self")
         self.scope.bindings.update(bound)
         for arg in (args.vararg, args.kwarg):
-            if arg is not None:
+            if arg is not None and arg.arg not in bound:
                 self.scope.bindings[arg.arg] = None
         self._register_known_defs(node.body)
         try:
@@ -3825,7 +3831,11 @@ def _cut_by_arguments(info: FunctionInfo, passed) -> bool:
     if not info.__dict__.get("cuts_graph"):
         return False
     tensors = [p for p in flatten(passed) if p is not None and p.kind is Kind.TENSOR]
-    return (info.calls_backward or any(p.requires_grad for p in tensors)) and any(p.requires_grad is False and not p.param_deps for p in tensors)
+    if not (info.calls_backward or any(p.requires_grad for p in tensors)):
+        return False
+    # (or given a number or string, which may decide a test that guards the cut: `if threshold is not None:`)
+    return any(p.requires_grad is False and not p.param_deps for p in tensors) or any(
+        p is not None and p.kind in (Kind.NUMBER, Kind.TEXT) and not p.param_deps for p in passed)
 
 
 def _open_parameter(prov: Provenance) -> bool:
@@ -4182,6 +4192,8 @@ def _elementwise_scalar(info: FunctionInfo, ret: Provenance, deps) -> bool | Non
 _ITERATOR_CALL = re.compile(r"\.(?:" + "|".join(sorted(map(re.escape, api.MODULE_ITERATORS))) + r")\(")
 _INT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.INT)
 _FLOAT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.FLOAT)
+# kinds of value that are never None: `p is not None` holds of a parameter a call gives one of them
+_NEVER_NONE = frozenset({Kind.TENSOR, Kind.MODULE, Kind.OPTIMIZER, Kind.NUMBER, Kind.TEXT})
 _TRUE = Provenance(Kind.NUMBER, 0, dtype=api.INT, truth=True)  # (a bool is an int, as before: its truth is what is new)
 _FALSE = Provenance(Kind.NUMBER, 0, dtype=api.INT, truth=False)
 _NAMED_INTS: dict = {}
