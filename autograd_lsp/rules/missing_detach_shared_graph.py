@@ -641,8 +641,20 @@ def _used_undetached(model: ModuleModel, function, name: str) -> bool:
     for event in model.of_type(UseEvent):
         if event.name != name or event.ctx.scope.function is not function:
             continue
-        if event.usage in ("arg", "operand", "element") or event.usage == "receiver" and not uses.passive_receiver(event.callee):
+        if (event.usage in ("arg", "operand", "element") or event.usage == "receiver" and not uses.passive_receiver(event.callee)) \
+                and not _cut_around(model, function, event.node):
             return True
+    return False
+
+
+def _cut_around(model: ModuleModel, function, node: ast.AST) -> bool:
+    """The use sits inside an expression whose value is cut before it goes anywhere: `(bonus + out["log_prob"]).detach()`."""
+    parent_of = parents(model, function.node)
+    child, parent = node, parent_of.get(id(node))
+    while isinstance(parent, ast.expr):
+        if isinstance(parent, ast.Attribute) and parent.value is child and uses.is_cut(parent.attr):
+            return True
+        child, parent = parent, parent_of.get(id(parent))
     return False
 
 
