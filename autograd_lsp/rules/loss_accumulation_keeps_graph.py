@@ -7,7 +7,8 @@ that adds its argument to its object's state (also through a function of the wor
 backpropagated: either the loop already calls `backward()` on that loss (itself, another name bound to it, through a
 helper such as `accelerator.backward(loss)`, in the closure whose loss `optimizer.step(closure)` returns, or as
 `losses[-1].backward()` of what it just appended), or every later use of the accumulator only logs it (`print`,
-f-strings, `%` formatting of a tuple, `.item()`, `writer.add_scalar`…), or the loop steps an optimizer over
+f-strings, `%` formatting of a tuple, `.item()`, `writer.add_scalar`…, `torch.is_tensor(total)`; also after `total = total
+/ n`), or the loop steps an optimizer over
 weights the accumulated graph saved (however the accumulator is handed on, no backward can go through it). A reset under an `if` that the
 accumulation does not share (every `log_every` steps) does not end it.
 A Lightning-style `training_step` that appends its returned loss to `self.<list>` (never cleared) is the
@@ -783,6 +784,8 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
             if (uses.is_reporter(name) or name in uses.NUMBER_CASTS) and isinstance(func, ast.Name) \
                     or isinstance(func, ast.Attribute) and name in uses.REPORTER_METHODS:
                 return kind
+            if uses.is_query(qualname):
+                return TENSOR  # (`torch.is_tensor(total)`: its answer changes if `.item()` made it a float)
             if name in uses.AGGREGATES:
                 current = parent
                 continue
@@ -859,8 +862,9 @@ def _enclosing_scope(parent_of, node):
 
 
 def _loads_after(model, root, name, stmt):
-    line = stmt.end_lineno or stmt.lineno
-    return [node for node in _loads(model, root, name) if node.lineno > line or node.lineno == line and node.col_offset > stmt.col_offset]
+    """The loads past the end of `stmt` (not its own value's: `total = total / n` reads the old binding)."""
+    end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset if stmt.end_col_offset is not None else stmt.col_offset)
+    return [node for node in _loads(model, root, name) if (node.lineno, node.col_offset) >= end]
 
 
 # -- the finding ----------------------------------------------------------------------------------------
