@@ -3180,8 +3180,11 @@ class Walker:
         elif short in api.LEGACY_CONSTRUCTORS:
             if data is not None and isinstance(data, (ast.List, ast.Tuple)):
                 dtype = dtype or (api.INT if short in api.INT_FACTORIES else api.FLOAT)
+                shape = _literal_shape(data) if len(node.args) == 1 else None  # (data, as torch.tensor's)
             else:
                 uninitialised = bool(node.args) and all(isinstance(_const(a), int) or isinstance(a, ast.Name) for a in node.args)
+                if node.args and all(type(_const(a)) is int for a in node.args):
+                    shape = _size_shape(node.args, self._int_value)  # (sizes spelt out: `torch.FloatTensor(2, 3)`)
         if short in ("empty", "empty_like", "empty_strided"):
             uninitialised = not any(kw.arg == "out" for kw in node.keywords)
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=requires_grad if isinstance(requires_grad, bool) else None,

@@ -1,8 +1,8 @@
 """## What it does
 Flags `.backward()` (and `torch.autograd.backward`, `torch.autograd.grad`, `scaler.scale(y).backward()`,
 `accelerator.backward(y)`, a Lightning `training_step`'s returned loss) without a `gradient=` argument, on
-a tensor that requires grad and is known to have more than one element: a `torch.tensor([...])` or
-`linspace` of several values (sizes given as literals or names bound to integers), an element-wise function or a
+a tensor that requires grad and is known to have more than one element: a `torch.tensor([...])` (or legacy
+`torch.FloatTensor([...])`, `torch.FloatTensor(2, 3)`) or `linspace` of several values (sizes given as literals or names bound to integers), an element-wise function or a
 reshape (`view`, `squeeze`, `flatten`...) of one, a loss with `reduction="none"` or the deprecated `reduce=False`
 (by keyword or position, module or functional form, or a name bound to that string; also read from a config: a
 class-body string, a dataclass field, an Enum member's `.value`, a constructor's argument kept on `self`, a class picked
