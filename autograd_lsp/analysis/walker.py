@@ -3611,6 +3611,12 @@ def _merge_branches(a: Provenance | None, b: Provenance | None) -> Provenance | 
         keys = tuple(dict.fromkeys([*a.keys, *b.keys]))
         return a.but(keys=keys, elements=tuple(merge(values_a[k], values_b[k]) if k in values_a and k in values_b else None for k in keys))
     merged = merge(a, b)
+    if merged is None and a is not None and b is not None and {a.kind, b.kind} == {Kind.NUMBER, Kind.TENSOR}:
+        # `total = 0`, then `total += term` in one branch: a number or that tensor; what is built on it keeps the tensor's
+        # graph (whether it requires grad, its dtype or size are not known)
+        tensor = a if a.kind is Kind.TENSOR else b
+        return tensor.but(leaf=None, requires_grad=None, dtype=None, scalar=None, shape=None, saved_by=None, saved_node=None,
+                          base=None, uninitialised=False, node=None)
     if merged is not None and merged.kind is Kind.SEQUENCE and a.elements != b.elements:
         # `if pre_act: layers.append(nn.ReLU())`: which items the list holds is unknown now, not "none": what is
         # appended after it is not its first item
