@@ -1554,6 +1554,8 @@ class Walker:
         name = label(node)
         if name is not None and self.is_bound(name):
             return self.lookup(name)
+        if owner is None and type(node.value) is ast.Name and self.imports.qualname(node) in ("math.pi", "math.e", "math.tau", "math.inf"):
+            return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT)  # (the math module's constants)
         if attr == "data" or "grad" in attr or api.misspells_requires_grad(attr):
             self.emit(AttrLoadEvent(node, self.ctx(), attr=attr, receiver=node.value, prov=owner))
         if owner is None or owner.kind is not Kind.TENSOR:
@@ -1701,6 +1703,8 @@ class Walker:
                 event.role = "backward"
         elif qualname in CHAINS:
             result = self._chained_params(node, arg_provs)
+        elif qualname is not None and qualname.startswith("math."):
+            result = Provenance(Kind.NUMBER, node.lineno)  # (the math module's functions: a Python number, int or float)
         elif method is not None:
             result = self.method_call(node, event, method, receiver, receiver_prov, arg_provs)
         elif func_prov is not None and func_prov.kind is Kind.MODULE:
@@ -2010,7 +2014,7 @@ class Walker:
         # (and a method of an instance whose constructor kept such a tensor: `field.energy(w)` reads `self.anchors`)
         init = info.name == "__init__" and info.cls is not None and info.uses_arguments
         shaped = (_shaped_by_arguments(info) or init) \
-            and (any(_shaped(p) or init and _shaped_deeply(p) for p in passed) or info.cls is not None and receiver is not None and receiver.node is not None
+            and (any(_shaped(p) or (init or _pair(p)) and _shaped_deeply(p) for p in passed) or info.cls is not None and receiver is not None and receiver.node is not None
                  and receiver.origin != "self" and any(_shaped(p) for p in info.cls.instances.get(id(receiver.node), {}).values()))
         # a body that runs backward() or an optimizer step: walked with what the call gives it, so that the caller sees
         # which of its values are backpropagated, freed and stepped, in order (ThroughEvent). Only for calls that give it
@@ -3854,6 +3858,12 @@ def _shaped_by_arguments(info: FunctionInfo) -> bool:
 def _shaped(prov: Provenance | None) -> bool:
     """A tensor whose shape is known and says something (a dim of several elements)."""
     return prov is not None and prov.kind is Kind.TENSOR and prov.shape is not None and prov.scalar is False
+
+
+def _pair(prov: Provenance | None) -> bool:
+    """A short tuple of values (a batch's `(inputs, targets)`), not a list of batches."""
+    return prov is not None and prov.kind is Kind.SEQUENCE and 1 < len(prov.elements) <= 3 and all(
+        element is None or element.kind is not Kind.SEQUENCE for element in prov.elements)
 
 
 def _shaped_deeply(prov: Provenance | None, depth: int = 0) -> bool:

@@ -21,7 +21,7 @@ pool's spatial sizes from the kernel, stride, padding and dilation literals it w
 a reshape to sizes given (`x.view(n, -1)`, `n = x.size(0)` or `x.shape[0]` of a known dim), and a workspace model's forward walked with the input's shape (`model(torch.randn(8, 16))`: 8 rows whatever its
 layers' widths). A helper's or a trainer's method's `backward()` (or `torch.autograd.grad`) of what it is given is
 judged at each call site that passes such a tensor (through up to three calls: `fit(batches)` -> `run_epoch` ->
-`step(inputs, labels)`), with the defaults the call leaves and the functions it hands over (`self.objective(x)`
+`step(inputs, labels)`; a method handed one `(inputs, targets)` batch is walked with its shapes), with the defaults the call leaves and the functions it hands over (`self.objective(x)`
 of a function given to the constructor, a lambda default); a constructor's string kept on `self` picks the branch a
 method takes (`if self.kind == "cosine":`).
 
