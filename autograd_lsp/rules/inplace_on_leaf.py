@@ -105,9 +105,14 @@ def _handed_by(model: ModuleModel, event: InplaceEvent, target: ast.expr) -> lis
     function = event.ctx.scope.function
     if event.ctx.via is None or not _parameter(function, name):
         return []
+    calls = [call for call in model.callers(function.context_of) if call.ctx.via is None and call.function is function.context_of]
+    # (only the calls whose walk made this write: their own, or one they share by passing the same facts; a call whose
+    # walk took another branch of the helper never reaches it)
+    emitters = {id(e.ctx.via.statement) for e in model.of_type(InplaceEvent) if e.node is event.node and e.ctx.via is not None}
+    walked = {_facts(model, call) for call in calls if id(call.ctx.statement) in emitters}
     found, seen = [], set()
-    for call in model.callers(function.context_of):
-        if id(call.node) in seen or call.ctx.via is not None or call.function is not function.context_of:
+    for call in calls:
+        if id(call.node) in seen or id(call.ctx.statement) not in emitters and _facts(model, call) not in walked:
             continue
         seen.add(id(call.node))
         passed = callsite.argument_for(call, {name})
@@ -118,6 +123,12 @@ def _handed_by(model: ModuleModel, event: InplaceEvent, target: ast.expr) -> lis
             continue
         found.append((call.node, passed))
     return found
+
+
+def _facts(model: ModuleModel, call) -> tuple:
+    """What a call passes, as the walk memoises a body's walk by it."""
+    return (tuple(callsite.facts(model.prov(a)) for a in call.node.args),
+            tuple((k.arg, callsite.facts(model.prov(k.value))) for k in call.node.keywords))
 
 
 def _parameter(function, name: str) -> bool:
