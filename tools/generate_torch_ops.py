@@ -51,6 +51,8 @@ METADATA_METHODS = ("size", "dim", "numel", "stride", "data_ptr", "element_size"
                     "storage", "is_pinned", "is_shared", "register_hook", "retain_grad", "__len__")
 METADATA_ATTRIBUTES = ("shape", "dtype", "device", "requires_grad", "is_leaf", "grad", "ndim", "layout", "is_cuda", "grad_fn",
                        "names", "is_sparse", "is_quantized", "is_meta", "itemsize", "nbytes", "_version", "output_nr", "_base")
+# torch functions that answer a question about their argument (its type, its size), never read its values.
+QUERY_FUNCTIONS = ("is_tensor", "is_storage") + METADATA_METHODS
 # Reads that leave the graph: a Python value, or a tensor without history (`.data`, `.detach()`).
 GRAPH_CUTS = ("item", "tolist", "numpy", "detach", "detach_", "data")
 # Reads whose result is a Python or NumPy value.
@@ -580,6 +582,7 @@ def collect() -> dict:
         "DTYPES": dtypes,
         "METADATA_METHODS": {n for n in METADATA_METHODS if hasattr(torch.Tensor, n)},
         "METADATA_ATTRIBUTES": {n for n in METADATA_ATTRIBUTES if hasattr(torch.Tensor, n) or n in ("shape", "grad", "_base")},
+        "QUERY_FUNCTIONS": {n for n in QUERY_FUNCTIONS if callable(getattr(torch, n, None))},
         "GRAPH_CUTS": {n for n in GRAPH_CUTS if hasattr(torch.Tensor, n)},
         "PYTHON_VALUES": {n for n in PYTHON_VALUES if hasattr(torch.Tensor, n)},
         "SAME_VALUES": same_values | {n for n in DEVICE_MOVES if hasattr(torch.Tensor, n)},
@@ -985,6 +988,7 @@ def render(facts: dict) -> str:
         "DTYPES": "torch dtypes -> class: float (floating and complex) or int (integer and bool).",
         "METADATA_METHODS": "Tensor methods that read facts or do autograd bookkeeping, not values.",
         "METADATA_ATTRIBUTES": "Tensor attributes that are facts about it, not its values.",
+        "QUERY_FUNCTIONS": "torch functions whose result is a fact about their argument (type, size), not its values.",
         "GRAPH_CUTS": "Reads whose result has no autograd history: a Python value, or a tensor sharing storage without a graph.",
         "PYTHON_VALUES": "Tensor methods whose result is a Python or NumPy value.",
         "SAME_VALUES": "Tensor methods whose result holds the same values (copies, dtype/device/layout conversions; maybe the tensor itself).",

@@ -334,6 +334,19 @@ def _negate(value):
     return None if value is None else not value
 
 
+def test_truth(test: ast.expr, values: dict):
+    """Whether an `if` test of parameters (`p`, `not p`, `p is None`, `p is not None`, an `and`/`or` of such and other
+    tests) holds, the parameters in `values` holding those values; None where it is not known."""
+    if isinstance(test, ast.BoolOp):
+        found = [test_truth(value, values) for value in test.values]
+        decisive = isinstance(test.op, ast.Or)  # (`or`: one true operand decides; `and`: one false one)
+        if decisive in found:
+            return decisive
+        return None if None in found else not decisive
+    known = _parameter_test(test, set(values))
+    return known[1](values[known[0]]) if known is not None else None
+
+
 def _parameter_test(test: ast.expr, params: set):
     """`p`, `not p`, `p is None`, `p is not None` of a parameter `p`: (p, truth of the test for a value)."""
     if isinstance(test, ast.Name) and test.id in params:

@@ -2219,6 +2219,16 @@ METADATA_ATTRIBUTES = frozenset({
     'shape',
 })
 
+# torch functions whose result is a fact about their argument (type, size), not its values.
+QUERY_FUNCTIONS = frozenset({
+    'get_device',
+    'is_complex',
+    'is_floating_point',
+    'is_storage',
+    'is_tensor',
+    'numel',
+})
+
 # Reads whose result has no autograd history: a Python value, or a tensor sharing storage without a graph.
 GRAPH_CUTS = frozenset({
     'data',

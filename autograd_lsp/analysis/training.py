@@ -277,7 +277,9 @@ def training_units(model: ModuleModel) -> list[TrainingUnit]:
         if not found:
             continue
         for loop in event.ctx.loops():
-            by_loop[id(loop)].parts.extend(found)
+            unit = by_loop.get(id(loop))
+            if unit is not None:  # (a loop of a body walked for one call site is no unit of its own)
+                unit.parts.extend(found)
         hook = hooks.get(id(event.ctx.scope.function)) if hooks and event.ctx.scope.function is not None else None
         if hook is not None:
             hook.parts.extend(found)

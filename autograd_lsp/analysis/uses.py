@@ -110,6 +110,11 @@ def is_reporter(name: str | None) -> bool:
     return name in REPORTER_FUNCTIONS or name in REPORTER_METHODS
 
 
+def is_query(qualname: str | None) -> bool:
+    """`torch.is_tensor(x)`, `torch.numel(x)`: a torch function that answers a question about its argument, not its values."""
+    return bool(qualname) and qualname.startswith("torch.") and qualname[len("torch."):] in ops.QUERY_FUNCTIONS
+
+
 def is_metadata(name: str) -> bool:
     """`x.shape`, `x.size()`, `x.dtype`, `x.requires_grad`, `x.register_hook(...)`: facts, not values."""
     return name in ops.METADATA_METHODS or name in ops.METADATA_ATTRIBUTES

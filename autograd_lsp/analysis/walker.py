@@ -1578,6 +1578,8 @@ class Walker:
         name = label(node)
         if name is not None and self.is_bound(name):
             return self.lookup(name)
+        if owner is None and type(node.value) is ast.Name and self.imports.qualname(node) in ("math.pi", "math.e", "math.tau", "math.inf"):
+            return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT)  # (the math module's constants)
         if attr == "data" or "grad" in attr or api.misspells_requires_grad(attr):
             self.emit(AttrLoadEvent(node, self.ctx(), attr=attr, receiver=node.value, prov=owner))
         if owner is None or owner.kind is not Kind.TENSOR:
@@ -1731,6 +1733,8 @@ class Walker:
                 event.role = "backward"
         elif qualname in CHAINS:
             result = self._chained_params(node, arg_provs)
+        elif qualname is not None and qualname.startswith("math."):
+            result = Provenance(Kind.NUMBER, node.lineno)  # (the math module's functions: a Python number, int or float)
         elif method is not None:
             result = self.method_call(node, event, method, receiver, receiver_prov, arg_provs)
         elif func_prov is not None and func_prov.kind is Kind.MODULE:
@@ -2046,7 +2050,7 @@ class Walker:
         # (and a method of an instance whose constructor kept such a tensor: `field.energy(w)` reads `self.anchors`)
         init = info.name == "__init__" and info.cls is not None and info.uses_arguments
         shaped = (_shaped_by_arguments(info) or init) \
-            and (any(_shaped(p) or init and _shaped_deeply(p) for p in passed) or info.cls is not None and receiver is not None and receiver.node is not None
+            and (any(_shaped(p) or (init or _pair(p)) and _shaped_deeply(p) for p in passed) or info.cls is not None and receiver is not None and receiver.node is not None
                  and receiver.origin != "self" and any(_shaped(p) for p in info.cls.instances.get(id(receiver.node), {}).values()))
         # a body that runs backward() or an optimizer step: walked with what the call gives it, so that the caller sees
         # which of its values are backpropagated, freed and stepped, in order (ThroughEvent). Only for calls that give it
@@ -3216,8 +3220,11 @@ class Walker:
         elif short in api.LEGACY_CONSTRUCTORS:
             if data is not None and isinstance(data, (ast.List, ast.Tuple)):
                 dtype = dtype or (api.INT if short in api.INT_FACTORIES else api.FLOAT)
+                shape = _literal_shape(data) if len(node.args) == 1 else None  # (data, as torch.tensor's)
             else:
                 uninitialised = bool(node.args) and all(isinstance(_const(a), int) or isinstance(a, ast.Name) for a in node.args)
+                if node.args and all(type(_const(a)) is int for a in node.args):
+                    shape = _size_shape(node.args, self._int_value)  # (sizes spelt out: `torch.FloatTensor(2, 3)`)
         if short in ("empty", "empty_like", "empty_strided"):
             uninitialised = not any(kw.arg == "out" for kw in node.keywords)
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=requires_grad if isinstance(requires_grad, bool) else None,
@@ -3644,6 +3651,12 @@ def _merge_branches(a: Provenance | None, b: Provenance | None) -> Provenance | 
         keys = tuple(dict.fromkeys([*a.keys, *b.keys]))
         return a.but(keys=keys, elements=tuple(merge(values_a[k], values_b[k]) if k in values_a and k in values_b else None for k in keys))
     merged = merge(a, b)
+    if merged is None and a is not None and b is not None and {a.kind, b.kind} == {Kind.NUMBER, Kind.TENSOR}:
+        # `total = 0`, then `total += term` in one branch: a number or that tensor; what is built on it keeps the tensor's
+        # graph (whether it requires grad, its dtype or size are not known)
+        tensor = a if a.kind is Kind.TENSOR else b
+        return tensor.but(leaf=None, requires_grad=None, dtype=None, scalar=None, shape=None, saved_by=None, saved_node=None,
+                          base=None, uninitialised=False, node=None)
     if merged is not None and merged.kind is Kind.SEQUENCE and a.elements != b.elements:
         # `if pre_act: layers.append(nn.ReLU())`: which items the list holds is unknown now, not "none": what is
         # appended after it is not its first item
@@ -3885,6 +3898,12 @@ def _shaped_by_arguments(info: FunctionInfo) -> bool:
 def _shaped(prov: Provenance | None) -> bool:
     """A tensor whose shape is known and says something (a dim of several elements)."""
     return prov is not None and prov.kind is Kind.TENSOR and prov.shape is not None and prov.scalar is False
+
+
+def _pair(prov: Provenance | None) -> bool:
+    """A short tuple of values (a batch's `(inputs, targets)`), not a list of batches."""
+    return prov is not None and prov.kind is Kind.SEQUENCE and 1 < len(prov.elements) <= 3 and all(
+        element is None or element.kind is not Kind.SEQUENCE for element in prov.elements)
 
 
 def _shaped_deeply(prov: Provenance | None, depth: int = 0) -> bool:

@@ -1,8 +1,8 @@
 """## What it does
 Flags `.backward()` (and `torch.autograd.backward`, `torch.autograd.grad`, `scaler.scale(y).backward()`,
 `accelerator.backward(y)`, a Lightning `training_step`'s returned loss) without a `gradient=` argument, on
-a tensor that requires grad and is known to have more than one element: a `torch.tensor([...])` or
-`linspace` of several values (sizes given as literals or names bound to integers), an element-wise function or a
+a tensor that requires grad and is known to have more than one element: a `torch.tensor([...])` (or legacy
+`torch.FloatTensor([...])`, `torch.FloatTensor(2, 3)`) or `linspace` of several values (sizes given as literals or names bound to integers), an element-wise function or a
 reshape (`view`, `squeeze`, `flatten`...) of one, a loss with `reduction="none"` or the deprecated `reduce=False`
 (by keyword or position, module or functional form, or a name bound to that string; also read from a config: a
 class-body string, a dataclass field, an Enum member's `.value`, a constructor's argument kept on `self`, a class picked
@@ -21,7 +21,7 @@ pool's spatial sizes from the kernel, stride, padding and dilation literals it w
 a reshape to sizes given (`x.view(n, -1)`, `n = x.size(0)` or `x.shape[0]` of a known dim), and a workspace model's forward walked with the input's shape (`model(torch.randn(8, 16))`: 8 rows whatever its
 layers' widths). A helper's or a trainer's method's `backward()` (or `torch.autograd.grad`) of what it is given is
 judged at each call site that passes such a tensor (through up to three calls: `fit(batches)` -> `run_epoch` ->
-`step(inputs, labels)`), with the defaults the call leaves and the functions it hands over (`self.objective(x)`
+`step(inputs, labels)`; a method handed one `(inputs, targets)` batch is walked with its shapes), with the defaults the call leaves and the functions it hands over (`self.objective(x)`
 of a function given to the constructor, a lambda default); a constructor's string kept on `self` picks the branch a
 method takes (`if self.kind == "cosine":`).
 

@@ -6,6 +6,8 @@ inplace=True)`, `F.relu_(x)`) on a leaf tensor that requires grad, or on a view 
 `torch.no_grad()` / `torch.inference_mode()`. Parameters are found through the layers that own them: `model.blocks[i].weight`, a layer registered with `add_module`, a loop variable
 narrowed by `isinstance(m, nn.Conv2d)` (also in a helper `model.apply(init)` runs in its caller's grad mode), or the
 loop variable over a list of trainable leaves (a hand-written optimizer's `for p in self.params: p -= lr * p.grad`).
+A helper of the module that writes the tensor a call hands it (`init_weights(layer.weight)`) is reported at its write
+and at that call, where the leaf comes from and `no_grad` goes.
 
 ## Why is this bad?
 A leaf that requires grad is a variable autograd differentiates *with respect to*; changing its values in
@@ -40,6 +42,7 @@ from __future__ import annotations
 import ast
 import sys
 
+from ..analysis import callsite
 from ..analysis.model import InplaceEvent, ModuleModel
 from ..analysis.torch_api import out_of_place
 from ..findings import Edit, Fix, Safety, Severity
@@ -55,6 +58,7 @@ RULE = sys.modules[__name__]
 
 
 def check(model: ModuleModel):
+    handed: set = set()  # calls reported already (a helper writing its argument twice: one finding there)
     for event in model.of_type(InplaceEvent):
         prov = event.prov
         if prov is None or event.ctx.no_grad:
@@ -74,7 +78,7 @@ def check(model: ModuleModel):
         message = (f"in-place `{event.op}` on `{name}`, {what}a leaf tensor that requires grad ({made}); "
                    f"autograd raises at runtime. Wrap the update in `torch.no_grad()` or use an out-of-place op")
         node = event.node if event.form in ("method", "call") else event.ctx.statement
-        yield model.finding(
+        found = model.finding(
             RULE,
             node,
             message,
@@ -82,6 +86,60 @@ def check(model: ModuleModel):
             related=[(prov.node, f"`{name}` created here as a leaf that requires grad")],
             target=name,
         )
+        yield found
+        for call, passed in _handed_by(model, event, target):
+            if id(call) in handed:
+                continue
+            handed.add(id(call))
+            cause = (f"`{model.text(call.func)}(...)` is handed `{model.text(passed)}`, a leaf tensor that requires grad, and "
+                     f"writes it in place (`{event.op}` at line {found.span.line}) outside `torch.no_grad()`: autograd raises at runtime. "
+                     f"Wrap this call in `torch.no_grad()`")
+            yield from model.with_cause(found, call, cause, "written in place here")[1:]
+
+
+def _handed_by(model: ModuleModel, event: InplaceEvent, target: ast.expr) -> list:
+    """The calls of this module, in grad mode, that hand the written tensor to the helper walked for one of them (the
+    helper's parameter, never rebound there) as a leaf that requires grad, or a view of one, seen as such where the
+    call is (not a parameter of a body walked for its own caller: the call that passed that is not this one)."""
+    name = _base_name(model, target)
+    function = event.ctx.scope.function
+    if event.ctx.via is None or not _parameter(function, name):
+        return []
+    calls = [call for call in model.callers(function.context_of) if call.ctx.via is None and call.function is function.context_of]
+    # (only the calls whose walk made this write: their own, or one they share by passing the same facts; a call whose
+    # walk took another branch of the helper never reaches it)
+    emitters = {id(e.ctx.via.statement) for e in model.of_type(InplaceEvent) if e.node is event.node and e.ctx.via is not None}
+    walked = {_facts(model, call) for call in calls if id(call.ctx.statement) in emitters}
+    found, seen = [], set()
+    for call in calls:
+        if id(call.node) in seen or id(call.ctx.statement) not in emitters and _facts(model, call) not in walked:
+            continue
+        seen.add(id(call.node))
+        passed = callsite.argument_for(call, {name})
+        prov = model.prov(passed) if passed is not None else None
+        if prov is None or not (prov.is_trainable_leaf or prov.base is not None and prov.base.is_trainable_leaf):
+            continue
+        if call.ctx.no_grad or model.grad_enabled(call.ctx) is not True:
+            continue
+        found.append((call.node, passed))
+    return found
+
+
+def _facts(model: ModuleModel, call) -> tuple:
+    """What a call passes, as the walk memoises a body's walk by it."""
+    return (tuple(callsite.facts(model.prov(a)) for a in call.node.args),
+            tuple((k.arg, callsite.facts(model.prov(k.value))) for k in call.node.keywords))
+
+
+def _parameter(function, name: str) -> bool:
+    """`name` is a parameter of the function that its body never binds again."""
+    node = function.node if function is not None and function.context_of is not None else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    args = node.args
+    if name not in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
+        return False
+    return not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(node))
 
 
 def _base_name(model: ModuleModel, view: ast.expr) -> str:

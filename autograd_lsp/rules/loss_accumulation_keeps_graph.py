@@ -7,11 +7,14 @@ that adds its argument to its object's state (also through a function of the wor
 backpropagated: either the loop already calls `backward()` on that loss (itself, another name bound to it, through a
 helper such as `accelerator.backward(loss)`, in the closure whose loss `optimizer.step(closure)` returns, or as
 `losses[-1].backward()` of what it just appended), or every later use of the accumulator only logs it (`print`,
-f-strings, `%` formatting of a tuple, `.item()`, `writer.add_scalar`…), or the loop steps an optimizer over
+f-strings, `%` formatting of a tuple, `.item()`, `writer.add_scalar`…, `torch.is_tensor(total)`; also after `total = total
+/ n`), or the loop steps an optimizer over
 weights the accumulated graph saved (however the accumulator is handed on, no backward can go through it). A reset under an `if` that the
 accumulation does not share (every `log_every` steps) does not end it.
 A Lightning-style `training_step` that appends its returned loss to `self.<list>` (never cleared) is the
-same bug across calls.
+same bug across calls. A dict kept whole (`logs.append(log)`) that a called function built and returned with one
+entry holding the graph (a loss's `logging_output = {"loss": loss, ...}`) is reported at that entry too, where
+`.detach()` goes.
 
 ## Why is this bad?
 The accumulator is a tensor too: `total + loss` records an addition node whose inputs are every
@@ -38,7 +41,7 @@ or `loss.detach()` when the accumulator must stay a tensor (e.g. summed on the G
 
 ## Fix safety
 Both fixes are safe here, because the rule only fires when nothing backpropagates through the
-accumulator. `.item()` is offered first when the loss is known to be a scalar and every use of the
+accumulator (detaching a returned dict's entry is unsafe: other code may read it from the dict). `.item()` is offered first when the loss is known to be a scalar and every use of the
 accumulator also works on a float (printing, logging, arithmetic, comparisons); otherwise `.detach()`,
 which keeps the accumulator a tensor, comes first.
 
@@ -94,6 +97,17 @@ def check(model: ModuleModel):
         finding = _judge(model, accumulation)
         if finding is not None:
             reported.add(key)
+            entry = finding.data.get("entry")
+            if entry is not None:
+                if id(entry) in reported:
+                    yield finding
+                    continue
+                reported.add(id(entry))  # (a dict display of a helper kept by two loops: its entry once)
+                cause = (f"`{model.text(entry)}` puts a tensor with its graph into the dict that `{' '.join(model.text(accumulation.statement).split())[:60]}`"
+                         f" (line {finding.span.line}) keeps across iterations: keep `{_suffixed(model.text(entry), entry, 'detach')}` "
+                         f"(or `.item()`) here")
+                yield from model.with_cause(finding, entry, cause, "the dict holding it is kept here")
+                continue
             if accumulation.keeper is None or id(accumulation.keeper) in reported:
                 yield finding
                 continue
@@ -783,6 +797,8 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
             if (uses.is_reporter(name) or name in uses.NUMBER_CASTS) and isinstance(func, ast.Name) \
                     or isinstance(func, ast.Attribute) and name in uses.REPORTER_METHODS:
                 return kind
+            if uses.is_query(qualname):
+                return TENSOR  # (`torch.is_tensor(total)`: its answer changes if `.item()` made it a float)
             if name in uses.AGGREGATES:
                 current = parent
                 continue
@@ -859,8 +875,9 @@ def _enclosing_scope(parent_of, node):
 
 
 def _loads_after(model, root, name, stmt):
-    line = stmt.end_lineno or stmt.lineno
-    return [node for node in _loads(model, root, name) if node.lineno > line or node.lineno == line and node.col_offset > stmt.col_offset]
+    """The loads past the end of `stmt` (not its own value's: `total = total / n` reads the old binding)."""
+    end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset if stmt.end_col_offset is not None else stmt.col_offset)
+    return [node for node in _loads(model, root, name) if (node.lineno, node.col_offset) >= end]
 
 
 # -- the finding ----------------------------------------------------------------------------------------
@@ -884,6 +901,18 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
                      f"weights its graph saved, so no backward can go through `{acc.base}` after it")
     else:
         facts.append(f"never backpropagated: `{acc.base}` is only logged")
+    entry = _dict_entry(model, acc) if _backpropagated_element(model, acc, backward) is None else None
+    if entry is not None:
+        # a dict display (a loss's logging output) holding the tensor: the fix goes into that entry
+        text = model.text(entry)
+        message = (f"`{statement}` makes `{acc.accumulator}` reference the graph of `{text}` (the dict entry at line {entry.lineno}) "
+                   f"from {where} ({'; '.join(facts)}): memory grows each iteration. Keep `{_suffixed(text, entry, 'detach')}` "
+                   f"(or `.item()`) in the dict")
+        fix = Fix(f"Keep `{_suffixed(text, entry, 'detach')}` in the dict", Safety.UNSAFE,
+                  (Edit(model.span(entry), _suffixed(text, entry, "detach")),))
+        related = [(origin, "the graph is built here")] if origin is not None else []
+        return model.finding(RULE, acc.statement, message, fixes=[fix], related=related, accumulator=acc.accumulator,
+                             loop_line=loop.node.lineno if loop is not None else None, entry=entry)
     element = _backpropagated_element(model, acc, backward)
     if element is not None or acc.prov is not None and acc.prov.kind in (Kind.MAPPING, Kind.SEQUENCE) \
             and not isinstance(acc.value, (ast.List, ast.Tuple)):
@@ -931,6 +960,26 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
         related.append((backward.node, "this backward frees the graph's buffers, but the accumulator still references it"))
     return model.finding(RULE, acc.statement, message, fixes=fixes, related=related, accumulator=acc.accumulator,
                          loop_line=loop.node.lineno if loop is not None else None)
+
+
+def _dict_entry(model: ModuleModel, acc: Accumulation) -> ast.expr | None:
+    """The value of the dict display, kept whole by the accumulation (`logs.append(log)`), that holds the accumulated
+    graph, where a function called for it built and returned the dict (`{"loss": loss, "n": n}` of a loss's forward,
+    whose loss the caller backpropagates on its own): the one entry of it that does."""
+    prov = model.prov(acc.value)
+    display = prov.node if prov is not None and prov.kind is Kind.MAPPING else None
+    if acc.prov is None or not isinstance(display, ast.Dict) or len(prov.keys) != len(prov.elements):
+        return None
+    here = acc.event.ctx.scope.node
+    inside = lambda node: node.lineno <= display.lineno <= (node.end_lineno or node.lineno)  # noqa: E731
+    if inside(here) if not isinstance(here, ast.Module) else not any(inside(f.node) for f in model.functions.values()):
+        return None  # (built here: the accumulation itself is where a copy is kept)
+    held = [index for index, element in enumerate(prov.elements) if _graph_value(element) is not None]
+    if len(held) != 1 or prov.elements[held[0]] is not acc.prov:
+        return None
+    key = prov.keys[held[0]]
+    found = [value for name, value in zip(display.keys, display.values) if isinstance(name, ast.Constant) and name.value == key]
+    return found[0] if len(found) == 1 and isinstance(found[0], (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) else None
 
 
 def _backpropagated_element(model: ModuleModel, acc: Accumulation, backward) -> str | None:

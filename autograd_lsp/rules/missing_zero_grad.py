@@ -9,7 +9,8 @@ its parameters (an InfoGAN optimizer over `itertools.chain(G.parameters(), D.par
 `G.zero_grad()` resets G's gradients only: an optimizer over another module that builds layers of its own, made after
 G (`D.opt`, `Adam(D.parameters())`), is not reset by it. A helper's reset under `if flag:`, for a
 parameter defaulting to `False` that the loop's call leaves out (`optimizer_step()` of `def optimizer_step(self,
-zero_grad=False)`), never runs.
+zero_grad=False)`), never runs; nor does a reset under `if params is not None` (alone or in an `and`) of a parameter every
+call of the function in this module passes `None` (a hand-written SGD path, called with `params=None, optimizer=opt`).
 
 Reported at the `step()` that applies the summed gradients, and at the `backward()` that adds to them; where the
 step sits in a helper that the loop's call is the only caller of, at the helper's own `step()` too.
@@ -54,7 +55,7 @@ from ..analysis import torch_ops as ops
 from ..analysis import torch_api as api
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel
 from ..analysis.provenance import Kind
-from ..analysis.syntax import parents
+from ..analysis.syntax import parents, test_truth
 from ..analysis.training import (BACKWARD, STEP, ZERO_GRAD, Part, covers, first_forward, forward_statement, innermost_unit, is_zeroing,
                                  optimizer_of, optimizer_params, step_closure, training_units)
 from ..findings import Fix, Safety, Severity
@@ -81,7 +82,7 @@ def check(model: ModuleModel):
         own = [step for step in own if not _fresh_each_iteration(model, unit, step) and not _callers_pass_no_optimizer(model, step)]
         if not own:
             continue
-        zeros = unit.of(ZERO_GRAD)
+        zeros = [zero for zero in unit.of(ZERO_GRAD) if not _never_runs(model, zero)]
         if not zeros:
             yield from _finding(model, unit, own[0], backwards, missing=None, seen=seen)
             continue
@@ -226,6 +227,66 @@ def _fresh_each_iteration(model: ModuleModel, unit, step) -> bool:
               and isinstance(node.func, ast.Attribute) and node.func.attr in ops.MODULE_ITERATORS]
     return bool(owners) and all(isinstance(owner, ast.Name) and _made_before(binds, owner.id, made.seq) is not None
                                 for owner in owners)
+
+
+def _never_runs(model: ModuleModel, zero) -> bool:
+    """The reset sits in a branch of an `if` on a parameter of its function (`if params is not None and ...:`) that is
+    never taken: every call of the function in this module passes `None` there or leaves it at a `None` default, and
+    the body never binds it again."""
+    if zero.inner is not None:
+        return False
+    function = zero.event.ctx.scope.function
+    function = function.context_of or function if function is not None else None
+    node = function.node if function is not None else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    parent_of = parents(model, node)
+    child, parent = zero.event.node, parent_of.get(id(zero.event.node))
+    while parent is not None and child is not node:
+        if isinstance(parent, ast.If) and child is not parent.test:
+            names = {n.id for n in ast.walk(parent.test) if isinstance(n, ast.Name)}
+            nones = {name: None for name in names if _none_from_every_call(model, function, name)}
+            truth = test_truth(parent.test, nones) if nones else None
+            if truth is not None and truth is not (child in parent.body):
+                return True
+        child, parent = parent, parent_of.get(id(parent))
+    return False
+
+
+def _none_from_every_call(model: ModuleModel, function, name: str) -> bool:
+    """Every call of `function` this module shows (one at least) gives its parameter `name` None, which its body never
+    rebinds."""
+    node = function.node
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    if name not in {a.arg for a in [*positional, *args.kwonlyargs]} or any(
+            isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(node)):
+        return False
+    calls = {id(call.node): call for call in model.callers(function) if call.function is function}
+    if not calls:
+        return False
+    for call in calls.values():
+        if any(isinstance(a, ast.Starred) for a in call.node.args) or any(k.arg is None for k in call.node.keywords):
+            return False
+        passed = callsite.argument_for(call, {name})
+        if passed is None:
+            default = defaults.get(name)
+            if not (isinstance(default, ast.Constant) and default.value is None) or _passes(call, function, name):
+                return False
+        elif not (isinstance(passed, ast.Constant) and passed.value is None):
+            return False
+    return True
+
+
+def _passes(call, function, name: str) -> bool:
+    """The call gives the parameter a value (argument_for also answers None for an argument it cannot place)."""
+    node = function.node
+    params = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+    if function.cls is not None and call.receiver is not None and params:
+        params = params[1:]
+    return name in params[:len(call.node.args)] or any(k.arg == name for k in call.node.keywords)
 
 
 def _callers_pass_no_optimizer(model: ModuleModel, step) -> bool:

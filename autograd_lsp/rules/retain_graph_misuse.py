@@ -16,7 +16,8 @@ An optimizer over part of a model (`net.trunk` and one head) counts where the mo
 the way to every output and that part kept a parameter (a stack of layers, or a layer fed what requires grad).
 
 A step is also a method of a `torch.optim.Optimizer` subclass of the workspace that moves its parameters in place (SAM's
-`first_step()`), and an optimizer or model handed over in a dict (`optimizers["net"].step()`).
+`first_step()`), and an optimizer or model handed over in a dict (`optimizers["net"].step()`). An optimizer a module's
+class builds over `self.parameters()` (`self.opt`) updates the module it is read from (`member.opt.step()`: `member`'s).
 
 A bug of two backward calls is reported at both: the one that retains (or frees) the graph, and the later one, which
 raises.
@@ -153,7 +154,7 @@ class _Graph:
             prov = step.receiver_prov if step is not None else None
             params = prov.params if prov is not None and prov.kind is Kind.OPTIMIZER and prov.params else None
             if params is not None:
-                params = params | self._kept_as(prov, params)
+                params = params | self._kept_as(prov, params) | self._owned_by(step.receiver, prov, params)
             if any(self._saves(self.node(ident), params) for ident in graph):
                 return True
         return False
@@ -173,6 +174,18 @@ class _Graph:
                     if param == value.id + ".*" or param.startswith(value.id + "."):
                         kept.add(bind.name + param[len(value.id):])
         return frozenset(kept)
+
+    def _owned_by(self, receiver, optimizer, params) -> frozenset:
+        """`member.opt.step()` of an optimizer its module's class built over `self.parameters()` (`self.*`): `member.*`."""
+        if type(receiver) is not ast.Attribute or type(optimizer.node) is not ast.Call:
+            return frozenset()
+        owner = self.model.prov(receiver.value)
+        cls = owner.module_class if owner is not None and owner.kind is Kind.MODULE else None
+        made = optimizer.node.lineno
+        if not isinstance(cls, ClassInfo) or not cls.node.lineno <= made <= (cls.node.end_lineno or made):
+            return frozenset()
+        text = self.model.text(receiver.value)
+        return frozenset(text + param[len("self"):] for param in params if param == "self" or param.startswith("self."))
 
     @staticmethod
     def _covers(params, name: str | None, whole: bool = False) -> bool:
@@ -360,7 +373,8 @@ def _check(model: ModuleModel):
             if touched is not None:
                 loop, part = touched
                 forward = graphs.first_forward(part)
-                yield _reused_from_before_loop(model, event, loop, forward, graphs.caller(forward, prov.graph, scope))
+                step = next((s for s in loop.steps if graphs.touched([s], part)), None)  # (the step that changes what it saved)
+                yield _reused_from_before_loop(model, event, loop, forward, graphs.caller(forward, prov.graph, scope), step)
             if any(graphs.before_loop(l, prov.graph, frozen=True) for l in loops):
                 continue  # the next iteration may backpropagate through that part again: retaining it may be needed
             # 2b. a value of this graph is carried into the next iteration (an RNN's hidden state never detached)
@@ -780,8 +794,8 @@ def _reused_after_step(model, event, later, step):
     return model.with_cause(found, later.node, cause, "the graph is retained here")
 
 
-def _reused_from_before_loop(model, event, loop, forward, caller=None):
-    steps = loop.steps
+def _reused_from_before_loop(model, event, loop, forward, caller=None, step=None):
+    steps = [step] if step is not None else loop.steps
     step_text = f"`{model.text(steps[0].node)}` (line {steps[0].node.lineno})" if steps else "the optimizer step"
     forward_text = " ".join(model.text(forward.node).split())
     message = (f"this loss is rebuilt every iteration, but on `{forward_text}` (line {forward.node.lineno}), computed once before "
