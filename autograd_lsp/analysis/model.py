@@ -134,6 +134,7 @@ class InplaceEvent(Event):
     prov: Provenance | None = None
     op: str = ""  # "+=", "[...] =", "add_"
     form: str = ""  # "augassign" | "setitem" | "method"
+    layer: ast.Call | None = None  # a module's in-place layer making the change: its construction (`nn.ReLU(inplace=True)`)
 
 
 @dataclass(eq=False)
