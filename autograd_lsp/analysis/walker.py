@@ -2651,9 +2651,9 @@ class Walker:
             return Provenance(Kind.SEQUENCE, node.lineno, elements=(element,))
         if recv.kind is not Kind.TENSOR:
             return None
-        if api.is_inplace_method(method):
+        if api.is_inplace_method(method) or api.is_inplace_view(method):
             recv = self._saved_since(receiver, recv)
-            self.emit(InplaceEvent(node, self.ctx(), target=receiver, prov=recv, op=method, form="method"))
+            self.emit(InplaceEvent(node, self.ctx(), target=receiver, prov=recv, op=method, form="method", reshape=api.is_inplace_view(method)))
             after = self._after_inplace(recv, arg_provs)
             if after.shape is not None and api.out_of_place(method) not in api.SAME_SHAPE:
                 after = after.but(shape=None)  # unsqueeze_, t_, resize_: its dims change

@@ -117,6 +117,8 @@ def _data_owner(node: ast.AST) -> ast.expr | None:
 def _writes(model: ModuleModel, sites, binds):
     writes = []
     for event in model.of_type(InplaceEvent):
+        if event.reshape:
+            continue  # (`w.data.t_()` reshapes a tensor of its own: w and its graph are untouched)
         owner = _data_owner(event.target)
         if owner is None:
             owner = _data_alias_owner(event)

@@ -1,5 +1,6 @@
 """## What it does
-Flags an in-place change (`+=`, `x[i] = …`, `clamp_`, `mul_`, any `*_` method, an in-place activation such as
+Flags an in-place change (`+=`, `x[i] = …`, `clamp_`, `mul_`, any `*_` method, a reshape in place such as `unsqueeze_`
+or `t_` (no value changes, but the version counter moves), an in-place activation such as
 `nn.ReLU(inplace=True)` or `F.dropout(x, 0.1, inplace=True)` — also as an `nn.Sequential`'s first layer, of
 `nn.Sequential(*layers)` the first append every construction in the module runs (`if pre_act: layers.append(...)`
 with `pre_act` left at True; such a layer is reported at its construction too, where `inplace=True` goes) — also
@@ -245,7 +246,7 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: st
         scope = event.ctx.scope.node
         if not (getattr(scope, "lineno", 0) <= returned.lineno <= (getattr(scope, "end_lineno", 0) or 0)):
             consequence = f"the graph its caller returns (line {returned.lineno}) needs it, so a backward through it will raise"
-    if isinstance(target, ast.Call):  # a container's layer after a saving layer (nn.Sequential order)
+    if isinstance(target, ast.Call) and event.form == "call":  # a container's layer after a saving layer (nn.Sequential order)
         message = (f"in-place `{event.op}` right after `{name}` (line {target.lineno}) in the container run at line {saver.lineno}: "
                    f"it overwrites the output `{op}` saved for backward: {consequence}. Drop `inplace=True` or put the layer "
                    f"after one that does not keep its output")

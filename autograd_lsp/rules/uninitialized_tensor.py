@@ -305,7 +305,7 @@ def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set
         _, _, event = heapq.heappop(pending)
         references.append(event)
         if isinstance(event, InplaceEvent):
-            kind, node = (WRITE, None) if event.form == "setitem" else (READ, event.node)
+            kind, node = (WRITE, None) if event.form == "setitem" else ((NEUTRAL, None) if event.reshape else (READ, event.node))
         else:
             kind, node = _classify(model, event.node, parents(model, event.ctx.statement), values)
             if kind == BOUND:
