@@ -537,7 +537,9 @@ class Walker:
             self.walk_body(node.body)
             if info.name == "forward" and info.cls is not None and info.cls.is_module:
                 # the inputs its ops keep for backward (`self.conv(x)`): a caller's tensor passed there is saved too
-                kept = {index: prov.saved_by for index, arg in enumerate(positional) for prov in [self.scope.bindings.get(arg.arg)]
+                marks = info.__dict__.pop("kept_params", {})
+                kept = {index: prov.saved_by for index, arg in enumerate(positional)
+                        for prov in [self.scope.bindings.get(arg.arg) if arg.arg not in marks else marks[arg.arg][0].but(saved_by=marks[arg.arg][1])]
                         if prov is not None and prov.kind is Kind.TENSOR and prov.saved_by and prov.origin == "param"
                         and prov.param_deps == frozenset({index})}
                 if kept:
@@ -2902,6 +2904,11 @@ class Walker:
         # a function's tensor parameter (a forward's input) is saved too: the version check does not ask for a graph
         if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") and prov.saved_by is None:
             self.update(name, prov.but(saved_by=op, saved_node=node))
+            function = self.function
+            if prov.origin == "param" and function is not None and self.via is None and self.scope.node is function.node \
+                    and not self.branching and not self.left_early:
+                # a forward's input kept on every run, even if the name is rebound afterwards (`x = self.block(x) + x`)
+                function.__dict__.setdefault("kept_params", {}).setdefault(name, (prov, op))
 
     def _note_sequential_order(self, node: ast.Call, layers: tuple):
         """`nn.Sequential(..., nn.ReLU(), nn.Dropout(0.5, inplace=True))`: an in-place layer right after a layer whose
