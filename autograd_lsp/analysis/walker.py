@@ -535,9 +535,9 @@ class Walker:
             info.moves_parameters = info.name == "step" or _writes_parameters(node)  # type: ignore[attr-defined]
         try:
             self.walk_body(node.body)
+            marks = info.__dict__.pop("kept_params", {})
             if info.name == "forward" and info.cls is not None and info.cls.is_module:
                 # the inputs its ops keep for backward (`self.conv(x)`): a caller's tensor passed there is saved too
-                marks = info.__dict__.pop("kept_params", {})
                 kept = {index: prov.saved_by for index, arg in enumerate(positional)
                         for prov in [self.scope.bindings.get(arg.arg) if arg.arg not in marks else marks[arg.arg][0].but(saved_by=marks[arg.arg][1])]
                         if prov is not None and prov.kind is Kind.TENSOR and prov.saved_by and prov.origin == "param"
