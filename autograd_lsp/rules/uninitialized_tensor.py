@@ -952,11 +952,11 @@ def _helper_argument(model, node: ast.AST, parent_of, depth: int = 0) -> tuple[s
             outer = inner_parents.get(id(use))
             if isinstance(outer, ast.Call) and isinstance(outer.func, ast.Name) and outer.func.id == "isinstance":
                 continue
-            kind, _ = _classify(model, use, inner_parents, set())
+            kind, where = _classify(model, use, inner_parents, set())
             if kind == ESCAPE:
-                kind, _ = _helper_argument(model, use, inner_parents, depth + 1)
-            if kind not in (NEUTRAL, READ):
-                return ESCAPE, None
+                kind, where = _helper_argument(model, use, inner_parents, depth + 1)
+            if kind not in (NEUTRAL, READ) or isinstance(where, (ast.Return, ast.Yield, ast.YieldFrom)):
+                return ESCAPE, None  # (handed back: what the caller does with it is not followed here)
             read = read or kind == READ
     return (READ, call) if read else (NEUTRAL, None)
 
