@@ -8,9 +8,9 @@ tuple assignment, `self.a, self.b = nn.Parameter(torch.Tensor(n)), ...`, is foll
 `normal_`, any `nn.init.*`, index assignment `x[i] = …`, and `out=`. A module attribute
 `self.w = nn.Parameter(torch.Tensor(n, m))` is flagged only when nothing in the file ever initialises
 `w` (`reset_parameters()`, `nn.init.*(self.w)`, `self.w.data.uniform_()`, a loop over `parameters()`…)
-and a method reads it (also by handing it to a function of this file that computes with it and never writes, rebinds
-or hands it to unknown code: `affine(x, self.gain, self.shift)`), or when its only initialiser is a method nothing runs (a `reset_parameters()` that `__init__`
-never calls, its name used nowhere else in a file that builds the module and hands nothing to torch.distributed); a method that assigns the attribute its real value only after reading it (a running
+and a method reads it (also by handing it to a function of this file that computes with it and never writes, rebinds,
+returns or hands it to unknown code: `affine(x, self.gain, self.shift)`), or when its only initialiser is a method nothing
+runs (a `reset_parameters()` that `__init__` never calls, its name used nowhere else in a file that builds the module and hands nothing to torch.distributed); a method that assigns the attribute its real value only after reading it (a running
 statistic replaced at the end of `train()`) reads the garbage on its first call, when any `if` around the read is
 about the tensor itself or true with the values `__init__` set (a guard on other state may be what delays it).
 `return torch.empty(...)` itself (an allocator handing storage to its caller) and
