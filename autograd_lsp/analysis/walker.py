@@ -2308,7 +2308,8 @@ class Walker:
             if reduction is None and loss and _const(_argument(built, "reduce", api.layer(name).get("reduce"))) is False:
                 reduction = _NO_REDUCTION  # nn.MSELoss(reduce=False), the deprecated spelling of reduction="none"
         first, first_call = self._first_layer(name, built)  # nn.Sequential(nn.ReLU(inplace=True), ...) applies its first layer
-        if first_call is not None and node.args and _const(_argument(first_call, "inplace", api.layer(first).get("inplace"))) is True \
+        if first_call is not None and node.args and api.layer_op(first) is not None \
+                and _const(_argument(first_call, "inplace", api.layer(first).get("inplace"))) is True \
                 and _writes(first_call, api.layer_op(first), 0):
             self._inplace_call(node, node.args[0], arg_provs[0], f"{first}(inplace=True)", first_call)  # nn.ReLU(inplace=True)(x) writes x
         if requires_grad and name == "Sequential":
