@@ -432,6 +432,7 @@ def collect() -> dict:
         by_name.setdefault(schema["name"], []).append(schema)
 
     inplace, views, out_variants, pointwise, reductions, saved_by_name, args = {}, set(), set(), set(), set(), {}, {}
+    inplace_views = {}
     nondifferentiable, zero_gradient, factories, tensor_ops = set(), set(), {}, set()
     for name, overloads in sorted(by_name.items()):
         if name.startswith("_") and name not in {target for target, _ in COMPOSITES.values()}:
@@ -446,6 +447,10 @@ def collect() -> dict:
             if not any("inplace_view" in s["tags"] for s in public) and name not in NOT_VALUE_WRITES:
                 base = name[:-1]
                 inplace[name] = base if base in python_names else None
+            elif any("inplace_view" in s["tags"] for s in public) and name not in NOT_VALUE_WRITES and name in methods \
+                    and not any(kind.startswith(("Tensor", "Storage")) for s in public for _, kind, _ in s["args"][1:]):
+                # (not `set_`, which takes another tensor's storage: its values)
+                inplace_views[name] = name[:-1] if name[:-1] in python_names else None
             continue
         if any("pointwise" in s["tags"] for s in public):
             pointwise.add(name)
@@ -562,6 +567,7 @@ def collect() -> dict:
     return {
         "version": torch.__version__.split("+")[0],
         "INPLACE": inplace,
+        "INPLACE_VIEWS": inplace_views,
         "VIEWS": views,
         "ALIAS_VIEWS": _alias_views(torch, views),
         "OUT_VARIANTS": out_variants & python_names,
@@ -965,6 +971,8 @@ def render(facts: dict) -> str:
     ]
     comments = {
         "INPLACE": "In-place ops that write their first tensor (`Tensor(a!) self`) -> their out-of-place twin (None: no twin).",
+        "INPLACE_VIEWS": ("In-place ops that change only a tensor's shape or strides (tagged `inplace_view`: `unsqueeze_`, `t_`) -> their "
+                          "out-of-place twin: no value is written, but the version counter moves as for any in-place op."),
         "VIEWS": "Ops whose result may share storage with their input (torchgen's RETURNS_VIEWS_OF_INPUT, detach excluded).",
         "ALIAS_VIEWS": "Views that never copy (a copy on a non-contiguous input: `reshape`, `flatten`, `contiguous` are not).",
         "OUT_VARIANTS": "Ops with an `out=` variant.",

@@ -134,6 +134,8 @@ class InplaceEvent(Event):
     prov: Provenance | None = None
     op: str = ""  # "+=", "[...] =", "add_"
     form: str = ""  # "augassign" | "setitem" | "method"
+    layer: ast.Call | None = None  # a module's in-place layer making the change: its construction (`nn.ReLU(inplace=True)`)
+    reshape: bool = False  # `x.unsqueeze_(0)`, `x.t_()`: only the shape changes (no value written; the version counter moves)
 
 
 @dataclass(eq=False)

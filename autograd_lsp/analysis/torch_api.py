@@ -123,9 +123,14 @@ def is_inplace_method(name: str) -> bool:
     return name in ops.INPLACE
 
 
+def is_inplace_view(name: str) -> bool:
+    """`x.unsqueeze_(0)`, `x.t_()`: only x's shape or strides change, yet its version counter moves (an autograd check)."""
+    return name in ops.INPLACE_VIEWS
+
+
 def out_of_place(name: str) -> str | None:
-    """The out-of-place twin of an in-place method (add_ -> add), where one exists."""
-    return ops.INPLACE.get(name)
+    """The out-of-place twin of an in-place method (add_ -> add, unsqueeze_ -> unsqueeze), where one exists."""
+    return ops.INPLACE.get(name) or ops.INPLACE_VIEWS.get(name)
 
 
 def saves_output(op: str) -> bool:

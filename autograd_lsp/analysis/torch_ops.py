@@ -176,6 +176,17 @@ INPLACE = {
     'zero_': None,
 }
 
+# In-place ops that change only a tensor's shape or strides (tagged `inplace_view`: `unsqueeze_`, `t_`) -> their out-of-place twin: no value is written, but the version counter moves as for any in-place op.
+INPLACE_VIEWS = {
+    'as_strided_': 'as_strided',
+    'squeeze_': 'squeeze',
+    'swapaxes_': 'swapaxes',
+    'swapdims_': 'swapdims',
+    't_': 't',
+    'transpose_': 'transpose',
+    'unsqueeze_': 'unsqueeze',
+}
+
 # Ops whose result may share storage with their input (torchgen's RETURNS_VIEWS_OF_INPUT, detach excluded).
 VIEWS = frozenset({
     'H',

@@ -61,7 +61,7 @@ def method(name: str) -> str:
         return CUT
     if name in ops.INPLACE:
         return WRITE
-    if name in ops.VIEWS:
+    if name in ops.VIEWS or name in ops.INPLACE_VIEWS:  # (`x.t_()` returns x itself, reshaped)
         return VIEW
     if name in ops.SAME_VALUES:
         return ALIAS

@@ -554,9 +554,11 @@ class Walker:
             info.moves_parameters = info.name == "step" or _writes_parameters(node)  # type: ignore[attr-defined]
         try:
             self.walk_body(node.body)
+            marks = info.__dict__.pop("kept_params", {})
             if info.name == "forward" and info.cls is not None and info.cls.is_module:
                 # the inputs its ops keep for backward (`self.conv(x)`): a caller's tensor passed there is saved too
-                kept = {index: prov.saved_by for index, arg in enumerate(positional) for prov in [self.scope.bindings.get(arg.arg)]
+                kept = {index: prov.saved_by for index, arg in enumerate(positional)
+                        for prov in [self.scope.bindings.get(arg.arg) if arg.arg not in marks else marks[arg.arg][0].but(saved_by=marks[arg.arg][1])]
                         if prov is not None and prov.kind is Kind.TENSOR and prov.saved_by and prov.origin == "param"
                         and prov.param_deps == frozenset({index})}
                 if kept:
@@ -2346,9 +2348,10 @@ class Walker:
             if reduction is None and loss and _const(_argument(built, "reduce", api.layer(name).get("reduce"))) is False:
                 reduction = _NO_REDUCTION  # nn.MSELoss(reduce=False), the deprecated spelling of reduction="none"
         first, first_call = self._first_layer(name, built)  # nn.Sequential(nn.ReLU(inplace=True), ...) applies its first layer
-        if first_call is not None and node.args and _const(_argument(first_call, "inplace", api.layer(first).get("inplace"))) is True \
+        if first_call is not None and node.args and api.layer_op(first) is not None \
+                and _const(_argument(first_call, "inplace", api.layer(first).get("inplace"))) is True \
                 and _writes(first_call, api.layer_op(first), 0):
-            self._inplace_call(node, node.args[0], arg_provs[0], f"{first}(inplace=True)")  # nn.ReLU(inplace=True)(x) writes x
+            self._inplace_call(node, node.args[0], arg_provs[0], f"{first}(inplace=True)", first_call)  # nn.ReLU(inplace=True)(x) writes x
         if requires_grad and name == "Sequential":
             for saving, saving_node, layer, layer_node in self._sequential_hazards(node, built):
                 # the container's own forward applies `layer` to what `saving` returned and saved: report at the layer
@@ -2394,6 +2397,8 @@ class Walker:
             if kept is not None and kept.kind is Kind.TENSOR and kept.saved_by is not None:
                 # a block whose forward ends in `self.act(...)` (nn.ReLU): what it returns is what that op kept for backward
                 result = result.but(saved_by=kept.saved_by, saved_node=node)
+        elif requires_grad and not self.no_grad and name == "Sequential" and (kept := self._last_block_kept(module)) is not None:
+            result = result.but(saved_by=kept, saved_node=node)  # nn.Sequential(..., Block()): what that block returns
         if walked is not None and walked.kind is Kind.TENSOR and walked.nondiff is not None and walked.requires_grad is not None \
                 and isinstance(cls, ClassInfo) and not self.no_grad:
             # a loss module's forward walked with what this call passes: every path to what it returns goes through a
@@ -2428,6 +2433,18 @@ class Walker:
             # forward's output (`for f in self.neck(x)`)
             return Provenance(Kind.SEQUENCE, node.lineno, elements=(result,), origin=_EACH, node=node)
         return result
+
+    def _last_block_kept(self, module: Provenance) -> str | None:
+        """The op that kept for backward what the last block of an nn.Sequential returns (its forward's summary), when
+        that block is a module of this workspace."""
+        block = _last_element(module)
+        info = block.module_class.methods.get("forward") if block is not None and isinstance(block.module_class, ClassInfo) else None
+        if info is None or self.summary_only:
+            return None
+        if not info.walked and info.owner is self and not info.walking and not self._is_static(info.node):
+            self.walk_function(info)
+        kept = info.returns if info.walked else None
+        return kept.saved_by if kept is not None and kept.kind is Kind.TENSOR else None
 
     def _note_forward_graph(self, node: ast.Call, walked: Provenance | None):
         """The graph inside a user forward walked for this call (model.forward_graphs): a tuple's tensors' too."""
@@ -2677,9 +2694,9 @@ class Walker:
             return Provenance(Kind.SEQUENCE, node.lineno, elements=(element,))
         if recv.kind is not Kind.TENSOR:
             return None
-        if api.is_inplace_method(method):
+        if api.is_inplace_method(method) or api.is_inplace_view(method):
             recv = self._saved_since(receiver, recv)
-            self.emit(InplaceEvent(node, self.ctx(), target=receiver, prov=recv, op=method, form="method"))
+            self.emit(InplaceEvent(node, self.ctx(), target=receiver, prov=recv, op=method, form="method", reshape=api.is_inplace_view(method)))
             after = self._after_inplace(recv, arg_provs)
             if after.shape is not None and api.out_of_place(method) not in api.SAME_SHAPE:
                 after = after.but(shape=None)  # unsqueeze_, t_, resize_: its dims change
@@ -2899,10 +2916,10 @@ class Walker:
             return result  # only a trainable leaf's or a saved tensor's views are worth following
         return result.but(base=base.base or base, saved_by=result.saved_by or base.saved_by, saved_node=result.saved_node or base.saved_node)
 
-    def _inplace_call(self, node: ast.Call, target: ast.expr, prov: Provenance | None, op: str):
+    def _inplace_call(self, node: ast.Call, target: ast.expr, prov: Provenance | None, op: str, layer: ast.Call | None = None):
         """`F.relu(x, inplace=True)`, `torch.relu_(x)`, `nn.ReLU(inplace=True)(x)`: x is written in place."""
         if prov is not None and prov.kind is Kind.TENSOR:
-            self.emit(InplaceEvent(node, self.ctx(), target=target, prov=prov, op=op, form="call"))
+            self.emit(InplaceEvent(node, self.ctx(), target=target, prov=prov, op=op, form="call", layer=layer))
 
     def _out_write(self, node: ast.Call, short: str):
         """`torch.arange(n, out=w)` writes `w` in place; only a trainable leaf's write is recorded (AG001: with grad
@@ -2928,6 +2945,11 @@ class Walker:
         # a function's tensor parameter (a forward's input) is saved too: the version check does not ask for a graph
         if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") and prov.saved_by is None:
             self.update(name, prov.but(saved_by=op, saved_node=node))
+            function = self.function
+            if prov.origin == "param" and function is not None and self.via is None and self.scope.node is function.node \
+                    and not self.branching and not self.left_early:
+                # a forward's input kept on every run, even if the name is rebound afterwards (`x = self.block(x) + x`)
+                function.__dict__.setdefault("kept_params", {}).setdefault(name, (prov, op))
 
     def _note_sequential_order(self, node: ast.Call, layers: tuple):
         """`nn.Sequential(..., nn.ReLU(), nn.Dropout(0.5, inplace=True))`: an in-place layer right after a layer whose
@@ -3714,17 +3736,25 @@ def _last_width(module: Provenance | None, depth: int = 0) -> int | None:
     return None
 
 
-def _last_layer(module: Provenance, depth: int = 0) -> str | None:
+def _last_layer(module: Provenance) -> str | None:
     """The torch.nn layer an nn.Sequential built from its arguments applies last (its output is the container's), by
     class name; None when the layers are not all known torch.nn layers given in the call."""
+    layer = _last_element(module)
+    return layer.module_class.rsplit(".", 1)[-1] if layer is not None and isinstance(layer.module_class, str) else None
+
+
+def _last_element(module: Provenance, depth: int = 0) -> Provenance | None:
+    """The module an nn.Sequential built from its arguments applies last (inside nested Sequentials): a torch.nn
+    layer or a block of the workspace; None when unknown."""
     built = module.node if isinstance(module.node, ast.Call) else None
     if depth > 3 or not module.elements or built is None or len(module.elements) != len(built.args):
         return None
     layer = module.elements[-1]
-    if layer is None or layer.kind is not Kind.MODULE or not isinstance(layer.module_class, str):
+    if layer is None or layer.kind is not Kind.MODULE:
         return None
-    name = layer.module_class.rsplit(".", 1)[-1]
-    return _last_layer(layer, depth + 1) if name == "Sequential" else name
+    if isinstance(layer.module_class, str) and layer.module_class.rsplit(".", 1)[-1] == "Sequential":
+        return _last_element(layer, depth + 1)
+    return layer
 
 
 def _with_held(prov: Provenance | None) -> Provenance | None:

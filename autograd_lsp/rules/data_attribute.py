@@ -18,7 +18,8 @@ Flags `.data` where it bypasses autograd in a way that matters, outside `torch.n
   `.data` of gradients that `torch.autograd.grad(..., create_graph=True)` made (`p.data -= lr * g` in a MAML
   inner step): the graph asked for so that the update could be differentiated is thrown away;
 - **reads** of `x.data` (for an `x` that requires grad) that feed a value which is then backpropagated (also inside
-  the `forward()` of a module of the file that value went through: `x @ self.weight.data`):
+  the `forward()` of a module of the file that value went through: `x @ self.weight.data`, and through a name of unknown
+  value its function binds once: `penalty = hp.weight * x.data.norm()`):
   a *warning* when nothing else in that value requires grad (`backward()` raises), or when the cut path
   was the only one to parameters an optimizer then steps (they silently get no gradient: an encoder read
   through `.data`); an *info* smell when `.data` is a stop-gradient towards what has its own loss or
@@ -116,6 +117,8 @@ def _data_owner(node: ast.AST) -> ast.expr | None:
 def _writes(model: ModuleModel, sites, binds):
     writes = []
     for event in model.of_type(InplaceEvent):
+        if event.reshape:
+            continue  # (`w.data.t_()` reshapes a tensor of its own: w and its graph are untouched)
         owner = _data_owner(event.target)
         if owner is None:
             owner = _data_alias_owner(event)
@@ -348,6 +351,18 @@ def _binding(binds, name: str, prov, before_seq: int) -> BindEvent | None:
         if bind.prov is prov:
             found = bind
     return found
+
+
+def _only_binding(binds, name: str, scope, before_seq: int) -> BindEvent | None:
+    """A name whose value is unknown (`hp.weight * penalty`, a scale from a config): its binding, when it is the only
+    statement in `scope` that binds it and it ran before `before_seq` (no branch or rebinding to choose between)."""
+    if scope is None:
+        return None
+    found = [bind for bind in binds.get(name, ()) if bind.ctx.scope is scope]
+    if not found or any(bind.target is not found[0].target for bind in found):
+        return None
+    earlier = [bind for bind in found if bind.seq < before_seq]
+    return earlier[-1] if earlier and earlier[-1].prov is None else None
 
 
 _TRAINABLE = Provenance(Kind.TENSOR, leaf=True, requires_grad=True)  # a layer's parameter, known by its name only
@@ -739,11 +754,12 @@ def _starved(model, site, owner_prov):
 
 def _data_reads_in_slice(model: ModuleModel, site, binds):
     """`x.data` loads (x requires grad, outside no_grad) among the expressions the backpropagated value was computed from."""
-    work = [(site.value, site.event.seq if site.event is not None else float("inf"))]  # training_step: its return
+    scope = site.event.ctx.scope if site.event is not None else None
+    work = [(site.value, site.event.seq if site.event is not None else float("inf"), scope)]  # training_step: its return
     seen: set = set()
     steps = 0
     while work and steps < SLICE_LIMIT:
-        expr, before = work.pop()
+        expr, before, scope = work.pop()
         steps += 1
         stack = [expr]
         while stack:
@@ -757,17 +773,17 @@ def _data_reads_in_slice(model: ModuleModel, site, binds):
                 continue
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 prov = model.prov(node)
-                bind = _binding(binds, node.id, prov, before) if prov is not None else None
+                bind = _binding(binds, node.id, prov, before) if prov is not None else _only_binding(binds, node.id, scope, before)
                 if bind is not None and bind.value is not None and id(bind) not in seen and not bind.ctx.no_grad:
                     seen.add(id(bind))
-                    work.append((bind.value, bind.seq))
+                    work.append((bind.value, bind.seq, bind.ctx.scope))
                 continue
             if isinstance(node, ast.Call) and not _under_no_grad_call(model, node):
                 # `model(x)` of a module of this file: what its forward returns is part of the value too
                 for returned in _forward_returns(model, node, binds):
                     if id(returned) not in seen:
                         seen.add(id(returned))
-                        work.append((returned, float("inf")))
+                        work.append((returned, float("inf"), None))
             stack.extend(ast.iter_child_nodes(node))
 
 

@@ -1,10 +1,13 @@
 """## What it does
-Flags an in-place change (`+=`, `x[i] = …`, `clamp_`, `mul_`, any `*_` method, an in-place activation such as
+Flags an in-place change (`+=`, `x[i] = …`, `clamp_`, `mul_`, any `*_` method, a reshape in place such as `unsqueeze_`
+or `t_` (no value changes, but the version counter moves), an in-place activation such as
 `nn.ReLU(inplace=True)` or `F.dropout(x, 0.1, inplace=True)` — also as an `nn.Sequential`'s first layer, of
 `nn.Sequential(*layers)` the first append every construction in the module runs (`if pre_act: layers.append(...)`
-with `pre_act` left at True) — also through a view or `.detach()`) of
+with `pre_act` left at True; such a layer is reported at its construction too, where `inplace=True` goes) — also
+through a view or `.detach()`) of
 a tensor that autograd saved for the backward pass, made before the `backward()` that needs it: the
-output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt`, `nn.Sigmoid()`… (of `pow` only
+output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt`, `nn.Sigmoid()`, an `nn.Sequential` ending in a block whose
+forward returns such an output… (of `pow` only
 when its exponent requires grad: `d.pow(2)` keeps `d`, not its result), or an input of `pow`, `log`, `sin`,
 `abs`, the activations that save their input (`gelu`, `silu`, `elu`…), and of a product (`*`, `@`, `matmul`,
 `linear`, `conv2d`) when the other factor requires grad: what torch's `derivatives.yaml` says each op's backward
@@ -52,6 +55,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from dataclasses import replace
 
 from ..analysis import syntax
 from ..analysis.model import BindEvent, CallEvent, InplaceEvent, ModuleModel
@@ -104,7 +108,11 @@ def check(model: ModuleModel):
             if returned is None or syntax.eval_only(syntax.parents(model, function), event.node):
                 continue  # (an eval-mode-only branch: nothing backpropagates through what it returns)
         reported.update((once, id(event.node)))
-        yield _finding(model, event, backward, returned, op, saver, loop)
+        layer = event.layer
+        if layer is not None and (id(layer) in reported or model.prov(layer) is None):
+            layer = None  # (reported once; a layer built in another file is reported at the call alone)
+        reported.add(id(layer))
+        yield from _finding(model, event, backward, returned, op, saver, loop, layer)
 
 
 def _candidate(model: ModuleModel, event: InplaceEvent) -> bool:
@@ -218,7 +226,7 @@ def _base(target: ast.expr) -> ast.expr:
     return target.value if isinstance(target, ast.Subscript) else target
 
 
-def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: str, saver, loop):
+def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: str, saver, loop, layer: ast.Call | None):
     prov = event.prov
     target = _base(event.target)
     name = model.text(target)
@@ -240,7 +248,7 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: st
         scope = event.ctx.scope.node
         if not (getattr(scope, "lineno", 0) <= returned.lineno <= (getattr(scope, "end_lineno", 0) or 0)):
             consequence = f"the graph its caller returns (line {returned.lineno}) needs it, so a backward through it will raise"
-    if isinstance(target, ast.Call):  # a container's layer after a saving layer (nn.Sequential order)
+    if isinstance(target, ast.Call) and event.form == "call":  # a container's layer after a saving layer (nn.Sequential order)
         message = (f"in-place `{event.op}` right after `{name}` (line {target.lineno}) in the container run at line {saver.lineno}: "
                    f"it overwrites the output `{op}` saved for backward: {consequence}. Drop `inplace=True` or put the layer "
                    f"after one that does not keep its output")
@@ -251,7 +259,19 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: st
     related = [(saver, f"`{op}` saves this tensor for its backward")]
     if backward is not None:
         related.append((backward.node, "the backward that needs the saved tensor"))
-    return model.finding(RULE, node, message, fixes=_fixes(model, event, target), related=related, target=name, saved_by=op)
+    finding = model.finding(RULE, node, message, fixes=_fixes(model, event, target), related=related, target=name, saved_by=op)
+    if layer is None:
+        return [finding]
+    # the same bug at the construction of the in-place layer (a container's first layer, `self.act`): where the fix goes
+    message = (f"`{model.text(layer.func)}(inplace=True)` changes its input in place, and at line {event.node.lineno} "
+               f"(`{model.text(event.node)}`) that input is `{name}`, {role} of `{op}`{saved_at}, which autograd saved for "
+               f"backward: {consequence}. Build the layer without `inplace=True`")
+    first, *cause = model.with_cause(finding, layer, message, "the call that hands it a saved tensor")
+    keyword = next((kw for kw in layer.keywords if kw.arg == "inplace" and isinstance(kw.value, ast.Constant) and kw.value.value is True), None)
+    if keyword is not None:
+        off = Fix("Build the layer with `inplace=False`", Safety.UNSAFE, (Edit(model.span(keyword.value), "False"),))
+        cause = [replace(found, fixes=(off,) + found.fixes) for found in cause]
+    return [first, *cause]
 
 
 def _kept_view(model: ModuleModel, saver, name: str) -> ast.expr | None:

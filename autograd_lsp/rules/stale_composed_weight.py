@@ -305,7 +305,8 @@ def _manual_update(model: ModuleModel, loop, composed_from):
     """An in-place update of one of the sources in the loop, without an optimizer (`W.data += -lr * W.grad`,
     `w -= lr * w.grad` under no_grad): the loop's own "step"."""
     for event in _inplace_events(model):
-        if event.ctx.scope is not loop.scope or not loop.contains(event.ctx.loop) or event.form not in ("augassign", "method"):
+        if event.ctx.scope is not loop.scope or not loop.contains(event.ctx.loop) or event.form not in ("augassign", "method") \
+                or event.reshape:
             continue
         prov = event.prov
         name = dotted(event.target)

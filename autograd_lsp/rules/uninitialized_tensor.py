@@ -8,8 +8,9 @@ tuple assignment, `self.a, self.b = nn.Parameter(torch.Tensor(n)), ...`, is foll
 `normal_`, any `nn.init.*`, index assignment `x[i] = …`, and `out=`. A module attribute
 `self.w = nn.Parameter(torch.Tensor(n, m))` is flagged only when nothing in the file ever initialises
 `w` (`reset_parameters()`, `nn.init.*(self.w)`, `self.w.data.uniform_()`, a loop over `parameters()`…)
-and a method reads it, or when its only initialiser is a method nothing runs (a `reset_parameters()` that `__init__`
-never calls, its name used nowhere else in a file that builds the module and hands nothing to torch.distributed); a method that assigns the attribute its real value only after reading it (a running
+and a method reads it (also by handing it to a function of this file that computes with it and never writes, rebinds,
+returns or hands it to unknown code: `affine(x, self.gain, self.shift)`), or when its only initialiser is a method nothing
+runs (a `reset_parameters()` that `__init__` never calls, its name used nowhere else in a file that builds the module and hands nothing to torch.distributed); a method that assigns the attribute its real value only after reading it (a running
 statistic replaced at the end of `train()`) reads the garbage on its first call, when any `if` around the read is
 about the tensor itself or true with the values `__init__` set (a guard on other state may be what delays it).
 `return torch.empty(...)` itself (an allocator handing storage to its caller) and
@@ -304,7 +305,7 @@ def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set
         _, _, event = heapq.heappop(pending)
         references.append(event)
         if isinstance(event, InplaceEvent):
-            kind, node = (WRITE, None) if event.form == "setitem" else (READ, event.node)
+            kind, node = (WRITE, None) if event.form == "setitem" else ((NEUTRAL, None) if event.reshape else (READ, event.node))
         else:
             kind, node = _classify(model, event.node, parents(model, event.ctx.statement), values)
             if kind == BOUND:
@@ -762,7 +763,7 @@ def _first_class_read(model, cls, target, creation_stmt, parent_of, attributes):
             continue
         kind, where = _classify(model, node, parent_of, set())
         if kind == ESCAPE:
-            kind = _helper_argument(model, node, parent_of)
+            kind, where = _helper_argument(model, node, parent_of)
         if kind == BOUND and isinstance(where, ast.Name):
             for use, use_kind, use_where in _alias_uses(model, cls, where, parent_of):
                 if use_kind == READ:
@@ -918,36 +919,46 @@ def _alias_uses(model, cls, alias: ast.Name, parent_of):
         if isinstance(use, ast.Name) and use.id == alias.id and isinstance(use.ctx, ast.Load) and _position(use) > _position(alias):
             kind, where = _classify(model, use, parent_of, set())
             if kind == ESCAPE:
-                kind = _helper_argument(model, use, parent_of)
+                kind, where = _helper_argument(model, use, parent_of)
             found.append((use, ESCAPE if kind == BOUND else kind, where))
     return found
 
 
-def _helper_argument(model, node: ast.AST, parent_of) -> str:
+def _helper_argument(model, node: ast.AST, parent_of, depth: int = 0) -> tuple[str, ast.AST | None]:
     """`is_empty(self.stat)`: a function of this file that only inspects its parameter (metadata, `is None`,
-    `isinstance`) leaves it NEUTRAL; anything else it may do with it is an ESCAPE."""
+    `isinstance`) leaves it NEUTRAL; one that computes with it (`offset.view(1, -1) + x`) and never writes, rebinds or
+    hands it on reads it (READ, at the call); anything else it may do with it is an ESCAPE."""
     call = parent_of.get(id(node))
-    if not isinstance(call, ast.Call) or node not in call.args:
-        return ESCAPE
+    if not isinstance(call, ast.Call) or node not in call.args or depth > 1:
+        return ESCAPE, None
     event = _call_events(model).get(id(call))
     function = event.function if event is not None else None
     if function is None or function.cls is not None or not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return ESCAPE
-    params = function.node.args.args
+        return ESCAPE, None
+    arguments = function.node.args
+    params = [*arguments.posonlyargs, *arguments.args]
     index = call.args.index(node)
-    if index >= len(params) or function.node.args.vararg is not None:
-        return ESCAPE
+    if index >= len(params) or arguments.vararg is not None or any(isinstance(arg, ast.Starred) for arg in call.args[:index]):
+        return ESCAPE, None
     name = params[index].arg
     inner_parents, _ = _tree_index(model, function.node)
+    read = False
     for use in ast.walk(function.node):
-        if isinstance(use, ast.Name) and use.id == name and isinstance(use.ctx, ast.Load):
+        if isinstance(use, ast.Name) and use.id == name and not isinstance(use.ctx, ast.Load):
+            return ESCAPE, None  # rebound: which value a later read sees is beyond us
+        if isinstance(use, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and use is not function.node:
+            return ESCAPE, None  # (a closure may write it whenever it runs)
+        if isinstance(use, ast.Name) and use.id == name:
             outer = inner_parents.get(id(use))
             if isinstance(outer, ast.Call) and isinstance(outer.func, ast.Name) and outer.func.id == "isinstance":
                 continue
-            kind, _ = _classify(model, use, inner_parents, set())
-            if kind != NEUTRAL:
-                return ESCAPE
-    return NEUTRAL
+            kind, where = _classify(model, use, inner_parents, set())
+            if kind == ESCAPE:
+                kind, where = _helper_argument(model, use, inner_parents, depth + 1)
+            if kind not in (NEUTRAL, READ) or isinstance(where, (ast.Return, ast.Yield, ast.YieldFrom)):
+                return ESCAPE, None  # (handed back: what the caller does with it is not followed here)
+            read = read or kind == READ
+    return (READ, call) if read else (NEUTRAL, None)
 
 
 def _tree_index(model: ModuleModel, root: ast.AST):
