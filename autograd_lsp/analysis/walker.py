@@ -2212,6 +2212,9 @@ class Walker:
                 # a walk made for another call: this call's value, with the helper's changes
                 return ret.but(node=mine.node, line=mine.line, loop=mine.loop, epoch=mine.epoch, graph=mine.graph,
                                composed_from=mine.composed_from, origin=mine.origin)
+        if ret.kind is Kind.SEQUENCE and ret.elements:
+            # `return loss, acc`: each element as this call sees it (a walk memoised for another call holds its graphs)
+            return ret.but(elements=tuple(self._returned(element, passed, bound, call) for element in ret.elements))
         if ret.kind is not Kind.TENSOR:
             return ret.but(line=call.lineno, node=_built_or(ret, call)) if ret.kind is not Kind.SEQUENCE else ret
         theirs = frozenset().union(*(p.graph for p in passed.values() if p is not None and p.kind is Kind.TENSOR))
