@@ -13,7 +13,8 @@ A value of the retained graph carried into the next iteration counts too, also o
 backward whatever it is fed.
 
 An optimizer over part of a model (`net.trunk` and one head) counts where the model's forward runs a part it updates on
-the way to every output and that part kept a parameter (a stack of layers, or a layer fed what requires grad).
+the way to every output and that part kept a parameter (a stack of layers, a layer fed what requires grad, or a workspace module
+whose own blocks keep their weights whatever they are fed).
 
 A step is also a method of a `torch.optim.Optimizer` subclass of the workspace that moves its parameters in place (SAM's
 `first_step()`), and an optimizer or model handed over in a dict (`optimizers["net"].step()`). An optimizer a module's
@@ -74,7 +75,7 @@ from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.syntax import nodes, statements
-from ..analysis.training import is_frozen, keeps_own_weights, never_together, parted, runs_after, shown, site
+from ..analysis.training import called_module, is_frozen, keeps_own_weights, never_together, parted, runs_after, shown, site
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG003"
@@ -209,7 +210,9 @@ class _Graph:
         if event is not None and event.role == "forward":
             target = event.receiver if event.method == "forward" else node.func
             name = model.text(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
-            cls = self.modules.get(name)
+            # (the module this call runs, as the walk knew it there: a name bound to other classes elsewhere may differ)
+            called = called_module(model, event)
+            cls = called.module_class if called is not None and called.module_class is not None else self.modules.get(name)
             if isinstance(cls, str) and (api.layer_parameters(cls.rsplit(".", 1)[-1]) == () or cls.endswith("Loss")):
                 return False
             if self._covers(params, name, whole=True):
@@ -248,7 +251,7 @@ class _Graph:
                     or not all(id(event.node) in p.graph for p in outputs):
                 continue
             fed = any(p is not None and p.is_tensor and p.requires_grad for p in map(self.model.prov, event.node.args))
-            if self._layer_saves(cls.attribute(text[len("self."):]), fed):
+            if self._layer_saves(cls.attribute(text[len("self."):]), fed, self.model):
                 return True
         return False
 
@@ -262,9 +265,12 @@ class _Graph:
         return found
 
     @staticmethod
-    def _layer_saves(layer, fed: bool) -> bool:
+    def _layer_saves(layer, fed: bool, model: ModuleModel) -> bool:
         """A torch.nn layer keeps one of its parameters for its backward (a container: one of its layers does, each
-        after one with parameters being fed what requires grad)."""
+        after one with parameters being fed what requires grad; a workspace module: one that keeps its weights whatever
+        it is fed)."""
+        if layer is not None and layer.kind is Kind.MODULE and isinstance(layer.module_class, ClassInfo):
+            return keeps_own_weights(model, layer)
         if layer is None or layer.kind is not Kind.MODULE or not isinstance(layer.module_class, str):
             return False
         short = layer.module_class.rsplit(".", 1)[-1]
@@ -273,7 +279,7 @@ class _Graph:
         if not layer.elements:
             return False
         for inner in layer.elements:
-            if _Graph._layer_saves(inner, fed):
+            if _Graph._layer_saves(inner, fed, model):
                 return True
             if inner is None or not isinstance(inner.module_class, str) or api.layer_parameters(inner.module_class.rsplit(".", 1)[-1]) is None:
                 return False  # (an unknown layer: what follows may be fed anything)
@@ -834,7 +840,9 @@ def _layers_only(cls: ClassInfo) -> bool:
     found = cls.__dict__.get("_layers_only")
     if found is None:
         forward = cls.methods.get("forward")
-        found = forward is not None and all(
+        # (`super().forward(x)` runs layers of a base class this walk does not see here)
+        found = forward is not None and not any(
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" for node in nodes(forward.node)) and all(
             node.attr in cls.methods or _plain_attribute(cls.attribute(node.attr))
             for node in nodes(forward.node) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
             and node.value.id == "self" and isinstance(node.ctx, ast.Load))
