@@ -20,6 +20,9 @@ A step is also a method of a `torch.optim.Optimizer` subclass of the workspace t
 `first_step()`), and an optimizer or model handed over in a dict (`optimizers["net"].step()`). An optimizer a module's
 class builds over `self.parameters()` (`self.opt`) updates the module it is read from (`member.opt.step()`: `member`'s).
 
+A graph handed to a function as its arguments (`def update(self, gen_loss, dis_loss)`) and retained there is never
+reused when the body reads that argument no more and no caller in the module backpropagates through it after the call.
+
 A bug of two backward calls is reported at both: the one that retains (or frees) the graph, and the later one, which
 raises.
 
@@ -345,6 +348,8 @@ def _check(model: ModuleModel):
             continue
         receiver, prov = _receiver(event)
         if prov is None or not prov.has_graph or not prov.graph:
+            if _handed_in_never_reused(model, event):
+                yield _never_reused(model, event)
             continue
         scope = event.ctx.scope
         same_scope = [b for b in backwards if b.ctx.scope is scope]
@@ -584,7 +589,32 @@ def _carried_next_iteration(model, event, loop, name):
     return model.finding(RULE, event.node, message, related=related, kind="carried-next-iteration", loop_line=loop.node.lineno, carried=name)
 
 
-def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
+def _handed_in_never_reused(model, event) -> bool:
+    """`loss.backward(retain_graph=True)` on a parameter (`def update(self, gen_loss, dis_loss)`): the graph is the
+    callers'. Nothing reuses it when the body reads the parameter no more after it (outside any loop of the body) and,
+    at every call of the function this module makes (its ThroughEvents; none: no claim), nothing in the caller
+    backpropagates through the graph again after the call."""
+    function, receiver = event.ctx.scope.function, event.receiver
+    if function is None or type(receiver) is not ast.Name or event.ctx.via is not None:
+        return False
+    params = function.node.args
+    if receiver.id not in {arg.arg for arg in params.posonlyargs + params.args + params.kwonlyargs} \
+            or any(loop.scope is event.ctx.scope for loop in event.ctx.loops()):
+        return False
+    end = (event.node.end_lineno, event.node.end_col_offset)
+    if any(type(node) is ast.Name and node.id == receiver.id and (node.lineno, node.col_offset) > end for node in nodes(function.node)):
+        return False
+    everything = list(model.calls(role="backward", through=True))
+    throughs = [t for t in everything if type(t) is ThroughEvent and t.direct.node is event.node]
+    for through in throughs:
+        prov, scope = through.receiver_prov, through.ctx.scope
+        if prov is None or not prov.has_graph or not prov.graph or not _nothing_reuses(
+                model, through, prov, [b for b in everything if b.ctx.scope is scope], scope, made_by=through.through):
+            return False
+    return bool(throughs)
+
+
+def _nothing_reuses(model, event, prov, same_scope, scope, made_by=None) -> bool:
     if event.ctx.scope.function is not None and _returned(model, event, prov.graph):
         return False
     if event.ctx.loop is not None and _fed_from_before_loop(model, event.ctx.loop, prov.graph):
@@ -602,7 +632,8 @@ def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
     for call in model.calls():
         if call.ctx.scope is scope and (call.qualname or "").endswith("autograd.grad"):
             return False
-        if call.ctx.scope is scope and call.function is not None and call.seq > event.seq and _may_backpropagate(model, call.function):
+        if call.ctx.scope is scope and call.function is not None and call.seq > event.seq and call.node is not made_by \
+                and _may_backpropagate(model, call.function):
             return False  # a helper may backpropagate through it
     for use in model.of_type(UseEvent):
         if use.ctx.scope is scope and use.seq > event.seq and model.shared_graph(use.prov.graph, prov.graph):
