@@ -424,6 +424,9 @@ class ModuleModel:
         if not common:
             return common
         owners, calls = self._graph_owners()
+        callees = self.__dict__.get("_graph_callees")
+        if callees is None:
+            callees = self.__dict__["_graph_callees"] = {ident: function for function, ids in calls.items() for ident in ids}
         memo: dict = {}
 
         def shared(ident: int) -> bool:
@@ -433,7 +436,15 @@ class ModuleModel:
             memo[ident] = True  # (a recursive helper meets its own question: shared, as before)
             function = owners.get(ident)
             result = True
-            if function is not None:
+            callee = callees.get(ident)
+            if callee is not None:
+                # the id of a call of a helper: both graphs came out of that call; they share something only where they
+                # share a node of its body (when both hold some: else what the body did is unknown, so shared)
+                body_a = [i for i in a if owners.get(i) is callee]
+                body_b = [i for i in b if owners.get(i) is callee]
+                if body_a and body_b:
+                    result = any(shared(i) for i in set(body_a) & set(body_b))
+            elif function is not None:
                 through = calls.get(function, frozenset())
                 in_a, in_b = through & a, through & b
                 if in_a and in_b:

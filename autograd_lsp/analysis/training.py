@@ -12,7 +12,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from .model import AttrStoreEvent, CallEvent, Event, FunctionInfo, Loop, ModuleModel, Scope, ThroughEvent
+from .model import AttrStoreEvent, CallEvent, ClassInfo, Event, FunctionInfo, Loop, ModuleModel, Scope, ThroughEvent
 from .provenance import Kind, Provenance, flatten
 from . import torch_api as api
 from .torch_api import looks_like_optimizer_name
@@ -540,7 +540,11 @@ def keeps_own_weights(model: ModuleModel, module: Provenance | None, depth: int 
         short = cls.rsplit(".", 1)[-1]
         if module.elements and api.layer_parameters(short) is None:
             weighted = [name for name in _element_layers(module) if api.layer_parameters(name)]
-            return len(weighted) > 1 or any(api.layer_keeps_parameters(name, False) for name in weighted[:1])
+            # (a workspace block that keeps its own weights whatever its input: so does the container running it; the
+            # container is a level of the module it is called from already, so its blocks take no extra depth)
+            return len(weighted) > 1 or any(api.layer_keeps_parameters(name, False) for name in weighted[:1]) or any(
+                layer is not None and isinstance(layer.module_class, ClassInfo) and keeps_own_weights(model, layer, depth)
+                for layer in module.elements)
         return api.layer_parameters(short) is not None and api.layer_keeps_parameters(short, False) is True
     cache = model.__dict__.setdefault("_keeps_own_weights", {})
     if id(cls) not in cache:

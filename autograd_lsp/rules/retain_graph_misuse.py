@@ -13,11 +13,15 @@ A value of the retained graph carried into the next iteration counts too, also o
 backward whatever it is fed.
 
 An optimizer over part of a model (`net.trunk` and one head) counts where the model's forward runs a part it updates on
-the way to every output and that part kept a parameter (a stack of layers, or a layer fed what requires grad).
+the way to every output and that part kept a parameter (a stack of layers, a layer fed what requires grad, or a workspace module
+whose own blocks keep their weights whatever they are fed).
 
 A step is also a method of a `torch.optim.Optimizer` subclass of the workspace that moves its parameters in place (SAM's
 `first_step()`), and an optimizer or model handed over in a dict (`optimizers["net"].step()`). An optimizer a module's
 class builds over `self.parameters()` (`self.opt`) updates the module it is read from (`member.opt.step()`: `member`'s).
+
+A graph handed to a function as its arguments (`def update(self, gen_loss, dis_loss)`) and retained there is never
+reused when the body reads that argument no more and no caller in the module backpropagates through it after the call.
 
 A bug of two backward calls is reported at both: the one that retains (or frees) the graph, and the later one, which
 raises.
@@ -74,7 +78,7 @@ from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.syntax import nodes, statements
-from ..analysis.training import is_frozen, keeps_own_weights, never_together, parted, runs_after, shown, site
+from ..analysis.training import called_module, is_frozen, keeps_own_weights, never_together, parted, runs_after, shown, site
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG003"
@@ -209,7 +213,9 @@ class _Graph:
         if event is not None and event.role == "forward":
             target = event.receiver if event.method == "forward" else node.func
             name = model.text(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
-            cls = self.modules.get(name)
+            # (the module this call runs, as the walk knew it there: a name bound to other classes elsewhere may differ)
+            called = called_module(model, event)
+            cls = called.module_class if called is not None and called.module_class is not None else self.modules.get(name)
             if isinstance(cls, str) and (api.layer_parameters(cls.rsplit(".", 1)[-1]) == () or cls.endswith("Loss")):
                 return False
             if self._covers(params, name, whole=True):
@@ -248,7 +254,7 @@ class _Graph:
                     or not all(id(event.node) in p.graph for p in outputs):
                 continue
             fed = any(p is not None and p.is_tensor and p.requires_grad for p in map(self.model.prov, event.node.args))
-            if self._layer_saves(cls.attribute(text[len("self."):]), fed):
+            if self._layer_saves(cls.attribute(text[len("self."):]), fed, self.model):
                 return True
         return False
 
@@ -262,9 +268,12 @@ class _Graph:
         return found
 
     @staticmethod
-    def _layer_saves(layer, fed: bool) -> bool:
+    def _layer_saves(layer, fed: bool, model: ModuleModel) -> bool:
         """A torch.nn layer keeps one of its parameters for its backward (a container: one of its layers does, each
-        after one with parameters being fed what requires grad)."""
+        after one with parameters being fed what requires grad; a workspace module: one that keeps its weights whatever
+        it is fed)."""
+        if layer is not None and layer.kind is Kind.MODULE and isinstance(layer.module_class, ClassInfo):
+            return keeps_own_weights(model, layer)
         if layer is None or layer.kind is not Kind.MODULE or not isinstance(layer.module_class, str):
             return False
         short = layer.module_class.rsplit(".", 1)[-1]
@@ -273,7 +282,7 @@ class _Graph:
         if not layer.elements:
             return False
         for inner in layer.elements:
-            if _Graph._layer_saves(inner, fed):
+            if _Graph._layer_saves(inner, fed, model):
                 return True
             if inner is None or not isinstance(inner.module_class, str) or api.layer_parameters(inner.module_class.rsplit(".", 1)[-1]) is None:
                 return False  # (an unknown layer: what follows may be fed anything)
@@ -339,6 +348,8 @@ def _check(model: ModuleModel):
             continue
         receiver, prov = _receiver(event)
         if prov is None or not prov.has_graph or not prov.graph:
+            if _handed_in_never_reused(model, event):
+                yield _never_reused(model, event)
             continue
         scope = event.ctx.scope
         same_scope = [b for b in backwards if b.ctx.scope is scope]
@@ -578,7 +589,32 @@ def _carried_next_iteration(model, event, loop, name):
     return model.finding(RULE, event.node, message, related=related, kind="carried-next-iteration", loop_line=loop.node.lineno, carried=name)
 
 
-def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
+def _handed_in_never_reused(model, event) -> bool:
+    """`loss.backward(retain_graph=True)` on a parameter (`def update(self, gen_loss, dis_loss)`): the graph is the
+    callers'. Nothing reuses it when the body reads the parameter no more after it (outside any loop of the body) and,
+    at every call of the function this module makes (its ThroughEvents; none: no claim), nothing in the caller
+    backpropagates through the graph again after the call."""
+    function, receiver = event.ctx.scope.function, event.receiver
+    if function is None or type(receiver) is not ast.Name or event.ctx.via is not None:
+        return False
+    params = function.node.args
+    if receiver.id not in {arg.arg for arg in params.posonlyargs + params.args + params.kwonlyargs} \
+            or any(loop.scope is event.ctx.scope for loop in event.ctx.loops()):
+        return False
+    end = (event.node.end_lineno, event.node.end_col_offset)
+    if any(type(node) is ast.Name and node.id == receiver.id and (node.lineno, node.col_offset) > end for node in nodes(function.node)):
+        return False
+    everything = list(model.calls(role="backward", through=True))
+    throughs = [t for t in everything if type(t) is ThroughEvent and t.direct.node is event.node]
+    for through in throughs:
+        prov, scope = through.receiver_prov, through.ctx.scope
+        if prov is None or not prov.has_graph or not prov.graph or not _nothing_reuses(
+                model, through, prov, [b for b in everything if b.ctx.scope is scope], scope, made_by=through.through):
+            return False
+    return bool(throughs)
+
+
+def _nothing_reuses(model, event, prov, same_scope, scope, made_by=None) -> bool:
     if event.ctx.scope.function is not None and _returned(model, event, prov.graph):
         return False
     if event.ctx.loop is not None and _fed_from_before_loop(model, event.ctx.loop, prov.graph):
@@ -596,7 +632,8 @@ def _nothing_reuses(model, event, prov, same_scope, scope) -> bool:
     for call in model.calls():
         if call.ctx.scope is scope and (call.qualname or "").endswith("autograd.grad"):
             return False
-        if call.ctx.scope is scope and call.function is not None and call.seq > event.seq and _may_backpropagate(model, call.function):
+        if call.ctx.scope is scope and call.function is not None and call.seq > event.seq and call.node is not made_by \
+                and _may_backpropagate(model, call.function):
             return False  # a helper may backpropagate through it
     for use in model.of_type(UseEvent):
         if use.ctx.scope is scope and use.seq > event.seq and model.shared_graph(use.prov.graph, prov.graph):
@@ -834,7 +871,9 @@ def _layers_only(cls: ClassInfo) -> bool:
     found = cls.__dict__.get("_layers_only")
     if found is None:
         forward = cls.methods.get("forward")
-        found = forward is not None and all(
+        # (`super().forward(x)` runs layers of a base class this walk does not see here)
+        found = forward is not None and not any(
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" for node in nodes(forward.node)) and all(
             node.attr in cls.methods or _plain_attribute(cls.attribute(node.attr))
             for node in nodes(forward.node) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
             and node.value.id == "self" and isinstance(node.ctx, ast.Load))
