@@ -362,6 +362,11 @@ class Walker:
             prov = event.receiver_prov if type(event) is CallEvent else event.prov
             if prov is not None and prov.param_deps and prov.origin == "param":  # a parameter itself, not a value made from it
                 function.uses_arguments = True
+            elif type(event) is InplaceEvent and prov is not None and prov.param_deps and prov.requires_grad is None \
+                    and api.saves_output(prov.origin.split("(", 1)[0].rsplit(".", 1)[-1]):
+                # the output of an op that keeps it (`t = x.norm(dim=-1); t += eps`): saved, and so broken by the edit,
+                # when the call passes a tensor that requires grad
+                function.uses_arguments = True
 
     def _note_unknown_write(self, target: ast.expr):
         """An in-place write into something reached from a parameter (`model.blocks[i].weight[0] = 0`, `net.fc.bias.zero_()`)
@@ -1172,6 +1177,11 @@ class Walker:
             return [(None, prov)] * count  # `for inputs, labels in loader`: every field has the batch's rows
         if prov is not None and prov.kind is Kind.TENSOR and prov.origin == "param" and prov.param_deps:
             # `box, cls = predictions` of a helper's parameter: each part is what the call passes decides, as for the parameter
+            part = Provenance(Kind.TENSOR, prov.line, origin="element", param_deps=prov.param_deps, cut_deps=prov.cut_deps, node=value)
+            return [(None, part)] * count
+        if prov is not None and prov.kind is Kind.TENSOR and prov.param_deps and isinstance(value, ast.Call) \
+                and (self._tuple_op(value) or "") in api.VIEWS:
+            # `w, v = torch.split(s, [3, 3])` of a value made from a helper's parameters: pieces of it, as it depends on them
             part = Provenance(Kind.TENSOR, prov.line, origin="element", param_deps=prov.param_deps, cut_deps=prov.cut_deps, node=value)
             return [(None, part)] * count
         return [(None, None)] * count

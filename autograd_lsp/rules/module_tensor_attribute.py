@@ -7,7 +7,7 @@ positional-encoding table) in the `__init__` of an `nn.Module` (or `LightningMod
 or in a method `__init__` calls on `self` (`self.reset_states()`), also when the value is returned by a method or
 staticmethod of the class, or a function of this module, that builds it only so (`self.make_mask(n)`, `Table.build(n)`,
 `sinusoid_table(n, d)`, `.to(torch.bool)` keeping the device; `torch.tensor(values)` of a Python list given a dimension
-by `.unsqueeze(0)` or `.view(1, -1)`; `torch.cat(rows)` of a local list only appended such tensors), when it is stored with `setattr(self, "name", t)` or `setattr(self, f"pos{i}", t)` (read back with
+by `.unsqueeze(0)` or `.view(1, -1)`, or of a local bound only to a list a function of this module returns; `torch.cat(rows)` of a local list only appended such tensors), when it is stored with `setattr(self, "name", t)` or `setattr(self, f"pos{i}", t)` (read back with
 `getattr`), or reshaped from itself afterwards (`self.t = self.t.permute(...)`, reported too), when another method (`forward()`…) then
 uses `self.x` (or a local alias of it) in a computation with other tensors (an operand, an argument next to other
 values, the input of one of the module's layers, indexed by a tensor every call of the method passes; followed through ops of that one tensor such as `F.normalize(self.x)`), without
@@ -249,7 +249,9 @@ def _is_plain_factory_tensor(model: ModuleModel, cls: ClassInfo, bind: BindEvent
         # (a tensor by construction: its root is a factory, whatever the walk could follow)
         function = bind.ctx.scope.function
         return prov is not None and _built_by_method(model, cls, value) or _plain_expression(model, value, function.node if function else None, (), cls)
-    return prov is not None and _plain_factory(model, call, dimensioned=_dimension_given(value, call))
+    function = bind.ctx.scope.function
+    return prov is not None and _plain_factory(model, call, dimensioned=_dimension_given(value, call),
+                                               function=function.node if function else None)
 
 
 def _dimension_given(node: ast.AST, factory: ast.Call) -> bool:
@@ -296,7 +298,7 @@ def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | Non
         return False
     call = _factory_call(model, node)
     if call is not None:
-        return _plain_factory(model, call, dimensioned=_dimension_given(node, call))
+        return _plain_factory(model, call, dimensioned=_dimension_given(node, call), function=function)
     if isinstance(node, ast.Subscript):
         return _keeps_dims(node.slice) and _plain_expression(model, node.value, function, locals_, cls)
     if isinstance(node, ast.UnaryOp):
@@ -398,11 +400,20 @@ def _list_uses(model: ModuleModel, function: ast.AST) -> dict:
     return found
 
 
-def _python_list(model: ModuleModel, node: ast.AST, seen: tuple = ()) -> bool:
+def _python_list(model: ModuleModel, node: ast.AST, seen: tuple = (), function: ast.AST | None = None) -> bool:
     """A Python list, not a tensor: a literal or comprehension, a sum or slice of lists, or what a function of this
-    module returns on every path (`rates(n - 1) + [0.5 ** n]`; a recursive call is taken as what the rest makes it)."""
+    module returns on every path (`rates(n - 1) + [0.5 ** n]`; a recursive call is taken as what the rest makes it),
+    or a local of `function` that only `name = <such a list>` binds."""
     if isinstance(node, (ast.List, ast.Tuple, ast.ListComp)):
         return True
+    if isinstance(node, ast.Name) and function is not None and len(seen) < 4:
+        args = function.args
+        if node.id in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
+            return False
+        stores, assigned = _local_bindings(model, function)
+        assigns = [a for a in assigned.get(node.id, ()) if isinstance(a.targets[0], ast.Name)]
+        return bool(assigns) and len(assigns) == stores.get(node.id, 0) and all(
+            _python_list(model, a.value, (*seen, node.id)) for a in assigns)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return _python_list(model, node.left, seen) and _python_list(model, node.right, seen)
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
@@ -531,8 +542,9 @@ def _keeps_device_chain(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-def _plain_factory(model: ModuleModel, call: ast.Call, dimensioned: bool = False) -> bool:
-    """A factory call with no device and a result known to have a dimension (`dimensioned`: given by what follows)."""
+def _plain_factory(model: ModuleModel, call: ast.Call, dimensioned: bool = False, function: ast.AST | None = None) -> bool:
+    """A factory call with no device and a result known to have a dimension (`dimensioned`: given by what follows).
+    `function`: the one it is in, whose locals may name its data."""
     if any(kw.arg in ("device", "out") for kw in call.keywords) or any(kw.arg is None for kw in call.keywords):
         return False
     short = model.imports.qualname(call.func).rsplit(".", 1)[-1]
@@ -544,8 +556,9 @@ def _plain_factory(model: ModuleModel, call: ast.Call, dimensioned: bool = False
     if dimensioned:
         return bool(call.args) or short == "arange"
     if short in ("tensor", "as_tensor"):
-        # torch.tensor(0.5) is 0-dim, usable with tensors on any device: only literal lists are known to have a dimension
-        return bool(call.args) and isinstance(call.args[0], (ast.List, ast.Tuple, ast.ListComp))
+        # torch.tensor(0.5) is 0-dim, usable with tensors on any device: only Python lists are known to have a dimension
+        # (a literal, or a local bound only to what this module's function returns as one: `w = weights(n)`)
+        return bool(call.args) and _python_list(model, call.args[0], function=function)
     if short in ("zeros", "ones", "empty", "rand", "randn", "full"):
         sizes = call.args[:1] if short == "full" else call.args
         return bool(sizes) and not (len(sizes) == 1 and isinstance(sizes[0], (ast.Tuple, ast.List)) and not sizes[0].elts)  # zeros(())

@@ -7,7 +7,8 @@ indexed, accumulated into with `+=`, or bound to a name and returned (alone or i
 tuple assignment, `self.a, self.b = nn.Parameter(torch.Tensor(n)), ...`, is followed from its own target). Writes are `fill_`, `zero_`, `copy_`, `uniform_`,
 `normal_`, any `nn.init.*`, index assignment `x[i] = …`, and `out=`. A module attribute
 `self.w = nn.Parameter(torch.Tensor(n, m))` is flagged only when nothing in the file ever initialises
-`w` (`reset_parameters()`, `nn.init.*(self.w)`, `self.w.data.uniform_()`, a loop over `parameters()`…)
+`w` (`reset_parameters()`, `nn.init.*(self.w)`, `self.w.data.uniform_()`, a loop over `parameters()`…; not a write of
+another nn.Module class's own `self.w` when no class here relates the two, nor a fill of a local a factory just made)
 and a method reads it (also by handing it to a function of this file that computes with it and never writes, rebinds,
 returns or hands it to unknown code: `affine(x, self.gain, self.shift)`), or when its only initialiser is a method nothing
 runs (a `reset_parameters()` that `__init__` never calls, its name used nowhere else in a file that builds the module and hands nothing to torch.distributed); a method that assigns the attribute its real value only after reading it (a running
@@ -727,8 +728,9 @@ def _scan_attribute(model, cls, target, creation_stmt, root, read):
     parent_of, attributes = _tree_index(model, root)
     if root is cls.node:
         return _first_class_read(model, cls, target, creation_stmt, parent_of, attributes)
+    other = _unrelated_module(model, cls, root)
     for node in attributes.get(target.attr, ()):
-        if node is target:
+        if node is target or other is not None and _own_attribute(node, other, parent_of):
             continue
         if isinstance(node.ctx, ast.Store):
             parent = parent_of.get(id(node))
@@ -743,6 +745,36 @@ def _scan_attribute(model, cls, target, creation_stmt, root, read):
         if kind == READ and read is None and _inside(cls.node, node) and isinstance(node.value, ast.Name) and node.value.id == "self":
             read = where or node
     return read
+
+
+def _unrelated_module(model: ModuleModel, cls: ClassInfo, root: ast.AST) -> ast.ClassDef | None:
+    """`root` is another nn.Module class of this file that no class here relates to `cls` by inheritance: its
+    `self.<attr>` is its own instance's attribute, never one of `cls` (a plain class may be a mixin: not this)."""
+    if not isinstance(root, ast.ClassDef):
+        return None
+    info = next((c for c in model.classes.values() if c.node is root), None)
+    if info is None or not info.is_module:
+        return None
+    lineages = [_lineage(c) for c in model.classes.values()]
+    return None if any(info in lineage and cls in lineage for lineage in lineages) else root
+
+
+def _lineage(cls: ClassInfo, depth: int = 0) -> list:
+    """The class and its bases of this module, transitively."""
+    found = [cls]
+    for base in cls.bases if depth < 6 else ():
+        found += _lineage(base, depth + 1)
+    return found
+
+
+def _own_attribute(node: ast.Attribute, root: ast.ClassDef, parent_of: dict) -> bool:
+    """`self.<attr>` in a method of `root` itself (not of a class nested in it)."""
+    if not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+        return False
+    parent = parent_of.get(id(node))
+    while parent is not None and not isinstance(parent, ast.ClassDef):
+        parent = parent_of.get(id(parent))
+    return parent is root
 
 
 def _first_class_read(model, cls, target, creation_stmt, parent_of, attributes):
@@ -1018,7 +1050,8 @@ def _scan_bulk_init(model: ModuleModel) -> bool:
         qualname = event.qualname or ""
         if qualname.startswith("torch.nn.init.") and node.args and not isinstance(_viewed(node.args[0]), ast.Attribute):
             return True  # initialising something reached by a loop or getattr: may be every parameter
-        if isinstance(func, ast.Attribute) and uses.writes_without_reading(func.attr) and _generic_receiver(func.value):
+        if isinstance(func, ast.Attribute) and uses.writes_without_reading(func.attr) and _generic_receiver(func.value) \
+                and not _fresh_local(model, func.value):
             return True
     return False
 
@@ -1041,6 +1074,18 @@ def _generic_receiver(node: ast.expr) -> bool:
     while isinstance(node, ast.Attribute) and uses.attribute(node.attr) in (uses.VIEW, uses.CUT):
         node = node.value
     return isinstance(node, ast.Name) and node.id != "self" or isinstance(node, ast.Call)
+
+
+def _fresh_local(model: ModuleModel, node: ast.expr) -> bool:
+    """`table = torch.empty(n); table.fill_(v)`: a name bound to a tensor a torch factory just made (no parameter, no
+    loop over parameters): filling it initialises nothing else."""
+    if not isinstance(node, ast.Name):
+        return False
+    prov = model.prov(node)
+    if prov is None or prov.kind is not Kind.TENSOR or prov.base is not None:
+        return False
+    module, _, short = prov.origin.rpartition(".")
+    return module == "torch" and short in api.TENSOR_FACTORIES
 
 
 # -- the finding ----------------------------------------------------------------------------------------
