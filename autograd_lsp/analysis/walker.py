@@ -1658,12 +1658,12 @@ class Walker:
                 found = self._late_attribute(cls, node.attr)
             if found is None and not any(node.attr in table for table in (cls.attributes, cls.constructed, cls.late)):
                 found = _class_constant(cls, node.attr, node.lineno)  # `cfg.network.bins`: a plain config class's number
-            if found is None and cls.bases and _inherits_attribute(cls, node.attr):
+            if found is None and cls.bases:
                 # set by a base class's __init__ that this class's construction runs (none of its own methods sets it)
                 for base in cls.bases:
                     found = self._module_attribute(node, Provenance(Kind.MODULE, node.lineno, module_class=base, origin="self"))
                     if found is not None:
-                        return found
+                        return found if _inherits_attribute(cls, node.attr) else None
             init = cls.methods.get("__init__")
             if found is not None and found.param_deps and found.kind is not Kind.MODULE and (owner.origin == "self" or (
                     found is cls.attributes.get(node.attr) and reader is not None and (reader.context_of or reader) is not init)):
@@ -4056,22 +4056,22 @@ def inherited_method(cls: ClassInfo, name: str, depth: int = 0) -> FunctionInfo 
     found = cls.methods.get(name)
     if found is not None or not cls.bases or depth > 4:
         return found
-    own = _own_self_names(cls)
     for base in cls.bases:
         info = inherited_method(base, name, depth + 1)
         if info is not None:
-            return None if _self_names_reached(info) & own else info
+            return None if _self_names_reached(info) & _own_self_names(cls) else info
     return None
 
 
 def _inherits_attribute(cls: ClassInfo, attr: str) -> bool:
     """`self.<attr>` of `cls` is what a base class's __init__ set: `cls` has no __init__ of its own or calls
     the base's (`super().__init__(...)`), and none of its methods touches `self.<attr>` otherwise."""
-    init = cls.methods.get("__init__")
-    if init is not None and not any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__"
-                                    for node in ast.walk(init.node)):
-        return False
-    return attr not in _own_self_names(cls, stores_only=True)
+    runs_base = cls.__dict__.get("_runs_base_init")
+    if runs_base is None:
+        init = cls.methods.get("__init__")
+        runs_base = cls._runs_base_init = init is None or any(  # type: ignore[attr-defined]
+            type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "__init__" for node in ast.walk(init.node))
+    return runs_base and attr not in _own_self_names(cls, stores_only=True)
 
 
 def _own_self_names(cls: ClassInfo, stores_only: bool = False) -> frozenset:
