@@ -437,10 +437,7 @@ class Walker:
         found = []
         for base in node.bases:
             qualname = self.imports.qualname(base)
-            if qualname is None or self.imports.is_torch(qualname):
-                continue
-            top = qualname.lstrip(".").split(".", 1)[0]
-            if top in _NEVER_WORKSPACE or not (qualname.startswith(".") or self._workspace_module(top)):
+            if qualname is None or self.imports.is_torch(qualname) or not self._in_workspace(qualname):
                 continue
             definition = self.resolver.resolve(self.model.source, base, qualname=qualname)
             if isinstance(definition, ClassInfo) and definition.node is not node:
@@ -1590,7 +1587,7 @@ class Walker:
         name = label(node)
         if name is not None and self.is_bound(name):
             return self.lookup(name)
-        if owner is None and type(node.value) is ast.Name and self.imports.qualname(node) in ("math.pi", "math.e", "math.tau", "math.inf"):
+        if owner is None and attr in _MATH_CONSTANTS and type(node.value) is ast.Name and self.imports.qualname(node) == "math." + attr:
             return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT)  # (the math module's constants)
         if attr == "data" or "grad" in attr or api.misspells_requires_grad(attr):
             self.emit(AttrLoadEvent(node, self.ctx(), attr=attr, receiver=node.value, prov=owner))
@@ -1900,8 +1897,7 @@ class Walker:
 
     def external_call(self, node, func, qualname, arg_provs, event) -> Provenance | None:
         """A function or class from another module of the workspace, resolved through jedi."""
-        top = qualname.lstrip(".").split(".", 1)[0]
-        if top in _NEVER_WORKSPACE or not (qualname.startswith(".") or self._workspace_module(top)):
+        if not self._in_workspace(qualname):
             return None  # library code: jedi is only asked about the user's own modules
         if not self._worth_resolving(node, qualname, arg_provs):
             return None
@@ -2310,6 +2306,11 @@ class Walker:
             if prov.kind is Kind.TENSOR and (prov.requires_grad or prov.composed_from or prov.graph):
                 return True
         return False
+
+    def _in_workspace(self, qualname: str) -> bool:
+        """A name imported from the user's own modules (a relative import, or a top package of the workspace)."""
+        top = qualname.lstrip(".").split(".", 1)[0]
+        return top not in _NEVER_WORKSPACE and (qualname.startswith(".") or self._workspace_module(top))
 
     def _workspace_module(self, top: str) -> bool:
         """A cheap file-system check that `top` is a module of the workspace rather than an installed library."""
@@ -4049,6 +4050,8 @@ def _layer_width(name: str | None, built: ast.Call | None) -> int | None:
     node = built.args[index] if len(built.args) > index else next((kw.value for kw in built.keywords if kw.arg == keyword), None)
     value = _literal_int(node)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def inherited_method(cls: ClassInfo, name: str, depth: int = 0) -> FunctionInfo | None:
     """`cls`'s method `name`, its own or one it inherits from a base class of this module, walked as the base's: only
     when nothing the inherited code touches on `self` (attributes, the methods it calls, theirs in turn) is something
@@ -4070,7 +4073,7 @@ def _inherits_attribute(cls: ClassInfo, attr: str) -> bool:
     if runs_base is None:
         init = cls.methods.get("__init__")
         runs_base = cls._runs_base_init = init is None or any(  # type: ignore[attr-defined]
-            type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "__init__" for node in ast.walk(init.node))
+            type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "__init__" for node in syntax.nodes(init.node))
     return runs_base and attr not in _own_self_names(cls, stores_only=True)
 
 
@@ -4109,7 +4112,7 @@ def _self_names(node, stores_only: bool = False) -> set[str]:
     if not args:
         return set()
     me = args[0].arg
-    return {n.attr for n in ast.walk(node) if type(n) is ast.Attribute and type(n.value) is ast.Name and n.value.id == me
+    return {n.attr for n in syntax.nodes(node) if type(n) is ast.Attribute and type(n.value) is ast.Name and n.value.id == me
             and (not stores_only or type(n.ctx) is not ast.Load)}
 
 
@@ -4254,6 +4257,7 @@ def _elementwise_scalar(info: FunctionInfo, ret: Provenance, deps) -> bool | Non
 _ITERATOR_CALL = re.compile(r"\.(?:" + "|".join(sorted(map(re.escape, api.MODULE_ITERATORS))) + r")\(")
 _INT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.INT)
 _FLOAT_NUMBER = Provenance(Kind.NUMBER, 0, dtype=api.FLOAT)
+_MATH_CONSTANTS = frozenset({"pi", "e", "tau", "inf"})  # the math module's float constants
 # kinds of value that are never None: `p is not None` holds of a parameter a call gives one of them
 _NEVER_NONE = frozenset({Kind.TENSOR, Kind.MODULE, Kind.OPTIMIZER, Kind.NUMBER, Kind.TEXT})
 _TRUE = Provenance(Kind.NUMBER, 0, dtype=api.INT, truth=True)  # (a bool is an int, as before: its truth is what is new)

@@ -55,7 +55,7 @@ from ..analysis import torch_ops as ops
 from ..analysis import torch_api as api
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel
 from ..analysis.provenance import Kind
-from ..analysis.syntax import parents, test_truth
+from ..analysis.syntax import parents, stores, test_truth
 from ..analysis.training import (BACKWARD, STEP, ZERO_GRAD, Part, covers, first_forward, forward_statement, innermost_unit, is_zeroing,
                                  optimizer_of, optimizer_params, step_closure, training_units)
 from ..findings import Fix, Safety, Severity
@@ -261,8 +261,7 @@ def _none_from_every_call(model: ModuleModel, function, name: str) -> bool:
     positional = [*args.posonlyargs, *args.args]
     defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    if name not in {a.arg for a in [*positional, *args.kwonlyargs]} or any(
-            isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(node)):
+    if name not in {a.arg for a in [*positional, *args.kwonlyargs]} or stores(node, name):
         return False
     calls = {id(call.node): call for call in model.callers(function) if call.function is function}
     if not calls:
