@@ -53,13 +53,14 @@ from __future__ import annotations
 
 import ast
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..analysis.model import BindEvent, CallEvent, Event, ItemStoreEvent, Loop, ModuleModel, ThroughEvent
 from ..analysis import callsite, uses
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis.syntax import nodes, parents, statements
-from ..analysis.training import BACKWARD, Part, backward_target, called_module, step_closure, keeps_own_weights, step_owners, training_units
+from ..analysis.training import (BACKWARD, STEP_HOOKS, Part, TrainingUnit, backward_target, called_module, is_backward, keeps_own_weights,
+                                 step_closure, step_owners, training_units)
 from ..findings import Edit, Fix, Safety, Severity
 from ..analysis.walker import label as _label
 from .tree_order import breadth_first
@@ -325,6 +326,7 @@ def _accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.AsyncFun
 def _find_accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, ast.stmt]]:
     me = node.args.args[0].arg if node.args.args else "self"
     names = []
+    items = _items_of_params(node)
     for stmt in breadth_first(node):  # (the order of the parameters decides the value reported)
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and _own_state(stmt.target, me):
             added = stmt.value
@@ -336,11 +338,28 @@ def _find_accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.Asy
             added = stmt.args[-1]
         else:
             continue
-        names.extend((name, stmt) for name in sorted(_carried_params(added, model)))
+        names.extend((items.get(name, name), stmt) for name in sorted(_carried_params(added, model)))
     if names:  # a parameter the method rebinds (`value = float(value)`) no longer holds what the caller passed
         rebound = {n.id for n in nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         names = [(name, stmt) for name, stmt in names if name not in rebound]
     return names
+
+
+def _items_of_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """Loop variables that take the items of a parameter (`for v in values`, `for i, v in enumerate(values)`): what
+    is added through them is what the caller passed in that parameter."""
+    params = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+    items = {}
+    for loop in nodes(node):
+        if not isinstance(loop, ast.For):
+            continue
+        source, target = loop.iter, loop.target
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "enumerate" \
+                and len(source.args) == 1 and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            source, target = source.args[0], target.elts[1]
+        if isinstance(source, ast.Name) and source.id in params and isinstance(target, ast.Name):
+            items[target.id] = source.id
+    return items
 
 
 def _own_state(target: ast.expr, me: str) -> bool:
@@ -420,7 +439,7 @@ def _judge(model: ModuleModel, acc: Accumulation):
     loop = next((loop for loop in event.ctx.loops() if not _reset_each_iteration(loop.node.body, acc)), None)
     hook = None
     if loop is None:
-        hook = _step_hook(model, event, acc)
+        hook = _step_hook(model, event, acc) or _called_each_iteration(model, event, acc)
         if hook is None:
             return None
     elif not _defined_before(model, acc, loop) or acc.form == "store" and not _new_key_each_iteration(acc, loop):
@@ -617,6 +636,44 @@ def _step_hook(model: ModuleModel, event: Event, acc: Accumulation):
     return unit if _returns_graph(model, function, acc.prov) or unit.of(BACKWARD) else None
 
 
+def _called_each_iteration(model: ModuleModel, event: Event, acc: Accumulation):
+    """A method keeping a value on its object (`self.stats.add(loss)` in `learn`) that every visible call runs once per
+    iteration of a loop, on an object made before that loop (`for batch in data: agent.learn(batch)`): each call adds
+    to the same accumulator. A unit of the method's own body: its own backward is the iteration's."""
+    function = event.ctx.scope.function
+    if function is None or function.cls is None or function.name == "__init__" or not acc.base.startswith("self.") \
+            or event.ctx.loop is not None or acc.prov is None or function.name in STEP_HOOKS:
+        return None
+    calls = _calls_of(model).get(id(function))
+    if not calls:
+        return None
+    attr = acc.base[len("self."):]
+    for call in calls:
+        loop, receiver = call.ctx.loop, call.receiver
+        if call.ctx.via is not None or loop is None or not isinstance(receiver, ast.Name):
+            return None
+        if receiver.id != "self" and (receiver.id in loop.assigned or _reset_in(
+                loop.node.body, replace(acc, accumulator=f"{receiver.id}.{attr}", base=f"{receiver.id}.{attr}"))):
+            return None  # (an object, or its accumulator, made again each iteration)
+    for name, method in function.cls.methods.items():
+        if name != "__init__" and method is not function and _reset_in(method.node.body, acc):
+            return None
+    parts = [Part(BACKWARD, e) for e in model.of_type(CallEvent)
+             if e.ctx.scope.function is function and e.ctx.via is None and is_backward(e)]
+    return TrainingUnit(function.node, function.scope, function=function, parts=parts)
+
+
+def _calls_of(model: ModuleModel) -> dict:
+    """id of a function of the module -> the call events that call it (the symbolic walk's)."""
+    calls = model.__dict__.get("_ag015_calls_of")
+    if calls is None:
+        calls = model.__dict__["_ag015_calls_of"] = {}
+        for call in model.of_type(CallEvent):
+            if call.function is not None:
+                calls.setdefault(id(call.function), []).append(call)
+    return calls
+
+
 def _returns_graph(model: ModuleModel, function, prov: Provenance) -> bool:
     for node in ast.walk(function.node):
         if isinstance(node, ast.Return) and node.value is not None:
@@ -634,7 +691,11 @@ def _returns_graph(model: ModuleModel, function, prov: Provenance) -> bool:
 def _per_iteration_backward(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook):
     """A backward() in the same iteration through the accumulated value's graph: the accumulator can never be
     backpropagated itself (its graph was freed), so it is only kept for logging."""
-    units = [u for u in training_units(model) if (loop is not None and u.loop is loop) or (hook is not None and u is hook)]
+    every = training_units(model)
+    units = [u for u in every if (loop is not None and u.loop is loop) or (hook is not None and u is hook)]
+    framework = hook is not None and bool(units)  # (a framework's hook, not a method called in a loop)
+    if hook is not None and not units:
+        units = [hook]
     fallback = None
     for unit in units:
         for part in unit.of(BACKWARD):
@@ -660,7 +721,7 @@ def _per_iteration_backward(model: ModuleModel, acc: Accumulation, loop: Loop | 
                 fallback = fallback or part
     if fallback is not None:
         return fallback
-    if hook is not None and _returns_graph(model, hook.function, acc.prov):
+    if framework and _returns_graph(model, hook.function, acc.prov):
         return hook  # the framework backpropagates the returned loss
     return None
 
@@ -934,6 +995,20 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
         related = [(origin, "the graph is built here")] if origin is not None else []
         related.append((backward.node, "this backward frees the graph's buffers, but the list still references it"))
         return model.finding(RULE, acc.statement, message, related=related, accumulator=acc.accumulator, loop_line=loop.node.lineno if loop else None)
+    related = [(origin, "the graph is built here")] if origin is not None else []
+    if backward is not None and backward is not hook:
+        related.append((backward.node, "this backward frees the graph's buffers, but the accumulator still references it"))
+    held = [element for element in acc.value.elts if _graph_value(model.prov(element)) is not None] \
+        if isinstance(acc.value, (ast.List, ast.Tuple)) else []
+    if held:  # a list or tuple display (`meter.update([a, b])`, `log.append((loss, n))`): its tensors are what to detach
+        detached = [_suffixed(model.text(element), element, "detach") for element in held]
+        message = (f"`{statement}` makes `{acc.accumulator}` reference the graph of `{value_text}` from {where} "
+                   f"({'; '.join(facts)}): memory grows each iteration. Keep {', '.join(f'`{text}`' for text in detached)} "
+                   f"(or `.item()`) in it")
+        fix = Fix(f"Keep {', '.join(f'`{text}`' for text in detached)}", Safety.SAFE,
+                  tuple(Edit(model.span(element), text) for element, text in zip(held, detached)))
+        return model.finding(RULE, acc.statement, message, fixes=[fix], related=related, accumulator=acc.accumulator,
+                             loop_line=loop.node.lineno if loop is not None else None)
     message = (f"`{statement}` makes `{acc.accumulator}` reference the graph of `{value_text}` from {where} "
                f"({'; '.join(facts)}): memory grows each iteration. Accumulate `{_suffixed(value_text, acc.value, 'item')}` "
                f"or `{_suffixed(value_text, acc.value, 'detach')}`")
@@ -953,11 +1028,6 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
         fixes = [item, detach] if item_ok else [detach, item]
     else:
         fixes = [detach]
-    related = []
-    if origin is not None:
-        related.append((origin, "the graph is built here"))
-    if backward is not None and backward is not hook:
-        related.append((backward.node, "this backward frees the graph's buffers, but the accumulator still references it"))
     return model.finding(RULE, acc.statement, message, fixes=fixes, related=related, accumulator=acc.accumulator,
                          loop_line=loop.node.lineno if loop is not None else None)
 
