@@ -12,7 +12,8 @@ f-strings, `%` formatting of a tuple, `.item()`, `writer.add_scalar`…, `torch.
 weights the accumulated graph saved (however the accumulator is handed on, no backward can go through it). A reset under an `if` that the
 accumulation does not share (every `log_every` steps) does not end it.
 A Lightning-style `training_step` that appends its returned loss to `self.<list>` (never cleared) is the
-same bug across calls. A dict kept whole (`logs.append(log)`) that a called function built and returned with one
+same bug across calls, and so is a method that a loop calls once per iteration on one object (`for batch in data:
+agent.learn(batch)`, where `learn` backpropagates and runs `self.stats.add(loss)`). A dict kept whole (`logs.append(log)`) that a called function built and returned with one
 entry holding the graph (a loss's `logging_output = {"loss": loss, ...}`) is reported at that entry too, where
 `.detach()` goes.
 
