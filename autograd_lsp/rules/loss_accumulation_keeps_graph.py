@@ -869,6 +869,11 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
                 current = parent
                 continue
             return ESCAPE
+        if isinstance(parent, ast.Return) and depth < 2:
+            return _returned(model, parent, None, parent_of, depth, kind)
+        if isinstance(parent, ast.Tuple) and isinstance(parent_of.get(id(parent)), ast.Return) and depth < 2:
+            position = next(k for k, element in enumerate(parent.elts) if element is current)
+            return _returned(model, parent_of[id(parent)], position, parent_of, depth, kind)
         if isinstance(parent, (ast.BinOp, ast.UnaryOp)) or isinstance(parent, ast.Subscript) and parent.value is current \
                 or isinstance(parent, (ast.Tuple, ast.List)) and isinstance(parent.ctx, ast.Load):
             current = parent  # (a display is judged by what takes it: `"%f" % (epoch, total)`, `print((epoch, total))`)
@@ -901,6 +906,34 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
             # the loop binds, in its body
             return _iterated(model, parent, parent_of, depth, kind)
         return ESCAPE
+
+
+def _returned(model: ModuleModel, ret: ast.Return, position: int | None, parent_of, depth: int, kind: str) -> str:
+    """`return total / n` (or the `position`-th item of a returned tuple): what every call of the function in this module
+    does with it (`val = validate(...)` then only printed); ESCAPE when no call is seen, none reads it, or one hands it
+    on unseen or backpropagates it (as before: a returned sum may be wanted)."""
+    info = model.functions.get(_enclosing_scope(parent_of, ret))
+    calls = [call for call in _calls_of(model).get(id(info), ()) if call.ctx.via is None] if info is not None else []
+    if not calls:
+        return ESCAPE
+    found = set()
+    for call in calls:
+        scope = call.ctx.scope
+        root = scope.node if scope.function is not None else model.tree
+        caller_parents = parents(model, root)
+        if position is None:
+            if not isinstance(caller_parents.get(id(call.node)), ast.Expr):  # (a call for its effects reads nothing)
+                found.add(_use(model, call.node, caller_parents, depth + 1))
+            continue
+        stmt = caller_parents.get(id(call.node))
+        targets = stmt.targets[0].elts if isinstance(stmt, ast.Assign) and stmt.value is call.node and len(stmt.targets) == 1 \
+            and isinstance(stmt.targets[0], (ast.Tuple, ast.List)) else ()
+        if len(targets) != len(ret.value.elts) or not isinstance(targets[position], ast.Name):
+            return ESCAPE  # (unpacked otherwise, or kept whole: not followed)
+        found.update(_use(model, load, caller_parents, depth + 1) for load in _loads_after(model, root, targets[position].id, stmt))
+    if not found or BACKWARDED in found or ESCAPE in found:
+        return ESCAPE
+    return TENSOR if TENSOR in found else kind
 
 
 def _iterated(model: ModuleModel, loop: ast.AST, parent_of, depth: int, kind: str) -> str:
