@@ -20,6 +20,9 @@ from .walker import label as _label
 
 FORWARD, BACKWARD, STEP, ZERO_GRAD = "forward", "backward", "step", "zero_grad"
 STEP_HOOKS = {"training_step"}  # called by a framework once per batch
+# called by a framework once per epoch (Lightning): what they clear lived through every batch of the epoch
+EPOCH_HOOKS = {"on_train_epoch_end", "on_train_epoch_start", "training_epoch_end", "on_epoch_end", "on_epoch_start",
+               "on_validation_epoch_end", "validation_epoch_end", "on_fit_end", "on_train_end"}
 GRAPH_RETURNING = {"forward", "training_step"}  # methods whose returned graph the caller backpropagates
 BACKWARD_WRAPPERS = {"accelerator", "fabric", "engine", "model_engine", "strategy"}  # `accelerator.backward(loss)`
 BACKWARD_METHODS = {"manual_backward"}  # Lightning's manual optimisation: `self.manual_backward(loss)`

@@ -60,7 +60,7 @@ from ..analysis.model import BindEvent, CallEvent, Event, ItemStoreEvent, Loop, 
 from ..analysis import callsite, uses
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis.syntax import nodes, parents, statements
-from ..analysis.training import (BACKWARD, STEP_HOOKS, Part, TrainingUnit, backward_target, called_module, is_backward, keeps_own_weights,
+from ..analysis.training import (BACKWARD, EPOCH_HOOKS, STEP_HOOKS, Part, TrainingUnit, backward_target, called_module, is_backward, keeps_own_weights,
                                  step_closure, step_owners, training_units)
 from ..findings import Edit, Fix, Safety, Severity
 from ..analysis.walker import label as _label
@@ -628,10 +628,9 @@ def _step_hook(model: ModuleModel, event: Event, acc: Accumulation):
     unit = next((u for u in training_units(model) if u.function is function), None)
     if unit is None:
         return None
-    attr = acc.base[len("self."):]
     for name, method in function.cls.methods.items():
-        if name == "__init__" or method is function:
-            continue
+        if name == "__init__" or method is function or name in EPOCH_HOOKS:
+            continue  # (cleared once an epoch: it still grows through the epoch's batches)
         if _reset_in(method.node.body, acc):
             return None
     return unit if _returns_graph(model, function, acc.prov) or unit.of(BACKWARD) else None
@@ -681,6 +680,9 @@ def _returns_graph(model: ModuleModel, function, prov: Provenance) -> bool:
             returned = model.prov(node.value)
             if returned is not None and returned.kind is Kind.TENSOR and returned.graph & prov.graph:
                 return True
+            held = _graph_value(returned) if returned is not None and returned.kind in (Kind.MAPPING, Kind.SEQUENCE) else None
+            if held is not None and held.graph & prov.graph:
+                return True  # `return log` of `log = {"loss": loss, ...}`
             if isinstance(node.value, ast.Dict):  # Lightning: return {"loss": loss, ...}
                 for value in node.value.values:
                     returned = model.prov(value)
@@ -1009,7 +1011,8 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
         return model.finding(RULE, acc.statement, message, fixes=[fix], related=related, accumulator=acc.accumulator,
                              loop_line=loop.node.lineno if loop is not None else None, entry=entry)
     element = _backpropagated_element(model, acc, backward)
-    if element is not None or acc.prov is not None and acc.prov.kind in (Kind.MAPPING, Kind.SEQUENCE) \
+    whole = model.prov(acc.value)  # (acc.prov is the tensor inside a container kept whole)
+    if element is not None or any(p is not None and p.kind in (Kind.MAPPING, Kind.SEQUENCE) for p in (acc.prov, whole)) \
             and not isinstance(acc.value, (ast.List, ast.Tuple)):
         # a container (a dict of outputs) kept whole: `.item()`/`.detach()` of it mean nothing; its tensors need them
         advice = (f"Replace `{element}` by `{element}.detach()` (or `.item()`) before keeping `{value_text}`" if element else
