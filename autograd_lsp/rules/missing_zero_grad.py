@@ -86,6 +86,10 @@ def check(model: ModuleModel):
         if not zeros:
             yield from _finding(model, unit, own[0], backwards, missing=None, seen=seen)
             continue
+        apart = next((step for step in own if all(_other_branch(model, zero, step) for zero in zeros)), None)
+        if apart is not None:  # (`if args.amp: zero_grad(); scaled backward; step` `else: backward(); step()`)
+            yield from _finding(model, unit, apart, backwards, missing=None, seen=seen, branch=zeros[0])
+            continue
         uncovered = _past_module_resets(model, zeros, own)
         if uncovered is not None:
             for step, name, resets in uncovered[:1]:
@@ -229,6 +233,28 @@ def _fresh_each_iteration(model: ModuleModel, unit, step) -> bool:
                                 for owner in owners)
 
 
+def _other_branch(model: ModuleModel, zero, step) -> bool:
+    """The reset and the step sit in different arms of one `if` of the same body: an iteration that steps there never
+    resets."""
+    a, b = zero.event, step.event
+    if a.ctx.scope is not b.ctx.scope or a.ctx.via is not None or b.ctx.via is not None:
+        return False
+    scope = a.ctx.scope
+    parent_of = parents(model, scope.node if scope.function is not None else model.tree)
+    arms = {}
+    child, parent = a.node, parent_of.get(id(a.node))
+    while parent is not None:
+        if isinstance(parent, ast.If) and child is not parent.test:
+            arms[id(parent)] = child in parent.body
+        child, parent = parent, parent_of.get(id(parent))
+    child, parent = b.node, parent_of.get(id(b.node))
+    while parent is not None:
+        if isinstance(parent, ast.If) and child is not parent.test and id(parent) in arms:
+            return arms[id(parent)] is not (child in parent.body)
+        child, parent = parent, parent_of.get(id(parent))
+    return False
+
+
 def _never_runs(model: ModuleModel, zero) -> bool:
     """The reset sits in a branch of an `if` on a parameter of its function (`if params is not None and ...:`) that is
     never taken: every call of the function in this module passes `None` there or leaves it at a `None` default, and
@@ -341,7 +367,7 @@ def _optimizer_receiver(model: ModuleModel, event: CallEvent) -> bool:
     return optimizer_like(model, receiver)
 
 
-def _finding(model, unit, step, backwards, missing, seen: set, resets: str | None = None):
+def _finding(model, unit, step, backwards, missing, seen: set, resets: str | None = None, branch=None):
     step_event = step.event
     optimizer = optimizer_of(model, step.inner or step_event) if isinstance(step.inner or step_event, CallEvent) else None
     backward = max((b for b in backwards if b.seq < step.seq), key=lambda b: b.seq, default=backwards[0])
@@ -368,7 +394,10 @@ def _finding(model, unit, step, backwards, missing, seen: set, resets: str | Non
     else:
         outside = _zero_grad_outside(model, unit)
         message = f"{where} runs {', '.join(roles[:-1])} and {roles[-1]}, but never resets the gradients"
-        if outside is not None:
+        if branch is not None:
+            message += (f" on that path (`{_short(model, branch.node)}` at line {branch.node.lineno} runs only in the other "
+                        f"branch of the `if`)")
+        elif outside is not None:
             message += f" (`{_short(model, outside.node)}` at line {outside.node.lineno} runs outside it)"
         message += (": every step applies the sum of all gradients so far. "
                     f"Call `{optimizer or 'optimizer'}.zero_grad()` in the loop body, before the forward")
