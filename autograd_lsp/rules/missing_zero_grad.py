@@ -10,7 +10,8 @@ its parameters (an InfoGAN optimizer over `itertools.chain(G.parameters(), D.par
 G (`D.opt`, `Adam(D.parameters())`), is not reset by it. A helper's reset under `if flag:`, for a
 parameter defaulting to `False` that the loop's call leaves out (`optimizer_step()` of `def optimizer_step(self,
 zero_grad=False)`), never runs; nor does a reset under `if params is not None` (alone or in an `and`) of a parameter every
-call of the function in this module passes `None` (a hand-written SGD path, called with `params=None, optimizer=opt`).
+call of the function in this module passes `None` (a hand-written SGD path, called with `params=None, optimizer=opt`);
+nor does a reset in one arm of an `if` for a step in the other arm (`if amp: zero_grad(); ...` / `else: backward(); step()`).
 
 Reported at the `step()` that applies the summed gradients, and at the `backward()` that adds to them; where the
 step sits in a helper that the loop's call is the only caller of, at the helper's own `step()` too.
