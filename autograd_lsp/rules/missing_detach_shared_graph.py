@@ -121,6 +121,15 @@ def check(model: ModuleModel):
             stale = None
             if first.retains:  # the graph is kept: it only breaks where the step changed weights a shared forward saved
                 stale = next(((s, module) for s in between if s is not first.event for module in _saved_modules(model, s, shared)), None)
+                if stale is None:  # (a generator fed data saves its own weights: broken too when the second loss's own
+                    # step leaves it alone, a discriminator's loss that should not reach it at all; else AG003's alone)
+                    after = next((s for s in steps if s.ctx.scope is second.event.ctx.scope and s.ctx.loop is second.event.ctx.loop
+                                  and s.seq > second.seq), None)
+                    if after is not None and any(second.seq < other.seq < after.seq for other in sites):
+                        after = None  # (the step after the second backward, before any other)
+                    stale = next(((s, module) for s in between if s is not first.event and after is not None
+                                  for module in _saved_modules(model, s, shared, own=True)
+                                  if _steps_module(model, s, module) and not _steps_module(model, after, module)), None)
                 between = [stale[0]] if stale is not None else []
             step = between[0] if between else None
             if step is None or never_together(model, first.event, second.event) or _recomputed_between(model, first, second, shared) \
@@ -483,6 +492,12 @@ def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset, own: 
     return found
 
 
+def _steps_module(model: ModuleModel, step, module: str) -> bool:
+    """The step updates all of `module` (its own parameters or an enclosing module's; unknown: assumed to)."""
+    owners = step_owners(model, step) if type(step) is CallEvent else []
+    return not owners or any(module == owner or module.startswith(owner + ".") for owner in owners)
+
+
 def _runs_submodule(model: ModuleModel, event: CallEvent, attribute: str) -> bool:
     """The forward of a workspace module calls `self.<attribute>` on something computed from its inputs."""
     forward = event.runs
@@ -745,10 +760,12 @@ def _stale_finding(model, first_node, second_node, step_node, step, step_text: s
     """The first backward retained the shared graph; the step then changed `module`'s weights that graph saved."""
     first_call = " ".join(model.text(first_node).split())
     second_call = " ".join(model.text(second_node).split())
+    detached = f"`{what.strip('`')}.detach()`" if what.startswith("`") else "a detached copy"
     message = (f"`{second_call}` backpropagates through {what}{made}, whose graph `{first_call}` (line {first_node.lineno}) "
                f"retained, but `{step_text}` (line {step_node.lineno}) has since changed the weights of `{module}` that this graph "
                f"saved: RuntimeError \"modified by an inplace operation\". Recompute the shared forward after the step for the "
-               f"second loss (with `.detach()` on what the first loss takes from it)")
+               f"second loss (with `.detach()` on what the first loss takes from it), or, if the second loss must not reach "
+               f"`{module}` (a discriminator's), give it {detached}")
     related = [(first_node, "the first backward retains the shared graph here"), (step_node, "the optimizer steps in between")]
     if shared_bind is not None:
         related.insert(0, (shared_bind.node, "the shared forward output is computed here"))
@@ -758,7 +775,7 @@ def _stale_finding(model, first_node, second_node, step_node, step, step_text: s
         return [found]
     cause = (f"{_capitalised(what)} is computed here once for both losses; `{step_text}` (line {step_node.lineno}) changes "
              f"the weights of `{module}` its graph saved before `{second_call}` (line {second_node.lineno}) uses that graph. "
-             f"Recompute it after the step for the second loss")
+             f"Recompute it after the step for the second loss, or detach it there if that loss must not reach `{module}`")
     return model.with_cause(found, shared_bind.node, cause, "the second backward fails here")
 
 
