@@ -21,7 +21,9 @@ A step is also a method of a `torch.optim.Optimizer` subclass of the workspace t
 class builds over `self.parameters()` (`self.opt`) updates the module it is read from (`member.opt.step()`: `member`'s).
 
 A graph handed to a function as its arguments (`def update(self, gen_loss, dis_loss)`) and retained there is never
-reused when the body reads that argument no more and no caller in the module backpropagates through it after the call.
+reused when the body reads that argument no more and no caller in the module backpropagates through it after the call. Nor does a function
+that returns only numbers, tensors of other graphs and modules that keep no value of their calls (`return netG, z`) hand
+it on, nor a module-level helper handed nothing of it backpropagate through it (`gradient_penalty(netD, real, fake.detach())`).
 
 A bug of two backward calls is reported at both: the one that retains (or frees) the graph, and the later one, which
 raises.
@@ -71,6 +73,7 @@ operation: [...] is at version N; expected version M instead`; for a second back
 from __future__ import annotations
 
 import ast
+import builtins
 import sys
 
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel, ThroughEvent, UseEvent
@@ -87,6 +90,7 @@ SEVERITY = Severity.ERROR
 SUMMARY = "backward(retain_graph=True) whose graph is reused after optimizer.step(), or never reused"
 RUNTIME_SIGNATURE = "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation"
 RULE = sys.modules[__name__]
+_BUILTINS = frozenset(dir(builtins))
 
 
 def _retains(event: CallEvent) -> bool:
@@ -633,7 +637,7 @@ def _nothing_reuses(model, event, prov, same_scope, scope, made_by=None) -> bool
         if call.ctx.scope is scope and (call.qualname or "").endswith("autograd.grad"):
             return False
         if call.ctx.scope is scope and call.function is not None and call.seq > event.seq and call.node is not made_by \
-                and _may_backpropagate(model, call.function):
+                and _may_backpropagate(model, call.function) and not _handed_nothing_of(model, call, prov.graph):
             return False  # a helper may backpropagate through it
     for use in model.of_type(UseEvent):
         if use.ctx.scope is scope and use.seq > event.seq and model.shared_graph(use.prov.graph, prov.graph):
@@ -780,6 +784,44 @@ def _may_backpropagate(model, function, seen=None) -> bool:
     return found
 
 
+def _handed_nothing_of(model, call, graph) -> bool:
+    """`gradient_penalty(netD, real, fake.detach())`: a module-level helper handed nothing of the graph (numbers, tensors
+    of other graphs, modules that keep no values), whose body reads only its arguments, imports and the module's
+    functions: whatever it backpropagates through, it is not this graph."""
+    if any(type(argument) is ast.Starred for argument in call.node.args) or any(k.arg is None for k in call.node.keywords):
+        return False
+    arguments = [*call.node.args, *(keyword.value for keyword in call.node.keywords)]
+    cut = lambda node: type(node) is ast.Call and type(node.func) is ast.Attribute and uses.is_cut(node.func.attr)  # noqa: E731
+    return all(cut(argument) or _free_of(model, model.prov(argument), graph) for argument in arguments) \
+        and _reads_only_arguments(model, call.function)
+
+
+def _reads_only_arguments(model, function, depth: int = 0) -> bool:
+    """A module-level function whose names are its arguments, its locals, imports, builtins and the module's functions
+    (each such too): no global or closure value reaches it."""
+    node = function.node
+    if function.cls is not None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or depth > 3:
+        return False
+    top = model.__dict__.get("_ag003_top_defs")
+    if top is None:
+        top = model.__dict__["_ag003_top_defs"] = {stmt.name: stmt for stmt in model.tree.body
+                                                  if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    if top.get(node.name) is not node:
+        return False
+    args = node.args
+    known = {arg.arg for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if arg is not None}
+    names = [n for n in nodes(node) if type(n) is ast.Name]
+    known.update(n.id for n in names if type(n.ctx) is not ast.Load)
+    for name in {n.id for n in names if type(n.ctx) is ast.Load} - known:
+        if name in model.imports.names or name in _BUILTINS and model.mentions(name) == sum(1 for n in names if n.id == name):
+            continue  # (a builtin no other code of the module rebinds)
+        called = top.get(name)
+        inner = model.functions.get(called) if isinstance(called, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        if inner is None or inner is function or not _reads_only_arguments(model, inner, depth + 1):
+            return False
+    return True
+
+
 def _fed_from_before_loop(model, loop, graph) -> bool:
     """A computation of the graph reads a name set before the loop whose value is unknown: it may hold a graph that
     the next iteration backpropagates through again (`features = encoder(images)` of an unknown encoder)."""
@@ -798,10 +840,80 @@ def _returned(model, event, graph) -> bool:
     function = event.ctx.scope.node
     for node in ast.walk(function):
         if isinstance(node, (ast.Return, ast.Yield)) and node.value is not None:
-            prov = model.prov(node.value)
-            if prov is None or prov.kind is not Kind.NUMBER and not (prov.is_tensor and not model.shared_graph(prov.graph, graph)):
+            if not _free_of(model, model.prov(node.value), graph):
                 return True
     return False
+
+
+def _free_of(model, prov, graph) -> bool:
+    """The value holds nothing of the graph: a number, a tensor of another graph, a tuple of such, or a module that keeps
+    no value of its calls (`return net, best`)."""
+    if prov is None:
+        return False
+    if prov.kind is Kind.NUMBER or prov.kind is Kind.TEXT:
+        return True
+    if prov.is_tensor:
+        return not model.shared_graph(prov.graph, graph)
+    if prov.kind is Kind.SEQUENCE:
+        # (no elements: maybe a list appended to since; unknown)
+        return bool(prov.elements) and all(_free_of(model, element, graph) for element in prov.elements)
+    return prov.kind is Kind.MODULE and _keeps_no_values(model, prov.module_class)
+
+
+def _keeps_no_values(model, cls, depth: int = 0) -> bool:
+    """A module class whose instances keep nothing a call computed: a torch.nn layer, or a workspace nn.Module subclass
+    whose methods (but `__init__`) never store on `self` nor call what might (a container attribute's `append`, an
+    unknown method of `self`), in a module that never stores an attribute on another object (`gen.output = gen(z)`)."""
+    if isinstance(cls, str):
+        return cls.startswith("torch.nn.")
+    if not isinstance(cls, ClassInfo) or not cls.is_module or depth > 4 or _stores_on_objects(model):
+        return False
+    cache = model.__dict__.setdefault("_keeps_no_values", {})  # (on the model: an edit's rewalk keeps the ClassInfo)
+    found = cache.get(id(cls))
+    if found is None:
+        cache[id(cls)] = False  # (a cycle of bases: no claim)
+        workspace = {base.node.name: base for base in cls.bases}
+        bases_known = all((model.imports.qualname(base) or "").startswith("torch.nn.") or type(base) is ast.Name
+                          and base.id in workspace and _keeps_no_values(model, workspace[base.id], depth + 1)
+                          for base in cls.node.bases)
+        found = cache[id(cls)] = bases_known and all(
+            _method_keeps_nothing(cls, method) for method in cls.methods.values() if method.name != "__init__")
+    return found
+
+
+def _method_keeps_nothing(cls, method) -> bool:
+    arguments = method.node.args.posonlyargs + method.node.args.args
+    if not arguments:
+        return True
+    me = arguments[0].arg
+    on_self = lambda node: type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == me  # noqa: E731
+    for node in nodes(method.node):
+        if on_self(node) and type(node.ctx) is not ast.Load:
+            return False
+        if type(node) is ast.Subscript and type(node.ctx) is not ast.Load and on_self(node.value):
+            return False
+        if type(node) is ast.Call:
+            func = node.func
+            if type(func) is ast.Name and func.id in ("setattr", "vars"):
+                return False
+            if on_self(func) and func.attr not in cls.methods and cls.attribute(func.attr) is None:
+                return False  # (`self.register_buffer(...)`, an inherited helper)
+            if type(func) is ast.Attribute and on_self(func.value):
+                held = cls.attribute(func.value.attr)
+                if held is None or held.kind is not Kind.MODULE:
+                    return False  # (`self.cache.append(out)`)
+    return True
+
+
+def _stores_on_objects(model) -> bool:
+    """Some code of the module binds an attribute of an object other than its own `self` (`gen.output = ...`,
+    `self.net.cache = ...`)."""
+    found = model.__dict__.get("_stores_on_objects")
+    if found is None:
+        found = model.__dict__["_stores_on_objects"] = any(
+            "." in bind.name and not (bind.name.startswith("self.") and bind.name.count(".") == 1)
+            for bind in model.of_type(BindEvent)) or model.mentions("setattr") > 0
+    return found
 
 
 def _remove_retain_graph(model, event) -> Fix | None:
