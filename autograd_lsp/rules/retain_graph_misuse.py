@@ -24,6 +24,8 @@ A graph handed to a function as its arguments (`def update(self, gen_loss, dis_l
 reused when the body reads that argument no more and no caller in the module backpropagates through it after the call. Nor does a function
 that returns only numbers, tensors of other graphs and modules that keep no value of their calls (`return netG, z`) hand
 it on, nor a module-level helper handed nothing of it backpropagate through it (`gradient_penalty(netD, real, fake.detach())`).
+A step its class's own methods call (`loss = self.train_batch(x)`) that returns the graph is judged at those calls (only
+`loss.item()` there: never reused); a value cut from the graph (`prev = logits.argmax(-1)`) carries nothing to the next pass.
 
 A bug of two backward calls is reported at both: the one that retains (or frees) the graph, and the later one, which
 raises.
@@ -618,12 +620,12 @@ def _handed_in_never_reused(model, event) -> bool:
     return bool(throughs)
 
 
-def _nothing_reuses(model, event, prov, same_scope, scope, made_by=None) -> bool:
-    if event.ctx.scope.function is not None and _returned(model, event, prov.graph):
+def _nothing_reuses(model, event, prov, same_scope, scope, made_by=None, depth: int = 0) -> bool:
+    if event.ctx.scope.function is not None and _returned(model, event, prov.graph, depth):
         return False
     if event.ctx.loop is not None and _fed_from_before_loop(model, event.ctx.loop, prov.graph):
         return False
-    if event.ctx.loop is not None and _may_carry(event, prov.graph):
+    if event.ctx.loop is not None and _may_carry(model, event, prov.graph):
         return False
     if _computed_elsewhere(model, event, prov.graph):
         return False
@@ -643,12 +645,27 @@ def _nothing_reuses(model, event, prov, same_scope, scope, made_by=None) -> bool
         if use.ctx.scope is scope and use.seq > event.seq and model.shared_graph(use.prov.graph, prov.graph):
             if use.usage == "receiver" and uses.passive_receiver(use.callee) or use.usage == "other":
                 continue
-            if use.usage == "receiver" and use.callee == "backward":
+            if use.usage == "receiver" and use.callee == "backward" or _read_into_cut(model, use):
                 continue
             if use.usage == "arg" and (use.callee in uses.NUMBER_CASTS or _inspected_by_helper(model, use)):
                 continue  # (`float(loss)`: a number, no graph)
             return False  # the graph is built upon further: a later backward may go through it
     return True
+
+
+def _graph_free(prov) -> bool:
+    """A tensor known to carry no graph (cut by `.detach()`, or not requiring grad: `argmax`, a comparison)."""
+    return prov is not None and prov.is_tensor and not prov.graph and (prov.requires_grad is False or prov.detached)
+
+
+def _read_into_cut(model, use) -> bool:
+    """The read is inside an assignment's value that carries no graph (`prev = logits.argmax(-1)`)."""
+    stmt = use.ctx.statement
+    if type(stmt) is not ast.Assign or not _graph_free(model.prov(stmt.value)):
+        return False
+    value, node = stmt.value, use.node
+    return (value.lineno, value.col_offset) <= (node.lineno, node.col_offset) and \
+        (node.end_lineno, node.end_col_offset) <= (value.end_lineno, value.end_col_offset)
 
 
 def _computed_elsewhere(model, event, graph) -> bool:
@@ -679,7 +696,7 @@ def _reads_method_state(model, event, graph) -> bool:
                               for bind in model.of_type(BindEvent))
 
 
-def _may_carry(event, graph) -> bool:
+def _may_carry(model, event, graph) -> bool:
     """A statement of the loop that computes part of this graph binds a name the loop reads before it (`output, state =
     model(X, state)` with a model the walk cannot see into): the value may carry this graph into the next iteration,
     whose backward then goes through it (2b reports the carriers whose graph is known). A read that follows an
@@ -689,7 +706,7 @@ def _may_carry(event, graph) -> bool:
         if loop.scope is not event.ctx.scope:
             break
         feeding = parents = None
-        for stmt, names, direct in _graph_bindings(loop.node, graph):
+        for stmt, names, direct in _graph_bindings(model, loop.node, graph):
             end = (stmt.end_lineno, stmt.end_col_offset)
             if not direct and feeding is None:
                 feeding = {id(inner) for node in nodes(loop.node) if id(node) in graph for inner in nodes(node)}
@@ -703,10 +720,11 @@ def _may_carry(event, graph) -> bool:
     return False
 
 
-def _graph_bindings(loop: ast.AST, graph) -> list:
+def _graph_bindings(model, loop: ast.AST, graph) -> list:
     """(assignment, names it binds, direct) for the loop's assignments whose value computes part of the graph (direct),
     or reads a name one of them binds (`memory = out` after `out = cell(x, memory)`: such a name carries the graph
-    only where a computation of the graph reads it, not into `total = total + loss`)."""
+    only where a computation of the graph reads it, not into `total = total + loss`). A value cut from the graph
+    (`prev = logits.argmax(-1)`, `x = out.detach()`) carries nothing."""
     assigns = list(statements(loop.body, (ast.Assign,)))
     bound: dict = {}
     carriers: set = set()
@@ -716,6 +734,8 @@ def _graph_bindings(loop: ast.AST, graph) -> list:
         for stmt in assigns:
             if id(stmt) in bound or not any(id(node) in graph or isinstance(node, ast.Name) and node.id in carriers
                                             and isinstance(node.ctx, ast.Load) for node in nodes(stmt.value)):
+                continue
+            if _graph_free(model.prov(stmt.value)):
                 continue
             names = {node.id for target in stmt.targets for node in nodes(target) if isinstance(node, ast.Name)}
             bound[id(stmt)] = (stmt, names, any(id(node) in graph for node in nodes(stmt.value)))
@@ -834,15 +854,43 @@ def _fed_from_before_loop(model, loop, graph) -> bool:
     return False
 
 
-def _returned(model, event, graph) -> bool:
+def _returned(model, event, graph, depth: int = 0) -> bool:
     """The function may hand a value of the graph to its caller: it returns or yields one that is not known to be
-    free of it (`return loss.item()` is a number)."""
+    free of it (`return loss.item()` is a number), and some call of it here may backpropagate through it again."""
     function = event.ctx.scope.node
+    handed = False
     for node in ast.walk(function):
         if isinstance(node, (ast.Return, ast.Yield)) and node.value is not None:
             if not _free_of(model, model.prov(node.value), graph):
-                return True
-    return False
+                if type(node) is not ast.Return:
+                    return True
+                handed = True
+    return handed and not _callers_only_read(model, event.ctx.scope.function, graph, depth)
+
+
+def _callers_only_read(model, function, graph, depth: int) -> bool:
+    """A step of its class's own methods (`loss = self.refine(x)`, every call of it being one, in methods of the class;
+    or a private function) whose every call gets the graph as its result and reuses it nowhere (`loss.item()`): the
+    check of the retained graph, at the caller. (A public method called from outside the class is an API: its other
+    callers are unknown.)"""
+    if function is None or depth > 2:
+        return False
+    calls = [call for call in model.calls() if call.function is function and call.ctx.via is None]
+    for call in calls:
+        func, caller = call.node.func, call.ctx.scope.function
+        if not function.name.startswith("_") and not (
+                function.cls is not None and type(func) is ast.Attribute and type(func.value) is ast.Name
+                and func.value.id == "self" and caller is not None and caller.cls is function.cls):
+            return False
+        result, scope = call.result, call.ctx.scope
+        if result is None or not result.has_graph or not model.shared_graph(result.graph, graph):
+            return False
+        # (the call's own backward, run before it returns, is the one that retained the graph)
+        backwards = [b for b in model.calls(role="backward", through=True) if b.ctx.scope is scope
+                     and getattr(b, "through", None) is not call.node]
+        if not _nothing_reuses(model, call, result, backwards, scope, made_by=call.node, depth=depth + 1):
+            return False
+    return bool(calls)
 
 
 def _free_of(model, prov, graph) -> bool:
