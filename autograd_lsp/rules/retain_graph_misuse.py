@@ -28,7 +28,7 @@ A step its class's own methods call (`loss = self.train_batch(x)`) that returns 
 `loss.item()` there: never reused); a value cut from the graph (`prev = logits.argmax(-1)`) carries nothing to the next pass.
 
 A bug of two backward calls is reported at both: the one that retains (or frees) the graph, and the later one, which
-raises.
+raises (a later one that a helper of this module runs: at the call, and at the helper's backward).
 
 ## Why is this bad?
 `retain_graph=True` is usually added to silence "Trying to backward through the graph a second time".
@@ -342,7 +342,13 @@ def check(model: ModuleModel):
     """Each finding; the second place of a two-place one (`cause_of`) only where no finding of its own stands."""
     found = list(_check(model))
     primary = {finding.span.line for finding in found if "cause_of" not in finding.data}
-    yield from (finding for finding in found if "cause_of" not in finding.data or finding.span.line not in primary)
+    seen = set()  # (a helper's backward reached by two calls: one finding there)
+    for finding in found:
+        if "cause_of" in finding.data:
+            if finding.span.line in primary or (finding.span.line, finding.span.col) in seen:
+                continue
+            seen.add((finding.span.line, finding.span.col))
+        yield finding
 
 
 def _check(model: ModuleModel):
@@ -519,7 +525,17 @@ def _backward_second_time(model, first, later):
     cause = (f"`{later_text}` backpropagates through the graph that `{first_text}` (line {first.node.lineno}) already backpropagated and "
              f"freed: RuntimeError \"Trying to backward through the graph a second time\". Sum the losses and call backward "
              f"once, or pass `retain_graph=True` to the first backward")
-    return model.with_cause(found, later_site, cause, "the graph is backpropagated and freed here")
+    found = model.with_cause(found, later_site, cause, "the graph is backpropagated and freed here")
+    if type(later) is ThroughEvent and later.inner.ctx.scope.node in model.functions and later.node.lineno != later_site.lineno:
+        # (a helper of this module runs the later backward: where it raises, for this call)
+        inner_text = " ".join(model.text(later.node).split())
+        call = later_text if len(later_text) <= 60 else later_text[:57] + "..."
+        raises = (f"`{inner_text}` raises when `{call}` (line {later_site.lineno}) runs it: what that call hands over comes from "
+                  f"the graph that `{first_text}` (line {first.node.lineno}) already backpropagated and freed: RuntimeError "
+                  f"\"Trying to backward through the graph a second time\". Backpropagate once (sum the losses), or pass "
+                  f"`retain_graph=True` to the first backward")
+        found += model.with_cause(found[0], later.node, raises, "the graph is backpropagated and freed here")[1:]
+    return found
 
 
 def _add_retain_graph(model, event) -> Fix | None:
