@@ -78,7 +78,7 @@ import ast
 import builtins
 import sys
 
-from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel, ThroughEvent, UseEvent
+from ..analysis.model import BindEvent, CallEvent, ClassInfo, ItemStoreEvent, ModuleModel, ThroughEvent, UseEvent
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis import torch_api as api
 from ..analysis import uses
@@ -643,7 +643,7 @@ def _nothing_reuses(model, event, prov, same_scope, scope, made_by=None, depth: 
         return False
     if event.ctx.loop is not None and _may_carry(model, event, prov.graph):
         return False
-    if _computed_elsewhere(model, event, prov.graph):
+    if _computed_elsewhere(model, event, prov.graph) or _stored(model, event, prov.graph):
         return False
     for other in same_scope:
         if other is event or other.seq < event.seq and not event.ctx.loop:
@@ -667,6 +667,18 @@ def _nothing_reuses(model, event, prov, same_scope, scope, made_by=None, depth: 
                 continue  # (`float(loss)`: a number, no graph)
             return False  # the graph is built upon further: a later backward may go through it
     return True
+
+
+def _stored(model, event, graph) -> bool:
+    """The event's scope stores a value of the graph on an object or into a container (`self.last = loss`): another
+    method may backpropagate it."""
+    stores = model.__dict__.get("_ag003_stores")
+    if stores is None:
+        stores = model.__dict__["_ag003_stores"] = {}
+        for store in [*model.of_type(BindEvent), *model.of_type(ItemStoreEvent)]:
+            if store.prov is not None and store.prov.graph and (type(store) is ItemStoreEvent or "." in store.name):
+                stores.setdefault(id(store.ctx.scope), []).append(store.prov.graph)
+    return any(model.shared_graph(stored, graph) for stored in stores.get(id(event.ctx.scope), ()))
 
 
 def _graph_free(prov) -> bool:
@@ -898,9 +910,12 @@ def _callers_only_read(model, function, graph, depth: int) -> bool:
                 function.cls is not None and type(func) is ast.Attribute and type(func.value) is ast.Name
                 and func.value.id == "self" and caller is not None and caller.cls is function.cls):
             return False
-        result, scope = call.result, call.ctx.scope
+        result, scope, statement = call.result, call.ctx.scope, call.ctx.statement
         if result is None or not result.has_graph or not model.shared_graph(result.graph, graph):
             return False
+        if not (type(statement) is ast.Expr or type(statement) is ast.Assign and len(statement.targets) == 1
+                and type(statement.targets[0]) is ast.Name) or statement.value is not call.node or _stored(model, call, graph):
+            return False  # (kept somewhere another method may backpropagate it from: `self.last = self.step(x)`)
         # (the call's own backward, run before it returns, is the one that retained the graph)
         backwards = [b for b in model.calls(role="backward", through=True) if b.ctx.scope is scope
                      and getattr(b, "through", None) is not call.node]
