@@ -28,7 +28,9 @@ A step its class's own methods call (`loss = self.train_batch(x)`) that returns 
 `loss.item()` there: never reused); a value cut from the graph (`prev = logits.argmax(-1)`) carries nothing to the next pass.
 
 A bug of two backward calls is reported at both: the one that retains (or frees) the graph, and the later one, which
-raises (a later one that a helper of this module runs: at the call, and at the helper's backward).
+raises (a later one that a helper of this module runs: at the call, and at the helper's backward). A helper's backward that
+frees, every iteration of a training loop, a forward another method ran once before it (`self.fake_B`; AG017 reports the
+call) is reported at that backward, where the graph could be kept.
 
 ## Why is this bad?
 `retain_graph=True` is usually added to silence "Trying to backward through the graph a second time".
@@ -83,7 +85,7 @@ from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.syntax import nodes, statements
-from ..analysis.training import called_module, is_frozen, keeps_own_weights, never_together, parted, runs_after, shown, site
+from ..analysis.training import called_module, is_frozen, keeps_own_weights, mine, never_together, parted, runs_after, shown, site
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG003"
@@ -417,6 +419,8 @@ def _check(model: ModuleModel):
     if len(freeing) > 1:
         # (a step a called function runs is one between, too)
         yield from _freed_then_reused(model, freeing, list(model.calls(role="step", through=True)), graphs or _Graph(model))
+    # 5. a helper's backward that frees, every iteration, a forward run once before the loop (AG017 reports the call)
+    yield from _freed_every_iteration(model)
 
 
 def _frees(event) -> bool:
@@ -469,6 +473,44 @@ def _freed_then_reused(model, backwards, steps, graphs):
             break  # (one finding per freeing backward: the first backward through it again)
 
 
+def _freed_every_iteration(model):
+    """`self.backward_D()` in a training loop, whose `loss_D.backward()` frees a forward that another method ran once
+    before the loop (`self.fake_B`; AG017 reports the call and that forward): from the second iteration on it goes
+    through the freed graph. Reported at that backward, where the graph can be kept, when the call is the helper's only
+    one here and the helper runs no other backward."""
+    if not any(call.ctx.loop is not None and call.function is not None and call.function.calls_backward for call in model.calls()):
+        return  # (no helper that backpropagates is called in a loop: AG017's check is not run for this)
+    iterations = {finding.span.line: finding for finding in _ag017_findings(model)
+                  if "loop_line" in finding.data and "cause_of" not in finding.data}
+    if not iterations:
+        return
+    for call in model.calls():
+        found = iterations.get(call.node.lineno)
+        function = call.function
+        if found is None or function is None or call.ctx.via is not None or call.node is not site(call) \
+                or any(other.node is not call.node for other in model.callers(function) if other.ctx.via is None):
+            continue
+        inner = [b for b in model.calls(role="backward") if b.ctx.scope.function is function and b.ctx.via is None]
+        if len(inner) != 1 or not _frees(inner[0]) or inner[0].node.lineno in _ag017_lines(model):
+            continue
+        text = " ".join(model.text(call.node).split())
+        message = (f"this backward frees the graph of `{found.data.get('shared')}`, computed once, before the training loop at "
+                   f"line {found.data['loop_line']}: the next `{text}` (line {call.node.lineno}) backpropagates through it again: "
+                   f"RuntimeError \"Trying to backward through the graph a second time\". Recompute it inside the loop, or keep "
+                   f"it here with `retain_graph=True` if no step in the loop changes what it saved")
+        yield model.finding(RULE, inner[0].node, message, related=[(call.node, "the next iteration's call backpropagates it again")],
+                            kind="freed-every-iteration", loop_line=found.data["loop_line"])
+
+
+def _ag017_findings(model) -> list:
+    found = model.__dict__.get("_ag017_findings")
+    if found is None:
+        from . import missing_detach_shared_graph
+
+        found = model.__dict__["_ag017_findings"] = list(missing_detach_shared_graph.check(model))
+    return found
+
+
 def _added_to(model, first, later) -> bool:
     """Both backward calls are of one name that an augmented assignment grew in between (`loss += criterion(...)`, the
     accumulator never reset): one loss backpropagated again, not an output shared by two losses (AG017's)."""
@@ -485,7 +527,7 @@ def _ag017_lines(model) -> set:
     if found is None:
         from . import missing_detach_shared_graph
 
-        found = model.__dict__["_ag017_lines"] = {finding.span.line for finding in missing_detach_shared_graph.check(model)}
+        found = model.__dict__["_ag017_lines"] = {finding.span.line for finding in _ag017_findings(model)}
     return found
 
 
