@@ -487,7 +487,7 @@ def _freed_every_iteration(model):
     for call in model.calls():
         found = iterations.get(call.node.lineno)
         function = call.function
-        if found is None or function is None or call.ctx.via is not None or call.node is not site(call) \
+        if found is None or function is None or call.ctx.via is not None \
                 or any(other.node is not call.node for other in model.callers(function) if other.ctx.via is None):
             continue
         inner = [b for b in model.calls(role="backward") if b.ctx.scope.function is function and b.ctx.via is None]
@@ -896,6 +896,9 @@ def _reads_only_arguments(model, function, depth: int = 0) -> bool:
     if top is None:
         top = model.__dict__["_ag003_top_defs"] = {stmt.name: stmt for stmt in model.tree.body
                                                   if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        # (names the module's own statements bind: a builtin rebound there is not the builtin)
+        model._ag003_module_names = {n.id for stmt in model.tree.body if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                                     for n in nodes(stmt) if type(n) is ast.Name and type(n.ctx) is not ast.Load}
     if top.get(node.name) is not node:
         return False
     args = node.args
@@ -903,8 +906,8 @@ def _reads_only_arguments(model, function, depth: int = 0) -> bool:
     names = [n for n in nodes(node) if type(n) is ast.Name]
     known.update(n.id for n in names if type(n.ctx) is not ast.Load)
     for name in {n.id for n in names if type(n.ctx) is ast.Load} - known:
-        if name in model.imports.names or name in _BUILTINS and model.mentions(name) == sum(1 for n in names if n.id == name):
-            continue  # (a builtin no other code of the module rebinds)
+        if name in model.imports.names or name in _BUILTINS and name not in top and name not in model._ag003_module_names:
+            continue
         called = top.get(name)
         inner = model.functions.get(called) if isinstance(called, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
         if inner is None or inner is function or not _reads_only_arguments(model, inner, depth + 1):
