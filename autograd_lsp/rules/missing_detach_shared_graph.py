@@ -19,7 +19,8 @@ A helper may keep the shared forward on `self` itself (`self.pred_real = self.ne
 
 Reported at the `backward()` that fails (a helper's: at its call, and at its `backward()` naming that call when that
 call is its only one), and at its cause: the first loss's use of the shared output (where
-`.detach()` goes), the shared forward computed once, or the loss built before the step.
+`.detach()` goes), the shared forward computed once, or the loss built before the step; a forward of data that the first
+helper keeps on `self`: the second loss's read of it (`self.pred_real.detach()` there).
 
 ## Why is this bad?
 The first `backward()` frees the saved tensors of every node it passes through, including the generator's
@@ -69,7 +70,7 @@ from ..analysis import callsite
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
-from ..analysis.syntax import parents
+from ..analysis.syntax import nodes, parents
 from ..analysis.training import backward_target, called_module, forwards_of, keeps_own_weights, step_owners, is_backward, is_frozen, is_step, mine, never_together, optimizer_of, place, runs_after, shown, site as site_of
 from ..findings import Edit, Fix, Safety, Severity
 
@@ -701,6 +702,11 @@ def _finding(model: ModuleModel, first: Site, second: Site, step: CallEvent, sha
     fix = _detach_fix(model, first, second, shared_name, shared_bind)
     advice = (f"Use `{shared_name}.detach()` where the first loss uses it" if fix is not None else
               "Recompute the shared forward for the second loss, or backpropagate the summed losses once")
+    reads = _kept_reads(model, first, second, shared_bind) if fix is None else []
+    if reads:  # (the first update's own forward of data, kept on `self`: the second loss's read is where `.detach()` goes)
+        fix = Fix(f"Use `{shared_bind.name}.detach()` in the second loss", Safety.UNSAFE,
+                  tuple(Edit(model.span(read), f"{shared_bind.name}.detach()") for read in reads))
+        advice = f"Use `{shared_bind.name}.detach()` where the second loss reads it, or recompute it there"
     message = (f"`{second_call}` needs the graph of {what}{made}, but `{first_call}` (line {first_node.lineno}) already "
                f"backpropagated through it and freed it, and {stepped}: "
                f"RuntimeError \"Trying to backward through the graph a second time\". {advice}")
@@ -710,6 +716,12 @@ def _finding(model: ModuleModel, first: Site, second: Site, step: CallEvent, sha
         related.insert(0, (shared_bind.node, "the shared forward output is computed here"))
     found = model.finding(RULE, second_node, message, fixes=fixes, related=related, shared=shared_text,
                           first_backward_line=first_node.lineno, optimizer=optimizer_of(model, step))
+    if reads:
+        cause = (f"`{shared_bind.name}` (line {shared_bind.node.lineno}) is read here by the second loss, but `{first_call}` "
+                 f"(line {first_node.lineno}) already backpropagated through its graph and freed it, and {stepped}: "
+                 f"`{second_call}` (line {second_node.lineno}) fails. It was computed from data by the first update: use "
+                 f"`{shared_bind.name}.detach()` here, or recompute it")
+        return model.with_cause(found, reads[0], cause, "the second backward fails here")
     if fix is not None:  # (the use to detach: where the fix goes)
         cause = (f"{_capitalised(what)} goes into the first loss here without `.detach()`: `{first_call}` (line "
                  f"{first_node.lineno}) then frees its graph, and `{second_call}` (line {second_node.lineno}) fails "
@@ -720,6 +732,22 @@ def _finding(model: ModuleModel, first: Site, second: Site, step: CallEvent, sha
                  f"frees its graph and `{second_call}` (line {second_node.lineno}) backpropagates through it again. {advice}")
         return model.with_cause(found, shared_bind.node, cause, "the second backward fails here")
     return [found]
+
+
+def _kept_reads(model: ModuleModel, first: Site, second: Site, bind: BindEvent | None) -> list:
+    """`self.pred_real = self.netD(real)` kept by the first helper from a forward of data only (its graph is that forward
+    alone), read by the second helper, which never sets it: those reads (the second loss's, where `.detach()` goes)."""
+    first_function, second_function = first.event.function, second.event.function
+    if bind is None or first_function is None or second_function is None or not bind.name.startswith("self.") \
+            or bind.name.count(".") != 1 or bind.ctx.scope.node is not first_function.node or bind.prov is None \
+            or bind.prov.node is None or not bind.prov.graph <= {id(bind.prov.node)}:
+        return []
+    attr = bind.name[len("self."):]
+    found = [node for node in nodes(second_function.node) if type(node) is ast.Attribute and node.attr == attr
+             and type(node.value) is ast.Name and node.value.id == "self"]
+    if not found or any(type(node.ctx) is not ast.Load for node in found):
+        return []
+    return sorted(found, key=lambda node: (node.lineno, node.col_offset))
 
 
 def _raised_in_helper(model: ModuleModel, first: Site, second: Site, findings: list) -> list:

@@ -21,10 +21,16 @@ A step is also a method of a `torch.optim.Optimizer` subclass of the workspace t
 class builds over `self.parameters()` (`self.opt`) updates the module it is read from (`member.opt.step()`: `member`'s).
 
 A graph handed to a function as its arguments (`def update(self, gen_loss, dis_loss)`) and retained there is never
-reused when the body reads that argument no more and no caller in the module backpropagates through it after the call.
+reused when the body reads that argument no more and no caller in the module backpropagates through it after the call. Nor does a function
+that returns only numbers, tensors of other graphs and modules that keep no value of their calls (`return netG, z`) hand
+it on, nor a module-level helper handed nothing of it backpropagate through it (`gradient_penalty(netD, real, fake.detach())`).
+A step its class's own methods call (`loss = self.train_batch(x)`) that returns the graph is judged at those calls (only
+`loss.item()` there: never reused); a value cut from the graph (`prev = logits.argmax(-1)`) carries nothing to the next pass.
 
 A bug of two backward calls is reported at both: the one that retains (or frees) the graph, and the later one, which
-raises.
+raises (a later one that a helper of this module runs: at the call, and at the helper's backward). A helper's backward that
+frees, every iteration of a training loop, a forward another method ran once before it (`self.fake_B`; AG017 reports the
+call) is reported at that backward, where the graph could be kept.
 
 ## Why is this bad?
 `retain_graph=True` is usually added to silence "Trying to backward through the graph a second time".
@@ -71,14 +77,15 @@ operation: [...] is at version N; expected version M instead`; for a second back
 from __future__ import annotations
 
 import ast
+import builtins
 import sys
 
-from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel, ThroughEvent, UseEvent
+from ..analysis.model import BindEvent, CallEvent, ClassInfo, ItemStoreEvent, ModuleModel, ThroughEvent, UseEvent
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.syntax import nodes, statements
-from ..analysis.training import called_module, is_frozen, keeps_own_weights, never_together, parted, runs_after, shown, site
+from ..analysis.training import called_module, is_frozen, keeps_own_weights, mine, never_together, parted, runs_after, shown, site
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG003"
@@ -87,6 +94,7 @@ SEVERITY = Severity.ERROR
 SUMMARY = "backward(retain_graph=True) whose graph is reused after optimizer.step(), or never reused"
 RUNTIME_SIGNATURE = "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation"
 RULE = sys.modules[__name__]
+_BUILTINS = frozenset(dir(builtins))
 
 
 def _retains(event: CallEvent) -> bool:
@@ -336,7 +344,13 @@ def check(model: ModuleModel):
     """Each finding; the second place of a two-place one (`cause_of`) only where no finding of its own stands."""
     found = list(_check(model))
     primary = {finding.span.line for finding in found if "cause_of" not in finding.data}
-    yield from (finding for finding in found if "cause_of" not in finding.data or finding.span.line not in primary)
+    seen = set()  # (a helper's backward reached by two calls: one finding there)
+    for finding in found:
+        if "cause_of" in finding.data:
+            if finding.span.line in primary or (finding.span.line, finding.span.col) in seen:
+                continue
+            seen.add((finding.span.line, finding.span.col))
+        yield finding
 
 
 def _check(model: ModuleModel):
@@ -405,6 +419,8 @@ def _check(model: ModuleModel):
     if len(freeing) > 1:
         # (a step a called function runs is one between, too)
         yield from _freed_then_reused(model, freeing, list(model.calls(role="step", through=True)), graphs or _Graph(model))
+    # 5. a helper's backward that frees, every iteration, a forward run once before the loop (AG017 reports the call)
+    yield from _freed_every_iteration(model)
 
 
 def _frees(event) -> bool:
@@ -457,6 +473,44 @@ def _freed_then_reused(model, backwards, steps, graphs):
             break  # (one finding per freeing backward: the first backward through it again)
 
 
+def _freed_every_iteration(model):
+    """`self.backward_D()` in a training loop, whose `loss_D.backward()` frees a forward that another method ran once
+    before the loop (`self.fake_B`; AG017 reports the call and that forward): from the second iteration on it goes
+    through the freed graph. Reported at that backward, where the graph can be kept, when the call is the helper's only
+    one here and the helper runs no other backward."""
+    if not any(call.ctx.loop is not None and call.function is not None and call.function.calls_backward for call in model.calls()):
+        return  # (no helper that backpropagates is called in a loop: AG017's check is not run for this)
+    iterations = {finding.span.line: finding for finding in _ag017_findings(model)
+                  if "loop_line" in finding.data and "cause_of" not in finding.data}
+    if not iterations:
+        return
+    for call in model.calls():
+        found = iterations.get(call.node.lineno)
+        function = call.function
+        if found is None or function is None or call.ctx.via is not None \
+                or any(other.node is not call.node for other in model.callers(function) if other.ctx.via is None):
+            continue
+        inner = [b for b in model.calls(role="backward") if b.ctx.scope.function is function and b.ctx.via is None]
+        if len(inner) != 1 or not _frees(inner[0]) or inner[0].node.lineno in _ag017_lines(model):
+            continue
+        text = " ".join(model.text(call.node).split())
+        message = (f"this backward frees the graph of `{found.data.get('shared')}`, computed once, before the training loop at "
+                   f"line {found.data['loop_line']}: the next `{text}` (line {call.node.lineno}) backpropagates through it again: "
+                   f"RuntimeError \"Trying to backward through the graph a second time\". Recompute it inside the loop, or keep "
+                   f"it here with `retain_graph=True` if no step in the loop changes what it saved")
+        yield model.finding(RULE, inner[0].node, message, related=[(call.node, "the next iteration's call backpropagates it again")],
+                            kind="freed-every-iteration", loop_line=found.data["loop_line"])
+
+
+def _ag017_findings(model) -> list:
+    found = model.__dict__.get("_ag017_findings")
+    if found is None:
+        from . import missing_detach_shared_graph
+
+        found = model.__dict__["_ag017_findings"] = list(missing_detach_shared_graph.check(model))
+    return found
+
+
 def _added_to(model, first, later) -> bool:
     """Both backward calls are of one name that an augmented assignment grew in between (`loss += criterion(...)`, the
     accumulator never reset): one loss backpropagated again, not an output shared by two losses (AG017's)."""
@@ -473,7 +527,7 @@ def _ag017_lines(model) -> set:
     if found is None:
         from . import missing_detach_shared_graph
 
-        found = model.__dict__["_ag017_lines"] = {finding.span.line for finding in missing_detach_shared_graph.check(model)}
+        found = model.__dict__["_ag017_lines"] = {finding.span.line for finding in _ag017_findings(model)}
     return found
 
 
@@ -513,7 +567,17 @@ def _backward_second_time(model, first, later):
     cause = (f"`{later_text}` backpropagates through the graph that `{first_text}` (line {first.node.lineno}) already backpropagated and "
              f"freed: RuntimeError \"Trying to backward through the graph a second time\". Sum the losses and call backward "
              f"once, or pass `retain_graph=True` to the first backward")
-    return model.with_cause(found, later_site, cause, "the graph is backpropagated and freed here")
+    found = model.with_cause(found, later_site, cause, "the graph is backpropagated and freed here")
+    if type(later) is ThroughEvent and later.inner.ctx.scope.node in model.functions and later.node.lineno != later_site.lineno:
+        # (a helper of this module runs the later backward: where it raises, for this call)
+        inner_text = " ".join(model.text(later.node).split())
+        call = later_text if len(later_text) <= 60 else later_text[:57] + "..."
+        raises = (f"`{inner_text}` raises when `{call}` (line {later_site.lineno}) runs it: what that call hands over comes from "
+                  f"the graph that `{first_text}` (line {first.node.lineno}) already backpropagated and freed: RuntimeError "
+                  f"\"Trying to backward through the graph a second time\". Backpropagate once (sum the losses), or pass "
+                  f"`retain_graph=True` to the first backward")
+        found += model.with_cause(found[0], later.node, raises, "the graph is backpropagated and freed here")[1:]
+    return found
 
 
 def _add_retain_graph(model, event) -> Fix | None:
@@ -614,14 +678,14 @@ def _handed_in_never_reused(model, event) -> bool:
     return bool(throughs)
 
 
-def _nothing_reuses(model, event, prov, same_scope, scope, made_by=None) -> bool:
-    if event.ctx.scope.function is not None and _returned(model, event, prov.graph):
+def _nothing_reuses(model, event, prov, same_scope, scope, made_by=None, depth: int = 0) -> bool:
+    if event.ctx.scope.function is not None and _returned(model, event, prov.graph, depth):
         return False
     if event.ctx.loop is not None and _fed_from_before_loop(model, event.ctx.loop, prov.graph):
         return False
-    if event.ctx.loop is not None and _may_carry(event, prov.graph):
+    if event.ctx.loop is not None and _may_carry(model, event, prov.graph):
         return False
-    if _computed_elsewhere(model, event, prov.graph):
+    if _computed_elsewhere(model, event, prov.graph) or _stored(model, event, prov.graph):
         return False
     for other in same_scope:
         if other is event or other.seq < event.seq and not event.ctx.loop:
@@ -633,18 +697,45 @@ def _nothing_reuses(model, event, prov, same_scope, scope, made_by=None) -> bool
         if call.ctx.scope is scope and (call.qualname or "").endswith("autograd.grad"):
             return False
         if call.ctx.scope is scope and call.function is not None and call.seq > event.seq and call.node is not made_by \
-                and _may_backpropagate(model, call.function):
+                and _may_backpropagate(model, call.function) and not _handed_nothing_of(model, call, prov.graph):
             return False  # a helper may backpropagate through it
     for use in model.of_type(UseEvent):
         if use.ctx.scope is scope and use.seq > event.seq and model.shared_graph(use.prov.graph, prov.graph):
             if use.usage == "receiver" and uses.passive_receiver(use.callee) or use.usage == "other":
                 continue
-            if use.usage == "receiver" and use.callee == "backward":
+            if use.usage == "receiver" and use.callee == "backward" or _read_into_cut(model, use):
                 continue
             if use.usage == "arg" and (use.callee in uses.NUMBER_CASTS or _inspected_by_helper(model, use)):
                 continue  # (`float(loss)`: a number, no graph)
             return False  # the graph is built upon further: a later backward may go through it
     return True
+
+
+def _stored(model, event, graph) -> bool:
+    """The event's scope stores a value of the graph on an object or into a container (`self.last = loss`): another
+    method may backpropagate it."""
+    stores = model.__dict__.get("_ag003_stores")
+    if stores is None:
+        stores = model.__dict__["_ag003_stores"] = {}
+        for store in [*model.of_type(BindEvent), *model.of_type(ItemStoreEvent)]:
+            if store.prov is not None and store.prov.graph and (type(store) is ItemStoreEvent or "." in store.name):
+                stores.setdefault(id(store.ctx.scope), []).append(store.prov.graph)
+    return any(model.shared_graph(stored, graph) for stored in stores.get(id(event.ctx.scope), ()))
+
+
+def _graph_free(prov) -> bool:
+    """A tensor known to carry no graph (cut by `.detach()`, or not requiring grad: `argmax`, a comparison)."""
+    return prov is not None and prov.is_tensor and not prov.graph and (prov.requires_grad is False or prov.detached)
+
+
+def _read_into_cut(model, use) -> bool:
+    """The read is inside an assignment's value that carries no graph (`prev = logits.argmax(-1)`)."""
+    stmt = use.ctx.statement
+    if type(stmt) is not ast.Assign or not _graph_free(model.prov(stmt.value)):
+        return False
+    value, node = stmt.value, use.node
+    return (value.lineno, value.col_offset) <= (node.lineno, node.col_offset) and \
+        (node.end_lineno, node.end_col_offset) <= (value.end_lineno, value.end_col_offset)
 
 
 def _computed_elsewhere(model, event, graph) -> bool:
@@ -675,7 +766,7 @@ def _reads_method_state(model, event, graph) -> bool:
                               for bind in model.of_type(BindEvent))
 
 
-def _may_carry(event, graph) -> bool:
+def _may_carry(model, event, graph) -> bool:
     """A statement of the loop that computes part of this graph binds a name the loop reads before it (`output, state =
     model(X, state)` with a model the walk cannot see into): the value may carry this graph into the next iteration,
     whose backward then goes through it (2b reports the carriers whose graph is known). A read that follows an
@@ -685,7 +776,7 @@ def _may_carry(event, graph) -> bool:
         if loop.scope is not event.ctx.scope:
             break
         feeding = parents = None
-        for stmt, names, direct in _graph_bindings(loop.node, graph):
+        for stmt, names, direct in _graph_bindings(model, loop.node, graph):
             end = (stmt.end_lineno, stmt.end_col_offset)
             if not direct and feeding is None:
                 feeding = {id(inner) for node in nodes(loop.node) if id(node) in graph for inner in nodes(node)}
@@ -699,10 +790,11 @@ def _may_carry(event, graph) -> bool:
     return False
 
 
-def _graph_bindings(loop: ast.AST, graph) -> list:
+def _graph_bindings(model, loop: ast.AST, graph) -> list:
     """(assignment, names it binds, direct) for the loop's assignments whose value computes part of the graph (direct),
     or reads a name one of them binds (`memory = out` after `out = cell(x, memory)`: such a name carries the graph
-    only where a computation of the graph reads it, not into `total = total + loss`)."""
+    only where a computation of the graph reads it, not into `total = total + loss`). A value cut from the graph
+    (`prev = logits.argmax(-1)`, `x = out.detach()`) carries nothing."""
     assigns = list(statements(loop.body, (ast.Assign,)))
     bound: dict = {}
     carriers: set = set()
@@ -712,6 +804,8 @@ def _graph_bindings(loop: ast.AST, graph) -> list:
         for stmt in assigns:
             if id(stmt) in bound or not any(id(node) in graph or isinstance(node, ast.Name) and node.id in carriers
                                             and isinstance(node.ctx, ast.Load) for node in nodes(stmt.value)):
+                continue
+            if _graph_free(model.prov(stmt.value)):
                 continue
             names = {node.id for target in stmt.targets for node in nodes(target) if isinstance(node, ast.Name)}
             bound[id(stmt)] = (stmt, names, any(id(node) in graph for node in nodes(stmt.value)))
@@ -780,6 +874,47 @@ def _may_backpropagate(model, function, seen=None) -> bool:
     return found
 
 
+def _handed_nothing_of(model, call, graph) -> bool:
+    """`gradient_penalty(netD, real, fake.detach())`: a module-level helper handed nothing of the graph (numbers, tensors
+    of other graphs, modules that keep no values), whose body reads only its arguments, imports and the module's
+    functions: whatever it backpropagates through, it is not this graph."""
+    if any(type(argument) is ast.Starred for argument in call.node.args) or any(k.arg is None for k in call.node.keywords):
+        return False
+    arguments = [*call.node.args, *(keyword.value for keyword in call.node.keywords)]
+    cut = lambda node: type(node) is ast.Call and type(node.func) is ast.Attribute and uses.is_cut(node.func.attr)  # noqa: E731
+    return all(cut(argument) or _free_of(model, model.prov(argument), graph) for argument in arguments) \
+        and _reads_only_arguments(model, call.function)
+
+
+def _reads_only_arguments(model, function, depth: int = 0) -> bool:
+    """A module-level function whose names are its arguments, its locals, imports, builtins and the module's functions
+    (each such too): no global or closure value reaches it."""
+    node = function.node
+    if function.cls is not None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or depth > 3:
+        return False
+    top = model.__dict__.get("_ag003_top_defs")
+    if top is None:
+        top = model.__dict__["_ag003_top_defs"] = {stmt.name: stmt for stmt in model.tree.body
+                                                  if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        # (names the module's own statements bind: a builtin rebound there is not the builtin)
+        model._ag003_module_names = {n.id for stmt in model.tree.body if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                                     for n in nodes(stmt) if type(n) is ast.Name and type(n.ctx) is not ast.Load}
+    if top.get(node.name) is not node:
+        return False
+    args = node.args
+    known = {arg.arg for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if arg is not None}
+    names = [n for n in nodes(node) if type(n) is ast.Name]
+    known.update(n.id for n in names if type(n.ctx) is not ast.Load)
+    for name in {n.id for n in names if type(n.ctx) is ast.Load} - known:
+        if name in model.imports.names or name in _BUILTINS and name not in top and name not in model._ag003_module_names:
+            continue
+        called = top.get(name)
+        inner = model.functions.get(called) if isinstance(called, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        if inner is None or inner is function or not _reads_only_arguments(model, inner, depth + 1):
+            return False
+    return True
+
+
 def _fed_from_before_loop(model, loop, graph) -> bool:
     """A computation of the graph reads a name set before the loop whose value is unknown: it may hold a graph that
     the next iteration backpropagates through again (`features = encoder(images)` of an unknown encoder)."""
@@ -792,16 +927,117 @@ def _fed_from_before_loop(model, loop, graph) -> bool:
     return False
 
 
-def _returned(model, event, graph) -> bool:
+def _returned(model, event, graph, depth: int = 0) -> bool:
     """The function may hand a value of the graph to its caller: it returns or yields one that is not known to be
-    free of it (`return loss.item()` is a number)."""
+    free of it (`return loss.item()` is a number), and some call of it here may backpropagate through it again."""
     function = event.ctx.scope.node
+    handed = False
     for node in ast.walk(function):
         if isinstance(node, (ast.Return, ast.Yield)) and node.value is not None:
-            prov = model.prov(node.value)
-            if prov is None or prov.kind is not Kind.NUMBER and not (prov.is_tensor and not model.shared_graph(prov.graph, graph)):
-                return True
-    return False
+            if not _free_of(model, model.prov(node.value), graph):
+                if type(node) is not ast.Return:
+                    return True
+                handed = True
+    return handed and not _callers_only_read(model, event.ctx.scope.function, graph, depth)
+
+
+def _callers_only_read(model, function, graph, depth: int) -> bool:
+    """A step of its class's own methods (`loss = self.refine(x)`, every call of it being one, in methods of the class;
+    or a private function) whose every call gets the graph as its result and reuses it nowhere (`loss.item()`): the
+    check of the retained graph, at the caller. (A public method called from outside the class is an API: its other
+    callers are unknown.)"""
+    if function is None or depth > 2:
+        return False
+    calls = [call for call in model.calls() if call.function is function and call.ctx.via is None]
+    for call in calls:
+        func, caller = call.node.func, call.ctx.scope.function
+        if not function.name.startswith("_") and not (
+                function.cls is not None and type(func) is ast.Attribute and type(func.value) is ast.Name
+                and func.value.id == "self" and caller is not None and caller.cls is function.cls):
+            return False
+        result, scope, statement = call.result, call.ctx.scope, call.ctx.statement
+        if result is None or not result.has_graph or not model.shared_graph(result.graph, graph):
+            return False
+        if not (type(statement) is ast.Expr or type(statement) is ast.Assign and len(statement.targets) == 1
+                and type(statement.targets[0]) is ast.Name) or statement.value is not call.node or _stored(model, call, graph):
+            return False  # (kept somewhere another method may backpropagate it from: `self.last = self.step(x)`)
+        # (the call's own backward, run before it returns, is the one that retained the graph)
+        backwards = [b for b in model.calls(role="backward", through=True) if b.ctx.scope is scope
+                     and getattr(b, "through", None) is not call.node]
+        if not _nothing_reuses(model, call, result, backwards, scope, made_by=call.node, depth=depth + 1):
+            return False
+    return bool(calls)
+
+
+def _free_of(model, prov, graph) -> bool:
+    """The value holds nothing of the graph: a number, a tensor of another graph, a tuple of such, or a module that keeps
+    no value of its calls (`return net, best`)."""
+    if prov is None:
+        return False
+    if prov.kind is Kind.NUMBER or prov.kind is Kind.TEXT:
+        return True
+    if prov.is_tensor:
+        return not model.shared_graph(prov.graph, graph)
+    if prov.kind is Kind.SEQUENCE:
+        # (no elements: maybe a list appended to since; unknown)
+        return bool(prov.elements) and all(_free_of(model, element, graph) for element in prov.elements)
+    return prov.kind is Kind.MODULE and _keeps_no_values(model, prov.module_class)
+
+
+def _keeps_no_values(model, cls, depth: int = 0) -> bool:
+    """A module class whose instances keep nothing a call computed: a torch.nn layer, or a workspace nn.Module subclass
+    whose methods (but `__init__`) never store on `self` nor call what might (a container attribute's `append`, an
+    unknown method of `self`), in a module that never stores an attribute on another object (`gen.output = gen(z)`)."""
+    if isinstance(cls, str):
+        return cls.startswith("torch.nn.")
+    if not isinstance(cls, ClassInfo) or not cls.is_module or depth > 4 or _stores_on_objects(model):
+        return False
+    cache = model.__dict__.setdefault("_keeps_no_values", {})  # (on the model: an edit's rewalk keeps the ClassInfo)
+    found = cache.get(id(cls))
+    if found is None:
+        cache[id(cls)] = False  # (a cycle of bases: no claim)
+        workspace = {base.node.name: base for base in cls.bases}
+        bases_known = all((model.imports.qualname(base) or "").startswith("torch.nn.") or type(base) is ast.Name
+                          and base.id in workspace and _keeps_no_values(model, workspace[base.id], depth + 1)
+                          for base in cls.node.bases)
+        found = cache[id(cls)] = bases_known and all(
+            _method_keeps_nothing(cls, method) for method in cls.methods.values() if method.name != "__init__")
+    return found
+
+
+def _method_keeps_nothing(cls, method) -> bool:
+    arguments = method.node.args.posonlyargs + method.node.args.args
+    if not arguments:
+        return True
+    me = arguments[0].arg
+    on_self = lambda node: type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == me  # noqa: E731
+    for node in nodes(method.node):
+        if on_self(node) and type(node.ctx) is not ast.Load:
+            return False
+        if type(node) is ast.Subscript and type(node.ctx) is not ast.Load and on_self(node.value):
+            return False
+        if type(node) is ast.Call:
+            func = node.func
+            if type(func) is ast.Name and func.id in ("setattr", "vars"):
+                return False
+            if on_self(func) and func.attr not in cls.methods and cls.attribute(func.attr) is None:
+                return False  # (`self.register_buffer(...)`, an inherited helper)
+            if type(func) is ast.Attribute and on_self(func.value):
+                held = cls.attribute(func.value.attr)
+                if held is None or held.kind is not Kind.MODULE:
+                    return False  # (`self.cache.append(out)`)
+    return True
+
+
+def _stores_on_objects(model) -> bool:
+    """Some code of the module binds an attribute of an object other than its own `self` (`gen.output = ...`,
+    `self.net.cache = ...`)."""
+    found = model.__dict__.get("_stores_on_objects")
+    if found is None:
+        found = model.__dict__["_stores_on_objects"] = any(
+            "." in bind.name and not (bind.name.startswith("self.") and bind.name.count(".") == 1)
+            for bind in model.of_type(BindEvent)) or model.mentions("setattr") > 0
+    return found
 
 
 def _remove_retain_graph(model, event) -> Fix | None:
