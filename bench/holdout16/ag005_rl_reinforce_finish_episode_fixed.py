@@ -1,0 +1,60 @@
+# source: written for bench/holdout16 from RULES.md AG005 (REINFORCE: a finish_episode helper receives the policy optimizer, log-probs and rewards)
+# symptom: grad can be implicitly created only for scalar outputs
+"""REINFORCE on a toy 1-D corridor environment (reach the right end)
+(fixed: the per-step policy losses are summed before backward)."""
+import torch
+import torch.nn as nn
+from torch.distributions import Categorical
+
+torch.manual_seed(0)
+
+
+class Corridor:
+    def __init__(self, length=6):
+        self.length = length
+
+    def reset(self):
+        self.pos = 0
+        return self._obs()
+
+    def _obs(self):
+        o = torch.zeros(self.length)
+        o[self.pos] = 1.0
+        return o
+
+    def step(self, action):
+        self.pos = max(0, min(self.length - 1, self.pos + (1 if action == 1 else -1)))
+        done = self.pos == self.length - 1
+        return self._obs(), (1.0 if done else -0.05), done
+
+
+policy = nn.Sequential(nn.Linear(6, 32), nn.Tanh(), nn.Linear(32, 2))
+optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
+
+
+def finish_episode(optimizer, log_probs, rewards, gamma=0.99):
+    returns, g = [], 0.0
+    for r in reversed(rewards):
+        g = r + gamma * g
+        returns.insert(0, g)
+    returns = torch.tensor(returns)
+    returns = (returns - returns.mean()) / (returns.std() + 1e-8)
+    policy_loss = (-torch.stack(log_probs) * returns).sum()
+    optimizer.zero_grad()
+    policy_loss.backward()
+    optimizer.step()
+    return sum(rewards)
+
+
+env = Corridor()
+for episode in range(5):
+    obs, log_probs, rewards = env.reset(), [], []
+    for t in range(30):
+        dist = Categorical(logits=policy(obs))
+        action = dist.sample()
+        log_probs.append(dist.log_prob(action))
+        obs, reward, done = env.step(action.item())
+        rewards.append(reward)
+        if done:
+            break
+    print(f"episode {episode} return {finish_episode(optimizer, log_probs, rewards):.2f}")
