@@ -44,6 +44,7 @@ import sys
 
 from ..analysis import callsite
 from ..analysis.model import InplaceEvent, ModuleModel
+from ..analysis.syntax import parents
 from ..analysis.torch_api import out_of_place
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
@@ -72,6 +73,8 @@ def check(model: ModuleModel):
         if model.grad_enabled(event.ctx) is not True:
             continue
         target = event.target.value if isinstance(event.target, ast.Subscript) and not view else event.target
+        if _guarded_off(model, event, _base_name(model, target)):
+            continue
         name = model.text(target)
         made = model.describe(prov)
         what = f"a view of `{_base_name(model, target)}`, " if view else ""
@@ -140,6 +143,24 @@ def _parameter(function, name: str) -> bool:
     if name not in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
         return False
     return not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(node))
+
+
+def _guarded_off(model: ModuleModel, event: InplaceEvent, name: str) -> bool:
+    """The write runs only where `name.requires_grad` is false: under `if not name.requires_grad:` or in the `else` of
+    `if name.requires_grad:` (a loop over parameters that a freeze may have switched off)."""
+    scope = event.ctx.scope
+    parent_of = parents(model, scope.node if scope.function is not None else model.tree)
+    child, parent = event.node, parent_of.get(id(event.node))
+    while parent is not None:
+        if isinstance(parent, ast.If) and child is not parent.test:
+            test, negated = parent.test, False
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, negated = test.operand, True
+            if isinstance(test, ast.Attribute) and test.attr == "requires_grad" and model.text(test.value) == name \
+                    and (child in parent.body) is negated:
+                return True
+        child, parent = parent, parent_of.get(id(parent))
+    return False
 
 
 def _base_name(model: ModuleModel, view: ast.expr) -> str:
