@@ -1894,6 +1894,12 @@ class Walker:
                 return value if value is not None and value.kind is Kind.TEXT and value.text in _member_values(definition) else None
             return self.construct(definition, node, arg_provs, event)
         if name == "getattr" and len(node.args) == 2 and definition is None:
+            owner = arg_provs[0]
+            if owner is not None and owner.kind is Kind.MODULE and owner.origin == "self" and not node.keywords \
+                    and (attr := syntax.attribute_name(node.args[1])) is not None:
+                # `getattr(self, f"block{i}")`: the layer `self.add_module(f"block{i}", ...)` registered, read as an attribute
+                return self._module_attribute(ast.Attribute(node.args[0], attr, ast.Load(), lineno=node.lineno, col_offset=node.col_offset,
+                                                            end_lineno=node.end_lineno, end_col_offset=node.end_col_offset), owner)
             return self._torch_class(node, arg_provs[1])
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
@@ -2692,8 +2698,9 @@ class Walker:
                 return recv
             if method == "forward":
                 return self.forward(node, recv, arg_provs, event)
-            if method in ("add_module", "register_module") and recv.origin == "self" and len(node.args) == 2 and isinstance(_const(node.args[0]), str):
-                self._store_self_attribute(_const(node.args[0]), arg_provs[1], self.stmt)  # self.add_module("conv", nn.Conv2d(...))
+            if method in ("add_module", "register_module") and recv.origin == "self" and len(node.args) == 2 \
+                    and (attr := syntax.attribute_name(node.args[0])) is not None:
+                self._store_self_attribute(attr, arg_provs[1], self.stmt)  # self.add_module("conv", nn.Conv2d(...)), f"block{i}" too
                 return None
             if method == "register_buffer" and recv.origin == "self" and len(node.args) >= 2 and isinstance(_const(node.args[0]), str) and not own:
                 self._store_self_attribute(_const(node.args[0]), arg_provs[1], self.stmt)  # the buffer is the tensor given, as it is
