@@ -1151,6 +1151,19 @@ class Walker:
                     values.append(prov)
                 self.update(target.value.id, base_prov.but(keys=tuple(keys), elements=tuple(values)))
 
+    def _optional_layer(self, cls: ClassInfo, attr: str) -> Provenance | None:
+        """`self.fuse = Fusion(c) if n > 1 else None`, set by __init__ alone: where `self.fuse(...)` runs, it is that layer
+        (a call of None raises). Only its calls read it so: a test `if self.fuse is not None` stays undecided."""
+        stmt = cls.attribute_nodes.get(attr)
+        if type(stmt) is not ast.Assign or len(stmt.targets) != 1 or type(stmt.value) is not ast.IfExp or attr in cls.late:
+            return None
+        target, value = stmt.targets[0], stmt.value
+        if not (type(target) is ast.Attribute and target.attr == attr and type(target.value) is ast.Name and target.value.id == "self"):
+            return None
+        sides = [side for side in (value.body, value.orelse) if not (type(side) is ast.Constant and side.value is None)]
+        layer = self.model.prov(sides[0]) if len(sides) == 1 else None
+        return layer if layer is not None and layer.kind is Kind.MODULE else None
+
     def _store_self_attribute(self, attr: str, prov, stmt):
         info = self.function
         if info is None or info.cls is None:
@@ -2720,6 +2733,8 @@ class Walker:
                 return result
             # `self.fc(x)`: the submodule's forward, whichever method set `self.fc` (a trainer's `train()` builds `self.G`)
             submodule = self._module_attribute(node.func, recv) if isinstance(cls, ClassInfo) or self.is_bound(label(node.func) or "") else None
+            if submodule is None and isinstance(cls, ClassInfo) and recv.origin == "self":
+                submodule = self._optional_layer(cls, method)
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
             if submodule is not None and submodule.kind is Kind.FUNCTION:
