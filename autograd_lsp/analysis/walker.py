@@ -907,8 +907,8 @@ class Walker:
     def stmt_For(self, node):
         iter_prov = self.ev(node.iter)
         # `for block in self.blocks:` over a container known to hold a layer: the first pass always runs
-        sure = iter_prov is not None and iter_prov.kind is Kind.MODULE and iter_prov.elements and self._runs_layers(iter_prov) \
-            and not _jumps(node.body)
+        over = self._iterated_container(node.iter, iter_prov)
+        sure = over is not None and over.elements and self._runs_layers(over) and not _jumps(node.body)
         self._loop(node, node.body, lambda: self.assign(node.target, None, self._element_of(iter_prov, node.iter)), sure)
         self._branch(node.orelse)
 
@@ -3222,6 +3222,22 @@ class Walker:
                         and over.args[0].id in {a.arg for a in [*function.node.args.args, *function.node.args.kwonlyargs]}:
                     # `range(depth)` of a constructor parameter: asked when the container runs, of every construction seen
                     self.model.__dict__.setdefault("_ranged_containers", {})[id(node)] = (node, function, over.args[0].id)
+        return None
+
+    def _iterated_container(self, over: ast.expr, prov: Provenance | None) -> Provenance | None:
+        """The torch.nn container a loop runs through: itself, `enumerate(self.blocks)` or `range(len(self.blocks))`."""
+        if prov is not None and prov.kind is Kind.MODULE:
+            return prov
+        if type(over) is ast.Call and type(over.func) is ast.Name and over.func.id in ("enumerate", "range") and len(over.args) == 1 \
+                and not over.keywords and self._builtin(over.func):
+            inner = over.args[0]
+            if over.func.id == "range":
+                if not (type(inner) is ast.Call and type(inner.func) is ast.Name and inner.func.id == "len" and len(inner.args) == 1
+                        and self._builtin(inner.func)):
+                    return None
+                inner = inner.args[0]
+            found = self.prov_of(inner)
+            return found if found is not None and found.kind is Kind.MODULE else None
         return None
 
     def _runs_layers(self, container: Provenance) -> bool:
