@@ -27,6 +27,7 @@ import ast
 import bisect
 from collections import Counter
 
+from . import syntax
 from .model import CallEvent, FunctionInfo, ModuleModel, _bare_names
 
 _SUMMARY = ("returns", "returned_any", "calls_backward", "calls_step", "calls_zero_grad", "uses_arguments")
@@ -249,8 +250,11 @@ class _Facts:
                 elif kind is ast.Call and isinstance(sub.func, ast.Attribute) and sub.func.attr == "zero_grad":
                     self.zero_grad[label(sub.func.value)] += 1
                 elif kind is ast.Call and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("add_module", "register_module") \
-                        and sub.args and isinstance(sub.args[0], ast.Constant) and isinstance(sub.args[0].value, str):
-                    self.on_self.add(sub.args[0].value)  # (stored on the receiver's class table when it is self)
+                        and sub.args and syntax.attribute_name(sub.args[0]) is not None:
+                    self.on_self.add(syntax.attribute_name(sub.args[0]))  # (stored on the receiver's class table when it is self)
+                elif kind is ast.Call and type(sub.func) is ast.Name and sub.func.id == "getattr" and len(sub.args) == 2 \
+                        and syntax.attribute_name(sub.args[1]) is not None:
+                    self.read.add(syntax.attribute_name(sub.args[1]))  # (`getattr(self, f"block{i}")`: read as an attribute)
                 elif kind is ast.Import or kind is ast.ImportFrom:
                     self.imports.append(ast.dump(sub))
                 elif isinstance(sub, _FORBIDDEN):

@@ -110,6 +110,16 @@ def dotted(node: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
+def attribute_name(node: ast.expr) -> str | None:
+    """The attribute a string names (`"conv"`), or the family an f-string names (`f"block{i}"`: `block{}`, a key no
+    identifier can be): `self.add_module(f"block{i}", ...)` stores on it and `getattr(self, f"block{i}")` reads it."""
+    if type(node) is ast.Constant and type(node.value) is str:
+        return node.value
+    if type(node) is not ast.JoinedStr or not any(type(part) is ast.FormattedValue for part in node.values):
+        return None
+    return "".join(part.value if type(part) is ast.Constant else "{}" for part in node.values)
+
+
 def parents(model: ModuleModel, root: ast.AST) -> dict[int, ast.AST]:
     """id(child) -> parent for every node under `root` (cached per root; rules ask for a handful of statements)."""
     cache = model.__dict__.setdefault("_parent_maps", {})

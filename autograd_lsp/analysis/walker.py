@@ -195,6 +195,33 @@ def _size_shape(args: list[ast.expr], number) -> tuple | None:
     return tuple(out)
 
 
+def _displayed(built, count: int) -> bool:
+    """A torch.nn container built from `count` layers written out (`nn.ModuleList([a, b])`, `nn.Sequential(a, b)`), in order."""
+    if type(built) is not ast.Call or built.keywords or any(type(arg) is ast.Starred for arg in built.args):
+        return False
+    if len(built.args) == 1 and type(built.args[0]) in (ast.List, ast.Tuple):
+        elts = built.args[0].elts
+        return len(elts) == count and not any(type(elt) is ast.Starred for elt in elts)
+    return len(built.args) == count and count > 1
+
+
+def _jumps(body: list) -> bool:
+    """A `break` or `continue` of this loop's body (not of a loop or def nested in it)."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Break or kind is ast.Continue:
+            return True
+        if kind in (ast.For, ast.AsyncFor, ast.While):
+            stack.extend(node.orelse)  # (its own body's jumps are its own)
+        elif kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda) and isinstance(node, ast.stmt):
+            stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, (ast.stmt, ast.excepthandler)))
+        elif isinstance(node, ast.excepthandler):
+            stack.extend(node.body)
+    return False
+
+
 def _number(node: ast.AST | None):
     """The value of an int/float literal, `-1` included; None for anything else."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
@@ -879,7 +906,10 @@ class Walker:
 
     def stmt_For(self, node):
         iter_prov = self.ev(node.iter)
-        self._loop(node, node.body, lambda: self.assign(node.target, None, self._element_of(iter_prov, node.iter)))
+        # `for block in self.blocks:` over a container known to hold a layer: the first pass always runs
+        over = self._iterated_container(node.iter, iter_prov)
+        sure = over is not None and over.elements and self._runs_layers(over) and not _jumps(node.body)
+        self._loop(node, node.body, lambda: self.assign(node.target, None, self._element_of(iter_prov, node.iter)), sure)
         self._branch(node.orelse)
 
     stmt_AsyncFor = stmt_For
@@ -889,21 +919,22 @@ class Walker:
         self._loop(node, node.body)
         self._branch(node.orelse)
 
-    def _loop(self, node, body, bind_target=None):
+    def _loop(self, node, body, bind_target=None, sure=False):
         loop = Loop(node, self.scope, self.loop)
         loop.seq = self.seq  # type: ignore[attr-defined]  # (its place among the events: analysis/rewalk.py)
         if not self.summary_only and self.via is None:
             self.model.loops.append(loop)
         saved = self.loop
         self.loop = loop
-        self.branching += 1
+        step = 0 if sure else 1
+        self.branching += step
         try:
             if bind_target is not None:
                 bind_target()
             self.walk_body(body)
         finally:
             self.loop = saved
-            self.branching -= 1
+            self.branching -= step
 
     def stmt_If(self, node):
         self.ev(node.test)
@@ -1120,6 +1151,19 @@ class Walker:
                     values.append(prov)
                 self.update(target.value.id, base_prov.but(keys=tuple(keys), elements=tuple(values)))
 
+    def _optional_layer(self, cls: ClassInfo, attr: str) -> Provenance | None:
+        """`self.fuse = Fusion(c) if n > 1 else None`, set by __init__ alone: where `self.fuse(...)` runs, it is that layer
+        (a call of None raises). Only its calls read it so: a test `if self.fuse is not None` stays undecided."""
+        stmt = cls.attribute_nodes.get(attr)
+        if type(stmt) is not ast.Assign or len(stmt.targets) != 1 or type(stmt.value) is not ast.IfExp or attr in cls.late:
+            return None
+        target, value = stmt.targets[0], stmt.value
+        if not (type(target) is ast.Attribute and target.attr == attr and type(target.value) is ast.Name and target.value.id == "self"):
+            return None
+        sides = [side for side in (value.body, value.orelse) if not (type(side) is ast.Constant and side.value is None)]
+        layer = self.model.prov(sides[0]) if len(sides) == 1 else None
+        return layer if layer is not None and layer.kind is Kind.MODULE else None
+
     def _store_self_attribute(self, attr: str, prov, stmt):
         info = self.function
         if info is None or info.cls is None:
@@ -1159,6 +1203,8 @@ class Walker:
             after = count - star - 1
             tail = list(prov.elements[len(prov.elements) - after:]) if after else []
             return [(None, element) for element in [*prov.elements[:star], None, *tail]]
+        if prov is not None and prov.kind is Kind.MODULE and len(prov.elements) == count and star is None and _displayed(prov.node, count):
+            return [(None, element) for element in prov.elements]  # `attn, ff = nn.ModuleList([Attention(), FeedForward()])`
         if self._sizes_of_tensor(value):  # `n, c = x.size()[:2]`, `b, _, h, w = x.shape`: ints
             return [(None, Provenance(Kind.NUMBER, value.lineno, dtype=api.INT))] * count
         indices = self._integer_outputs(value, prov, count)
@@ -1861,6 +1907,12 @@ class Walker:
                 return value if value is not None and value.kind is Kind.TEXT and value.text in _member_values(definition) else None
             return self.construct(definition, node, arg_provs, event)
         if name == "getattr" and len(node.args) == 2 and definition is None:
+            owner = arg_provs[0]
+            if owner is not None and owner.kind is Kind.MODULE and owner.origin == "self" and not node.keywords \
+                    and (attr := syntax.attribute_name(node.args[1])) is not None:
+                # `getattr(self, f"block{i}")`: the layer `self.add_module(f"block{i}", ...)` registered, read as an attribute
+                return self._module_attribute(ast.Attribute(node.args[0], attr, ast.Load(), lineno=node.lineno, col_offset=node.col_offset,
+                                                            end_lineno=node.end_lineno, end_col_offset=node.end_col_offset), owner)
             return self._torch_class(node, arg_provs[1])
         if name == "list" and arg_provs and arg_provs[0] is not None and arg_provs[0].kind is Kind.PARAMS:
             return arg_provs[0]
@@ -2659,8 +2711,9 @@ class Walker:
                 return recv
             if method == "forward":
                 return self.forward(node, recv, arg_provs, event)
-            if method in ("add_module", "register_module") and recv.origin == "self" and len(node.args) == 2 and isinstance(_const(node.args[0]), str):
-                self._store_self_attribute(_const(node.args[0]), arg_provs[1], self.stmt)  # self.add_module("conv", nn.Conv2d(...))
+            if method in ("add_module", "register_module") and recv.origin == "self" and len(node.args) == 2 \
+                    and (attr := syntax.attribute_name(node.args[0])) is not None:
+                self._store_self_attribute(attr, arg_provs[1], self.stmt)  # self.add_module("conv", nn.Conv2d(...)), f"block{i}" too
                 return None
             if method == "register_buffer" and recv.origin == "self" and len(node.args) >= 2 and isinstance(_const(node.args[0]), str) and not own:
                 self._store_self_attribute(_const(node.args[0]), arg_provs[1], self.stmt)  # the buffer is the tensor given, as it is
@@ -2680,6 +2733,8 @@ class Walker:
                 return result
             # `self.fc(x)`: the submodule's forward, whichever method set `self.fc` (a trainer's `train()` builds `self.G`)
             submodule = self._module_attribute(node.func, recv) if isinstance(cls, ClassInfo) or self.is_bound(label(node.func) or "") else None
+            if submodule is None and isinstance(cls, ClassInfo) and recv.origin == "self":
+                submodule = self._optional_layer(cls, method)
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
             if submodule is not None and submodule.kind is Kind.FUNCTION:
@@ -3124,12 +3179,14 @@ class Walker:
                 self.model.__dict__.setdefault("_starred_layers", {})[id(node)] = (node, self.function.context_of or self.function,
                                                                                   node.args[0].value.id)
             layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
+            filled = self._holds_layers(node) if layers else None  # (its truth, as `if self.blocks:` reads it)
             reduction = _argument(node, "reduction", api.layer(short).get("reduction")) if short.endswith("Loss") else None
             text = self._text_argument(reduction) if reduction is not None and not isinstance(reduction, ast.Constant) else None
             if reduction is not None and not isinstance(text, ast.Constant):
                 self._note_configured(reduction)
             return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers,
-                              text=text.value if isinstance(text, ast.Constant) else None, value=self._named_width(short, node))
+                              text=text.value if isinstance(text, ast.Constant) else None, value=self._named_width(short, node),
+                              truth=filled)
         if module.startswith("torch.nn.init"):
             return None
         if module.startswith("torch.distributions") and short in api.DISTRIBUTIONS:
@@ -3141,6 +3198,61 @@ class Walker:
         if module in ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft") or qualname == "torch.autograd.backward":
             return self.torch_op(node, short, arg_provs)
         return None
+
+    def _holds_layers(self, node: ast.Call) -> bool | None:
+        """True where a torch.nn container surely holds a layer: layers given one by one or as a display, or a
+        comprehension over `range(n)` with n known here (per instance) to be at least 1."""
+        args = node.args
+        if any(type(arg) is ast.Starred for arg in args) or not args:
+            return None
+        if len(args) > 1:
+            return True
+        arg = args[0]
+        if type(arg) in (ast.List, ast.Tuple):
+            return True if arg.elts and not any(type(elt) is ast.Starred for elt in arg.elts) else None
+        if type(arg) in (ast.ListComp, ast.GeneratorExp) and len(arg.generators) == 1 and not arg.generators[0].ifs:
+            over = arg.generators[0].iter
+            if type(over) is ast.Call and type(over.func) is ast.Name and over.func.id == "range" and self._builtin(over.func) \
+                    and len(over.args) == 1 and not over.keywords:
+                count = self._int_value(over.args[0])
+                if type(count) is int:
+                    return count >= 1 or None
+                function = self.function and (self.function.context_of or self.function)
+                if type(over.args[0]) is ast.Name and function is not None and function.name == "__init__" and not self.summary_only \
+                        and over.args[0].id in {a.arg for a in [*function.node.args.args, *function.node.args.kwonlyargs]}:
+                    # `range(depth)` of a constructor parameter: asked when the container runs, of every construction seen
+                    self.model.__dict__.setdefault("_ranged_containers", {})[id(node)] = (node, function, over.args[0].id)
+        return None
+
+    def _iterated_container(self, over: ast.expr, prov: Provenance | None) -> Provenance | None:
+        """The torch.nn container a loop runs through: itself, `enumerate(self.blocks)` or `range(len(self.blocks))`."""
+        if prov is not None and prov.kind is Kind.MODULE:
+            return prov
+        if type(over) is ast.Call and type(over.func) is ast.Name and over.func.id in ("enumerate", "range") and len(over.args) == 1 \
+                and not over.keywords and self._builtin(over.func):
+            inner = over.args[0]
+            if over.func.id == "range":
+                if not (type(inner) is ast.Call and type(inner.func) is ast.Name and inner.func.id == "len" and len(inner.args) == 1
+                        and self._builtin(inner.func)):
+                    return None
+                inner = inner.args[0]
+            found = self.prov_of(inner)
+            return found if found is not None and found.kind is Kind.MODULE else None
+        return None
+
+    def _runs_layers(self, container: Provenance) -> bool:
+        """Whether iterating this torch.nn container surely gives a layer (_holds_layers, or a `range(depth)` that every
+        construction of its class in this module makes positive)."""
+        if container.truth is True:
+            return True
+        found = self.model.__dict__.get("_ranged_containers", {}).get(id(container.node))
+        if found is None or found[0] is not container.node:
+            return False
+        cache, size = self.model.__dict__.setdefault("_ranged_positive", {}), len(self.model.events)
+        known = cache.get(id(container.node))
+        if known is None or known[0] != size or known[1] is not container.node:  # (asked again once more calls are seen)
+            known = cache[id(container.node)] = (size, container.node, self._constructed_positive(found[1], found[2]))
+        return known[2]
 
     def _loader(self, node: ast.Call) -> Provenance | None:
         """`DataLoader(ds, batch_size=32)`: each batch (and each field of one) has `batch_size` rows, the first batch at

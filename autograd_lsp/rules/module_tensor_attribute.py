@@ -20,7 +20,8 @@ code converts the module (or one holding it) to another floating dtype (`model.h
 conversion leaves the attribute's dtype behind.
 
 Not flagged: `nn.Parameter(...)`, `self.register_buffer(...)`, Python numbers, 0-dim tensors such as
-`torch.tensor(0.5)` (PyTorch lets a 0-dim CPU tensor combine with tensors on any device), tensors created
+`torch.tensor(0.5)` (PyTorch lets a 0-dim CPU tensor combine with tensors on any device; but one that a method keeps
+updating from itself, `self.steps += n`, is running state `state_dict()` loses, and is reported so), tensors created
 with an explicit `device=`, attributes only used in `__init__` or only as indices, and stand-ins that a method
 replaces before any use: an empty tensor (`torch.empty(0)`), or a one-element literal such as `torch.zeros(1)` that
 `forward` rebuilds next to its input whenever a slice of its shape past its own dimensions differs from the input's
@@ -110,6 +111,9 @@ def check(model: ModuleModel):
             builders += [cls.methods[name] for name in _self_calls(init.node) if name in cls.methods and name != "__init__"]
         candidates = [bind for method in builders for bind in in_methods.get(method.scope, ()) if _is_plain_factory_tensor(model, cls, bind)]
         candidates += [bind for bind in in_methods.get(init.scope, ()) if _passed_plain_tensor(model, cls, init, bind)]
+        counts = [bind for bind in in_methods.get(init.scope, ()) if _zero_dim_literal(model, bind)]
+        if counts:
+            yield from _running_counts(model, cls, counts, builders)
         if not candidates:
             continue
         registered = _registered_names(cls)
@@ -149,6 +153,62 @@ def check(model: ModuleModel):
         finally:
             _UNMOVED.pop(id(cls.node), None)
             _MODELS.pop(id(cls.node), None)
+
+
+def _zero_dim_literal(model: ModuleModel, bind: BindEvent) -> bool:
+    """`self.steps = torch.tensor(0)`: a 0-dim tensor of a number, placed on the default device."""
+    call = bind.value
+    if type(call) is not ast.Call or len(call.args) != 1 or call.keywords or type(call.args[0]) is not ast.Constant \
+            or type(call.args[0].value) not in (int, float) or bind.name.count(".") != 1:
+        return False
+    qualname = model.imports.qualname(call.func) or ""
+    return qualname.startswith("torch.") and qualname.count(".") == 1 and qualname[6:] in api.VALUE_FACTORIES
+
+
+def _running_counts(model: ModuleModel, cls: ClassInfo, binds: list, builders: list):
+    """0-dim tensors that a method keeps updating from themselves (`self.steps += n`, `total = self.steps + n; self.steps =
+    total`): running state, which `state_dict()` does not hold in a plain attribute (no device problem: a 0-dim tensor
+    combines with tensors on any device). One rebound elsewhere to another value is not followed."""
+    registered = _registered_names(cls)
+    for bind in binds:
+        attr = bind.name[5:]
+        if any(_names_match(attr, name) for name in registered) or _rebound_elsewhere(cls, attr, builders, anywhere=True) \
+                or sum(1 for other in binds if other.name == bind.name) > 1:
+            continue
+        update = _updated_from_itself(cls, attr, builders)
+        if update is None:
+            continue
+        message = (f"`self.{attr}` is running state kept in a plain tensor attribute of the module `{cls.name}` (updated from "
+                   f"itself at line {update.lineno}): `state_dict()` does not save it, so a checkpoint loaded into a new module "
+                   f"starts it over from `{model.text(bind.value)}`. Register it with `self.register_buffer(\"{attr}\", ...)`")
+        fixes = []
+        statement = bind.node
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and statement.targets[0] is bind.target \
+                and edits.own_line(model, statement):
+            fixes.append(Fix(f"Register as a buffer: `self.register_buffer(\"{attr}\", ...)`", Safety.UNSAFE,
+                             (Edit(model.span(statement), f'self.register_buffer("{attr}", {model.text(bind.value)})'),)))
+        yield model.finding(RULE, bind.target, message, fixes=fixes, related=[(update, f"`self.{attr}` updated here")],
+                            attribute=attr, module=cls.name)
+
+
+def _updated_from_itself(cls: ClassInfo, attr: str, builders: list) -> ast.stmt | None:
+    """The first statement of a method that does not build the module assigning `self.<attr>` a value computed from
+    itself, directly or through locals (`self.n += k`, `new = self.n + k; self.n = new`)."""
+    for method in cls.methods.values():
+        if method in builders:
+            continue
+        derived: set = set()
+        for node in statements(method.node.body, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            if node.value is None:
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            itself = any(_self_attribute(n, attr) or isinstance(n, ast.Name) and n.id in derived for n in nodes(node.value))
+            if any(_self_attribute(t, attr) for t in targets):
+                if isinstance(node, ast.AugAssign) or itself:
+                    return node
+            elif itself:
+                derived.update(n.id for t in targets for n in nodes(t) if isinstance(n, ast.Name))
+    return None
 
 
 def _setattr_binds(model: ModuleModel) -> list[BindEvent]:
