@@ -114,10 +114,12 @@ def attribute_name(node: ast.expr) -> str | None:
     """The attribute a string names (`"conv"`), or the family an f-string names (`f"block{i}"`: `block{}`, a key no
     identifier can be): `self.add_module(f"block{i}", ...)` stores on it and `getattr(self, f"block{i}")` reads it."""
     if type(node) is ast.Constant and type(node.value) is str:
-        return node.value
-    if type(node) is not ast.JoinedStr or not any(type(part) is ast.FormattedValue for part in node.values):
+        return node.value if node.value.isidentifier() else None
+    if type(node) is not ast.JoinedStr:
         return None
-    return "".join(part.value if type(part) is ast.Constant else "{}" for part in node.values)
+    key = "".join(part.value if type(part) is ast.Constant else "{}" for part in node.values)
+    constant = key.replace("{}", "")  # (a family needs a name of its own: `f"{i}"` would match any attribute)
+    return key if constant and (constant[0].isalpha() or constant[0] == "_") and constant.replace("_", "a").isalnum() else None
 
 
 def parents(model: ModuleModel, root: ast.AST) -> dict[int, ast.AST]:

@@ -216,8 +216,8 @@ def _jumps(body: list) -> bool:
         if kind in (ast.For, ast.AsyncFor, ast.While):
             stack.extend(node.orelse)  # (its own body's jumps are its own)
         elif kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda) and isinstance(node, ast.stmt):
-            stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, (ast.stmt, ast.excepthandler)))
-        elif isinstance(node, ast.excepthandler):
+            stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)))
+        elif isinstance(node, ast.excepthandler) or kind is ast.match_case:
             stack.extend(node.body)
     return False
 
@@ -3063,9 +3063,7 @@ class Walker:
         defaults = dict(zip(positional[len(positional) - len(node.args.defaults):], node.args.defaults))
         defaults.update({arg.arg: default for arg, default in zip(node.args.kwonlyargs, node.args.kw_defaults) if default is not None})
         seen = False
-        for event in self.model.of_type(CallEvent):
-            if event.function is not init or event.role is not None:
-                continue
+        for event in self._constructions(init):
             call = event.node
             if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
                 return False
@@ -3077,6 +3075,21 @@ class Walker:
                 return False
             seen = True
         return seen
+
+    def _constructions(self, init: FunctionInfo) -> list:
+        """The calls of `init`'s class seen so far, from an index grown with the events (the walk asks again and again:
+        a scan of every event per question was quadratic on large files)."""
+        events = self.model.events
+        state = self.model.__dict__.get("_constructions_seen")
+        if state is None or state[0] is not events or state[1] > len(events):
+            state = self.model.__dict__["_constructions_seen"] = [events, 0, {}]
+        found = state[2]
+        for index in range(state[1], len(events)):
+            event = events[index]
+            if type(event) is CallEvent and event.role is None and event.function is not None and event.function.name == "__init__":
+                found.setdefault(id(event.function), []).append(event)
+        state[1] = len(events)
+        return found.get(id(init), ())
 
     def _first_layer(self, name: str | None, built: ast.Call | None) -> tuple[str | None, ast.Call | None]:
         """The layer a module applies first to its input: itself, or a Sequential's first element (of `*layers`, the

@@ -54,13 +54,14 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from ..analysis.model import BindEvent, CallEvent, Event, ItemStoreEvent, Loop, ModuleModel, ThroughEvent
 from ..analysis import callsite, uses
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis.syntax import nodes, parents, statements
-from ..analysis.training import (BACKWARD, EPOCH_HOOKS, STEP_HOOKS, Part, TrainingUnit, backward_target, called_module, is_backward, keeps_own_weights,
+from ..analysis.training import (BACKWARD, EPOCH_HOOKS, STEP_HOOKS, Part, TrainingUnit, backward_target, called_module, keeps_own_weights,
                                  step_closure, step_owners, training_units)
 from ..findings import Edit, Fix, Safety, Severity
 from ..analysis.walker import label as _label
@@ -350,6 +351,7 @@ def _items_of_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, 
     """Loop variables that take the items of a parameter (`for v in values`, `for i, v in enumerate(values)`): what
     is added through them is what the caller passed in that parameter."""
     params = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+    stores = Counter(n.id for n in nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     items = {}
     for loop in nodes(node):
         if not isinstance(loop, ast.For):
@@ -358,8 +360,8 @@ def _items_of_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, 
         if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "enumerate" \
                 and len(source.args) == 1 and isinstance(target, ast.Tuple) and len(target.elts) == 2:
             source, target = source.args[0], target.elts[1]
-        if isinstance(source, ast.Name) and source.id in params and isinstance(target, ast.Name):
-            items[target.id] = source.id
+        if isinstance(source, ast.Name) and source.id in params and isinstance(target, ast.Name) and stores[target.id] == 1:
+            items[target.id] = source.id  # (a loop variable bound again, `value = float(value)`, holds something else)
     return items
 
 
@@ -644,9 +646,9 @@ def _called_each_iteration(model: ModuleModel, event: Event, acc: Accumulation):
     if function is None or function.cls is None or function.name == "__init__" or not acc.base.startswith("self.") \
             or event.ctx.loop is not None or acc.prov is None or function.name in STEP_HOOKS:
         return None
-    calls = _calls_of(model).get(id(function))
-    if not calls:
-        return None
+    calls = [call for call in model.callers(function) if call.function is function]
+    if not calls or _reset_each_iteration(function.node.body, acc):
+        return None  # (`self.losses = []` at the top of the method: each call starts it again)
     attr = acc.base[len("self."):]
     for call in calls:
         loop, receiver = call.ctx.loop, call.receiver
@@ -658,20 +660,8 @@ def _called_each_iteration(model: ModuleModel, event: Event, acc: Accumulation):
     for name, method in function.cls.methods.items():
         if name != "__init__" and method is not function and _reset_in(method.node.body, acc):
             return None
-    parts = [Part(BACKWARD, e) for e in model.of_type(CallEvent)
-             if e.ctx.scope.function is function and e.ctx.via is None and is_backward(e)]
+    parts = [Part(BACKWARD, e) for e in model.calls(role="backward") if e.ctx.scope.function is function and e.ctx.via is None]
     return TrainingUnit(function.node, function.scope, function=function, parts=parts)
-
-
-def _calls_of(model: ModuleModel) -> dict:
-    """id of a function of the module -> the call events that call it (the symbolic walk's)."""
-    calls = model.__dict__.get("_ag015_calls_of")
-    if calls is None:
-        calls = model.__dict__["_ag015_calls_of"] = {}
-        for call in model.of_type(CallEvent):
-            if call.function is not None:
-                calls.setdefault(id(call.function), []).append(call)
-    return calls
 
 
 def _returns_graph(model: ModuleModel, function, prov: Provenance) -> bool:
@@ -915,9 +905,9 @@ def _returned(model: ModuleModel, ret: ast.Return, position: int | None, parent_
     does with it (`val = validate(...)` then only printed); ESCAPE when no call is seen, none reads it, or one hands it
     on unseen or backpropagates it (as before: a returned sum may be wanted)."""
     info = model.functions.get(_enclosing_scope(parent_of, ret))
-    calls = [call for call in _calls_of(model).get(id(info), ()) if call.ctx.via is None] if info is not None else []
-    if not calls:
-        return ESCAPE
+    calls = [call for call in model.callers(info) if call.function is info and call.ctx.via is None] if info is not None else []
+    if not calls or not (info.name.startswith("_") or any(call.ctx.scope.function is None for call in calls)):
+        return ESCAPE  # (a public function of a module that never runs it itself may be another file's API)
     found = set()
     for call in calls:
         scope = call.ctx.scope

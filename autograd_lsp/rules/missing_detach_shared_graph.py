@@ -101,6 +101,13 @@ class Site:
 
 
 def check(model: ModuleModel):
+    found = model.__dict__.get("_ag017_findings")  # (AG003 asks for them too: computed once per model)
+    if found is None:
+        found = model.__dict__["_ag017_findings"] = list(_check(model))
+    yield from found
+
+
+def _check(model: ModuleModel):
     sites = _sites(model)
     if not sites:
         return
@@ -792,8 +799,8 @@ def _stale_finding(model, first_node, second_node, step_node, step, step_text: s
     message = (f"`{second_call}` backpropagates through {what}{made}, whose graph `{first_call}` (line {first_node.lineno}) "
                f"retained, but `{step_text}` (line {step_node.lineno}) has since changed the weights of `{module}` that this graph "
                f"saved: RuntimeError \"modified by an inplace operation\". Recompute the shared forward after the step for the "
-               f"second loss (with `.detach()` on what the first loss takes from it), or, if the second loss must not reach "
-               f"`{module}` (a discriminator's), give it {detached}")
+               f"second loss (with `.detach()` on what the first loss takes from it), or, if the second loss must not update "
+               f"`{module}`, give it {detached}")
     related = [(first_node, "the first backward retains the shared graph here"), (step_node, "the optimizer steps in between")]
     if shared_bind is not None:
         related.insert(0, (shared_bind.node, "the shared forward output is computed here"))

@@ -58,7 +58,7 @@ from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel
 from ..analysis.provenance import Kind
 from ..analysis.syntax import parents, stores, test_truth
 from ..analysis.training import (BACKWARD, STEP, ZERO_GRAD, Part, covers, first_forward, forward_statement, innermost_unit, is_zeroing,
-                                 optimizer_of, optimizer_params, step_closure, training_units)
+                                 never_together, optimizer_of, optimizer_params, step_closure, training_units)
 from ..findings import Fix, Safety, Severity
 from . import edits
 
@@ -87,7 +87,7 @@ def check(model: ModuleModel):
         if not zeros:
             yield from _finding(model, unit, own[0], backwards, missing=None, seen=seen)
             continue
-        apart = next((step for step in own if all(_other_branch(model, zero, step) for zero in zeros)), None)
+        apart = next((step for step in own if all(never_together(model, zero.event, step.event) for zero in zeros)), None)
         if apart is not None:  # (`if args.amp: zero_grad(); scaled backward; step` `else: backward(); step()`)
             yield from _finding(model, unit, apart, backwards, missing=None, seen=seen, branch=zeros[0])
             continue
@@ -232,28 +232,6 @@ def _fresh_each_iteration(model: ModuleModel, unit, step) -> bool:
               and isinstance(node.func, ast.Attribute) and node.func.attr in ops.MODULE_ITERATORS]
     return bool(owners) and all(isinstance(owner, ast.Name) and _made_before(binds, owner.id, made.seq) is not None
                                 for owner in owners)
-
-
-def _other_branch(model: ModuleModel, zero, step) -> bool:
-    """The reset and the step sit in different arms of one `if` of the same body: an iteration that steps there never
-    resets."""
-    a, b = zero.event, step.event
-    if a.ctx.scope is not b.ctx.scope or a.ctx.via is not None or b.ctx.via is not None:
-        return False
-    scope = a.ctx.scope
-    parent_of = parents(model, scope.node if scope.function is not None else model.tree)
-    arms = {}
-    child, parent = a.node, parent_of.get(id(a.node))
-    while parent is not None:
-        if isinstance(parent, ast.If) and child is not parent.test:
-            arms[id(parent)] = child in parent.body
-        child, parent = parent, parent_of.get(id(parent))
-    child, parent = b.node, parent_of.get(id(b.node))
-    while parent is not None:
-        if isinstance(parent, ast.If) and child is not parent.test and id(parent) in arms:
-            return arms[id(parent)] is not (child in parent.body)
-        child, parent = parent, parent_of.get(id(parent))
-    return False
 
 
 def _never_runs(model: ModuleModel, zero) -> bool:

@@ -74,7 +74,7 @@ from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel
 from ..analysis.provenance import Kind
-from ..analysis.syntax import nodes, statements
+from ..analysis.syntax import attribute_name, nodes, statements
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
 from .tree_order import children
@@ -229,13 +229,7 @@ def _setattr_binds(model: ModuleModel) -> list[BindEvent]:
 
 def _attribute_key(node: ast.AST) -> str | None:
     """`"mask"` -> mask; `f"pos_embed{idx}"` -> pos_embed{} (its constant parts, `{}` for each formatted value)."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value if node.value.isidentifier() else None
-    if isinstance(node, ast.JoinedStr):
-        key = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
-        constant = key.replace("{}", "")
-        return key if constant and (constant[0].isalpha() or constant[0] == "_") and constant.replace("_", "a").isalnum() else None
-    return None
+    return attribute_name(node)
 
 
 def _names_match(name: str, other: str) -> bool:

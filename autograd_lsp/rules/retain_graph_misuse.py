@@ -480,12 +480,12 @@ def _freed_every_iteration(model):
     one here and the helper runs no other backward."""
     if not any(call.ctx.loop is not None and call.function is not None and call.function.calls_backward for call in model.calls()):
         return  # (no helper that backpropagates is called in a loop: AG017's check is not run for this)
-    iterations = {finding.span.line: finding for finding in _ag017_findings(model)
+    iterations = {(finding.span.line, finding.span.col): finding for finding in _ag017_findings(model)
                   if "loop_line" in finding.data and "cause_of" not in finding.data}
     if not iterations:
         return
     for call in model.calls():
-        found = iterations.get(call.node.lineno)
+        found = iterations.get((call.node.lineno, model.char_col(call.node.lineno, call.node.col_offset)))
         function = call.function
         if found is None or function is None or call.ctx.via is not None \
                 or any(other.node is not call.node for other in model.callers(function) if other.ctx.via is None):
@@ -503,12 +503,9 @@ def _freed_every_iteration(model):
 
 
 def _ag017_findings(model) -> list:
-    found = model.__dict__.get("_ag017_findings")
-    if found is None:
-        from . import missing_detach_shared_graph
+    from . import missing_detach_shared_graph
 
-        found = model.__dict__["_ag017_findings"] = list(missing_detach_shared_graph.check(model))
-    return found
+    return list(missing_detach_shared_graph.check(model))  # (memoised on the model by that rule)
 
 
 def _added_to(model, first, later) -> bool:
@@ -981,7 +978,27 @@ def _free_of(model, prov, graph) -> bool:
     if prov.kind is Kind.SEQUENCE:
         # (no elements: maybe a list appended to since; unknown)
         return bool(prov.elements) and all(_free_of(model, element, graph) for element in prov.elements)
-    return prov.kind is Kind.MODULE and _keeps_no_values(model, prov.module_class)
+    return prov.kind is Kind.MODULE and _keeps_no_values(model, prov.module_class) and _holds_no_workspace_module(model, prov)
+
+
+def _holds_no_workspace_module(model, prov, depth: int = 0) -> bool:
+    """A torch.nn layer built here from what is known to keep nothing (`nn.Sequential(nn.Linear(4, 8), nn.ReLU())`, sizes):
+    a container built around a module of the workspace keeps what that module keeps."""
+    if not isinstance(prov.module_class, str):
+        return True  # (a workspace class: _keeps_no_values read its methods)
+    built = prov.node
+    if not isinstance(built, ast.Call) or depth > 4:
+        return False
+    for argument in [*built.args, *(keyword.value for keyword in built.keywords)]:
+        items = argument.elts if isinstance(argument, (ast.List, ast.Tuple)) else [argument]
+        for item in items:
+            if isinstance(item, ast.Constant):
+                continue
+            found = model.prov(item) if not isinstance(item, ast.Starred) else None
+            if found is None or found.kind is Kind.MODULE and not (
+                    _keeps_no_values(model, found.module_class) and _holds_no_workspace_module(model, found, depth + 1)):
+                return False
+    return True
 
 
 def _keeps_no_values(model, cls, depth: int = 0) -> bool:
