@@ -7,7 +7,9 @@ inplace=True)`, `F.relu_(x)`) on a leaf tensor that requires grad, or on a view 
 narrowed by `isinstance(m, nn.Conv2d)` (also in a helper `model.apply(init)` runs in its caller's grad mode), or the
 loop variable over a list of trainable leaves (a hand-written optimizer's `for p in self.params: p -= lr * p.grad`).
 A helper of the module that writes the tensor a call hands it (`init_weights(layer.weight)`) is reported at its write
-and at that call, where the leaf comes from and `no_grad` goes.
+and at that call, where the leaf comes from and `no_grad` goes. Silent where the parameter may not require grad: a write
+under `if not p.requires_grad:`, or after a freeze of its module that surely ran first (`freeze(teacher)` before
+`for w in teacher.parameters(): w.mul_(d)`; a freeze under `if freeze:` leaves the other path reported).
 
 ## Why is this bad?
 A leaf that requires grad is a variable autograd differentiates *with respect to*; changing its values in
@@ -43,11 +45,13 @@ import ast
 import sys
 
 from ..analysis import callsite
+from ..analysis import torch_api as api
 from ..analysis.model import InplaceEvent, ModuleModel
 from ..analysis.syntax import parents
 from ..analysis.torch_api import out_of_place
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
+from .requires_grad_toggle_after_forward import switched_off
 
 CODE = "AG001"
 NAME = "inplace-on-leaf"
@@ -73,8 +77,8 @@ def check(model: ModuleModel):
         if model.grad_enabled(event.ctx) is not True:
             continue
         target = event.target.value if isinstance(event.target, ast.Subscript) and not view else event.target
-        if _guarded_off(model, event, _base_name(model, target)):
-            continue
+        if _guarded_off(model, event, _base_name(model, target)) or switched_off(model, _owners(model, prov), event):
+            continue  # (a freeze somewhere in the module may have switched the parameter off: not a known leaf that requires grad)
         name = model.text(target)
         made = model.describe(prov)
         what = f"a view of `{_base_name(model, target)}`, " if view else ""
@@ -143,6 +147,17 @@ def _parameter(function, name: str) -> bool:
     if name not in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
         return False
     return not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(node))
+
+
+def _owners(model: ModuleModel, prov) -> set:
+    """What the leaf is known by, for matching a freeze: `teacher` of `teacher.parameters()`, `model.fc.weight`."""
+    found = set(prov.composed_from)
+    node = prov.node
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in api.MODULE_ITERATORS:
+        node = node.func.value
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        found.add(model.text(node))
+    return found
 
 
 def _guarded_off(model: ModuleModel, event: InplaceEvent, name: str) -> bool:

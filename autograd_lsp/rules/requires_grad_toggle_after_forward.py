@@ -66,7 +66,7 @@ from dataclasses import dataclass
 from ..analysis import torch_api as api
 from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, Event, InplaceEvent, ModuleModel
 from ..analysis.provenance import Kind
-from ..analysis.syntax import body_statement, dotted
+from ..analysis.syntax import body_statement, dotted, parents
 from ..analysis import uses
 from ..analysis.training import GRADIENT_FUNCTIONS, STEP_HOOKS, backward_target, computes_gradients, is_backward, is_step
 from ..findings import Edit, Fix, Safety, Severity, Span
@@ -90,8 +90,45 @@ class Toggle:
     inner: ast.AST | None = None  # a helper's call: the statement of its body (in this module) that toggles
 
 
+def requires_grad_changes(model: ModuleModel) -> list[Toggle]:
+    """Every change of `requires_grad` the module makes (directly, or through a helper it calls), once per model: AG001
+    asks too (a parameter a freeze may have switched off is no known leaf that requires grad)."""
+    found = model.__dict__.get("_requires_grad_changes")
+    if found is None:
+        found = model.__dict__["_requires_grad_changes"] = list(_toggles(model))
+    return found
+
+
+def switched_off(model: ModuleModel, names: set, event: Event) -> bool:
+    """A change that may set `requires_grad` off for the parameters known by `names` (a freeze, or a computed flag)
+    surely runs before `event`: earlier in its scope, under no `if` or loop that `event` does not share (but a loop
+    over the parameters themselves). A freeze under `if freeze:` leaves the other path's leaf requiring grad."""
+    return any(toggle.value is not True and _matches(toggle.targets, names) and _surely_before(model, toggle.event, event)
+               for toggle in requires_grad_changes(model))
+
+
+def _surely_before(model: ModuleModel, first: Event, later: Event) -> bool:
+    if first.seq >= later.seq or first.ctx.scope is not later.ctx.scope or first.ctx.via is not None or later.ctx.via is not None:
+        return False
+    scope = first.ctx.scope
+    parent_of = parents(model, scope.node if scope.function is not None else model.tree)
+    around_later = set()
+    node = later.node
+    while node is not None:
+        around_later.add(id(node))
+        node = parent_of.get(id(node))
+    node = first.ctx.statement
+    while node is not None and id(node) not in around_later:
+        if isinstance(node, (ast.If, ast.While, ast.Try, ast.Match, ast.IfExp)) or isinstance(node, (ast.For, ast.AsyncFor)) \
+                and not (isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute)
+                         and node.iter.func.attr in api.MODULE_ITERATORS):
+            return False
+        node = parent_of.get(id(node))
+    return node is not None
+
+
 def check(model: ModuleModel):
-    toggles = list(_toggles(model))
+    toggles = requires_grad_changes(model)
     if not toggles:
         return
     frozen = [t for t in toggles if t.value is False]
