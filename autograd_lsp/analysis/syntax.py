@@ -213,13 +213,19 @@ def exclusive(parent_of: dict, a: ast.AST, b: ast.AST) -> bool:
 def eval_only(parent_of: dict, node: ast.AST) -> bool:
     """`node` runs only when its module is in eval mode: under `if not self.training:` or the else of
     `if self.training:` (nothing backpropagates through what that branch computes). `parent_of`: parents()."""
+    return flag_false(parent_of, node, "self.training")
+
+
+def flag_false(parent_of: dict, node: ast.AST, flag: str) -> bool:
+    """`node` runs only where the dotted name `flag` is false: under `if not <flag>:` or in the else of `if <flag>:`
+    (`p.requires_grad`, `self.training`). `parent_of`: parents()."""
     path = _path(parent_of, node)
     for child, owner in zip(path, path[1:]):
         if isinstance(owner, (ast.If, ast.IfExp)):
             test, negated = owner.test, False
             if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
                 test, negated = test.operand, True
-            if dotted(test) == "self.training" and _branch(owner, child) == ("body" if negated else "orelse"):
+            if dotted(test) == flag and _branch(owner, child) == ("body" if negated else "orelse"):
                 return True
     return False
 

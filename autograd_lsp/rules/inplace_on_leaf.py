@@ -47,11 +47,11 @@ import sys
 from ..analysis import callsite
 from ..analysis import torch_api as api
 from ..analysis.model import InplaceEvent, ModuleModel
-from ..analysis.syntax import parents
+from ..analysis.syntax import flag_false, parents
+from ..analysis.toggles import switched_off
 from ..analysis.torch_api import out_of_place
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
-from .requires_grad_toggle_after_forward import switched_off
 
 CODE = "AG001"
 NAME = "inplace-on-leaf"
@@ -77,7 +77,9 @@ def check(model: ModuleModel):
         if model.grad_enabled(event.ctx) is not True:
             continue
         target = event.target.value if isinstance(event.target, ast.Subscript) and not view else event.target
-        if _guarded_off(model, event, _base_name(model, target)) or switched_off(model, _owners(model, prov), event):
+        scope = event.ctx.scope
+        if flag_false(parents(model, scope.node if scope.function is not None else model.tree), event.node,
+                      f"{_base_name(model, target)}.requires_grad") or switched_off(model, _owners(model, prov), event):
             continue  # (a freeze somewhere in the module may have switched the parameter off: not a known leaf that requires grad)
         name = model.text(target)
         made = model.describe(prov)
@@ -158,24 +160,6 @@ def _owners(model: ModuleModel, prov) -> set:
     if isinstance(node, (ast.Name, ast.Attribute)):
         found.add(model.text(node))
     return found
-
-
-def _guarded_off(model: ModuleModel, event: InplaceEvent, name: str) -> bool:
-    """The write runs only where `name.requires_grad` is false: under `if not name.requires_grad:` or in the `else` of
-    `if name.requires_grad:` (a loop over parameters that a freeze may have switched off)."""
-    scope = event.ctx.scope
-    parent_of = parents(model, scope.node if scope.function is not None else model.tree)
-    child, parent = event.node, parent_of.get(id(event.node))
-    while parent is not None:
-        if isinstance(parent, ast.If) and child is not parent.test:
-            test, negated = parent.test, False
-            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-                test, negated = test.operand, True
-            if isinstance(test, ast.Attribute) and test.attr == "requires_grad" and model.text(test.value) == name \
-                    and (child in parent.body) is negated:
-                return True
-        child, parent = parent, parent_of.get(id(parent))
-    return False
 
 
 def _base_name(model: ModuleModel, view: ast.expr) -> str:
