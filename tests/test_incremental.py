@@ -452,3 +452,99 @@ def test_edits_inside_init_and_self_storing_methods_give_the_findings_of_a_full_
     # for that call since then: one more class walked for a call site, one more edit of seed 1 walked whole)
     assert walked["__init__"] >= 10 and walked["method"] >= 10 and walked["module"] >= 10, walked
     assert total_findings > 8, total_findings
+
+
+_FIT_EPOCH = '''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def fit_epoch(net, batches, opt, scale=1.0):
+    total = 0.0
+    for x, y in batches:
+        opt.zero_grad()
+        loss = F.mse_loss(net(x), y) * scale
+        loss.backward()
+        opt.step()
+        total += loss.item()
+    return total / 3
+
+
+def main():
+    net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+    opt = torch.optim.SGD(net.parameters(), lr=0.05)
+    batches = [(torch.randn(5, 4), torch.randn(5, 1)) for _ in range(3)]
+    for epoch in range(2):
+        print(epoch, fit_epoch(net, batches, opt, scale=0.5))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_an_edit_of_a_body_walked_for_a_call_site_walks_the_block_of_that_call_again():
+    """`fit_epoch` is walked for `main`'s call (its arguments known there) as well as on its own: an edit in it walks
+    `main`'s block again, that call-site walk included, instead of the whole module; its AG005 comes and goes with
+    the edit, as in a full check (the call-site walk's tables keyed by the old body's nodes are dropped with it)."""
+    incremental = IncrementalCheck()
+    model = incremental.check(Source(_FIT_EPOCH, "fit.py")).model
+    assert [shadow.name for shadow in model._walker.shadows] == ["fit_epoch"]  # (the point: a call-site walk exists)
+    nonscalar = _FIT_EPOCH.replace("F.mse_loss(net(x), y)", "F.mse_loss(net(x), y, reduction='none')")
+    for text, codes in ((nonscalar, ["AG005"]), (_FIT_EPOCH, []), (nonscalar, ["AG005"])):
+        got = incremental.check(Source(text, "fit.py"), reuse=model)
+        assert got.walked == "function" and got.model is model
+        assert [f.code for f in got.findings] == codes
+        assert _shown(got.findings) == _shown(check_source(Source(text, "fit.py")).findings)
+        model = got.model
+
+
+_TOWER = '''import torch
+import torch.nn as nn
+
+
+class GatedBlock(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.proj = nn.Linear(width, width)
+        self.act = nn.ReLU()
+
+    def forward(self, h):
+        return self.act(self.proj(h))
+
+
+class Tower(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Linear(6, 12), GatedBlock(12))
+        self.top = nn.Sequential(nn.ELU(inplace=True), nn.Linear(12, 1))
+
+    def forward(self, x):
+        return self.top(self.stem(x))
+
+
+def train(steps):
+    tower = Tower()
+    opt = torch.optim.Adam(tower.parameters())
+    for step in range(steps):
+        opt.zero_grad()
+        tower(torch.randn(4, 6)).pow(2).mean().backward()
+        opt.step()
+
+
+train(3)
+'''
+
+
+def test_a_summary_read_through_a_sequential_is_read_again_after_an_edit():
+    """What the last block of an nn.Sequential returns is read from its forward's summary without a call event of
+    its own (the ELU(inplace=True) after it changes ReLU's saved output: AG006). An edit that makes it return a copy
+    must reach the reader: the findings after each edit are those of a full check."""
+    incremental = IncrementalCheck()
+    model = incremental.check(Source(_TOWER, "tower.py")).model
+    copied = _TOWER.replace("return self.act(self.proj(h))", "return self.act(self.proj(h)).clone()")
+    for text, found in ((copied, False), (_TOWER, True)):
+        got = incremental.check(Source(text, "tower.py"), reuse=model)
+        assert ("AG006" in [f.code for f in got.findings]) is found
+        assert _shown(got.findings) == _shown(check_source(Source(text, "tower.py")).findings)
+        model = got.model

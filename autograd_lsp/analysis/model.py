@@ -377,6 +377,8 @@ class ModuleModel:
                 shadow.__dict__.pop("called_from", None)
             walker.shadows.clear()
             walker.memo.clear()
+            walker.memo_seen.clear()
+            walker.summary_reads.clear()
             walker.function_aliases.clear()
             walker.via = walker.overlay = walker.escaped = walker._last_ctx = None
             walker.module_scope.bindings.clear()

@@ -13,8 +13,12 @@ leaves the model as it was):
 - the edit lies in the body of a module-level function or a method of a module-level class, and neither that
   function nor the walks nested in it define functions, classes or lambdas, import, or store attributes on
   `self` (the class tables are merged over methods), and none of them is an `__init__`;
-- no body was walked for one call site (walker.call_in_context) from inside the block, nor was the function
-  itself (those walks keep events of their own);
+- a body walked for one call site (walker.call_in_context) during the block is walked again with it (its memo
+  entry forgotten) when nothing after the block read that entry and it stores nothing on `self`; one of a
+  function of the block walked elsewhere makes the walk that holds that call site the block (_Above); the
+  call-site tables keyed by nodes of the bodies walked (model.call_site_backwards, ...) are written again;
+- what other walks read of a function's summary besides their call events (walker._summary_of: the last block
+  of an nn.Sequential) counts as a read of it;
 - the module statements from the one whose code first led to the function on bind nothing (the walk read the
   module's names as they stood then);
 - the edit changes neither how often a function's name is written (walker._pass_modules) nor the names
@@ -27,7 +31,7 @@ import ast
 import bisect
 from collections import Counter
 
-from . import syntax
+from . import callsite, syntax
 from .model import CallEvent, FunctionInfo, ModuleModel, _bare_names
 
 _SUMMARY = ("returns", "returned_any", "calls_backward", "calls_step", "calls_zero_grad", "uses_arguments")
@@ -58,6 +62,9 @@ def rewalk(model: ModuleModel, parsed, source, resolver=None) -> bool:
         if tries > MAX_BLOCKS:
             return _give_up(model, kept, "too many blocks")
         plan = _plan(model, edit, root, first=not kept)
+        if isinstance(plan, _Above):
+            pending.insert(0, plan.root)
+            continue
         if plan is None:
             return _give_up(model, kept, None)
         rewalk_ = _Rewalk(model, parsed.tree, source, resolver, edit, root, *plan)
@@ -126,7 +133,8 @@ def _edited(model: ModuleModel, parsed):
 
 
 def _plan(model: ModuleModel, edit, root: FunctionInfo, first: bool = True):
-    """(members, module view) of a walk again from `root`: the walks nested in it, the module's names it saw."""
+    """(members, module view, inside) of a walk again from `root`: the walks nested in it, the module's names it saw,
+    the bodies walked for one call site during it; _Above when a walk it is nested in must be walked again instead."""
     walker, info, old_f, new_f, cls_pair = edit
     if "walk_end" not in root.__dict__ or "walk_tables" not in root.__dict__ or not root.walked or root.context_of is not None:
         return _no('function not walked')
@@ -147,14 +155,26 @@ def _plan(model: ModuleModel, edit, root: FunctionInfo, first: bool = True):
             reason = _tables_refused(model, walker, member, on_self, ids)
             if reason is not None:
                 return _no(reason)
+    inside = []  # bodies walked for one call site during the block: walked again with it
     for shadow in walker.shadows:
-        if id(shadow.context_of) in ids:
-            return _no('walked for a call site')
-        caller = shadow.__dict__.get("called_from")
-        while caller is not None and caller.context_of is not None:
-            caller = caller.__dict__.get("called_from")
-        if id(caller) in ids:
-            return _no('call-site walk from inside')
+        within = _within(shadow, root)
+        if within:
+            reason = _inside_refused(walker, shadow, root)
+            if reason is not None:
+                return _no(reason)
+            inside.append(shadow)
+        elif id(shadow.context_of) in ids:
+            # walked for a call site outside the block: from the walk that holds that call site too
+            above = _holding(root, shadow)
+            if above is None:
+                return _no('walked for a call site')
+            return _Above(above)
+        else:
+            caller = shadow.__dict__.get("called_from")
+            while caller is not None and caller.context_of is not None:
+                caller = caller.__dict__.get("called_from")
+            if id(caller) in ids:
+                return _no('call-site walk from inside')
     view = _module_view(model, root)
     if view is False:
         return _no('module names not known')
@@ -167,7 +187,45 @@ def _plan(model: ModuleModel, edit, root: FunctionInfo, first: bool = True):
             if method.name != "__init__" and id(method) not in ids and method.__dict__.get("walk_seq", -1) >= root.walk_seq \
                     and read & _facts(walker, method.node).on_self:
                 return _no('a setter method walked later')
-    return members, view
+    return members, view, inside
+
+
+class _Above:
+    """The plan of a walk again is that of a walk `root`'s is nested in."""
+
+    def __init__(self, root: FunctionInfo):
+        self.root = root
+
+
+def _within(shadow: FunctionInfo, root: FunctionInfo) -> bool:
+    """Whether a body walked for one call site was walked during `root`'s walk."""
+    d = shadow.__dict__
+    return "ctx_seq" in d and root.walk_seq <= d["ctx_seq"] and d["ctx_end"] <= root.walk_end
+
+
+def _holding(root: FunctionInfo, shadow: FunctionInfo) -> FunctionInfo | None:
+    """The nearest walk `root`'s is nested in that holds the walk of `shadow` (None: none does)."""
+    above = root.__dict__.get("walk_from")
+    while above is not None:
+        if above.context_of is not None or "walk_end" not in above.__dict__:
+            return None
+        if _within(shadow, above):
+            return above
+        above = above.__dict__.get("walk_from")
+    return None
+
+
+def _inside_refused(walker, shadow: FunctionInfo, root: FunctionInfo) -> str | None:
+    """Why a body walked for one call site during `root`'s walk cannot be walked again with it (None: it can): its
+    memoised result read after the block (those reads would read the new one), or class tables it may write."""
+    seen = walker.memo_seen.get(shadow.__dict__.get("ctx_key"))
+    if seen is None or walker.memo.get(shadow.ctx_key) is None:
+        return 'call-site walk without its memo'
+    if seen[1] > root.walk_end:
+        return 'call-site walk read after the block'
+    if shadow.cls is not None and (shadow.name == "__init__" or _facts(walker, shadow.node).on_self):
+        return 'call-site walk of a method that stores on self'
+    return None
 
 
 def _tables_refused(model: ModuleModel, walker, member: FunctionInfo, on_self: set, ids) -> str | None:
@@ -298,12 +356,13 @@ def _no(reason: str):
 
 
 class _Rewalk:
-    def __init__(self, model, tree, source, resolver, edit, root, members, view):
+    def __init__(self, model, tree, source, resolver, edit, root, members, view, inside):
         walker, self.edited, self.old_f, self.new_f, self.cls_pair = edit
         self.model, self.parsed_tree, self.source, self.resolver, self.walker = model, tree, source, resolver, walker
-        self.info, self.members, self.view = root, members, view
-        self.final_seq, self.final_tables = walker.seq, walker.table_changes
+        self.info, self.members, self.view, self.inside = root, members, view, inside
+        self.final_seq, self.final_tables, self.final_walks = walker.seq, walker.table_changes, walker.context_walks
         self.ids = {id(member) for member in members}
+        self.block_ids = self.ids | {id(shadow) for shadow in inside}  # whose events and loops the block holds
         self.escalate = None  # an ancestor walk to try from instead
         self.later: list = []  # walks after the block that read what changed in it
         self.walked = 0  # events walked again
@@ -314,18 +373,20 @@ class _Rewalk:
         events = model.events
         seqs = [event.seq for event in events]
         a, b = bisect.bisect_right(seqs, start), bisect.bisect_right(seqs, end)
-        if any(id(event.ctx.scope.function) not in self.ids or event.ctx.via is not None for event in events[a:b]):
+        shadow_ids = self.block_ids - self.ids
+        if any(id(event.ctx.scope.function) not in self.block_ids
+               or event.ctx.via is not None and id(event.ctx.scope.function) not in shadow_ids for event in events[a:b]):
             return _no('events interleaved')
         if len(events) > 1000 and 3 * (b - a) > 2 * len(events):
             return _no('most of the module')  # (a walk of the whole costs as much)
-        if any(id(event.ctx.scope.function) in self.ids for event in events[:a]) or \
-                any(id(event.ctx.scope.function) in self.ids for event in events[b:]):
+        if any(id(event.ctx.scope.function) in self.block_ids for event in events[:a]) or \
+                any(id(event.ctx.scope.function) in self.block_ids for event in events[b:]):
             return _no('events outside the block')
         loops = model.loops
         loop_seqs = [loop.__dict__.get("seq", -1) for loop in loops]
         if -1 in loop_seqs:
             return _no('loop without seq')
-        inside = [k for k, loop in enumerate(loops) if id(loop.scope.function) in self.ids]
+        inside = [k for k, loop in enumerate(loops) if id(loop.scope.function) in self.block_ids]
         if inside:
             la, lb = inside[0], inside[-1] + 1
             if lb - la != len(inside):
@@ -333,10 +394,20 @@ class _Rewalk:
         else:
             la = lb = bisect.bisect_right(loop_seqs, start)
         old_nodes = {id(sub) for member in self.members for stmt in member.node.body for sub in ast.walk(stmt)}
+        # the call-site tables (keyed by nodes of the bodies walked) are written again by the walks of the block: a
+        # body walked for a call site inside it and outside is refused (the first to write an entry keeps it)
+        self.written = set(old_nodes)
+        for shadow in self.inside:
+            body = shadow.context_of
+            if body is not None and id(body) not in self.ids:
+                if any(other.context_of is body and id(other) not in self.block_ids for other in walker.shadows):
+                    return _no('a body walked for call sites inside the block and outside')
+                self.written |= {id(sub) for stmt in body.node.body for sub in ast.walk(stmt)}
+        call_tables = (dict(model.call_site_backwards), dict(model.forward_graphs), dict(model.backward_handovers))
 
         saved = {id(member): dict(member.__dict__) for member in self.members}
         state = (walker.seq, walker.function, walker.stmt, walker.resolver, dict(walker.function_aliases), walker.context_walks,
-                 len(walker.shadows), dict(walker.memo), walker.table)
+                 list(walker.shadows), dict(walker.memo), walker.table, {key: list(seen) for key, seen in walker.memo_seen.items()})
         old_provs, old_functions, old_tree, old_source = model._provs, model.functions, model.tree, model.source
         old_subs = model.torch_subscripts
         cls = self.edited.cls
@@ -367,12 +438,15 @@ class _Rewalk:
             for member in self.members:
                 member.__dict__.clear()
                 member.__dict__.update(saved[id(member)])
-            (walker.seq, walker.function, walker.stmt, walker.resolver, aliases, walker.context_walks, shadows, memo, walker.table) = state
+            (walker.seq, walker.function, walker.stmt, walker.resolver, aliases, walker.context_walks, shadows, memo, walker.table,
+             seen) = state
             walker.function_aliases.clear(), walker.function_aliases.update(aliases)
             walker.memo.clear(), walker.memo.update(memo)
-            del walker.shadows[shadows:]
+            walker.memo_seen = seen
+            walker.shadows[:] = shadows
             model._provs, model.functions, model.tree, model.source = old_provs, old_functions, old_tree, old_source
             model.events, model.loops, model.torch_subscripts = events, loops, old_subs
+            model.call_site_backwards, model.forward_graphs, model.backward_handovers = call_tables
             walker.module_scope.node = old_tree
             if cls is not None:
                 cls.node = cls_node
@@ -425,7 +499,20 @@ class _Rewalk:
         model.source = self.source
         model._provs = provs
         model.events, model.loops, model.torch_subscripts = [], [], [item for item in model.torch_subscripts if id(item[0]) not in old_nodes]
-        shadows, walks = len(walker.shadows), walker.context_walks
+        model.call_site_backwards = {key: value for key, value in model.call_site_backwards.items() if key not in self.written}
+        model.backward_handovers = {key: value for key, value in model.backward_handovers.items() if key not in self.written}
+        model.forward_graphs = {key: value for key, value in model.forward_graphs.items() if key not in old_nodes}  # (merged over walks)
+        # the bodies walked for a call site during the block are walked again by it (their memo entries forgotten); the
+        # entries made after the block are hidden (a fresh walk had not made them yet when it walked the block)
+        gone = {id(shadow) for shadow in self.inside}
+        walker.shadows[:] = [shadow for shadow in walker.shadows if id(shadow) not in gone]
+        for shadow in self.inside:
+            walker.memo.pop(shadow.ctx_key, None)
+            walker.memo_seen.pop(shadow.ctx_key, None)
+        walker.context_walks -= len(self.inside)
+        later = {key: walker.memo.pop(key) for key, seen in walker.memo_seen.items() if seen[0] > end and key in walker.memo}
+        seen_before = {key: tuple(seen) for key, seen in walker.memo_seen.items()}
+        shadows = len(walker.shadows)
         walker.seq, walker.function, walker.stmt = start, info.walk_from, info.walk_stmt
         walker.resolver = self.resolver
         scope = walker.module_scope
@@ -446,8 +533,14 @@ class _Rewalk:
         new_events, new_loops = model.events, model.loops
         new_subs = model.torch_subscripts
         # what a fresh walk would have done differently
-        if len(walker.shadows) != shadows or walker.context_walks != walks or not all(member.walked for member in self.members):
-            return _no('call-site walk or a nested walk missing')
+        if not all(member.walked for member in self.members):
+            return _no('a nested walk missing')
+        if later.keys() & walker.memo.keys():
+            return _no('a call-site walk made before its first')  # (the later call reads it from the memo in a fresh walk)
+        walker.memo.update(later)
+        if max(walker.context_walks, self.final_walks) >= callsite.MAX_WALKS:
+            return _no('call-site walks at their bound')  # (which calls were walked depends on the order)
+        new_shadows = {id(shadow) for shadow in walker.shadows[shadows:]}
         if read & changed_after:
             return _no("read a class table that changed later")
         tdelta = walker.table_changes - end_tables
@@ -470,6 +563,11 @@ class _Rewalk:
             for event in events[:a] + events[b:]:
                 if type(event) is CallEvent and (id(event.function) in changed or id(event.runs) in changed):
                     readers.add(event.ctx.scope.function)
+            live = {id(shadow) for shadow in walker.shadows}
+            for key in changed:  # (read otherwise than through a call event: a Sequential's last block)
+                for reader in walker.summary_reads.get(key, {}).values():
+                    if reader is None or id(reader) not in self.block_ids and (reader.context_of is None or id(reader) in live):
+                        readers.add(reader)
         if readers:  # what others read of it changed: fine if none of them read it (they are walked again from further up)
             if None in readers or any(reader.context_of is not None for reader in readers):
                 return _no('summary changed, read by module code or a call-site walk')
@@ -489,7 +587,7 @@ class _Rewalk:
                 return _no('summary changed, read by unrelated walks')
             self.later = far
         for event in new_events:
-            if event.ctx.via is not None:
+            if event.ctx.via is not None and id(event.ctx.scope.function) not in new_shadows:
                 return _no('via event')
             callee = getattr(event, "function", None) or getattr(event, "runs", None)
             if callee is not None and callee.owner is walker and id(callee) not in self.ids and callee.__dict__.get("walk_seq", -1) > start:
@@ -519,6 +617,18 @@ class _Rewalk:
                 d["walk_tables"] += tdelta
                 if "walk_tables_end" in d:
                     d["walk_tables_end"] += tdelta
+        for shadow in walker.shadows:  # bodies walked for a call site after the block
+            d = shadow.__dict__
+            if id(shadow) not in new_shadows and d.get("ctx_seq", -1) >= end:
+                d["ctx_seq"] += delta
+                d["ctx_end"] += delta
+        for key, seen in walker.memo_seen.items():
+            before = seen_before.get(key)
+            if before is not None:  # (None: made by this walk, counted from its start)
+                if before[0] > end:
+                    seen[0] = before[0] + delta
+                if before[1] > end:
+                    seen[1] = before[1] + delta
         for key, attr in changed_after:  # (their later stores moved like every later count)
             self.classes[key].changed_attrs[attr] = self.tables[key][4][attr] + tdelta
         for key, c in self.classes.items():

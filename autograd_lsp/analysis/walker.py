@@ -321,6 +321,12 @@ class Walker:
         self.context_walks = 0
         self.quiet = False  # inside a body walked only for the shape it returns: it reports nothing (see call_in_context)
         self.memo: dict = {}  # (function node, grad mode, facts of self and the arguments) -> (return, arguments, escaped, backprops)
+        # memo key -> [event count when its walk began, event count at its last use]: where a body walked for one call
+        # site lies in the walk, and whether anything read it after (analysis/rewalk.py walks such walks again)
+        self.memo_seen: dict = {}
+        # id of a function -> {id of a reader: the function (None: module code)} whose walk read its summary other than
+        # through a call event of its own (the last block of an nn.Sequential, a layer's width)
+        self.summary_reads: dict = {}
         self.escaped: list | None = None  # events of another module's body that concern the caller's arguments
         # a body walked for one call site: its backward and step calls (and those its own calls stand for), in order,
         # each marked `certain` when it runs whenever the body runs (rules see them at the caller: ThroughEvent)
@@ -2007,10 +2013,14 @@ class Walker:
             self.context_walks += 1
             memo[key] = None
             was_quiet, self.quiet = self.quiet, True
+            began, shadows = self.seq, len(self.shadows)
             try:
                 memo[key] = self.walk_in_context(info, bound, None, self.ctx(), self.context_depth + 1, None)
             finally:
                 self.quiet = was_quiet
+            self._note_context_walk(key, began, shadows)
+        else:
+            self._note_memo_read(key)
         found = memo[key]
         if found is None or found.kind is not Kind.MODULE or not isinstance(found.module_class, str):
             return _NOT_WALKED
@@ -2161,6 +2171,7 @@ class Walker:
             memo[key] = None  # a recursive call meets its own walk: the summary does
             escaped = [] if owner is not self else None
             collected = [] if backprops and not quiet else None
+            began, shadows = owner.seq, len(owner.shadows)
             at_depth = getattr(owner.resolver, "at_depth", None) if owner is not self else None
             was_quiet, owner.quiet = owner.quiet, owner.quiet or quiet or self.quiet
             try:
@@ -2177,6 +2188,9 @@ class Walker:
             finally:
                 owner.quiet = was_quiet
             memo[key] = (ret, dict(bound), escaped, collected)
+            owner._note_context_walk(key, began, shadows)
+        elif owner is self:
+            self._note_memo_read(key)
         found = memo[key]
         if found is None:
             return _NOT_WALKED
@@ -2191,6 +2205,22 @@ class Walker:
             return _no_graph_if(self.no_grad, _with_shape(self.instantiate(info, node, arg_provs, node.args),
                                                           self._returned(ret, passed, bound, node)))
         return self._returned(ret, passed, bound, node)
+
+    def _summary_of(self, info: FunctionInfo) -> FunctionInfo:
+        """`info`, its summary read by this walk (recorded for analysis/rewalk.py)."""
+        self.summary_reads.setdefault(id(info), {})[id(self.function)] = self.function
+        return info
+
+    def _note_context_walk(self, key, began: int, shadows: int):
+        self.memo_seen[key] = [began, self.seq]
+        if len(self.shadows) > shadows:
+            shadow = self.shadows[shadows]  # (the walk's own: those of the calls inside it come after)
+            shadow.ctx_key, shadow.ctx_seq, shadow.ctx_end = key, began, self.seq  # type: ignore[attr-defined]
+
+    def _note_memo_read(self, key):
+        seen = self.memo_seen.get(key)
+        if seen is not None:
+            seen[1] = self.seq
 
     def walk_in_context(self, info: FunctionInfo, bound: dict, receiver, caller: Context, depth: int, escaped,
                         left_none: frozenset = frozenset(), backprops: list | None = None) -> Provenance | None:
@@ -2509,7 +2539,7 @@ class Walker:
             return None
         if not info.walked and info.owner is self and not info.walking and not self._is_static(info.node):
             self.walk_function(info)
-        kept = info.returns if info.walked else None
+        kept = self._summary_of(info).returns if info.walked else None
         return kept.saved_by if kept is not None and kept.kind is Kind.TENSOR else None
 
     def _note_forward_graph(self, node: ast.Call, walked: Provenance | None):
@@ -2646,7 +2676,7 @@ class Walker:
             return False
         if not info.walked:
             self.walk_function(info)
-        ret = info.returns
+        ret = self._summary_of(info).returns
         if ret is None or ret.kind is not Kind.TENSOR or not self._summarised(info) or not ret.param_deps:
             return False
         deps = []
@@ -2876,7 +2906,7 @@ class Walker:
             forward = cls.methods["forward"]  # a user module: what its forward's summary knows whatever its input
             if not forward.walked and forward.owner is self and not forward.walking and not self._is_static(forward.node):
                 self.walk_function(forward)
-            ret = forward.returns if forward.walked else None
+            ret = self._summary_of(forward).returns if forward.walked else None
             if ret is None or ret.kind is not Kind.TENSOR:
                 return
             trainable, wide = ret.requires_grad is True and not ret.no_grad, ret.scalar is False
