@@ -10,7 +10,8 @@ staticmethod of the class, or a function of this module, that builds it only so 
 by `.unsqueeze(0)` or `.view(1, -1)`, or of a local bound only to a list a function of this module returns; `torch.cat(rows)` of a local list only appended such tensors), when it is stored with `setattr(self, "name", t)` or `setattr(self, f"pos{i}", t)` (read back with
 `getattr`), or reshaped from itself afterwards (`self.t = self.t.permute(...)`, reported too), when another method (`forward()`…) then
 uses `self.x` (or a local alias of it) in a computation with other tensors (an operand, an argument next to other
-values, the input of one of the module's layers, indexed by a tensor every call of the method passes; followed through ops of that one tensor such as `F.normalize(self.x)`), without
+values, the input of one of the module's layers, indexed by a tensor every call of the method passes; followed through ops of that one tensor such as `F.normalize(self.x)`,
+and through a conversion to a dtype only, `self.window.to(x.dtype)`, which leaves it on its device), without
 moving it first (`self.x.to(x.device)`, `.type_as(x)`). Also `self.x = x` of an `__init__` parameter when the
 constructions this module shows pass such a plain tensor (`Loss(torch.tensor([1.0, 3.0]))`; a Parameter, a tensor
 given a `device=`, or one the caller got from elsewhere is not).
@@ -564,11 +565,18 @@ def _function_builder(model: ModuleModel, value: ast.AST):
 
 
 def _dtype_only(model: ModuleModel, call: ast.Call) -> bool:
-    """`.to(torch.uint8)`, `.to(dtype=torch.bool)`: a conversion that keeps the tensor where it is."""
+    """`.to(torch.uint8)`, `.to(dtype=torch.bool)`, `.to(x.dtype)`: a conversion that keeps the tensor where it is."""
+    return _to_dtype(model.imports, call)
+
+
+def _to_dtype(imports, call: ast.Call) -> bool:
     arguments = [*call.args, *(kw.value for kw in call.keywords if kw.arg == "dtype")]
-    return (isinstance(call.func, ast.Attribute) and call.func.attr == "to" and len(arguments) == 1
-            and all(kw.arg in ("dtype", "copy", "non_blocking") for kw in call.keywords)
-            and api.dtype_class(model.imports.qualname(arguments[0])) is not None)
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "to" and len(arguments) == 1
+            and all(kw.arg in ("dtype", "copy", "non_blocking") for kw in call.keywords)):
+        return False
+    # (`.dtype` of anything is a dtype: the device stays)
+    return isinstance(arguments[0], ast.Attribute) and arguments[0].attr == "dtype" \
+        or imports is not None and api.dtype_class(imports.qualname(arguments[0])) is not None
 
 
 def _from_itself(model: ModuleModel, node: ast.AST | None, attr: str) -> bool:
@@ -977,6 +985,8 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         grand = parents.get(parent)
         if kept_dtype and isinstance(grand, ast.Call) and grand.func is parent and _device_only(grand):
             return _combined(grand, parents, depth + 1, cls, imports, classes, kept_dtype)  # `.to(x.device)`: still its dtype
+        if not kept_dtype and isinstance(grand, ast.Call) and grand.func is parent and _to_dtype(imports, grand):
+            return _combined(grand, parents, depth + 1, cls, imports, classes, kept_dtype)  # `.to(x.dtype)`: still its device
         if uses.moves_device(parent.attr) or _inspects(parent.attr):
             return None
         if isinstance(grand, ast.Call) and grand.func is parent:
