@@ -1592,7 +1592,11 @@ class Walker:
         base = self.ev(node.value, usage="receiver", callee="[]")
         picked = self.ev(node.slice)
         if base is None and type(node.value) is ast.Attribute and node.value.attr == "shape":
-            return _dim_size(self.prov_of(node.value.value), _number(node.slice))  # `x.shape[0]`
+            of = self.prov_of(node.value.value)
+            found = _dim_size(of, _number(node.slice))  # `x.shape[0]`
+            if found is None and of is not None and of.kind is Kind.TENSOR and type(_number(node.slice)) is int:
+                return Provenance(Kind.NUMBER, node.lineno, dtype=api.INT)  # (an int of unknown value, as `x.size(0)`)
+            return found
         if base is None:
             self._factory_subscript(node)
             return None
