@@ -94,6 +94,8 @@ def facts(prov: Provenance | None):
         return (kind, tuple(facts(element) for element in prov.elements))
     if kind is Kind.FUNCTION:
         return (kind, id(prov.module_class))  # (which function: what calling it makes)
+    if kind is Kind.MAPPING:
+        return (kind, prov.keys, tuple(facts(element) for element in prov.elements))  # (what each key gives a body)
     # (a number's value sizes the tensors the body makes from it; a flag's truth decides its `if`s)
     return (kind, prov.dtype, prov.value, prov.text, prov.truth)
 

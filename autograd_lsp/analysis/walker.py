@@ -94,6 +94,8 @@ def _typed_numbers(prov: Provenance | None) -> bool:
     """A number whose type is known (`32`, `0.5`), or a list of them (`[1, 2, 3]`): what a factory's dtype follows."""
     if prov is not None and prov.kind is Kind.SEQUENCE and prov.elements:
         return _numbers_dtype(prov.elements) is not None
+    if prov is not None and prov.kind is Kind.MAPPING:
+        return any(_typed_numbers(element) for element in prov.elements)  # (`cfg = {"lo": 20, ...}`, read by key)
     return prov is not None and prov.kind is Kind.NUMBER and prov.dtype is not None
 
 
@@ -1596,7 +1598,11 @@ class Walker:
         base = self.ev(node.value, usage="receiver", callee="[]")
         picked = self.ev(node.slice)
         if base is None and type(node.value) is ast.Attribute and node.value.attr == "shape":
-            return _dim_size(self.prov_of(node.value.value), _number(node.slice))  # `x.shape[0]`
+            of = self.prov_of(node.value.value)
+            found = _dim_size(of, _number(node.slice))  # `x.shape[0]`
+            if found is None and of is not None and of.kind is Kind.TENSOR and type(_number(node.slice)) is int:
+                return Provenance(Kind.NUMBER, node.lineno, dtype=api.INT)  # (an int of unknown value, as `x.size(0)`)
+            return found
         if base is None:
             self._factory_subscript(node)
             return None
@@ -2107,6 +2113,8 @@ class Walker:
         Returns _NOT_WALKED when the summary has to do."""
         keyword_provs = keyword_provs or {}
         passed = [*arg_provs, *keyword_provs.values()]
+        if info.__dict__.get("dtype_from_arguments", False):
+            self._note_dtype_passed_on([*node.args, *(kw.value for kw in node.keywords)])
         # (a body that backpropagates, given tensors known to be wide: walked with their shapes, `self.apply(vec)` whose
         # torch.autograd.grad is of what it computes from vec, through values the symbolic walk cannot follow)
         sized = (info.__dict__.get("backward_of_arguments", False) or info.__dict__.get("backpropagates", False)) \
@@ -3373,12 +3381,14 @@ class Walker:
                     dtype = _numbers_dtype(arg_provs[0].elements)  # `values = [1, 2, 3]; torch.tensor(values)`
                 if dtype is None:
                     self._note_dtype_from_arguments(arg_provs[:1])
+                    self._note_dtype_passed_on(node.args[:1])
             elif short == "arange":
                 kinds = [_literal_dtype(arg) or _numbers_dtype([p]) for arg, p in zip(node.args, arg_provs)] + \
                     [_literal_dtype(v) for k, v in keywords.items() if k in ("start", "end", "step")]
                 dtype = api.FLOAT if api.FLOAT in kinds else (api.INT if kinds and all(k == api.INT for k in kinds) else None)
                 if dtype is None:
                     self._note_dtype_from_arguments(arg_provs)
+                    self._note_dtype_passed_on(node.args)
             elif short == "full" and len(node.args) > 1:
                 dtype = _literal_dtype(node.args[1])
             elif short in api.LIKE_FACTORIES:
@@ -3429,6 +3439,21 @@ class Walker:
         if function is not None and function.context_of is None and any(
                 p is not None and p.origin == "param" and p.kind is Kind.TENSOR for p in arg_provs):
             function.dtype_from_arguments = True  # type: ignore[attr-defined]
+
+    def _note_dtype_passed_on(self, arguments: list):
+        """`torch.arange(cfg["n"])`, or `Bins(cfg["lo"], cfg["hi"])` of a body whose factory takes its dtype from its
+        arguments, given a parameter of this body (or a key of one): this body's callers tell that dtype."""
+        function = self.function
+        if function is None or function.context_of is not None or self.via is not None or isinstance(function.node, ast.Lambda):
+            return
+        args = function.node.args
+        params = {arg.arg for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+        for argument in arguments:
+            if type(argument) is ast.Subscript and type(argument.slice) is ast.Constant:
+                argument = argument.value
+            if type(argument) is ast.Name and argument.id in params:
+                function.dtype_from_arguments = True  # type: ignore[attr-defined]
+                return
 
     def _text_argument(self, argument: ast.expr | None) -> ast.expr | None:
         """An argument whose value is a known string (`red = "none"; F.l1_loss(a, b, reduction=red)`, a config's

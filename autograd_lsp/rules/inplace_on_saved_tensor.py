@@ -13,7 +13,7 @@ when its exponent requires grad: `d.pow(2)` keeps `d`, not its result), or an in
 `linear`, `conv2d`) when the other factor requires grad: what torch's `derivatives.yaml` says each op's backward
 keeps, given which inputs require grad (a normalisation written in place, `x /= x.norm(dim=-1, keepdim=True)`,
 edits what the norm kept; in a helper, or a plain class's method, the output of such an op computed from its
-parameters is judged at each call with what the call passes: `t = v.norm(dim=-1); t += eps` given a tensor that requires grad; an input a child module's forward keeps is kept by
+parameters (scaled by its sizes too, `q @ k.t() / q.shape[-1] ** 0.5`) is judged at each call with what the call passes: `t = v.norm(dim=-1); t += eps` given a tensor that requires grad; an input a child module's forward keeps is kept by
 the call, also from a loop over an `nn.ModuleList` that surely holds a layer, written out or built over `range(n)` with
 n ≥ 1 at every construction: `for attn, ff in self.layers: x = attn(x) + x`; a layer registered by
 `self.add_module(f"block{i}", ...)` is known where `getattr(self, f"block{i}")` reads it, and an optional one,

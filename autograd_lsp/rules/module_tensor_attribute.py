@@ -7,10 +7,12 @@ positional-encoding table) in the `__init__` of an `nn.Module` (or `LightningMod
 or in a method `__init__` calls on `self` (`self.reset_states()`), also when the value is returned by a method or
 staticmethod of the class, or a function of this module, that builds it only so (`self.make_mask(n)`, `Table.build(n)`,
 `sinusoid_table(n, d)`, `.to(torch.bool)` keeping the device; `torch.tensor(values)` of a Python list given a dimension
-by `.unsqueeze(0)` or `.view(1, -1)`, or of a local bound only to a list a function of this module returns; `torch.cat(rows)` of a local list only appended such tensors), when it is stored with `setattr(self, "name", t)` or `setattr(self, f"pos{i}", t)` (read back with
+by `.unsqueeze(0)` or `.view(1, -1)`, or of a local bound only to a list a function of this module returns, or of a parameter (`stats["mean"]` of one) that every
+construction this module shows fills with a sequence of numbers, passed on through builders' parameters and defaults too; `torch.cat(rows)` of a local list only appended such tensors), when it is stored with `setattr(self, "name", t)` or `setattr(self, f"pos{i}", t)` (read back with
 `getattr`), or reshaped from itself afterwards (`self.t = self.t.permute(...)`, reported too), when another method (`forward()`…) then
 uses `self.x` (or a local alias of it) in a computation with other tensors (an operand, an argument next to other
-values, the input of one of the module's layers, indexed by a tensor every call of the method passes; followed through ops of that one tensor such as `F.normalize(self.x)`), without
+values, the input of one of the module's layers, indexed by a tensor every call of the method passes; followed through ops of that one tensor such as `F.normalize(self.x)`,
+and through a conversion to a dtype only, `self.window.to(x.dtype)`, which leaves it on its device), without
 moving it first (`self.x.to(x.device)`, `.type_as(x)`). Also `self.x = x` of an `__init__` parameter when the
 constructions this module shows pass such a plain tensor (`Loss(torch.tensor([1.0, 3.0]))`; a Parameter, a tensor
 given a `device=`, or one the caller got from elsewhere is not).
@@ -77,6 +79,7 @@ from ..analysis.provenance import Kind
 from ..analysis.syntax import attribute_name, nodes, statements
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
+from .passed_values import passed_sequence
 from .tree_order import children
 
 CODE = "AG009"
@@ -457,13 +460,16 @@ def _list_uses(model: ModuleModel, function: ast.AST) -> dict:
 def _python_list(model: ModuleModel, node: ast.AST, seen: tuple = (), function: ast.AST | None = None) -> bool:
     """A Python list, not a tensor: a literal or comprehension, a sum or slice of lists, or what a function of this
     module returns on every path (`rates(n - 1) + [0.5 ** n]`; a recursive call is taken as what the rest makes it),
-    or a local of `function` that only `name = <such a list>` binds."""
+    or a local of `function` that only `name = <such a list>` binds, or a parameter (`config["key"]` of one) that every call
+    this module shows fills with a sequence of numbers."""
     if isinstance(node, (ast.List, ast.Tuple, ast.ListComp)):
         return True
+    if function is not None and type(node) is ast.Subscript and type(node.slice) is ast.Constant:
+        return not seen and passed_sequence(model, function, node)
     if isinstance(node, ast.Name) and function is not None and len(seen) < 4:
         args = function.args
         if node.id in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
-            return False
+            return not seen and passed_sequence(model, function, node)
         stores, assigned = _local_bindings(model, function)
         assigns = [a for a in assigned.get(node.id, ()) if isinstance(a.targets[0], ast.Name)]
         return bool(assigns) and len(assigns) == stores.get(node.id, 0) and all(
@@ -564,11 +570,18 @@ def _function_builder(model: ModuleModel, value: ast.AST):
 
 
 def _dtype_only(model: ModuleModel, call: ast.Call) -> bool:
-    """`.to(torch.uint8)`, `.to(dtype=torch.bool)`: a conversion that keeps the tensor where it is."""
+    """`.to(torch.uint8)`, `.to(dtype=torch.bool)`, `.to(x.dtype)`: a conversion that keeps the tensor where it is."""
+    return _to_dtype(model.imports, call)
+
+
+def _to_dtype(imports, call: ast.Call) -> bool:
     arguments = [*call.args, *(kw.value for kw in call.keywords if kw.arg == "dtype")]
-    return (isinstance(call.func, ast.Attribute) and call.func.attr == "to" and len(arguments) == 1
-            and all(kw.arg in ("dtype", "copy", "non_blocking") for kw in call.keywords)
-            and api.dtype_class(model.imports.qualname(arguments[0])) is not None)
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "to" and len(arguments) == 1
+            and all(kw.arg in ("dtype", "copy", "non_blocking") for kw in call.keywords)):
+        return False
+    # (`.dtype` of anything is a dtype: the device stays)
+    return isinstance(arguments[0], ast.Attribute) and arguments[0].attr == "dtype" \
+        or imports is not None and api.dtype_class(imports.qualname(arguments[0])) is not None
 
 
 def _from_itself(model: ModuleModel, node: ast.AST | None, attr: str) -> bool:
@@ -606,7 +619,7 @@ def _plain_factory(model: ModuleModel, call: ast.Call, dimensioned: bool = False
         # (of a tensor, both keep its device; of a Python list, the values are copied to a new tensor on the default one)
         data = call.args[0] if call.args else None
         prov = model.prov(data) if data is not None else None
-        return prov is not None and prov.kind in (Kind.SEQUENCE, Kind.NUMBER) or _python_list(model, data)
+        return prov is not None and prov.kind in (Kind.SEQUENCE, Kind.NUMBER) or _python_list(model, data, function=function)
     if dimensioned:
         return bool(call.args) or short == "arange"
     if short in ("tensor", "as_tensor"):
@@ -977,6 +990,8 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         grand = parents.get(parent)
         if kept_dtype and isinstance(grand, ast.Call) and grand.func is parent and _device_only(grand):
             return _combined(grand, parents, depth + 1, cls, imports, classes, kept_dtype)  # `.to(x.device)`: still its dtype
+        if not kept_dtype and isinstance(grand, ast.Call) and grand.func is parent and _to_dtype(imports, grand):
+            return _combined(grand, parents, depth + 1, cls, imports, classes, kept_dtype)  # `.to(x.dtype)`: still its device
         if uses.moves_device(parent.attr) or _inspects(parent.attr):
             return None
         if isinstance(grand, ast.Call) and grand.func is parent:

@@ -4,7 +4,9 @@ to be integer or bool: integer literals in `torch.tensor`, `arange` with integer
 `dtype=torch.long`, `.long()`/`.int()`, `randint`, comparison results, the indices of ops returning
 `(values, indices)` (`_, i = x.max(1)`, `x.topk(k).indices`, from torch's own return types), and helpers that
 return one of these; in a helper, `torch.arange(n)` / `torch.tensor(values)` of its parameter when a call passes an
-integer (or a list of them), whether the helper asks for grad later or in the factory itself (`requires_grad=True`).
+integer (or a list of them), whether the helper asks for grad later or in the factory itself (`requires_grad=True`);
+also a key of a dict parameter (`torch.arange(cfg["n"])`) and parameters passed on by the callers' own bodies
+(`Binning(cfg["lo"], cfg["hi"])` in a constructor given `{"lo": 20, "hi": 80}`).
 
 ## Why is this bad?
 Gradients are only defined for floating point (and complex) tensors; PyTorch refuses at once ("Only Tensors of

@@ -6,7 +6,8 @@ that forward built — including a Lightning-style `training_step` whose returne
 backpropagates, and any function or method that returns that loss to a caller which calls `backward()` on it
 (`loss = model.compute_loss(x, y); loss.backward()`); a helper's toggle is reported at the call and at the helper's
 statement. Turning gradients *on* is reported when the tensors are
-known to have been frozen (otherwise the call changes nothing), but not when they were frozen just before this
+known to have been frozen (otherwise the call changes nothing; a freeze in the class's `__init__` of a module it keeps,
+`self.net = net`, counts for `self.net` in its methods), but not when they were frozen just before this
 same forward (freeze, forward, unfreeze: the graph leaves them out on purpose); turning them *off* is reported
 only when the frozen tensors are then modified in place before that backward. A tensor that needs no grad (data, a row
 or chunk of it: `for xb in data.split(64)`) made to require grad after a forward used it is reported too; with
@@ -156,7 +157,28 @@ def _was_frozen(toggle: Toggle, frozen: list) -> bool:
         return True
     mine = in_class_terms(toggle)  # `model.unfreeze()` after the class's `__init__` froze `self.backbone`
     cls = toggle.event.function.cls if mine else None
-    return any(matches(mine, other.targets) for other in frozen if other is not toggle and _in_init_of(other, cls))
+    if not mine:  # `self.unfreeze()`, `self.backbone.requires_grad_(True)` in a method of the class
+        function = toggle.event.ctx.scope.function
+        cls = function.cls if function is not None and function.name != "__init__" else None
+        mine = {t for t in toggle.targets if t.startswith("self.")} if cls is not None else set()
+    return any(matches(mine, _in_class_terms_of_init(other, cls)) for other in frozen if other is not toggle and _in_init_of(other, cls))
+
+
+def _in_class_terms_of_init(toggle: Toggle, cls) -> set:
+    """A freeze in `__init__` in the class's terms: a parameter it keeps as `self.<name> = <parameter>` is `self.<name>`
+    (`for p in model.encoder.parameters(): ...` with `self.model = model`)."""
+    found = set(toggle.targets)
+    args = toggle.event.ctx.scope.function.node.args
+    params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    for target in toggle.targets:
+        head, dot, rest = target.partition(".")
+        if head not in params:
+            continue
+        for name, assign in cls.attribute_nodes.items():
+            value = getattr(assign, "value", None)
+            if type(value) is ast.Name and value.id == head and len(getattr(assign, "targets", [None])) == 1:
+                found.add(f"self.{name}{dot}{rest}")
+    return found
 
 
 def _in_init_of(toggle: Toggle, cls) -> bool:

@@ -1,0 +1,103 @@
+"""What every call this module shows passes for a parameter: a Python sequence on every path, or unknown."""
+from __future__ import annotations
+
+import ast
+
+from ..analysis.callsite import argument_for
+from ..analysis.model import ModuleModel
+from ..analysis.provenance import Kind
+
+_DEPTH = 3  # callers of callers followed (`build(stats=(...))` -> `Scaler(stats)` -> `torch.tensor(stats)`)
+
+
+def passed_sequence(model: ModuleModel, function: ast.AST | None, node: ast.AST, depth: int = 0) -> bool:
+    """`values` (or `config["key"]`) is a parameter of `function`, never rebound there, that every call of it this module
+    shows (one at least) fills with a Python sequence of numbers: a display, a name the walk knows as one, a key of a dict
+    display, a default display the call leaves, or a parameter of its own caller that is so in turn."""
+    key = None
+    if type(node) is ast.Subscript and type(node.slice) is ast.Constant and isinstance(node.slice.value, str):
+        key, node = node.slice.value, node.value
+    return type(node) is ast.Name and _passed(model, function, node.id, key, depth)
+
+
+def _passed(model: ModuleModel, function: ast.AST | None, name: str, key: str | None, depth: int) -> bool:
+    info = model.functions.get(function) if function is not None else None
+    if info is None or depth > _DEPTH or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            or name not in _parameters(function) or _rebinds(model, function, name):
+        return False
+    callers = [event for event in model.callers(info) if event.function is info]
+    if not callers or len(callers) != len(model.callers(info)):
+        return False  # (none seen, or one that runs it some other way: `model(x)` running forward)
+    for event in callers:
+        value = _argument_or_default(event, function, name, info)
+        if value is None:
+            return False
+        caller = event.ctx.scope.function
+        caller = (caller.context_of or caller).node if caller is not None else None
+        if _sequence(model, value, key):
+            continue
+        if type(value) is ast.Subscript and key is None:
+            if not passed_sequence(model, caller, value, depth + 1):
+                return False
+        elif type(value) is not ast.Name or not _passed(model, caller, value.id, key, depth + 1):
+            return False
+    return True
+
+
+def _sequence(model: ModuleModel, value: ast.AST, key: str | None) -> bool:
+    """A sequence of numbers (nested too), or a dict display whose `key` holds one."""
+    if key is not None:
+        if type(value) is ast.Dict:
+            found = [v for k, v in zip(value.keys, value.values) if type(k) is ast.Constant and k.value == key]
+            return len(found) == 1 and len(value.keys) == len({getattr(k, "value", None) for k in value.keys}) \
+                and _sequence(model, found[0], None)
+        prov = model.prov(value)
+        if prov is None or prov.kind is not Kind.MAPPING or not prov.keys or prov.keys.count(key) != 1 \
+                or len(prov.keys) != len(prov.elements):
+            return False
+        return _numbers(prov.elements[prov.keys.index(key)])
+    if type(value) in (ast.List, ast.Tuple):
+        return bool(value.elts) and all(type(e) is ast.Constant and type(e.value) in (int, float) or _sequence(model, e, None)
+                                        for e in value.elts)
+    return _numbers(model.prov(value))
+
+
+def _numbers(prov) -> bool:
+    if prov is None or prov.kind is not Kind.SEQUENCE or not prov.elements:
+        return False
+    return all(e is not None and (e.kind is Kind.NUMBER or _numbers(e)) for e in prov.elements)
+
+
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    args = function.args
+    return [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
+
+
+def _rebinds(model: ModuleModel, function: ast.AST, name: str) -> bool:
+    cache = model.__dict__.setdefault("_passed_stored", {})  # id of a def -> the names its body stores (one walk each)
+    stored = cache.get(id(function))
+    if stored is None:
+        stored = cache[id(function)] = frozenset(
+            n.id if type(n) is ast.Name else alias for n in ast.walk(function)
+            if type(n) is ast.Name and not isinstance(n.ctx, ast.Load) or isinstance(n, (ast.Global, ast.Nonlocal))
+            for alias in (n.names if not type(n) is ast.Name else (None,)))
+    return name in stored
+
+
+def _argument_or_default(event, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, info) -> ast.AST | None:
+    """What the call passes for `name`, or the default it leaves; None when that is unknown."""
+    call = event.node
+    if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args) \
+            or any(kw.arg is None for kw in call.keywords):
+        return None
+    value = argument_for(event, {name})
+    if value is not None:
+        return value
+    args = function.args
+    positional = [a.arg for a in [*args.posonlyargs, *args.args]]
+    bound = info.cls is not None and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list)
+    if any(kw.arg == name for kw in call.keywords) or name in positional and len(call.args) > positional.index(name) - bound:
+        return None  # passed, yet not matched: unknown
+    defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    return defaults.get(name)
