@@ -8,6 +8,10 @@ the first did) through a part of that graph that saved a tensor — two losses o
 forward backpropagated one after the other, or one loss twice (an error: the first backward freed what the second
 needs; with an optimizer step between, unless AG017 reports that backward with its `.detach()` fix).
 
+A method that keeps a forward's output on `self`, retains its graph and steps, followed by a method its caller runs next
+that backpropagates through that kept output (`self.logits` of a supervised update, read by a consistency update), counts
+as a reuse after the step.
+
 A value of the retained graph carried into the next iteration counts too, also one the loop first binds from itself
 (`out, h = rnn(x, h)` with `h = None` before the loop); a recurrent layer (nn.RNN/GRU/LSTM) keeps its weights for its
 backward whatever it is fed.
@@ -381,6 +385,12 @@ def _check(model: ModuleModel):
                 yield from _reused_after_step(model, event, later, touching[0])
                 break
         else:
+            # 1b. a later method, called right after this one, backpropagates through the graph it kept on `self`
+            graphs = graphs or _Graph(model)
+            crossed = _reused_by_next_method(model, event, prov, backwards, steps, graphs)
+            if crossed is not None:
+                yield from _reused_after_step(model, event, *crossed)
+                continue
             # 2. in a training loop, a graph built before the loop is backpropagated again next iteration
             loop = next((l for l in event.ctx.loops() if l.has_step and not l.contains(prov.loop)
                          and (receiver is None or model.text(receiver) not in l.assigned)), None)
@@ -1082,6 +1092,35 @@ def _reused_after_step(model, event, later, step):
              f"{step_text} modified the parameters it saved: RuntimeError \"modified by an inplace operation\". Recompute the "
              f"forward for each backward, or sum the losses and call backward once")
     return model.with_cause(found, later.node, cause, "the graph is retained here")
+
+
+def _reused_by_next_method(model, event, prov, backwards, steps, graphs):
+    """(later backward, step): this method steps, after retaining, an optimizer that changes what the graph saved, and the
+    method its caller runs next (a later statement of the same block, no other call of the workspace between that could
+    rebuild what is kept on `self`) backpropagates through that graph (`self.logits` kept by the first)."""
+    scope = event.ctx.scope
+    info = scope.function
+    if info is None or event.ctx.via is not None:
+        return None
+    stepped = [s for s in steps if s.ctx.scope is scope and s.ctx.via is None and s.seq > event.seq and runs_after(event, s)]
+    if not stepped:
+        return None
+    calls = None
+    for later in backwards:
+        other = later.ctx.scope.function
+        if other is None or other is info or later.ctx.via is not None or later.receiver_prov is None:
+            continue
+        shared = model.shared_graph(later.receiver_prov.graph, prov.graph)
+        step = next((s for s in stepped if shared and graphs.touched([s], shared)), None)
+        if step is None:
+            continue
+        if calls is None:
+            calls = [c for c in model.of_type(CallEvent) if c.function is not None and c.ctx.via is None]
+        for first in (c for c in calls if c.function is info):
+            then = next((c for c in calls if c.ctx.scope is first.ctx.scope and c.seq > first.seq), None)
+            if then is not None and then.function is other and runs_after(first, then):
+                return later, step
+    return None
 
 
 def _reused_from_before_loop(model, event, loop, forward, caller=None, step=None):
