@@ -8,9 +8,9 @@ the first did) through a part of that graph that saved a tensor — two losses o
 forward backpropagated one after the other, or one loss twice (an error: the first backward freed what the second
 needs; with an optimizer step between, unless AG017 reports that backward with its `.detach()` fix).
 
-A method that keeps a forward's output on `self`, retains its graph and steps, followed by a method its caller runs next
-that backpropagates through that kept output (`self.logits` of a supervised update, read by a consistency update), counts
-as a reuse after the step.
+A method that retains the graph of a forward's output kept on `self`, followed by a method its caller runs next that
+backpropagates through that kept output (`self.logits` of a supervised update, read by a consistency update), counts as a
+reuse after a step that the first method runs after its backward, or the caller between the two calls.
 
 A value of the retained graph carried into the next iteration counts too, also one the loop first binds from itself
 (`out, h = rnn(x, h)` with `h = None` before the loop); a recurrent layer (nn.RNN/GRU/LSTM) keeps its weights for its
@@ -1095,30 +1095,33 @@ def _reused_after_step(model, event, later, step):
 
 
 def _reused_by_next_method(model, event, prov, backwards, steps, graphs):
-    """(later backward, step): this method steps, after retaining, an optimizer that changes what the graph saved, and the
-    method its caller runs next (a later statement of the same block, no other call of the workspace between that could
-    rebuild what is kept on `self`) backpropagates through that graph (`self.logits` kept by the first)."""
+    """(later backward, step): the method its caller runs next (a later statement of the same block, no other call of the
+    workspace between that could rebuild what is kept on `self`) backpropagates through this graph (`self.logits` kept by
+    the first), and an optimizer that changes what the graph saved steps between: after this backward in this method, or
+    in the caller between the two calls."""
     scope = event.ctx.scope
     info = scope.function
     if info is None or event.ctx.via is not None:
         return None
-    stepped = [s for s in steps if s.ctx.scope is scope and s.ctx.via is None and s.seq > event.seq and runs_after(event, s)]
-    if not stepped:
-        return None
+    inside = [s for s in steps if s.ctx.scope is scope and s.ctx.via is None and s.seq > event.seq and runs_after(event, s)]
     calls = None
     for later in backwards:
         other = later.ctx.scope.function
         if other is None or other is info or later.ctx.via is not None or later.receiver_prov is None:
             continue
         shared = model.shared_graph(later.receiver_prov.graph, prov.graph)
-        step = next((s for s in stepped if shared and graphs.touched([s], shared)), None)
-        if step is None:
+        if not shared:
             continue
         if calls is None:
             calls = [c for c in model.of_type(CallEvent) if c.function is not None and c.ctx.via is None]
         for first in (c for c in calls if c.function is info):
             then = next((c for c in calls if c.ctx.scope is first.ctx.scope and c.seq > first.seq), None)
-            if then is not None and then.function is other and runs_after(first, then):
+            if then is None or then.function is not other or not runs_after(first, then):
+                continue
+            between = [s for s in steps if s.ctx.scope is first.ctx.scope and s.ctx.via is None and first.seq < s.seq < then.seq
+                       and runs_after(first, s) and runs_after(s, then)]
+            step = next((s for s in inside + between if graphs.touched([s], shared)), None)
+            if step is not None:
                 return later, step
     return None
 
