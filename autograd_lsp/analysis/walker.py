@@ -2527,7 +2527,7 @@ class Walker:
         if not requires_grad or self.no_grad or not _trainable_module(module):
             return frozenset()
         target = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "forward" else node.func
-        name = label(target)
+        name = label(target) or (syntax.dotted(target) if type(target) is ast.Attribute else None)  # (`self.net.enc(x)`)
         return frozenset({name + ".*"}) if name else frozenset()
 
     def _forward_in_context(self, info: FunctionInfo | None, node: ast.Call, module: Provenance, arg_provs):
