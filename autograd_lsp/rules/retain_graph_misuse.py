@@ -1116,7 +1116,7 @@ def _reused_by_next_method(model, event, prov, backwards, steps, graphs):
             calls = [c for c in model.of_type(CallEvent) if c.function is not None and c.ctx.via is None]
         for first in (c for c in calls if c.function is info):
             then = next((c for c in calls if c.ctx.scope is first.ctx.scope and c.seq > first.seq), None)
-            if then is None or then.function is not other or not runs_after(first, then):
+            if then is None or then.function is not other or not runs_after(first, then) or _stores_between(first, then):
                 continue
             between = [s for s in steps if s.ctx.scope is first.ctx.scope and s.ctx.via is None and first.seq < s.seq < then.seq
                        and runs_after(first, s) and runs_after(s, then)]
@@ -1124,6 +1124,14 @@ def _reused_by_next_method(model, event, prov, backwards, steps, graphs):
             if step is not None:
                 return later, step
     return None
+
+
+def _stores_between(first, then) -> bool:
+    """The caller sets an attribute between the two calls (`self.h = self.enc(x)`): what the second method reads on the
+    object may no longer be what the first kept there."""
+    start, end = first.node.end_lineno or first.node.lineno, then.node.lineno
+    return any(type(node) is ast.Attribute and type(node.ctx) is ast.Store and start <= node.lineno <= end
+               for node in nodes(first.ctx.scope.node))
 
 
 def _reused_from_before_loop(model, event, loop, forward, caller=None, step=None):
