@@ -199,9 +199,19 @@ def _stepped_after(model: ModuleModel, bind: BindEvent, source: str):
                 later = block[[id(item) for item in block].index(id(node)) + 1:]
                 if any(isinstance(item, (ast.Break, ast.Return, ast.Raise)) for item in later):
                     return None
-        conditional = conditional or isinstance(owner, ast.If)
+        if isinstance(owner, ast.If):
+            if _counter_test(owner.test, loop.node):
+                return None  # (`if epoch == epochs - 1:` may pick the last iteration: no step after it)
+            conditional = True
         node = owner
     return (loop, step) if node is loop.node and conditional else None
+
+
+def _counter_test(test: ast.expr, loop: ast.AST) -> bool:
+    """The test reads the loop's counter: its `for` target, or a name the body increments (`step += 1`)."""
+    counters = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)} if isinstance(loop, (ast.For, ast.AsyncFor)) else set()
+    counters |= {n.target.id for n in ast.walk(loop) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
+    return any(isinstance(n, ast.Name) and n.id in counters for n in ast.walk(test))
 
 
 def _with_attribute_reads(model: ModuleModel, bind: BindEvent, uses: list[UseEvent]) -> list:
