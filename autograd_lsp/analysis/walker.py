@@ -2140,7 +2140,7 @@ class Walker:
         # a body that cuts a graph (`(pred > 0.5).float()`), given a tensor that requires grad and one that has no graph
         # (a plain target): whether what it returns is cut is the call's to say (the summary keeps a path open through a
         # parameter that might require grad)
-        cuts = _cut_by_arguments(info, passed)
+        cuts = _cut_by_arguments(info, passed, own_graph=_returns_cut(info))
         # (a body that backpropagates what it cut: the caller sees that backward as this call's, with these values)
         backprops = backprops or cuts and info.calls_backward
         # a body whose factory takes its dtype from a parameter (`torch.arange(n)`), given a number of known type
@@ -2565,7 +2565,7 @@ class Walker:
         if not requires_grad or self.no_grad or not _trainable_module(module):
             return frozenset()
         target = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "forward" else node.func
-        name = label(target)
+        name = label(target) or (syntax.dotted(target) if type(target) is ast.Attribute else None)  # (`self.net.enc(x)`)
         return frozenset({name + ".*"}) if name else frozenset()
 
     def _forward_in_context(self, info: FunctionInfo | None, node: ast.Call, module: Provenance, arg_provs):
@@ -2594,7 +2594,7 @@ class Walker:
                 self._mark(node.args[index - 1], op, node)
         shaped = any(_shaped(p) for p in [*arg_provs, *(keywords or {}).values()])
         if not info.uses_arguments and not ((_shaped_by_arguments(info) or _optional_tuple(info)) and shaped) \
-                and not _cut_by_arguments(info, [*arg_provs, *(keywords or {}).values()]):
+                and not _cut_by_arguments(info, [*arg_provs, *(keywords or {}).values()], own_graph=_returns_cut(info)):
             return None
         ret = self.call_in_context(info, node, arg_provs, (keywords or {}) if node.keywords else {}, module)
         return None if ret is _NOT_WALKED else ret
@@ -4061,18 +4061,25 @@ def _cut_or_number(a: Provenance | None, b: Provenance | None) -> Provenance | N
     return None
 
 
-def _cut_by_arguments(info: FunctionInfo, passed) -> bool:
+def _cut_by_arguments(info: FunctionInfo, passed, own_graph: bool = False) -> bool:
     """A body that cuts a graph somewhere (FunctionInfo.cuts_graph) called with a tensor that requires grad and one known
     to have no graph: walked with them, its result is cut or not by what it does to each. A body that backpropagates
-    makes its own graph (`self.model(x)`): one known to have no graph is enough (the target of a rounded prediction)."""
+    makes its own graph (`self.model(x)`), as does a forward whose layers' output it returns cut (`own_graph`): one known
+    to have no graph is enough (the target of a rounded prediction, the batch of a model that rounds)."""
     if not info.__dict__.get("cuts_graph"):
         return False
     tensors = [p for p in flatten(passed) if p is not None and p.kind is Kind.TENSOR]
-    if not (info.calls_backward or any(p.requires_grad for p in tensors)):
+    if not (info.calls_backward or own_graph or any(p.requires_grad for p in tensors)):
         return False
     # (or given a number or string, which may decide a test that guards the cut: `if threshold is not None:`)
     return any(p.requires_grad is False and not p.param_deps for p in tensors) or any(
         p is not None and p.kind in (Kind.NUMBER, Kind.TEXT) and not p.param_deps for p in passed)
+
+
+def _returns_cut(info: FunctionInfo) -> bool:
+    """Its summary returns a tensor cut on every path (`self.lin(x).round()`)."""
+    ret = info.returns
+    return ret is not None and ret.kind is Kind.TENSOR and ret.nondiff is not None
 
 
 def _open_parameter(prov: Provenance) -> bool:

@@ -4,6 +4,8 @@ Flags a plain alias `b = a` (also `b, c = a, x` and `self.ref = self.w`) made in
 in a computation or a `backward()` outside `no_grad`, or after an optimizer step (or another in-place
 update) has changed `a`. A view made there (`b = a[1]`, `a[:, 0]`, `a.expand(n)`, `a.t()`) is the same
 mistake: it shares `a`'s storage and torch keeps it tracked (advanced indexing `a[idx]` copies: not flagged).
+A "best so far" reference kept under an `if` inside the training loop (`best_w = w`) is flagged where it is read after
+that loop (its values, `.data` or `.requires_grad`): the loop's later optimizer steps changed `a`, and `b` with it.
 
 ## Why is this bad?
 `no_grad()` only affects tensors *computed* inside it. An assignment computes nothing: `b` is `a`, the
@@ -43,8 +45,8 @@ from __future__ import annotations
 import ast
 import sys
 
-from ..analysis.model import BindEvent, ModuleModel, UseEvent
-from ..analysis import uses as value_uses
+from ..analysis.model import AttrLoadEvent, BindEvent, ModuleModel, UseEvent
+from ..analysis import syntax, training, uses as value_uses
 from ..analysis.torch_api import NO_GRAD_CONTEXTS
 from ..analysis.walker import label
 from ..findings import Edit, Fix, Safety, Severity
@@ -134,9 +136,18 @@ def _passive(callee: str) -> bool:
 def _tracked_use(model: ModuleModel, bind: BindEvent, uses: list[UseEvent], source: str, source_prov):
     """The first later use that treats the alias as untracked: (node, needs a snapshot, description)."""
     written = None  # a later in-place change of the original, seen through the alias
-    for use in uses:
+    stepped = _stepped_after(model, bind, source)
+    for use in _with_attribute_reads(model, bind, uses) if stepped is not None else uses:
         if use.seq <= bind.seq:
             continue
+        if type(use) is AttrLoadEvent or (use.name == bind.name and use.prov in (bind.prov, None)):
+            if (stepped is not None and use.ctx.scope is bind.ctx.scope and not any(loop is stepped[0] for loop in use.ctx.loops())
+                    and (use.prov is not None or _only_binding(model, bind, stepped[0], use))):
+                loop, step = stepped
+                return use.node, True, (f"after the loop at line {loop.node.lineno}, whose optimizer step (line {step.node.lineno}) "
+                                        f"changed `{source}` in place on the iterations after this one")
+            if type(use) is AttrLoadEvent or use.prov is None:
+                continue
         if (written is None and use.name == source and use.prov == source_prov and use.usage == "receiver"
                 and use.ctx.scope is bind.ctx.scope and value_uses.receiver(use.callee) == value_uses.WRITE):
             written = use
@@ -163,6 +174,60 @@ def _tracked_use(model: ModuleModel, bind: BindEvent, uses: list[UseEvent], sour
     if bind.name.startswith("self."):
         return _attribute_use(model, bind, source_prov)
     return None
+
+
+def _stepped_after(model: ModuleModel, bind: BindEvent, source: str):
+    """(loop, step): a training loop around the alias whose optimizer (known to update `source`) runs again after it on
+    the next iteration, where the alias was meant to keep the values of this one: it is made under an `if` of the loop
+    (a "best so far" reference) and nothing after it leaves the loop. An alias made every iteration after the step holds
+    the final values anyway; one made before the step in the iteration is seen by the epoch check."""
+    loops = [loop for loop in bind.ctx.loops() if loop.scope is bind.ctx.scope and loop.has_step]
+    if not loops:
+        return None
+    loop = loops[-1]
+    step = next((step for step in loop.steps if step.receiver is not None
+                 and training.covers(training.optimizer_params(model, step.receiver), source)), None)
+    if step is None:
+        return None
+    parent_of = syntax.parents(model, bind.ctx.scope.node)
+    node, conditional = bind.ctx.statement, False
+    while node is not None and node is not loop.node:
+        owner = parent_of.get(id(node))
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(owner, field, None)
+            if type(block) is list and any(item is node for item in block):
+                later = block[[id(item) for item in block].index(id(node)) + 1:]
+                if any(isinstance(item, (ast.Break, ast.Return, ast.Raise)) for item in later):
+                    return None
+        if isinstance(owner, ast.If):
+            if _counter_test(owner.test, loop.node):
+                return None  # (`if epoch == epochs - 1:` may pick the last iteration: no step after it)
+            conditional = True
+        node = owner
+    return (loop, step) if node is loop.node and conditional else None
+
+
+def _counter_test(test: ast.expr, loop: ast.AST) -> bool:
+    """The test reads the loop's counter: its `for` target, or a name the body increments (`step += 1`)."""
+    counters = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)} if isinstance(loop, (ast.For, ast.AsyncFor)) else set()
+    counters |= {n.target.id for n in ast.walk(loop) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
+    return any(isinstance(n, ast.Name) and n.id in counters for n in ast.walk(test))
+
+
+def _with_attribute_reads(model: ModuleModel, bind: BindEvent, uses: list[UseEvent]) -> list:
+    """The uses, and reads of the alias's `.requires_grad` / `.data` / `.grad` in execution order: what a snapshot's
+    reader looks at."""
+    reads = [event for event in model.of_type(AttrLoadEvent) if event.seq > bind.seq
+             and event.attr in ("requires_grad", "data", "grad") and label(event.receiver) == bind.name
+             and event.prov in (bind.prov, None)]
+    return sorted(uses + reads, key=lambda event: event.seq) if reads else uses
+
+
+def _only_binding(model: ModuleModel, bind: BindEvent, loop, use) -> bool:
+    """After the loop the walk merged the alias with what the name held before it (`best = None`): it is still this
+    tensor when nothing else binds the name in the loop, or between the loop and `use`."""
+    return not any(other is not bind and other.name == bind.name and other.ctx.scope is bind.ctx.scope
+                   and (loop.contains(other.ctx.loop) or bind.seq < other.seq < use.seq) for other in model.of_type(BindEvent))
 
 
 def _attribute_use(model: ModuleModel, bind: BindEvent, source_prov):

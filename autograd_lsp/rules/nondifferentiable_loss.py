@@ -7,7 +7,8 @@ torch's own: ops whose `derivatives.yaml` entry has no differentiable output or 
 filled in place from such a result (a one-hot `scatter_` of argmax indices) carries the cut too, also inside a loss
 module's forward judged at its call (the message names the cut inside a helper of the workspace that made the value).
 A method that backpropagates a prediction another method cut (`self.model(x).round()`) is judged with what its callers
-pass: a target that needs no grad leaves no path around the cut.
+pass: a target that needs no grad leaves no path around the cut. A model whose own forward returns its layers' output cut
+(`return self.lin(x).round()`) is judged at each call with the batch it is given.
 
 ## Why is this bad?
 Those operations have no gradient. Integer results (argmax, comparisons, casts) cut the graph: the loss

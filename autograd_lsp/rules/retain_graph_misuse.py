@@ -8,6 +8,10 @@ the first did) through a part of that graph that saved a tensor — two losses o
 forward backpropagated one after the other, or one loss twice (an error: the first backward freed what the second
 needs; with an optimizer step between, unless AG017 reports that backward with its `.detach()` fix).
 
+A method that retains the graph of a forward's output kept on `self`, followed by a method its caller runs next that
+backpropagates through that kept output (`self.logits` of a supervised update, read by a consistency update), counts as a
+reuse after a step that the first method runs after its backward, or the caller between the two calls.
+
 A value of the retained graph carried into the next iteration counts too, also one the loop first binds from itself
 (`out, h = rnn(x, h)` with `h = None` before the loop); a recurrent layer (nn.RNN/GRU/LSTM) keeps its weights for its
 backward whatever it is fed.
@@ -381,6 +385,12 @@ def _check(model: ModuleModel):
                 yield from _reused_after_step(model, event, later, touching[0])
                 break
         else:
+            # 1b. a later method, called right after this one, backpropagates through the graph it kept on `self`
+            graphs = graphs or _Graph(model)
+            crossed = _reused_by_next_method(model, event, prov, backwards, steps, graphs)
+            if crossed is not None:
+                yield from _reused_after_step(model, event, *crossed)
+                continue
             # 2. in a training loop, a graph built before the loop is backpropagated again next iteration
             loop = next((l for l in event.ctx.loops() if l.has_step and not l.contains(prov.loop)
                          and (receiver is None or model.text(receiver) not in l.assigned)), None)
@@ -1082,6 +1092,46 @@ def _reused_after_step(model, event, later, step):
              f"{step_text} modified the parameters it saved: RuntimeError \"modified by an inplace operation\". Recompute the "
              f"forward for each backward, or sum the losses and call backward once")
     return model.with_cause(found, later.node, cause, "the graph is retained here")
+
+
+def _reused_by_next_method(model, event, prov, backwards, steps, graphs):
+    """(later backward, step): the method its caller runs next (a later statement of the same block, no other call of the
+    workspace between that could rebuild what is kept on `self`) backpropagates through this graph (`self.logits` kept by
+    the first), and an optimizer that changes what the graph saved steps between: after this backward in this method, or
+    in the caller between the two calls."""
+    scope = event.ctx.scope
+    info = scope.function
+    if info is None or event.ctx.via is not None:
+        return None
+    inside = [s for s in steps if s.ctx.scope is scope and s.ctx.via is None and s.seq > event.seq and runs_after(event, s)]
+    calls = None
+    for later in backwards:
+        other = later.ctx.scope.function
+        if other is None or other is info or later.ctx.via is not None or later.receiver_prov is None:
+            continue
+        shared = model.shared_graph(later.receiver_prov.graph, prov.graph)
+        if not shared:
+            continue
+        if calls is None:
+            calls = [c for c in model.of_type(CallEvent) if c.function is not None and c.ctx.via is None]
+        for first in (c for c in calls if c.function is info):
+            then = next((c for c in calls if c.ctx.scope is first.ctx.scope and c.seq > first.seq), None)
+            if then is None or then.function is not other or not runs_after(first, then) or _stores_between(first, then):
+                continue
+            between = [s for s in steps if s.ctx.scope is first.ctx.scope and s.ctx.via is None and first.seq < s.seq < then.seq
+                       and runs_after(first, s) and runs_after(s, then)]
+            step = next((s for s in inside + between if graphs.touched([s], shared)), None)
+            if step is not None:
+                return later, step
+    return None
+
+
+def _stores_between(first, then) -> bool:
+    """The caller sets an attribute between the two calls (`self.h = self.enc(x)`): what the second method reads on the
+    object may no longer be what the first kept there."""
+    start, end = first.node.end_lineno or first.node.lineno, then.node.lineno
+    return any(type(node) is ast.Attribute and type(node.ctx) is ast.Store and start <= node.lineno <= end
+               for node in nodes(first.ctx.scope.node))
 
 
 def _reused_from_before_loop(model, event, loop, forward, caller=None, step=None):
