@@ -548,3 +548,114 @@ def test_a_summary_read_through_a_sequential_is_read_again_after_an_edit():
         assert ("AG006" in [f.code for f in got.findings]) is found
         assert _shown(got.findings) == _shown(check_source(Source(text, "tower.py")).findings)
         model = got.model
+
+
+# Edits whose function-level walk must keep what the rest of the module's walk wrote (review of the call-site
+# walks in blocks): each program with its edit, and the rule whose finding must stay as in a full check.
+_KEPT_ACROSS_BLOCKS = {
+    # a helper's backward of a vector handed over by a call written while `update` was walked on its own, before
+    # `run`, whose walk of `update` for its call site reads that helper from the memo: an edit in `run` keeps it
+    "handover": ('''import torch
+
+
+def apply_grads(objective):
+    objective.backward()
+
+
+def update(batch, theta):
+    objective = torch.randn(5, requires_grad=True) * 0.5
+    apply_grads(objective)
+    return batch
+
+
+def run():
+    theta = torch.randn(5, requires_grad=True)
+    batch = theta * 2
+    update(batch, theta)
+
+
+update(None, None)
+run()
+''', "batch = theta * 2", "batch = theta * 3", "AG005"),
+    # a module built before the block whose dropout changes its input in place, with p from the construction: the
+    # block's walk of the forward asks whether every construction passes p > 0, counting the one before it
+    "construction before": ('''import torch
+import torch.nn as nn
+from pipeline import load_inputs
+
+
+class Head(nn.Module):
+    def __init__(self, drop):
+        super().__init__()
+        self.layers = nn.Sequential(nn.Linear(6, 6), nn.Sigmoid(), nn.Dropout(drop, inplace=True))
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+head = Head(0.25)
+
+
+def fit(inputs):
+    score = head(inputs)
+    score.sum().backward()
+
+
+fit(load_inputs())
+''', "score.sum().backward()", "score.mean().backward()", "AG006"),
+    # a block's forward that saves its input for backward, then no longer does (it multiplies a copy): the caller's
+    # in-place edit of that input is an error only while it is saved
+    "saved input": ('''import torch
+import torch.nn as nn
+from pipeline import load_batch
+
+
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(3))
+
+    def forward(self, h):
+        return h * self.scale
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate = Gate()
+
+    def forward(self, x):
+        y = self.gate(x)
+        x.mul_(0.5)
+        return y
+
+
+stack = Stack()
+
+
+def train(batch):
+    stack(batch).sum().backward()
+
+
+train(load_batch())
+''', "return h * self.scale", "return h.clone().detach() + self.scale", "AG006"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_KEPT_ACROSS_BLOCKS))
+def test_a_function_walked_again_keeps_what_the_rest_of_the_walk_wrote(name: str):
+    """After each edit (there and back), the incremental findings are those of a full check, and the rule's finding
+    comes and goes with the text as it does there (so the comparison is not of two empty lists)."""
+    text, old, new, code = _KEPT_ACROSS_BLOCKS[name]
+    edited = text.replace(old, new)
+    assert edited != text
+    incremental = IncrementalCheck()
+    model = incremental.check(Source(text, "kept.py")).model
+    seen = set()
+    for current in (edited, text, edited, text):
+        got = incremental.check(Source(current, "kept.py"), reuse=model)
+        expected = check_source(Source(current, "kept.py"))
+        assert _shown(got.findings) == _shown(expected.findings), (name, got.walked)
+        seen.add(code in [f.code for f in expected.findings])
+        model = got.model
+    assert True in seen

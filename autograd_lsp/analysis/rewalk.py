@@ -12,7 +12,8 @@ after the walk. The rest is checked before it, else the module is walked in full
 leaves the model as it was):
 - the edit lies in the body of a module-level function or a method of a module-level class, and neither that
   function nor the walks nested in it define functions, classes or lambdas, import, or store attributes on
-  `self` (the class tables are merged over methods), and none of them is an `__init__`;
+  `self` (the class tables are merged over methods) unless no other method sets the same attributes (an
+  `__init__`'s table is its own);
 - a body walked for one call site (walker.call_in_context) during the block is walked again with it (its memo
   entry forgotten) when nothing after the block read that entry and it stores nothing on `self`; one of a
   function of the block walked elsewhere makes the walk that holds that call site the block (_Above); the
@@ -221,8 +222,11 @@ def _inside_refused(walker, shadow: FunctionInfo, root: FunctionInfo) -> str | N
     seen = walker.memo_seen.get(shadow.__dict__.get("ctx_key"))
     if seen is None or walker.memo.get(shadow.ctx_key) is None:
         return 'call-site walk without its memo'
-    if seen[1] > root.walk_end:
+    if seen[1] >= root.walk_end:  # (a read inside the block is followed by its call's event: at the end is after)
         return 'call-site walk read after the block'
+    caller = shadow.__dict__.get("called_from")
+    if caller is None or caller.owner is not walker:
+        return 'call-site walk made for another module'
     if shadow.cls is not None and (shadow.name == "__init__" or _facts(walker, shadow.node).on_self):
         return 'call-site walk of a method that stores on self'
     return None
@@ -305,6 +309,8 @@ class _Facts:
                         self.stored[sub.attr] += 1
                         if me is not None and isinstance(sub.value, ast.Name) and sub.value.id == me:
                             self.on_self.add(sub.attr)
+                elif kind is ast.Call and isinstance(sub.func, ast.Attribute) and sub.func.attr == "register_forward_hook":
+                    self.plain = False  # (walker._forward_hook: the hook, walked later, is walked with what this registers)
                 elif kind is ast.Call and isinstance(sub.func, ast.Attribute) and sub.func.attr == "zero_grad":
                     self.zero_grad[label(sub.func.value)] += 1
                 elif kind is ast.Call and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("add_module", "register_module") \
@@ -397,13 +403,16 @@ class _Rewalk:
         # the call-site tables (keyed by nodes of the bodies walked) are written again by the walks of the block: a
         # body walked for a call site inside it and outside is refused (the first to write an entry keeps it)
         self.written = set(old_nodes)
+        bodies = set()
         for shadow in self.inside:
             body = shadow.context_of
-            if body is not None and id(body) not in self.ids:
+            if body is not None and id(body) not in self.ids and id(body) not in bodies:
+                bodies.add(id(body))
                 if any(other.context_of is body and id(other) not in self.block_ids for other in walker.shadows):
                     return _no('a body walked for call sites inside the block and outside')
                 self.written |= {id(sub) for stmt in body.node.body for sub in ast.walk(stmt)}
-        call_tables = (dict(model.call_site_backwards), dict(model.forward_graphs), dict(model.backward_handovers))
+        call_tables = (dict(model.call_site_backwards), dict(model.forward_graphs), dict(model.backward_handovers),
+                       dict(model.__dict__.get("_sequential_hazards", {})), {key: dict(readers) for key, readers in walker.summary_reads.items()})
 
         saved = {id(member): dict(member.__dict__) for member in self.members}
         state = (walker.seq, walker.function, walker.stmt, walker.resolver, dict(walker.function_aliases), walker.context_walks,
@@ -415,7 +424,7 @@ class _Rewalk:
         # the class tables as they stand (the walk again empties and fills those of the classes it walks)
         self.classes = _classes(model)
         self.tables = {key: (dict(c.attributes), dict(c.attribute_nodes), dict(c.late), c.__dict__.get("changed_at"),
-                             dict(c.__dict__.get("changed_attrs", ())))
+                             dict(c.__dict__.get("changed_attrs", ())), dict(c.instances))
                        for key, c in self.classes.items()}
         try:
             ok = self._walk(old_nodes, a, b, la, lb)
@@ -424,8 +433,8 @@ class _Rewalk:
         if not ok:
             walker.table_changes = self.final_tables
             for key, c in self.classes.items():
-                attributes, nodes, late, changed_at, changed_attrs = self.tables[key]
-                for table, before in ((c.attributes, attributes), (c.attribute_nodes, nodes), (c.late, late)):
+                attributes, nodes, late, changed_at, changed_attrs, instances = self.tables[key]
+                for table, before in ((c.attributes, attributes), (c.attribute_nodes, nodes), (c.late, late), (c.instances, instances)):
                     table.clear()
                     table.update(before)
                 c.__dict__.pop("changed_attrs", None)
@@ -446,7 +455,8 @@ class _Rewalk:
             walker.shadows[:] = shadows
             model._provs, model.functions, model.tree, model.source = old_provs, old_functions, old_tree, old_source
             model.events, model.loops, model.torch_subscripts = events, loops, old_subs
-            model.call_site_backwards, model.forward_graphs, model.backward_handovers = call_tables
+            model.call_site_backwards, model.forward_graphs, model.backward_handovers, hazards, walker.summary_reads = call_tables
+            model.__dict__["_sequential_hazards"] = hazards
             walker.module_scope.node = old_tree
             if cls is not None:
                 cls.node = cls_node
@@ -487,6 +497,8 @@ class _Rewalk:
             member.scope = None
             member.__dict__.pop("tests_none", None)  # (walker._note_none_test: set again by the walk)
             member.__dict__.pop("moves_parameters", None)  # (an optimizer's method: set again by the walk)
+            for key in ("saved_inputs", "backpropagates", "backward_of_arguments", "cuts_graph", "dtype_from_arguments", "configured_by_arguments"):
+                member.__dict__.pop(key, None)  # (set only when true: a walk again that finds none must not keep them)
             if member is not info:  # (set again by the first call inside the block)
                 for key in ("passed_modules", "passed_sizes", "module_arguments"):
                     member.__dict__.pop(key, None)
@@ -499,9 +511,17 @@ class _Rewalk:
         model.source = self.source
         model._provs = provs
         model.events, model.loops, model.torch_subscripts = [], [], [item for item in model.torch_subscripts if id(item[0]) not in old_nodes]
+        walker.events_before = events[:a]  # (walker._constructions: what was built before the block)
+        model.__dict__.pop("_ranged_positive", None)  # (cached by the count of events, which the block restarts)
         model.call_site_backwards = {key: value for key, value in model.call_site_backwards.items() if key not in self.written}
-        model.backward_handovers = {key: value for key, value in model.backward_handovers.items() if key not in self.written}
+        model.backward_handovers = {key: value for key, value in model.backward_handovers.items() if key not in old_nodes and id(value[2]) not in self.written}
         model.forward_graphs = {key: value for key, value in model.forward_graphs.items() if key not in old_nodes}  # (merged over walks)
+        hazards = model.__dict__.get("_sequential_hazards")
+        if hazards:
+            model.__dict__["_sequential_hazards"] = {key: value for key, value in hazards.items() if key not in old_nodes}
+        for c in self.classes.values():
+            for key in [key for key in c.instances if key in old_nodes]:
+                del c.instances[key]
         # the bodies walked for a call site during the block are walked again by it (their memo entries forgotten); the
         # entries made after the block are hidden (a fresh walk had not made them yet when it walked the block)
         gone = {id(shadow) for shadow in self.inside}
@@ -510,7 +530,10 @@ class _Rewalk:
             walker.memo.pop(shadow.ctx_key, None)
             walker.memo_seen.pop(shadow.ctx_key, None)
         walker.context_walks -= len(self.inside)
-        later = {key: walker.memo.pop(key) for key, seen in walker.memo_seen.items() if seen[0] > end and key in walker.memo}
+        later = {key: walker.memo.pop(key) for key, seen in walker.memo_seen.items() if seen[0] >= end and key in walker.memo}
+        for readers in walker.summary_reads.values():  # (the block's walks record again what they read)
+            for key in self.block_ids & readers.keys():
+                del readers[key]
         seen_before = {key: tuple(seen) for key, seen in walker.memo_seen.items()}
         shadows = len(walker.shadows)
         walker.seq, walker.function, walker.stmt = start, info.walk_from, info.walk_stmt
@@ -526,6 +549,7 @@ class _Rewalk:
             walker.walk_function(info)
         finally:
             walker.classes_read = None
+            walker.events_before = ()
             if self.view is not None:
                 scope.bindings = final[0]
                 walker.function_aliases = {**{key: value for key, value in walker.function_aliases.items() if key[0] != id(scope)},
@@ -625,9 +649,9 @@ class _Rewalk:
         for key, seen in walker.memo_seen.items():
             before = seen_before.get(key)
             if before is not None:  # (None: made by this walk, counted from its start)
-                if before[0] > end:
+                if before[0] >= end:
                     seen[0] = before[0] + delta
-                if before[1] > end:
+                if before[1] >= end:
                     seen[1] = before[1] + delta
         for key, attr in changed_after:  # (their later stores moved like every later count)
             self.classes[key].changed_attrs[attr] = self.tables[key][4][attr] + tdelta

@@ -326,6 +326,7 @@ class Walker:
         # memo key -> [event count when its walk began, event count at its last use]: where a body walked for one call
         # site lies in the walk, and whether anything read it after (analysis/rewalk.py walks such walks again)
         self.memo_seen: dict = {}
+        self.events_before = ()  # (analysis/rewalk.py: the events before a block walked again)
         # id of a function -> {id of a reader: the function (None: module code)} whose walk read its summary other than
         # through a call event of its own (the last block of an nn.Sequential, a layer's width)
         self.summary_reads: dict = {}
@@ -2133,7 +2134,7 @@ class Walker:
         # a body that runs backward() or an optimizer step: walked with what the call gives it, so that the caller sees
         # which of its values are backpropagated, freed and stepped, in order (ThroughEvent). Only for calls that give it
         # a value with a graph, an instance of a plain class of the workspace (an optimizer or criterion wrapper whose
-        # own methods backpropagate), or a function of the workspace (what it does to the values is known then): a body walked for a call site is walked in full after each edit of it (rewalk.py)
+        # own methods backpropagate), or a function of the workspace (what it does to the values is known then): a body walked for a call site is walked again with the walk that holds the call after an edit of it (rewalk.py)
         backprops = (info.calls_backward or info.calls_step) and any(
             p is not None and (p.kind is Kind.TENSOR and bool(p.graph) or p.kind is Kind.MODULE and isinstance(p.module_class, ClassInfo)
                                and not p.module_class.is_module or p.kind is Kind.FUNCTION) for p in flatten(passed))
@@ -2216,7 +2217,8 @@ class Walker:
 
     def _summary_of(self, info: FunctionInfo) -> FunctionInfo:
         """`info`, its summary read by this walk (recorded for analysis/rewalk.py)."""
-        self.summary_reads.setdefault(id(info), {})[id(self.function)] = self.function
+        if not self.summary_only:
+            self.summary_reads.setdefault(id(info), {})[id(self.function)] = self.function
         return info
 
     def _note_context_walk(self, key, began: int, shadows: int):
@@ -2432,7 +2434,8 @@ class Walker:
             self._note_forward_graph(node, walked if walked is not None or event.runs is None or not event.runs.walked else event.runs.returns)
         elif name == "Sequential" and module.elements and module.elements[0] is not None and isinstance(module.elements[0].module_class, ClassInfo):
             first_block = module.elements[0]  # nn.Sequential(Block(), ...): the first block's forward gets the input
-            self._forward_in_context(first_block.module_class.methods.get("forward"), node, first_block, arg_provs)
+            forward = first_block.module_class.methods.get("forward")
+            self._forward_in_context(self._summary_of(forward) if forward is not None else None, node, first_block, arg_provs)
         cut = None
         if name is not None and (api.layer_parameters(name) == () or loss):
             requires_grad = True if any(p.requires_grad for p in inputs) else (False if inputs and len(inputs) == len(arg_provs) and all(p.requires_grad is False for p in inputs) else None)
@@ -3121,10 +3124,13 @@ class Walker:
         state = self.model.__dict__.get("_constructions_seen")
         if state is None or state[0] is not events or state[1] > len(events):
             state = self.model.__dict__["_constructions_seen"] = [events, 0, {}]
+            for event in self.events_before:  # (a block walked again: the events before it are the module's too)
+                if _constructs(event):
+                    state[2].setdefault(id(event.function), []).append(event)
         found = state[2]
         for index in range(state[1], len(events)):
             event = events[index]
-            if type(event) is CallEvent and event.role is None and event.function is not None and event.function.name == "__init__":
+            if _constructs(event):
                 found.setdefault(id(event.function), []).append(event)
         state[1] = len(events)
         return found.get(id(init), ())
@@ -4106,6 +4112,11 @@ def _with_shape(summary: Provenance | None, walked: Provenance | None) -> Proven
         # (no shape, but known to have several elements for these arguments: `cce.sum(1) / lengths`)
         return summary.but(scalar=False) if summary.scalar is None and walked.scalar is False else summary
     return summary.but(shape=walked.shape, scalar=shapes.scalar_of(walked.shape) if summary.scalar is None else summary.scalar)
+
+
+def _constructs(event) -> bool:
+    """A call event that runs a class's own __init__ (a construction)."""
+    return type(event) is CallEvent and event.role is None and event.function is not None and event.function.name == "__init__"
 
 
 def _optional_tuple(info: FunctionInfo) -> bool:
