@@ -408,6 +408,29 @@ class ModuleModel:
         self.source = source
         self._ascii = [line.isascii() for line in source.lines] if not source.text.isascii() else None
 
+    def passed_by_calls(self) -> tuple[frozenset, dict]:
+        """The keyword names any call of the module passes (None among them: a `**options` that is not a function's own
+        `**kwargs` passed on), and per called name (`Foo(...)`, `x.Foo(...)`) the most positional arguments a call of it
+        passes (a `*args` counts as many). One pass over the tree, on first use."""
+        found = self.__dict__.get("_passed_by_calls")
+        if found is None:
+            keywords, arity, spread, forwarded = set(), {}, set(), set()
+            for node in ast.walk(self.tree):
+                if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef) and node.args.kwarg is not None:
+                    forwarded.add(node.args.kwarg.arg)
+                if type(node) is ast.Call:
+                    keywords.update(kw.arg for kw in node.keywords if kw.arg is not None)
+                    spread.update(kw.value.id if type(kw.value) is ast.Name else None for kw in node.keywords if kw.arg is None)
+                    func = node.func
+                    name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
+                    count = 1 << 30 if any(type(arg) is ast.Starred for arg in node.args) else len(node.args)
+                    if name is not None and count > arity.get(name, 0):
+                        arity[name] = count
+            if spread - forwarded:
+                keywords.add(None)  # (`**options` of a dict, not a caller's `**kwargs` passed on: read as passing anything)
+            found = self.__dict__["_passed_by_calls"] = (frozenset(keywords), arity)
+        return found
+
     def mentions(self, name: str) -> int:
         """How often `name` is written as a bare name in the code (not after a dot): definitions, uses, parameters,
         keywords, imports and words of string constants (a callback named in a string; not docstrings without doctests). Comments do not count, so

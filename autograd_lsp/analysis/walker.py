@@ -1172,6 +1172,26 @@ class Walker:
         layer = self.model.prov(sides[0]) if len(sides) == 1 else None
         return layer if layer is not None and layer.kind is Kind.MODULE else None
 
+    def _defaulted_layer(self, cls: ClassInfo, attr: str) -> Provenance | None:
+        """`self.loss = loss if loss is not None else MAE()` (`loss or MAE()`), `loss` an __init__ parameter defaulting
+        to None that no construction walked here passes: where `self.loss(...)` runs, it is the default's layer."""
+        stmt = cls.attribute_nodes.get(attr)
+        init = cls.methods.get("__init__")
+        if type(stmt) is not ast.Assign or len(stmt.targets) != 1 or attr in cls.late or attr in cls.constructed or init is None:
+            return None
+        target, value = stmt.targets[0], stmt.value
+        if not (type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self"):
+            return None
+        name, default = _none_defaulted(value)
+        if name is None or name not in _none_default_parameters(init.node):
+            return None
+        keywords, arity = self.model.passed_by_calls()
+        positional = [arg.arg for arg in [*init.node.args.posonlyargs, *init.node.args.args]][1:]
+        if name in keywords or None in keywords or (name in positional and arity.get(cls.name, 0) > positional.index(name)):
+            return None  # (a call here may pass its own: a keyword of that name, `**options`, or that many positions)
+        layer = self.model.prov(default)
+        return layer if layer is not None and layer.kind is Kind.MODULE else None
+
     def _store_self_attribute(self, attr: str, prov, stmt):
         info = self.function
         if info is None or info.cls is None:
@@ -2772,7 +2792,7 @@ class Walker:
             # `self.fc(x)`: the submodule's forward, whichever method set `self.fc` (a trainer's `train()` builds `self.G`)
             submodule = self._module_attribute(node.func, recv) if isinstance(cls, ClassInfo) or self.is_bound(label(node.func) or "") else None
             if submodule is None and isinstance(cls, ClassInfo) and recv.origin == "self":
-                submodule = self._optional_layer(cls, method)
+                submodule = self._optional_layer(cls, method) or self._defaulted_layer(cls, method)
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
             if submodule is not None and submodule.kind is Kind.FUNCTION:
@@ -4605,3 +4625,24 @@ def _writes_parameters(function: ast.AST) -> bool:
         if type(target) is ast.Name and target.id in params:
             return True
     return False
+
+
+def _none_defaulted(value) -> tuple:
+    """`p if p is not None else D`, `D if p is None else p`, `p or D`: (p, D); else (None, None)."""
+    if type(value) is ast.BoolOp and type(value.op) is ast.Or and len(value.values) == 2 and type(value.values[0]) is ast.Name:
+        return value.values[0].id, value.values[1]
+    if type(value) is not ast.IfExp:
+        return None, None
+    test = value.test
+    if not (type(test) is ast.Compare and len(test.ops) == 1 and type(test.left) is ast.Name and type(test.ops[0]) in (ast.Is, ast.IsNot)
+            and type(test.comparators[0]) is ast.Constant and test.comparators[0].value is None):
+        return None, None
+    kept, default = (value.orelse, value.body) if type(test.ops[0]) is ast.Is else (value.body, value.orelse)
+    return (test.left.id, default) if type(kept) is ast.Name and kept.id == test.left.id else (None, None)
+
+
+def _none_default_parameters(function) -> set:
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+    return {arg.arg for arg, default in pairs if type(default) is ast.Constant and default.value is None}
