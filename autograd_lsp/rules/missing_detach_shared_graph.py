@@ -12,7 +12,8 @@ tensor that requires grad: `g_loss = -D(fake).mean()`; or fed anything, a module
 convolution; or a loss a method of that module returns, `D.adv_loss(fake)` running `self.forward`), then an optimizer
 step of that module (`d_opt.step()`, on a path that always runs before it; its optimizer may be built by a constructor
 parameter left at a torch class default, `opt_class=optim.Adam`; or a submodule the forward runs, `self.critic.q1`, stepped by
-a plain helper given `self.q1_optim`), then that loss's `backward()`: the weights it needs were changed in place.
+a plain helper given `self.q1_optim`), then that loss's `backward()`: the weights it needs were changed in place. A
+loss built on every member of a module container (`[judge(x) for judge in self.judges]`) saved the container's weights.
 
 A helper may keep the shared forward on `self` itself (`self.pred_real = self.netD(real)` in `backward_D()`, read again by
 `backward_G()`); a gradient penalty's `torch.autograd.grad(..., create_graph=True)` carries the graph of what it was given.
@@ -167,7 +168,7 @@ def _stepped_before_backward(model: ModuleModel, site: Site, steps: list, sites:
     scope = site.event.ctx.scope
     latest: dict = {}  # id(node) -> the last event of that forward before the backward (a loop walked twice: the last)
     for event in model.calls(role="forward"):
-        if id(event.node) in site.graph and event.seq < site.seq and event.ctx.scope is scope:
+        if id(event.node) in site.graph and event.seq < site.seq and _enclosing(event.ctx.scope) is scope:
             latest[id(event.node)] = event
     made = _made_by_calls(model, site, scope)  # forwards of the loss run by a call of this scope: id(node) -> (forward, call)
     for step in steps:
@@ -186,7 +187,7 @@ def _stepped_before_backward(model: ModuleModel, site: Site, steps: list, sites:
             if found is not None:
                 return (step, *found)
         if names:
-            forward = next(event for event in stale if model.text(event.receiver if event.method == "forward" else event.node.func) == names[0])
+            forward = next(event for event in stale if _forward_name(model, event) == names[0])
             return step, names[0], forward
     return None
 
@@ -488,7 +489,7 @@ def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset, own: 
         target = event.receiver if event.method == "forward" else event.node.func
         if not isinstance(target, (ast.Name, ast.Attribute)):
             continue
-        name = model.text(target)
+        name = _forward_name(model, event)
         inputs = [model.prov(arg) for arg in event.node.args]
         if not any(arg is not None and arg.is_tensor and arg.requires_grad for arg in inputs) \
                 and not (own and keeps_own_weights(model, called_module(model, event))):
@@ -498,6 +499,41 @@ def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset, own: 
         elif any(owner.startswith(name + ".") and _runs_submodule(model, event, owner[len(name) + 1:]) for owner in owners):
             found.append(name)  # (the step's module is one the forward runs on what it is given: `self.q1` of the critic)
     return found
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _enclosing(scope):
+    """The function (or module) scope holding a comprehension's own scope."""
+    while scope is not None and type(scope.node) in _COMPREHENSIONS and scope.parent is not None:
+        scope = scope.parent
+    return scope
+
+
+def _forward_name(model: ModuleModel, event: CallEvent) -> str:
+    """The module a forward runs, as named in its scope; a member that a comprehension or loop takes from each element
+    of a module container (`[judge(x) for judge in self.judges]`) is named by the container: the loss then saved the
+    weights of every member, so a step over the container changes some of them (an index, `heads[0]`, is not: a
+    step leaves the members its backward did not reach as they were)."""
+    target = event.receiver if event.method == "forward" else event.node.func
+    if type(target) is not ast.Name or event.ctx.scope is None or event.ctx.scope.node is None:
+        return model.text(target)
+    scope = _enclosing(event.ctx.scope)
+    scope_node, up = scope.node, parents(model, scope.node)
+    node = up.get(id(target))
+    while node is not None and node is not scope_node:
+        if type(node) in _COMPREHENSIONS:
+            iters = [g.iter for g in node.generators if type(g.target) is ast.Name and g.target.id == target.id]
+        elif type(node) in (ast.For, ast.AsyncFor):
+            iters = [node.iter] if type(node.target) is ast.Name and node.target.id == target.id else []
+        else:
+            iters = []
+        if iters:
+            container = model.prov(iters[0]) if type(iters[0]) in (ast.Name, ast.Attribute) else None
+            return model.text(iters[0]) if container is not None and container.kind is Kind.MODULE else model.text(target)
+        node = up.get(id(node))
+    return model.text(target)
 
 
 def _steps_module(model: ModuleModel, step, module: str) -> bool:
