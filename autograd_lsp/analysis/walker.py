@@ -1443,7 +1443,20 @@ class Walker:
             element = self.ev(node.elt)
         finally:
             self.scope = saved
+        if element is not None and element.kind is Kind.OPTIMIZER and element.params and len(node.generators) == 1:
+            element = self._member_optimizer(element, node.generators[0])
         return Provenance(Kind.SEQUENCE, node.lineno, elements=(element,), origin=_EACH)
+
+    def _member_optimizer(self, element: Provenance, generator) -> Provenance:
+        """`[Adam(c.parameters()) for c in self.critics]`: each optimizer updates one member of the container, named
+        `self.critics[*]` (some member) rather than by the comprehension's own variable."""
+        target, owner = generator.target, label(generator.iter) if type(generator.iter) in (ast.Name, ast.Attribute) else None
+        container = self.prov_of(generator.iter) if owner is not None else None
+        if type(target) is not ast.Name or container is None or container.kind is not Kind.MODULE:
+            return element
+        name = target.id
+        params = frozenset(f"{owner}[*]{param[len(name):]}" if param == name or param.startswith(name + ".") else param for param in element.params)
+        return element.but(params=params)
 
     ev_GeneratorExp = ev_SetComp = ev_ListComp
 
