@@ -1185,10 +1185,13 @@ class Walker:
         name, default = _none_defaulted(value)
         if name is None or name not in _none_default_parameters(init.node):
             return None
-        keywords, arity = self.model.passed_by_calls()
+        passed = self.model.passed_by_calls()
         positional = [arg.arg for arg in [*init.node.args.posonlyargs, *init.node.args.args]][1:]
-        if name in keywords or None in keywords or (name in positional and arity.get(cls.name, 0) > positional.index(name)):
-            return None  # (a call here may pass its own: a keyword of that name, `**options`, or that many positions)
+        callers = {cls.name, "__init__", *(other.name for other in self.model.classes.values() if _derives(other, cls))}
+        for caller in callers & passed.keys():
+            keywords, most = passed[caller]
+            if name in keywords or None in keywords or (name in positional and most > positional.index(name)):
+                return None  # (a construction here, or a subclass's, may pass its own: by keyword, `**options` or position)
         layer = self.model.prov(default)
         return layer if layer is not None and layer.kind is Kind.MODULE else None
 
@@ -4659,3 +4662,7 @@ def _none_default_parameters(function) -> set:
     positional = [*args.posonlyargs, *args.args]
     pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
     return {arg.arg for arg, default in pairs if type(default) is ast.Constant and default.value is None}
+
+
+def _derives(cls: ClassInfo, base: ClassInfo, depth: int = 0) -> bool:
+    return depth < 8 and any(b is base or isinstance(b, ClassInfo) and _derives(b, base, depth + 1) for b in cls.bases or ())
