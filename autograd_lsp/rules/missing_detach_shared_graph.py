@@ -523,7 +523,9 @@ def _steps_each_member(model: ModuleModel, step, later) -> bool:
             statement = up.get(id(node))
             return type(statement) is ast.Expr and always_after(scope.node, statement, site_of(later))
         if type(node) in (ast.For, ast.AsyncFor):
-            return not node.orelse and _plain_iterable(node.iter) and always_after(scope.node, node, site_of(later))
+            stops = (ast.Break, ast.Continue, ast.Return, ast.Raise)
+            return not node.orelse and _plain_iterable(node.iter) and always_after(scope.node, node, site_of(later)) \
+                and not any(type(inner) in stops for stmt in node.body for inner in nodes(stmt))
         if type(node) in (ast.If, ast.While, ast.Try, ast.IfExp, ast.BoolOp, ast.Lambda, ast.DictComp, ast.With, ast.Match):
             return False  # (a branch, or a block that may stop early, between the loop and the step)
         node = up.get(id(node))
