@@ -408,6 +408,32 @@ class ModuleModel:
         self.source = source
         self._ascii = [line.isascii() for line in source.lines] if not source.text.isascii() else None
 
+    def passed_by_calls(self) -> dict:
+        """Per called name (`Foo(...)`, `x.Foo(...)`, `super().__init__(...)`): the keyword names its calls pass (None
+        among them: a `**options` that is not a function's own `**kwargs` passed on) and the most positional arguments
+        (a `*args` counts as many). One pass over the tree, on first use."""
+        found = self.__dict__.get("_passed_by_calls")
+        if found is None:
+            found, spread, forwarded = {}, [], set()
+            for node in ast.walk(self.tree):
+                if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef) and node.args.kwarg is not None:
+                    forwarded.add(node.args.kwarg.arg)
+                if type(node) is ast.Call:
+                    func = node.func
+                    name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
+                    if name is None:
+                        continue
+                    keywords, most = found.get(name, (set(), 0))
+                    keywords.update(kw.arg for kw in node.keywords if kw.arg is not None)
+                    spread.extend((keywords, kw.value) for kw in node.keywords if kw.arg is None)
+                    count = 1 << 30 if any(type(arg) is ast.Starred for arg in node.args) else len(node.args)
+                    found[name] = (keywords, max(most, count))
+            for keywords, value in spread:
+                if not (type(value) is ast.Name and value.id in forwarded):
+                    keywords.add(None)
+            self.__dict__["_passed_by_calls"] = found
+        return found
+
     def mentions(self, name: str) -> int:
         """How often `name` is written as a bare name in the code (not after a dot): definitions, uses, parameters,
         keywords, imports and words of string constants (a callback named in a string; not docstrings without doctests). Comments do not count, so

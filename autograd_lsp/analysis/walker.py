@@ -1173,6 +1173,29 @@ class Walker:
         layer = self.model.prov(sides[0]) if len(sides) == 1 else None
         return layer if layer is not None and layer.kind is Kind.MODULE else None
 
+    def _defaulted_layer(self, cls: ClassInfo, attr: str) -> Provenance | None:
+        """`self.loss = loss if loss is not None else MAE()` (`loss or MAE()`), `loss` an __init__ parameter defaulting
+        to None that no construction walked here passes: where `self.loss(...)` runs, it is the default's layer."""
+        stmt = cls.attribute_nodes.get(attr)
+        init = cls.methods.get("__init__")
+        if type(stmt) is not ast.Assign or len(stmt.targets) != 1 or attr in cls.late or attr in cls.constructed or init is None:
+            return None
+        target, value = stmt.targets[0], stmt.value
+        if not (type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self"):
+            return None
+        name, default = _none_defaulted(value)
+        if name is None or name not in _none_default_parameters(init.node):
+            return None
+        passed = self.model.passed_by_calls()
+        positional = [arg.arg for arg in [*init.node.args.posonlyargs, *init.node.args.args]][1:]
+        callers = {cls.name, "__init__", *(other.name for other in self.model.classes.values() if _derives(other, cls))}
+        for caller in callers & passed.keys():
+            keywords, most = passed[caller]
+            if name in keywords or None in keywords or (name in positional and most > positional.index(name)):
+                return None  # (a construction here, or a subclass's, may pass its own: by keyword, `**options` or position)
+        layer = self.model.prov(default)
+        return layer if layer is not None and layer.kind is Kind.MODULE else None
+
     def _store_self_attribute(self, attr: str, prov, stmt):
         info = self.function
         if info is None or info.cls is None:
@@ -1424,7 +1447,20 @@ class Walker:
             element = self.ev(node.elt)
         finally:
             self.scope = saved
+        if element is not None and element.kind is Kind.OPTIMIZER and element.params and len(node.generators) == 1:
+            element = self._member_optimizer(element, node.generators[0])
         return Provenance(Kind.SEQUENCE, node.lineno, elements=(element,), origin=_EACH)
+
+    def _member_optimizer(self, element: Provenance, generator) -> Provenance:
+        """`[Adam(c.parameters()) for c in self.critics]`: each optimizer updates one member of the container, named
+        `self.critics[*]` (some member) rather than by the comprehension's own variable."""
+        target, owner = generator.target, label(generator.iter) if type(generator.iter) in (ast.Name, ast.Attribute) else None
+        container = self.prov_of(generator.iter) if owner is not None else None
+        if type(target) is not ast.Name or container is None or container.kind is not Kind.MODULE:
+            return element
+        name = target.id
+        params = frozenset(f"{owner}[*]{param[len(name):]}" if param == name or param.startswith(name + ".") else param for param in element.params)
+        return element.but(params=params)
 
     ev_GeneratorExp = ev_SetComp = ev_ListComp
 
@@ -2775,7 +2811,7 @@ class Walker:
             # `self.fc(x)`: the submodule's forward, whichever method set `self.fc` (a trainer's `train()` builds `self.G`)
             submodule = self._module_attribute(node.func, recv) if isinstance(cls, ClassInfo) or self.is_bound(label(node.func) or "") else None
             if submodule is None and isinstance(cls, ClassInfo) and recv.origin == "self":
-                submodule = self._optional_layer(cls, method)
+                submodule = self._optional_layer(cls, method) or self._defaulted_layer(cls, method)
             if submodule is not None and submodule.kind is Kind.MODULE:
                 return self.forward(node, submodule, arg_provs, event)  # `self.fc(x)`: the submodule's forward
             if submodule is not None and submodule.kind is Kind.FUNCTION:
@@ -4623,3 +4659,28 @@ def _writes_parameters(function: ast.AST) -> bool:
         if type(target) is ast.Name and target.id in params:
             return True
     return False
+
+
+def _none_defaulted(value) -> tuple:
+    """`p if p is not None else D`, `D if p is None else p`, `p or D`: (p, D); else (None, None)."""
+    if type(value) is ast.BoolOp and type(value.op) is ast.Or and len(value.values) == 2 and type(value.values[0]) is ast.Name:
+        return value.values[0].id, value.values[1]
+    if type(value) is not ast.IfExp:
+        return None, None
+    test = value.test
+    if not (type(test) is ast.Compare and len(test.ops) == 1 and type(test.left) is ast.Name and type(test.ops[0]) in (ast.Is, ast.IsNot)
+            and type(test.comparators[0]) is ast.Constant and test.comparators[0].value is None):
+        return None, None
+    kept, default = (value.orelse, value.body) if type(test.ops[0]) is ast.Is else (value.body, value.orelse)
+    return (test.left.id, default) if type(kept) is ast.Name and kept.id == test.left.id else (None, None)
+
+
+def _none_default_parameters(function) -> set:
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+    return {arg.arg for arg, default in pairs if type(default) is ast.Constant and default.value is None}
+
+
+def _derives(cls: ClassInfo, base: ClassInfo, depth: int = 0) -> bool:
+    return depth < 8 and any(b is base or isinstance(b, ClassInfo) and _derives(b, base, depth + 1) for b in cls.bases or ())

@@ -12,7 +12,9 @@ tensor that requires grad: `g_loss = -D(fake).mean()`; or fed anything, a module
 convolution; or a loss a method of that module returns, `D.adv_loss(fake)` running `self.forward`), then an optimizer
 step of that module (`d_opt.step()`, on a path that always runs before it; its optimizer may be built by a constructor
 parameter left at a torch class default, `opt_class=optim.Adam`; or a submodule the forward runs, `self.critic.q1`, stepped by
-a plain helper given `self.q1_optim`), then that loss's `backward()`: the weights it needs were changed in place.
+a plain helper given `self.q1_optim`), then that loss's `backward()`: the weights it needs were changed in place. A
+loss built on every member of a module container (`[judge(x) for judge in self.judges]`) saved the container's weights;
+one optimizer per member (`[Adam(d.parameters()) for d in self.discs]`) stepped in turn by a loop over them steps some.
 
 A helper may keep the shared forward on `self` itself (`self.pred_real = self.netD(real)` in `backward_D()`, read again by
 `backward_G()`); a gradient penalty's `torch.autograd.grad(..., create_graph=True)` carries the graph of what it was given.
@@ -70,7 +72,7 @@ from ..analysis import callsite
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.provenance import Kind
-from ..analysis.syntax import nodes, parents
+from ..analysis.syntax import always_after, nodes, parents
 from ..analysis.training import backward_target, called_module, forwards_of, keeps_own_weights, step_owners, is_backward, is_frozen, is_step, mine, never_together, optimizer_of, place, runs_after, shown, site as site_of
 from ..findings import Edit, Fix, Safety, Severity
 
@@ -167,12 +169,12 @@ def _stepped_before_backward(model: ModuleModel, site: Site, steps: list, sites:
     scope = site.event.ctx.scope
     latest: dict = {}  # id(node) -> the last event of that forward before the backward (a loop walked twice: the last)
     for event in model.calls(role="forward"):
-        if id(event.node) in site.graph and event.seq < site.seq and event.ctx.scope is scope:
+        if id(event.node) in site.graph and event.seq < site.seq and _enclosing(event.ctx.scope) is scope:
             latest[id(event.node)] = event
     made = _made_by_calls(model, site, scope)  # forwards of the loss run by a call of this scope: id(node) -> (forward, call)
     for step in steps:
-        if step.ctx.scope is not scope or step.seq >= site.seq or step.ctx.via is not None or step.function is not None \
-                or not runs_after(step, site.event):
+        if _enclosing(step.ctx.scope) is not scope or step.seq >= site.seq or step.ctx.via is not None or step.function is not None \
+                or not (runs_after(step, site.event) or _steps_each_member(model, step, site.event)):
             continue
         stale = [event for event in latest.values() if event.seq < step.seq]
         stale += [forward for forward, call in made.values() if call.seq < step.seq and _same_self(model, forward, call, step)]
@@ -186,7 +188,7 @@ def _stepped_before_backward(model: ModuleModel, site: Site, steps: list, sites:
             if found is not None:
                 return (step, *found)
         if names:
-            forward = next(event for event in stale if model.text(event.receiver if event.method == "forward" else event.node.func) == names[0])
+            forward = next(event for event in stale if _forward_name(model, event) == names[0])
             return step, names[0], forward
     return None
 
@@ -250,7 +252,8 @@ def _same_self(model: ModuleModel, forward: CallEvent, call: CallEvent, step) ->
     if not isinstance(root, ast.Name):
         return False
     function = forward.ctx.scope.function
-    if root.id != "self":
+    member_of_self = type(target) is ast.Name and _forward_name(model, forward).startswith("self.")  # (`critic` of `self.critics`)
+    if root.id != "self" and not member_of_self:
         return root.id not in forward.ctx.scope.bindings and function is not None and function.cls is None  # (a module-level name)
     if type(step) is not ThroughEvent or not isinstance(call.node.func, ast.Attribute):
         return False
@@ -488,16 +491,87 @@ def _saved_modules(model: ModuleModel, step: CallEvent, shared: frozenset, own: 
         target = event.receiver if event.method == "forward" else event.node.func
         if not isinstance(target, (ast.Name, ast.Attribute)):
             continue
-        name = model.text(target)
+        name = _forward_name(model, event)
         inputs = [model.prov(arg) for arg in event.node.args]
         if not any(arg is not None and arg.is_tensor and arg.requires_grad for arg in inputs) \
                 and not (own and keeps_own_weights(model, called_module(model, event))):
             continue  # (fed data, a first linear layer keeps its input alone)
-        if any(name == owner or name.startswith(owner + ".") for owner in owners):
-            found.append(name)
+        if any(name == owner or name.startswith(owner + ".") or owner == name + "[*]" for owner in owners):
+            found.append(name)  # (`X[*]`: each member's optimizer, stepped by _steps_each_member; the loss ran every member)
         elif any(owner.startswith(name + ".") and _runs_submodule(model, event, owner[len(name) + 1:]) for owner in owners):
             found.append(name)  # (the step's module is one the forward runs on what it is given: `self.q1` of the critic)
     return found
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _steps_each_member(model: ModuleModel, step, later) -> bool:
+    """`for loss, opt in zip(losses, self.critic_opts): update(loss, opt)` (or a comprehension run as a statement), its
+    optimizers each a member's of a module container (`[Adam(c.parameters()) for c in self.critics]`: `X[*]` owners),
+    the step unconditional in that loop, the loop a statement of the block before `later`. A loss built on every member
+    of that container needs it non-empty, so the loop steps some member."""
+    if not any(owner.endswith("[*]") for owner in step_owners(model, step)):
+        return False
+    scope = _enclosing(step.ctx.scope)
+    up = parents(model, scope.node)
+    node = up.get(id(site_of(step)))
+    while node is not None and node is not scope.node:
+        if type(node) in (ast.ListComp, ast.GeneratorExp, ast.SetComp):
+            if len(node.generators) != 1 or node.generators[0].ifs or not _plain_iterable(node.generators[0].iter):
+                return False
+            statement = up.get(id(node))
+            return type(statement) is ast.Expr and always_after(scope.node, statement, site_of(later))
+        if type(node) in (ast.For, ast.AsyncFor):
+            stops = (ast.Break, ast.Continue, ast.Return, ast.Raise)
+            return not node.orelse and _plain_iterable(node.iter) and always_after(scope.node, node, site_of(later)) \
+                and not any(type(inner) in stops for stmt in node.body for inner in nodes(stmt))
+        if type(node) in (ast.If, ast.While, ast.Try, ast.IfExp, ast.BoolOp, ast.Lambda, ast.DictComp, ast.With, ast.Match):
+            return False  # (a branch, or a block that may stop early, between the loop and the step)
+        node = up.get(id(node))
+    return False
+
+
+def _plain_iterable(node) -> bool:
+    """A name, an attribute, a list a method of `self` returns, or `zip(...)` / `enumerate(...)` of them: no slice,
+    filter or range."""
+    if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in ("zip", "enumerate") and not node.keywords:
+        return all(_plain_iterable(arg) for arg in node.args)
+    if type(node) is ast.Call and type(node.func) is ast.Attribute and type(node.func.value) is ast.Name and node.func.value.id == "self":
+        return True
+    return type(node) in (ast.Name, ast.Attribute)
+
+
+def _enclosing(scope):
+    """The function (or module) scope holding a comprehension's own scope."""
+    while scope is not None and type(scope.node) in _COMPREHENSIONS and scope.parent is not None:
+        scope = scope.parent
+    return scope
+
+
+def _forward_name(model: ModuleModel, event: CallEvent) -> str:
+    """The module a forward runs, as named in its scope; a member that a comprehension or loop takes from each element
+    of a module container (`[judge(x) for judge in self.judges]`) is named by the container: the loss then saved the
+    weights of every member, so a step over the container changes some of them (an index, `heads[0]`, is not: a
+    step leaves the members its backward did not reach as they were)."""
+    target = event.receiver if event.method == "forward" else event.node.func
+    if type(target) is not ast.Name or event.ctx.scope is None or event.ctx.scope.node is None:
+        return model.text(target)
+    scope = _enclosing(event.ctx.scope)
+    scope_node, up = scope.node, parents(model, scope.node)
+    node = up.get(id(target))
+    while node is not None and node is not scope_node:
+        if type(node) in _COMPREHENSIONS:
+            iters = [g.iter for g in node.generators if type(g.target) is ast.Name and g.target.id == target.id]
+        elif type(node) in (ast.For, ast.AsyncFor):
+            iters = [node.iter] if type(node.target) is ast.Name and node.target.id == target.id else []
+        else:
+            iters = []
+        if iters:
+            container = model.prov(iters[0]) if type(iters[0]) in (ast.Name, ast.Attribute) else None
+            return model.text(iters[0]) if container is not None and container.kind is Kind.MODULE else model.text(target)
+        node = up.get(id(node))
+    return model.text(target)
 
 
 def _steps_module(model: ModuleModel, step, module: str) -> bool:
