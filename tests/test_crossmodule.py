@@ -525,3 +525,41 @@ def test_an_unpacked_package_with_no_project_marker_resolves_its_absolute_import
     counters = dict(pair.split("=") for pair in line.split(": ", 2)[2].split())
     assert int(counters["direct"]) >= 1 and counters["jedi_queries"] == "0", line
     assert "AG002" in proc.stdout
+
+
+def test_a_namespace_package_is_a_workspace_module_resolved_directly(tmp_path):
+    """`from common.ops import compose` where common/ has no __init__.py: Python 3 imports it as a namespace package,
+    so its defs are the workspace's (found without jedi). A directory named like an installed library stays the
+    library's (that one wins the import)."""
+    from autograd_lsp.checker import check_path
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "ops.py").write_text(HELPER)
+    (tmp_path / "jedi").mkdir()  # (jedi is installed in this environment: `import jedi` would not find this one)
+    (tmp_path / "jedi" / "ops.py").write_text(HELPER)
+    resolver = JediResolver(tmp_path)
+    found = check_path(_train_with(tmp_path, "train.py", "from common.ops import compose"), resolver=resolver)
+    assert [(f.code, f.span.line) for f in found.findings] == [("AG002", 6), ("AG002", 8)]
+    shadowed = check_path(_train_with(tmp_path, "train_lib.py", "from jedi.ops import compose"), resolver=resolver)
+    assert shadowed.findings == []
+    assert resolver.queries == 0
+
+
+def test_a_name_bound_by_the_last_star_import_of_a_workspace_module_is_resolved(tmp_path):
+    """`from helpers import *` then `compose(...)`: the name is the workspace module's when that star import is the
+    module's last one and the module binds it; a later star import of a library, or a module that binds no such
+    name, leaves it unknown (silent)."""
+    from autograd_lsp.checker import check_path
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helpers.py").write_text(HELPER)
+    (tmp_path / "other.py").write_text("import torch\n\n\ndef unrelated(x):\n    return x\n")
+    resolver = JediResolver(tmp_path)
+    found = check_path(_train_with(tmp_path, "train.py", "from helpers import *"), resolver=resolver)
+    assert [(f.code, f.span.line) for f in found.findings] == [("AG002", 6), ("AG002", 8)]
+    later = check_path(_train_with(tmp_path, "train_later.py", "from helpers import *; from torch.nn.functional import *"),
+                       resolver=resolver)
+    assert later.findings == []
+    unbound = check_path(_train_with(tmp_path, "train_other.py", "from other import *"), resolver=resolver)
+    assert unbound.findings == []

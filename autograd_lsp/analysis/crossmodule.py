@@ -523,7 +523,8 @@ class JediResolver:
         key = ("holds", root, top)
         found = self._fs.get(key)
         if found is None:
-            found = self._fs[key] = (root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file() or (root / "src" / top).is_dir()
+            found = self._fs[key] = (root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file() or (root / "src" / top).is_dir() \
+                or namespace_package(root / top)
         return found
 
     def forget_files(self) -> None:
@@ -701,6 +702,12 @@ class _Ordered(list):
     def __contains__(self, item) -> bool:
         return id(item) in self._members
 _INSTALLED: dict = {}
+
+
+def namespace_package(directory: Path) -> bool:
+    """A directory of modules without an __init__.py that no installed library of its name hides: Python 3 imports
+    it as a namespace package (`from common.nets import QNet` with no common/__init__.py)."""
+    return directory.is_dir() and next(directory.glob("*.py"), None) is not None and not _installed(directory.name)
 
 
 def _installed(top: str) -> bool:

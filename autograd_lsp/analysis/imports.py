@@ -20,6 +20,7 @@ class ImportTable:
         self.names: dict[str, str] = {}
         self.relative: set[str] = set()  # names imported from this workspace's relative modules
         self.torch_alias: str | None = None  # a local name bound to the torch module, for fixes
+        self.stars: list[str] = []  # the modules of `from X import *`, in order
         for node in statements(tree.body, (ast.Import, ast.ImportFrom), _lines_saying_import(text)):
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -35,6 +36,7 @@ class ImportTable:
                 prefix = ("." * node.level) + module
                 for alias in node.names:
                     if alias.name == "*":
+                        self.stars.append(prefix)
                         continue
                     local = alias.asname or alias.name
                     self.names[local] = f"{prefix}.{alias.name}" if prefix and not prefix.endswith(".") else prefix + alias.name

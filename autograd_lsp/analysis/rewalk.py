@@ -128,6 +128,10 @@ def _edited(model: ModuleModel, parsed):
         return _no("a def's name mentions changed")
     if old.zero_grad != new.zero_grad:
         return _no('zero_grad receivers changed')
+    constructors = set(model.classes) | {"__init__"}  # (what constructions pass: walker._defaulted_layer reads it)
+    if Counter({key: n for key, n in old.calls.items() if key[0] in constructors}) != \
+            Counter({key: n for key, n in new.calls.items() if key[0] in constructors}):
+        return _no("a construction's arguments changed")
     if old.imports != new.imports:
         return _no('imports changed')
     return walker, info, old_f, new_f, cls_pair
@@ -297,6 +301,7 @@ class _Facts:
         self.zero_grad: Counter = Counter()  # receivers of `.zero_grad()` (walker._zero_grad_receivers)
         self.imports: list = []
         self.names: Counter = Counter()  # bare names written (ModuleModel.mentions)
+        self.calls: Counter = Counter()  # (called name, keywords passed, positional count): ModuleModel.passed_by_calls
         self.setters = sorted(setter_attributes(node))  # (walker._late_attribute)
         for stmt in node.body:
             self.names.update(_bare_names(stmt))
@@ -311,7 +316,13 @@ class _Facts:
                             self.on_self.add(sub.attr)
                 elif kind is ast.Call and isinstance(sub.func, ast.Attribute) and sub.func.attr == "register_forward_hook":
                     self.plain = False  # (walker._forward_hook: the hook, walked later, is walked with what this registers)
-                elif kind is ast.Call and isinstance(sub.func, ast.Attribute) and sub.func.attr == "zero_grad":
+                if kind is ast.Call:
+                    func = sub.func
+                    called = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
+                    if called is not None:
+                        self.calls[(called, frozenset(kw.arg for kw in sub.keywords),
+                                    -1 if any(type(arg) is ast.Starred for arg in sub.args) else len(sub.args))] += 1
+                if kind is ast.Call and isinstance(sub.func, ast.Attribute) and sub.func.attr == "zero_grad":
                     self.zero_grad[label(sub.func.value)] += 1
                 elif kind is ast.Call and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("add_module", "register_module") \
                         and sub.args and syntax.attribute_name(sub.args[0]) is not None:

@@ -11,6 +11,7 @@ over as values are called where the body calls them (call_value).
 from __future__ import annotations
 
 import ast
+import builtins
 import bisect
 import os
 import re
@@ -262,12 +263,15 @@ def _sequence_numel(short: str, args: list[ast.expr], keywords: dict, _number=_n
 
 
 def workspace_module(path: str, top: str) -> bool:
-    """`top` is a module next to `path` or up to three directories above it (or under their src/)."""
+    """`top` is a module next to `path` or up to three directories above it (or under their src/), a namespace
+    package included."""
     from pathlib import Path
+
+    from .crossmodule import namespace_package
 
     here = Path(path).resolve().parent
     return any((root / f"{top}.py").is_file() or (root / top / "__init__.py").is_file() or (root / "src" / top).is_dir()
-               for root in [here, *list(here.parents)[:3]])
+               or namespace_package(root / top) for root in [here, *list(here.parents)[:3]])
 
 
 CHAINS = frozenset({"itertools.chain"})  # one iterable over several: `itertools.chain(G.parameters(), D.parameters())`
@@ -1994,7 +1998,21 @@ class Walker:
             return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT if name == "float" else api.INT)
         if self.resolver is not None and name in self.imports.names:
             return self.external_call(node, node.func, self.imports.names[name], arg_provs, event)
+        star = self._star_imported(name) if self.resolver is not None and definition is None else None
+        if star is not None:
+            return self.external_call(node, node.func, star, arg_provs, event)
         return None
+
+    def _star_imported(self, name: str) -> str | None:
+        """The qualname of `name` when the module's last `from X import *` is of a workspace module and may bind it
+        (`from common.value_networks import *` then `QNetwork(...)`); the resolver says whether X binds it. Another
+        star import after it could bind the same name: then unknown."""
+        stars = self.imports.stars
+        if not stars or name.startswith("_") or hasattr(builtins, name):
+            return None
+        prefix = stars[-1]
+        qualname = prefix + name if prefix.endswith(".") else f"{prefix}.{name}"
+        return qualname if self._in_workspace(qualname) else None
 
     def external_call(self, node, func, qualname, arg_provs, event) -> Provenance | None:
         """A function or class from another module of the workspace, resolved through jedi."""
