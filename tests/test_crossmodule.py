@@ -563,3 +563,39 @@ def test_a_name_bound_by_the_last_star_import_of_a_workspace_module_is_resolved(
     assert later.findings == []
     unbound = check_path(_train_with(tmp_path, "train_other.py", "from other import *"), resolver=resolver)
     assert unbound.findings == []
+
+
+def test_a_step_in_another_modules_helper_below_the_end_of_the_checked_file_is_judged(tmp_path):
+    """`update(loss, opt)` of a helper module whose step lies past the last line of the training script: the rules
+    that name the stepped optimizer read the call's own argument, never the other module's text by this file's lines
+    (an IndexError, AG000, before)."""
+    from autograd_lsp.checker import check_path
+
+    (tmp_path / "pyproject.toml").write_text("")
+    padding = "".join(f"\n\ndef unused_{i}(x):\n    return x\n" for i in range(15))
+    (tmp_path / "steps.py").write_text("import torch\n" + padding + textwrap.dedent("""
+
+        def update(loss, opt):
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """))
+    script = tmp_path / "ddpg.py"
+    script.write_text(textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+        from steps import update
+
+        critics = nn.ModuleList([nn.Linear(6, 1) for _ in range(2)])
+        actor = nn.Linear(4, 2)
+        critic_opts = [torch.optim.Adam(c.parameters()) for c in critics]
+        for it in range(3):
+            s = torch.randn(8, 4)
+            sa = torch.cat([s, actor(s)], 1)
+            pi_loss = -sum(c(sa).mean() for c in critics)
+            for c, opt in zip(critics, critic_opts):
+                update(c(torch.randn(8, 6)).pow(2).mean(), opt)
+            pi_loss.backward()
+    """))
+    result = check_path(script, resolver=JediResolver(tmp_path))
+    assert all(f.code != "AG000" for f in result.findings), result.findings

@@ -605,6 +605,8 @@ def step_owners(model: ModuleModel, step: CallEvent) -> list[str]:
     if prov is None or prov.kind is not Kind.OPTIMIZER or not prov.params:
         return []
     receiver = step.node.args[0] if step.method == "step" and step.node.args and _scaler(step.receiver) else step.receiver
+    if type(step) is ThroughEvent and not any(receiver is arg for arg in (*step.through.args, *(kw.value for kw in step.through.keywords))):
+        receiver = None  # the body's own expression, maybe in another module's text: no name of this scope
     text = model.text(receiver) if isinstance(receiver, (ast.Name, ast.Attribute)) else ""
     own = text.count(".") <= 1  # (`opt`, `self.opt`: built in this scope or by this class)
     owners = [param[:-2] if param.endswith(".*") else param for param in prov.params]
