@@ -47,7 +47,7 @@ import sys
 
 from ..analysis.model import AttrLoadEvent, BindEvent, ModuleModel, UseEvent
 from ..analysis import syntax, training, uses as value_uses
-from ..analysis.torch_api import NO_GRAD_CONTEXTS
+from ..analysis.torch_api import NO_GRAD_CONTEXTS, TRACKING_ATTRIBUTES
 from ..analysis.walker import label
 from ..findings import Edit, Fix, Safety, Severity
 
@@ -238,10 +238,10 @@ def _counter_test(test: ast.expr, loop: ast.AST) -> bool:
 
 
 def _with_attribute_reads(model: ModuleModel, bind: BindEvent, uses: list[UseEvent]) -> list:
-    """The uses, and reads of the alias's `.requires_grad` / `.data` / `.grad` in execution order: what a snapshot's
-    reader looks at."""
+    """The uses, and reads of the alias's `.requires_grad` / `.data` / `.grad` (what tells it from a snapshot) in
+    execution order: what a snapshot's reader looks at."""
     reads = [event for event in model.of_type(AttrLoadEvent) if event.seq > bind.seq
-             and event.attr in ("requires_grad", "data", "grad") and label(event.receiver) == bind.name
+             and event.attr in TRACKING_ATTRIBUTES and label(event.receiver) == bind.name
              and event.prov in (bind.prov, None)]
     return sorted(uses + reads, key=lambda event: event.seq) if reads else uses
 
