@@ -36,6 +36,7 @@ def test_table_knows_what_the_rules_rely_on():
     # torch.linalg's functions returning several tensors, under their native names (`torch.linalg.eigh`: linalg_eigh)
     assert torch_ops.TUPLE_RESULTS["linalg_eigh"]["outputs"] == ("float", "float")
     assert torch_ops.TUPLE_RESULTS["linalg_lu_factor"]["outputs"] == ("float", "int")
+    assert {"requires_grad", "data", "grad"} <= torch_ops.TRACKING_ATTRIBUTES  # what tells a tracked reference from a snapshot
 
 
 def test_the_analyzer_never_imports_torch(tmp_path):

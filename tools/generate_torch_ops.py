@@ -613,7 +613,31 @@ def collect() -> dict:
                       | _functional_one_tensor(torch, F, set(by_name) | functions | methods),
         "RESIZES": _resizes(torch, F),
         "SHAPE_OPERANDS": _shape_operands(torch, methods),
+        "TRACKING_ATTRIBUTES": _tracking_attributes(torch),
     }
+
+
+def _tracking_attributes(torch) -> set:
+    """Tensor attributes whose reading tells a tensor requiring grad from a `.detach().clone()` taken of it before an
+    in-place update: read on both after a backward and an update under no_grad (requires_grad, data, grad...)."""
+    weight = torch.ones(3, requires_grad=True)
+    (weight * 2).sum().backward()
+    alias, copy = weight, weight.detach().clone()
+    with torch.no_grad():
+        weight.sub_(0.5)
+    found = set()
+    for name in METADATA_ATTRIBUTES + ("data",):
+        try:
+            mine, theirs = getattr(alias, name), getattr(copy, name)
+        except Exception:
+            continue
+        if isinstance(mine, torch.Tensor) and isinstance(theirs, torch.Tensor):
+            differs = mine.shape != theirs.shape or not torch.equal(mine, theirs)
+        else:
+            differs = (mine is None) != (theirs is None) or not isinstance(mine, torch.Tensor) and mine != theirs
+        if differs:
+            found.add(name)
+    return found
 
 
 def _resizes(torch, F) -> dict:
@@ -1035,6 +1059,8 @@ def render(facts: dict) -> str:
                    "`size` as its spatial dims (found by calling them on 3- to 5-dim inputs) -> the position of `size`.",
         "SHAPE_OPERANDS": "Tensor methods `x.op(other)` whose result takes only metadata (dtype, shape, device) from `other` "
                           "(found by calling them with only `other` requiring grad): type_as, view_as, expand_as...",
+        "TRACKING_ATTRIBUTES": "Tensor attributes whose value tells a tensor requiring grad from a `.detach().clone()` of it "
+                               "taken before an in-place update (found by reading both after a backward and an update).",
     }
     for key, comment in comments.items():
         lines.append(f"# {comment}")

@@ -43,6 +43,7 @@ INPLACE = ops.INPLACE  # in-place op -> its out-of-place twin
 TUPLE_RESULTS = ops.TUPLE_RESULTS
 DEVICE_MOVES = ops.DEVICE_MOVES  # to, cuda, type_as, new_zeros...: the call chooses the result's device
 SHAPE_OPERANDS = ops.SHAPE_OPERANDS  # x.type_as(y), x.view_as(y): y gives only its dtype/shape/device, no graph
+TRACKING_ATTRIBUTES = ops.TRACKING_ATTRIBUTES  # requires_grad, data, grad: what tells a tracked reference from a snapshot
 
 
 def shape_functions(op: str | None) -> frozenset:

@@ -4120,3 +4120,11 @@ SHAPE_OPERANDS = frozenset({
     'type_as',
     'view_as',
 })
+
+# Tensor attributes whose value tells a tensor requiring grad from a `.detach().clone()` of it taken before an in-place update (found by reading both after a backward and an update).
+TRACKING_ATTRIBUTES = frozenset({
+    '_version',
+    'data',
+    'grad',
+    'requires_grad',
+})

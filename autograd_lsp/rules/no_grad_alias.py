@@ -47,7 +47,7 @@ import sys
 
 from ..analysis.model import AttrLoadEvent, BindEvent, ModuleModel, UseEvent
 from ..analysis import syntax, training, uses as value_uses
-from ..analysis.torch_api import NO_GRAD_CONTEXTS
+from ..analysis.torch_api import NO_GRAD_CONTEXTS, TRACKING_ATTRIBUTES
 from ..analysis.walker import label
 from ..findings import Edit, Fix, Safety, Severity
 
@@ -190,7 +190,7 @@ def _stepped_after(model: ModuleModel, bind: BindEvent, source: str):
     if step is None:
         return None
     parent_of = syntax.parents(model, bind.ctx.scope.node)
-    node, conditional = bind.ctx.statement, False
+    node, conditional, flags = bind.ctx.statement, False, set()
     while node is not None and node is not loop.node:
         owner = parent_of.get(id(node))
         for field in ("body", "orelse", "finalbody"):
@@ -199,26 +199,49 @@ def _stepped_after(model: ModuleModel, bind: BindEvent, source: str):
                 later = block[[id(item) for item in block].index(id(node)) + 1:]
                 if any(isinstance(item, (ast.Break, ast.Return, ast.Raise)) for item in later):
                     return None
+                if owner is not loop.node:
+                    flags |= _assigned_names(block)
         if isinstance(owner, ast.If):
             if _counter_test(owner.test, loop.node):
                 return None  # (`if epoch == epochs - 1:` may pick the last iteration: no step after it)
             conditional = True
         node = owner
+    if isinstance(loop.node, ast.While) and any(isinstance(n, ast.Name) and n.id in flags for n in ast.walk(loop.node.test)):
+        return None  # (`if gap < tol: final = w; done = True` under `while not done`: the loop ends on this iteration)
     return (loop, step) if node is loop.node and conditional else None
+
+
+def _assigned_names(block: list) -> set:
+    """The plain names the statements of a block bind themselves (not in nested blocks)."""
+    names = set()
+    for item in block:
+        targets = item.targets if isinstance(item, ast.Assign) else [item.target] if isinstance(item, (ast.AugAssign, ast.AnnAssign)) else []
+        names |= {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
 
 
 def _counter_test(test: ast.expr, loop: ast.AST) -> bool:
     """The test reads the loop's counter: its `for` target, or a name the body increments (`step += 1`)."""
     counters = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)} if isinstance(loop, (ast.For, ast.AsyncFor)) else set()
     counters |= {n.target.id for n in ast.walk(loop) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
+    # a name bound in the loop from the counter is the counter too (`last = epoch == epochs - 1`)
+    derived = [(n.targets[0].id, n.value) for n in ast.walk(loop) if isinstance(n, ast.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0], ast.Name)]
+    grown = True
+    while grown:
+        grown = False
+        for name, value in derived:
+            if name not in counters and any(isinstance(n, ast.Name) and n.id in counters for n in ast.walk(value)):
+                counters.add(name)
+                grown = True
     return any(isinstance(n, ast.Name) and n.id in counters for n in ast.walk(test))
 
 
 def _with_attribute_reads(model: ModuleModel, bind: BindEvent, uses: list[UseEvent]) -> list:
-    """The uses, and reads of the alias's `.requires_grad` / `.data` / `.grad` in execution order: what a snapshot's
-    reader looks at."""
+    """The uses, and reads of the alias's `.requires_grad` / `.data` / `.grad` (what tells it from a snapshot) in
+    execution order: what a snapshot's reader looks at."""
     reads = [event for event in model.of_type(AttrLoadEvent) if event.seq > bind.seq
-             and event.attr in ("requires_grad", "data", "grad") and label(event.receiver) == bind.name
+             and event.attr in TRACKING_ATTRIBUTES and label(event.receiver) == bind.name
              and event.prov in (bind.prov, None)]
     return sorted(uses + reads, key=lambda event: event.seq) if reads else uses
 

@@ -82,6 +82,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from bisect import bisect_left
 import sys
 
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, ItemStoreEvent, ModuleModel, ThroughEvent, UseEvent
@@ -1095,43 +1096,98 @@ def _reused_after_step(model, event, later, step):
 
 
 def _reused_by_next_method(model, event, prov, backwards, steps, graphs):
-    """(later backward, step): the method its caller runs next (a later statement of the same block, no other call of the
-    workspace between that could rebuild what is kept on `self`) backpropagates through this graph (`self.logits` kept by
-    the first), and an optimizer that changes what the graph saved steps between: after this backward in this method, or
-    in the caller between the two calls."""
+    """(later backward, step): the method its caller runs next on the same object (a later statement of the same block,
+    no other call of the workspace between that could rebuild what is kept on `self`) backpropagates through this graph
+    (`self.logits` kept by the first), and an optimizer that changes what the graph saved steps between: after this
+    backward in this method, or in the caller between the two calls."""
     scope = event.ctx.scope
     info = scope.function
     if info is None or event.ctx.via is not None:
         return None
     inside = [s for s in steps if s.ctx.scope is scope and s.ctx.via is None and s.seq > event.seq and runs_after(event, s)]
-    calls = None
+    index = steps_of = None
     for later in backwards:
         other = later.ctx.scope.function
         if other is None or other is info or later.ctx.via is not None or later.receiver_prov is None:
             continue
         shared = model.shared_graph(later.receiver_prov.graph, prov.graph)
-        if not shared:
+        if not shared or _restored_after(info, event, other):
             continue
-        if calls is None:
-            calls = [c for c in model.of_type(CallEvent) if c.function is not None and c.ctx.via is None]
-        for first in (c for c in calls if c.function is info):
-            then = next((c for c in calls if c.ctx.scope is first.ctx.scope and c.seq > first.seq), None)
-            if then is None or then.function is not other or not runs_after(first, then) or _stores_between(first, then):
+        if index is None:
+            index, steps_of = _WorkspaceCalls(model), {}
+            for s in steps:
+                if s.ctx.via is None:
+                    steps_of.setdefault(id(s.ctx.scope), []).append(s)
+        stepped = next((s for s in inside if graphs.touched([s], shared)), None)
+        for first in index.of(info):
+            then = index.next_to(first)
+            if (then is None or then.function is not other or not _same_receiver(model, first, then)
+                    or index.stores_between(first, then)):
                 continue
-            between = [s for s in steps if s.ctx.scope is first.ctx.scope and s.ctx.via is None and first.seq < s.seq < then.seq
-                       and runs_after(first, s) and runs_after(s, then)]
-            step = next((s for s in inside + between if graphs.touched([s], shared)), None)
-            if step is not None:
+            # (the cheap tests first: runs_after reads the caller's body)
+            step = stepped or next((s for s in steps_of.get(id(first.ctx.scope), ()) if first.seq < s.seq < then.seq
+                                    and graphs.touched([s], shared) and runs_after(first, s) and runs_after(s, then)), None)
+            if step is not None and runs_after(first, then):
                 return later, step
     return None
 
 
-def _stores_between(first, then) -> bool:
-    """The caller sets an attribute between the two calls (`self.h = self.enc(x)`): what the second method reads on the
-    object may no longer be what the first kept there."""
-    start, end = first.node.end_lineno or first.node.lineno, then.node.lineno
-    return any(type(node) is ast.Attribute and type(node.ctx) is ast.Store and start <= node.lineno <= end
-               for node in nodes(first.ctx.scope.node))
+def _same_receiver(model, first, then) -> bool:
+    """Both calls run on one object as far as the text tells (`b.encode(x); a.fit(x); b.sparsify()`: two objects)."""
+    if first.receiver is None or then.receiver is None:
+        return first.receiver is then.receiver
+    return model.text(first.receiver) == model.text(then.receiver)
+
+
+def _restored_after(info, event, other) -> bool:
+    """The first method stores again, after its retained backward, an attribute of `self` the second method reads
+    (`self.code = self.enc(batch)` after the step): the second may backpropagate a graph made after the step."""
+    arguments = info.node.args.posonlyargs + info.node.args.args
+    theirs = other.node.args.posonlyargs + other.node.args.args
+    if not arguments or not theirs:
+        return False
+    me, them = arguments[0].arg, theirs[0].arg
+    read = {node.attr for node in nodes(other.node) if type(node) is ast.Attribute and type(node.ctx) is ast.Load
+            and type(node.value) is ast.Name and node.value.id == them}
+    after = event.node.end_lineno or event.node.lineno
+    return any(type(node) is ast.Attribute and type(node.ctx) is ast.Store and node.lineno > after and node.attr in read
+               and type(node.value) is ast.Name and node.value.id == me for node in nodes(info.node))
+
+
+class _WorkspaceCalls:
+    """The module's direct calls of workspace functions, per function and per calling scope in execution order, and
+    the lines where each calling scope stores an attribute: made once per model (a pair scan per call was quadratic)."""
+
+    def __init__(self, model):
+        cached = model.__dict__.get("_ag003_workspace_calls")
+        if cached is None:
+            by_function, by_scope, following = {}, {}, {}
+            for call in sorted((c for c in model.of_type(CallEvent) if c.function is not None and c.ctx.via is None),
+                               key=lambda c: c.seq):
+                by_function.setdefault(id(call.function), []).append(call)
+                row = by_scope.setdefault(id(call.ctx.scope), [])
+                if row:
+                    following[id(row[-1])] = call
+                row.append(call)
+            cached = model.__dict__["_ag003_workspace_calls"] = (by_function, following, {})
+        self._by_function, self._following, self._stores = cached
+
+    def of(self, function):
+        return self._by_function.get(id(function), ())
+
+    def next_to(self, call):
+        return self._following.get(id(call))
+
+    def stores_between(self, first, then) -> bool:
+        """The caller sets an attribute between the two calls (`self.h = self.enc(x)`): what the second method reads
+        on the object may no longer be what the first kept there."""
+        node = first.ctx.scope.node
+        lines = self._stores.get(id(node))
+        if lines is None:
+            lines = self._stores[id(node)] = sorted(n.lineno for n in nodes(node) if type(n) is ast.Attribute and type(n.ctx) is ast.Store)
+        start, end = first.node.end_lineno or first.node.lineno, then.node.lineno
+        at = bisect_left(lines, start)
+        return at < len(lines) and lines[at] <= end
 
 
 def _reused_from_before_loop(model, event, loop, forward, caller=None, step=None):
