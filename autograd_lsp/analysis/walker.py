@@ -307,6 +307,7 @@ class Walker:
         self.imports = self.model.imports
         self.resolver = resolver
         self.seq = 0
+        self.edited_saves: set = set()  # ids of saving ops whose saved tensor an in-place change already broke
         self.scope = Scope(tree, "<module>", None)
         self.module_scope = self.scope
         self.loop: Loop | None = None
@@ -368,6 +369,8 @@ class Walker:
 
     def emit(self, event):
         self.seq += 1
+        if type(event) is InplaceEvent and event.prov is not None and event.prov.saved_node is not None:
+            self.edited_saves.add(id(event.prov.saved_node))
         event.seq = self.seq
         function = self.function
         if self.via is None:
@@ -1141,6 +1144,8 @@ class Walker:
             if base_prov is not None and base_prov.kind is Kind.TENSOR:
                 self.emit(InplaceEvent(self.stmt, self.ctx(), target=target, prov=base_prov, op="[...] =", form="setitem"))
                 after = self._after_inplace(base_prov, [prov])
+                if prov is not None and prov.kind is Kind.TENSOR and prov.graph and not self.no_grad and not prov.graph <= after.graph:
+                    after = after.but(graph=after.graph | prov.graph)  # (`out[:, a:b] = y`: a backward of out runs through y's graph)
                 if after is not base_prov:
                     self.rebind(target.value, after)
             else:
@@ -3053,7 +3058,9 @@ class Walker:
         name = label(uses.aliased_base(operand))
         prov = self.lookup(name) if name is not None else None
         # a function's tensor parameter (a forward's input) is saved too: the version check does not ask for a graph
-        if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") and prov.saved_by is None:
+        # (one already broken by an in-place change is saved anew, at its new version: a later change breaks this op's copy)
+        if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") \
+                and (prov.saved_by is None or id(prov.saved_node) in self.edited_saves):
             self.update(name, prov.but(saved_by=op, saved_node=node))
             function = self.function
             if prov.origin == "param" and function is not None and self.via is None and self.scope.node is function.node \
