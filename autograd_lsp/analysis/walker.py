@@ -2528,10 +2528,7 @@ class Walker:
                 and any(value is not None and value.kind is Kind.TENSOR and value.requires_grad for value in walked.elements):
             # a forward returning a tuple (`return (loss,) + out`) walked with these arguments: each element this
             # forward's output, with the sizes the walk found for it (`model(ids, labels)[0]`)
-            values = tuple(result.but(scalar=value.scalar, shape=value.shape, requires_grad=value.requires_grad or result.requires_grad)
-                           if value is not None and value.kind is Kind.TENSOR and value.requires_grad else None
-                           for value in walked.elements)
-            return Provenance(Kind.SEQUENCE, node.lineno, elements=values, origin=_TUPLE, node=node)
+            return _walked_output(walked, result, node)
         if walked is None and isinstance(cls, ClassInfo) and event.runs is not None and event.runs.walked and not self.no_grad:
             kept = event.runs.returns
             if kept is not None and kept.kind is Kind.SEQUENCE and kept.origin == _TUPLE and kept.elements:
@@ -4571,9 +4568,21 @@ def _as_output(value: Provenance | None, output: Provenance) -> Provenance | Non
         return output  # (not known: what every element was before, the call's output)
     if value.kind is Kind.TENSOR:
         return value if not value.graph and (value.detached or value.requires_grad is False) else output
-    if value.kind is Kind.MAPPING and value.keys and value.elements:
+    if value.kind is Kind.MAPPING and value.keys and value.elements \
+            or value.kind is Kind.SEQUENCE and value.origin == _TUPLE and value.elements:  # (`return y, (h, c)`)
         return value.but(elements=tuple(_as_output(element, output) for element in value.elements))
     return value if value.kind in (Kind.NUMBER, Kind.TEXT) else output
+
+
+def _walked_output(walked: Provenance, result: Provenance, node: ast.Call) -> Provenance:
+    """The tuple display a forward walked for this call returns, as the call's output: each tensor that requires grad is
+    the output with its sizes, a nested tuple display (`return y, (h, c)`) likewise, anything else unknown."""
+    values = tuple(result.but(scalar=value.scalar, shape=value.shape, requires_grad=value.requires_grad or result.requires_grad)
+                   if value is not None and value.kind is Kind.TENSOR and value.requires_grad
+                   else _walked_output(value, result, node) if value is not None and value.kind is Kind.SEQUENCE and value.origin == _TUPLE
+                   and value.elements else None
+                   for value in walked.elements)
+    return Provenance(Kind.SEQUENCE, node.lineno, elements=values, origin=_TUPLE, node=node)
 
 
 def _dim_size(prov: Provenance | None, position) -> Provenance | None:
