@@ -311,6 +311,7 @@ class Walker:
         self.imports = self.model.imports
         self.resolver = resolver
         self.seq = 0
+        self.edited_saves: set = set()  # ids of saving ops whose saved tensor an in-place change already broke
         self.scope = Scope(tree, "<module>", None)
         self.module_scope = self.scope
         self.loop: Loop | None = None
@@ -372,6 +373,8 @@ class Walker:
 
     def emit(self, event):
         self.seq += 1
+        if type(event) is InplaceEvent and event.prov is not None and event.prov.saved_node is not None:
+            self.edited_saves.add(id(event.prov.saved_node))
         event.seq = self.seq
         function = self.function
         if self.via is None:
@@ -1145,6 +1148,8 @@ class Walker:
             if base_prov is not None and base_prov.kind is Kind.TENSOR:
                 self.emit(InplaceEvent(self.stmt, self.ctx(), target=target, prov=base_prov, op="[...] =", form="setitem"))
                 after = self._after_inplace(base_prov, [prov])
+                if prov is not None and prov.kind is Kind.TENSOR and prov.graph and not self.no_grad and not prov.graph <= after.graph:
+                    after = after.but(graph=after.graph | prov.graph)  # (`out[:, a:b] = y`: a backward of out runs through y's graph)
                 if after is not base_prov:
                     self.rebind(target.value, after)
             else:
@@ -2577,10 +2582,7 @@ class Walker:
                 and any(value is not None and value.kind is Kind.TENSOR and value.requires_grad for value in walked.elements):
             # a forward returning a tuple (`return (loss,) + out`) walked with these arguments: each element this
             # forward's output, with the sizes the walk found for it (`model(ids, labels)[0]`)
-            values = tuple(result.but(scalar=value.scalar, shape=value.shape, requires_grad=value.requires_grad or result.requires_grad)
-                           if value is not None and value.kind is Kind.TENSOR and value.requires_grad else None
-                           for value in walked.elements)
-            return Provenance(Kind.SEQUENCE, node.lineno, elements=values, origin=_TUPLE, node=node)
+            return _walked_output(walked, result, node)
         if walked is None and isinstance(cls, ClassInfo) and event.runs is not None and event.runs.walked and not self.no_grad:
             kept = event.runs.returns
             if kept is not None and kept.kind is Kind.SEQUENCE and kept.origin == _TUPLE and kept.elements:
@@ -3107,7 +3109,9 @@ class Walker:
         name = label(uses.aliased_base(operand))
         prov = self.lookup(name) if name is not None else None
         # a function's tensor parameter (a forward's input) is saved too: the version check does not ask for a graph
-        if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") and prov.saved_by is None:
+        # (one already broken by an in-place change is saved anew, at its new version: a later change breaks this op's copy)
+        if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") \
+                and (prov.saved_by is None or id(prov.saved_node) in self.edited_saves):
             self.update(name, prov.but(saved_by=op, saved_node=node))
             function = self.function
             if prov.origin == "param" and function is not None and self.via is None and self.scope.node is function.node \
@@ -4618,9 +4622,21 @@ def _as_output(value: Provenance | None, output: Provenance) -> Provenance | Non
         return output  # (not known: what every element was before, the call's output)
     if value.kind is Kind.TENSOR:
         return value if not value.graph and (value.detached or value.requires_grad is False) else output
-    if value.kind is Kind.MAPPING and value.keys and value.elements:
+    if value.kind is Kind.MAPPING and value.keys and value.elements \
+            or value.kind is Kind.SEQUENCE and value.origin == _TUPLE and value.elements:  # (`return y, (h, c)`)
         return value.but(elements=tuple(_as_output(element, output) for element in value.elements))
     return value if value.kind in (Kind.NUMBER, Kind.TEXT) else output
+
+
+def _walked_output(walked: Provenance, result: Provenance, node: ast.Call) -> Provenance:
+    """The tuple display a forward walked for this call returns, as the call's output: each tensor that requires grad is
+    the output with its sizes, a nested tuple display (`return y, (h, c)`) likewise, anything else unknown."""
+    values = tuple(result.but(scalar=value.scalar, shape=value.shape, requires_grad=value.requires_grad or result.requires_grad)
+                   if value is not None and value.kind is Kind.TENSOR and value.requires_grad
+                   else _walked_output(value, result, node) if value is not None and value.kind is Kind.SEQUENCE and value.origin == _TUPLE
+                   and value.elements else None
+                   for value in walked.elements)
+    return Provenance(Kind.SEQUENCE, node.lineno, elements=values, origin=_TUPLE, node=node)
 
 
 def _dim_size(prov: Provenance | None, position) -> Provenance | None:

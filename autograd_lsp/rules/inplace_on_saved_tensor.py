@@ -18,7 +18,8 @@ the call, also from a loop over an `nn.ModuleList` that surely holds a layer, wr
 n ≥ 1 at every construction: `for attn, ff in self.layers: x = attn(x) + x`; a layer registered by
 `self.add_module(f"block{i}", ...)` is known where `getattr(self, f"block{i}")` reads it, and an optional one,
 `self.fuse = Fusion(c) if n > 1 else None`, where it is called). A view kept for backward (`conv(x.transpose(1, 2))`, `x.t() @ w`; not one that may copy,
-`.reshape()`, `.contiguous()`) shares its base's version counter: changing the base in place counts. The backward is a
+`.reshape()`, `.contiguous()`) shares its base's version counter: changing the base in place counts; a tensor an op saves again after an earlier edit (`x += f(norm1(x))`, then `x += g(norm2(x))`) is judged
+against that new save, and an output stored into a slice (`out[:, a:b] = y`) joins `out`'s graph. The backward is a
 later `.backward()` whose loss was computed through the saving operation, or the value a module's
 `forward()` / a Lightning `training_step` returns (a loss over what a forward returns in a list it appended its
 outputs to, `return tuple(outs)`, runs through them) — not from a branch that runs only in eval mode (`if not

@@ -1,13 +1,13 @@
 """## What it does
 Flags `self.x = torch.<factory>(…)` (`torch.tensor([...])`, `zeros`, `ones`, `randn`, `arange`, `linspace`,
-`eye`, `from_numpy`…, optionally followed by shape/dtype methods such as `.view(1, 3, 1, 1)` or indexing that
+`eye`, `from_numpy`…, or `getattr(torch, window)(n)` of a name every construction this module shows passes, optionally followed by shape/dtype methods such as `.view(1, 3, 1, 1)` or indexing that
 keeps every dimension such as `[..., None]`, or computed from such tensors by torch ops and arithmetic:
 `torch.tril(torch.ones(n, n))`, `1 / base ** (torch.arange(0, d, 2) / d)`, a local filled in place such as a
 positional-encoding table) in the `__init__` of an `nn.Module` (or `LightningModule`) subclass
 or in a method `__init__` calls on `self` (`self.reset_states()`), also when the value is returned by a method or
 staticmethod of the class, or a function of this module, that builds it only so (`self.make_mask(n)`, `Table.build(n)`,
 `sinusoid_table(n, d)`, `.to(torch.bool)` keeping the device; `torch.tensor(values)` of a Python list given a dimension
-by `.unsqueeze(0)` or `.view(1, -1)`, or of a local bound only to a list a function of this module returns, or of a parameter (`stats["mean"]` of one) that every
+by `.unsqueeze(0)` or `.view(1, -1)`, or of a local bound only to a list a function of this module returns, or of a parameter (`stats["mean"]` of one, `opts.mean` of a `SimpleNamespace`/`argparse.Namespace`) that every
 construction this module shows fills with a sequence of numbers, passed on through builders' parameters and defaults too; `torch.cat(rows)` of a local list only appended such tensors), when it is stored with `setattr(self, "name", t)` or `setattr(self, f"pos{i}", t)` (read back with
 `getattr`), or reshaped from itself afterwards (`self.t = self.t.permute(...)`, reported too), when another method (`forward()`…) then
 uses `self.x` (or a local alias of it) in a computation with other tensors (an operand, an argument next to other
@@ -79,7 +79,7 @@ from ..analysis.provenance import Kind
 from ..analysis.syntax import attribute_name, nodes, statements
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
-from .passed_values import passed_sequence
+from .passed_values import passed_sequence, passed_strings
 from .tree_order import children
 
 CODE = "AG009"
@@ -271,7 +271,7 @@ def _keeps_dims(index: ast.expr) -> bool:
     return all(isinstance(e, ast.Slice) or (isinstance(e, ast.Constant) and (e.value is None or e.value is Ellipsis)) for e in elts)
 
 
-def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
+def _factory_call(model: ModuleModel, node: ast.AST, function: ast.AST | None = None) -> ast.Call | None:
     """The torch factory call at the root of `torch.tensor([...]).view(1, 3, 1, 1).float()` or `torch.linspace(...)[..., None]`,
     or None."""
     while isinstance(node, (ast.Call, ast.Subscript)):
@@ -288,6 +288,8 @@ def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
             if qualname.startswith("torch.") and qualname.count(".") == 1 and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES:
                 return node
             return None
+        if _named_factory(model, node, function) is not None:
+            return node  # `getattr(torch, window)(n)`
         if not isinstance(node.func, ast.Attribute) or not (_keeps_device(node.func.attr) or _dtype_only(model, node)):
             return None
         if node.func.attr in api.REDUCTIONS and not node.args and not node.keywords:
@@ -296,19 +298,34 @@ def _factory_call(model: ModuleModel, node: ast.AST) -> ast.Call | None:
     return None
 
 
+def _named_factory(model: ModuleModel, call: ast.Call, function: ast.AST | None) -> str | None:
+    """`getattr(torch, "hann_window")(n)`, or `getattr(torch, window)(n)` of a parameter that every construction this
+    module shows fills with that one name (through builders' parameters and defaults): the factory it names."""
+    func = call.func
+    if not (type(func) is ast.Call and type(func.func) is ast.Name and func.func.id == "getattr" and len(func.args) == 2
+            and not func.keywords and model.imports.qualname(func.args[0]) == "torch"):
+        return None
+    key = func.args[1]
+    names = {key.value} if type(key) is ast.Constant and type(key.value) is str else passed_strings(model, function, key)
+    name = next(iter(names)) if names and len(names) == 1 else None
+    return name if name in api.TENSOR_FACTORIES else None
+
+
 def _is_plain_factory_tensor(model: ModuleModel, cls: ClassInfo, bind: BindEvent) -> bool:
     value = bind.value
     prov = bind.prov
     if value is None or prov is not None and not prov.is_tensor:
         return False
-    call = _factory_call(model, value)
+    function = bind.ctx.scope.function
+    call = _factory_call(model, value, function.node if function else None)
     if call is None:
         # (a tensor by construction: its root is a factory, whatever the walk could follow)
-        function = bind.ctx.scope.function
         return prov is not None and _built_by_method(model, cls, value) or _plain_expression(model, value, function.node if function else None, (), cls)
     function = bind.ctx.scope.function
-    return prov is not None and _plain_factory(model, call, dimensioned=_dimension_given(value, call),
-                                               function=function.node if function else None)
+    function = function.node if function else None
+    # (the walk does not resolve `getattr(torch, name)`: the named factory makes it a tensor)
+    return (prov is not None or _named_factory(model, call, function) is not None) \
+        and _plain_factory(model, call, dimensioned=_dimension_given(value, call), function=function)
 
 
 def _dimension_given(node: ast.AST, factory: ast.Call) -> bool:
@@ -353,7 +370,7 @@ def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | Non
     being resolved (a reference back to one, `t = t * 2`, is as plain as its other bindings make it)."""
     if len(locals_) > 4:
         return False
-    call = _factory_call(model, node)
+    call = _factory_call(model, node, function)
     if call is not None:
         return _plain_factory(model, call, dimensioned=_dimension_given(node, call), function=function)
     if isinstance(node, ast.Subscript):
@@ -464,8 +481,9 @@ def _python_list(model: ModuleModel, node: ast.AST, seen: tuple = (), function: 
     this module shows fills with a sequence of numbers."""
     if isinstance(node, (ast.List, ast.Tuple, ast.ListComp)):
         return True
-    if function is not None and type(node) is ast.Subscript and type(node.slice) is ast.Constant:
-        return not seen and passed_sequence(model, function, node)
+    if function is not None and (type(node) is ast.Subscript and type(node.slice) is ast.Constant
+                                 or type(node) is ast.Attribute and type(node.value) is ast.Name):
+        return not seen and passed_sequence(model, function, node)  # `config["mean"]`, `opts.mean`
     if isinstance(node, ast.Name) and function is not None and len(seen) < 4:
         args = function.args
         if node.id in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
@@ -614,7 +632,7 @@ def _plain_factory(model: ModuleModel, call: ast.Call, dimensioned: bool = False
     `function`: the one it is in, whose locals may name its data."""
     if any(kw.arg in ("device", "out") for kw in call.keywords) or any(kw.arg is None for kw in call.keywords):
         return False
-    short = model.imports.qualname(call.func).rsplit(".", 1)[-1]
+    short = _named_factory(model, call, function) or model.imports.qualname(call.func).rsplit(".", 1)[-1]
     if dimensioned and short in ("tensor", "as_tensor"):
         # (of a tensor, both keep its device; of a Python list, the values are copied to a new tensor on the default one)
         data = call.args[0] if call.args else None

@@ -8,7 +8,9 @@ filled in place from such a result (a one-hot `scatter_` of argmax indices) carr
 module's forward judged at its call (the message names the cut inside a helper of the workspace that made the value).
 A method that backpropagates a prediction another method cut (`self.model(x).round()`) is judged with what its callers
 pass: a target that needs no grad leaves no path around the cut. A model whose own forward returns its layers' output cut
-(`return self.lin(x).round()`) is judged at each call with the batch it is given.
+(`return self.lin(x).round()`) is judged at each call with the batch it is given. Also (a warning) a term of a
+backpropagated sum, added as is or scaled by a number (`loss = ce + 0.5 * hits`), whose every path goes through such
+an operation: the loss trains through its other terms, that one trains nothing.
 
 ## Why is this bad?
 Those operations have no gradient. Integer results (argmax, comparisons, casts) cut the graph: the loss
@@ -92,6 +94,68 @@ def check(model: ModuleModel):
             reported.add(id(site.node))
             finding = model.finding(RULE, site.node, message, related=related, op=op, kind="zero-grad")
             yield finding.with_severity(Severity.WARNING)
+    yield from _dead_terms(model, reported)
+
+
+def _dead_terms(model: ModuleModel, reported: set):
+    """`loss = ce + 0.5 * hits` backpropagated, where `hits` (a term added as is or scaled by a number) went through a
+    cut on every path: the sum trains through its other terms, this one adds nothing to any gradient."""
+    for site in loss_sites(model):
+        prov, event = site.prov, site.event
+        if event is None or not site.is_tensor or prov.nondiff is not None or not prov.requires_grad or type(site.value) is not ast.Name:
+            continue
+        total = _last_bind(model, event, site.value.id, event.seq)
+        if total is None or type(total.value) is not ast.BinOp:
+            continue
+        for term in _terms(model, total.value):
+            term_prov = model.prov(term)
+            if term_prov is None or term_prov.kind is not Kind.TENSOR or term_prov.nondiff is None or term_prov.requires_grad is None:
+                continue
+            bind = _last_bind(model, event, term.id, total.seq) if type(term) is ast.Name else None
+            node = bind.target if bind is not None else term
+            if id(node) in reported:
+                continue
+            reported.add(id(node))
+            op = term_prov.nondiff
+            what = DESCRIPTION.get(op, f"`{op}`")
+            effect = "has no gradient" if term_prov.requires_grad is False else "has a zero gradient everywhere"
+            message = (f"`{model.text(term)}` is a term of the loss backpropagated at line {event.node.lineno}, but every path to it "
+                       f"goes through {what}, which {effect}: it changes the loss value and trains nothing. Use a "
+                       f"differentiable surrogate (e.g. `F.relu(score - threshold)` for a comparison), or log it apart")
+            yield model.finding(RULE, node, message, related=[(event.node, "backpropagated here")], op=op,
+                                kind="dead-term").with_severity(Severity.WARNING)
+
+
+def _last_bind(model: ModuleModel, event, name: str, before: int):
+    """The last `name = ...` of the backward's function walked before `before`."""
+    found = None
+    for bind in model.of_type(BindEvent):
+        if bind.seq >= before:
+            break
+        if bind.ctx.scope is event.ctx.scope and bind.name == name and isinstance(bind.node, ast.Assign):
+            found = bind
+    return found
+
+
+def _terms(model: ModuleModel, node: ast.AST) -> list:
+    """The added terms of `a + 0.5 * b - c`, each without a numeric scale (a factor that requires grad keeps a path)."""
+    if type(node) is ast.BinOp and type(node.op) in (ast.Add, ast.Sub):
+        return _terms(model, node.left) + _terms(model, node.right)
+    if type(node) is ast.BinOp and type(node.op) in (ast.Mult, ast.Div):
+        sides = (node.left, node.right) if type(node.op) is ast.Mult else (node.left,)
+        numbers = [side for side in (node.left, node.right) if _number(model, side)]
+        if len(numbers) == 1:
+            if type(numbers[0]) is ast.Constant and numbers[0].value == 0:
+                return []  # `0.0 * out.sign().mean()`: a term kept at no weight on purpose (in the graph, out of the value)
+            inner = node.right if numbers[0] is node.left else node.left
+            return [inner] if inner in sides else []
+        return []
+    return [node]
+
+
+def _number(model: ModuleModel, node: ast.AST) -> bool:
+    prov = model.prov(node)
+    return type(node) is ast.Constant and type(node.value) in (int, float) or prov is not None and prov.kind is Kind.NUMBER
 
 
 def _through_sites(model: ModuleModel) -> list[LossSite]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 
 from ..analysis.callsite import argument_for
-from ..analysis.model import ModuleModel
+from ..analysis.model import BindEvent, ModuleModel
 from ..analysis.provenance import Kind
 
 _DEPTH = 3  # callers of callers followed (`build(stats=(...))` -> `Scaler(stats)` -> `torch.tensor(stats)`)
@@ -17,10 +17,29 @@ def passed_sequence(model: ModuleModel, function: ast.AST | None, node: ast.AST,
     key = None
     if type(node) is ast.Subscript and type(node.slice) is ast.Constant and isinstance(node.slice.value, str):
         key, node = node.slice.value, node.value
+    elif type(node) is ast.Attribute and depth == 0:
+        key, node = _Field(node.attr), node.value  # `opts.center` of a `SimpleNamespace(center=[...])`
     return type(node) is ast.Name and _passed(model, function, node.id, key, depth)
 
 
-def _passed(model: ModuleModel, function: ast.AST | None, name: str, key: str | None, depth: int) -> bool:
+class _Field(str):
+    """An attribute of a namespace (`SimpleNamespace(k=...)`, `argparse.Namespace(k=...)`), not a key of a dict."""
+
+
+def passed_strings(model: ModuleModel, function: ast.AST | None, node: ast.AST) -> frozenset | None:
+    """The strings that every call of `function` this module shows gives its parameter `node` (a string constant, a
+    default left, or a parameter of its caller that is so in turn), or None where one call gives something else."""
+    found: set = set()
+
+    def string(model, value, key):
+        if type(value) is ast.Constant and type(value.value) is str:
+            found.add(value.value)
+            return True
+        return False
+    return frozenset(found) if type(node) is ast.Name and _passed(model, function, node.id, None, 0, string) and found else None
+
+
+def _passed(model: ModuleModel, function: ast.AST | None, name: str, key: str | None, depth: int, accept=None) -> bool:
     info = model.functions.get(function) if function is not None else None
     if info is None or depth > _DEPTH or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
             or name not in _parameters(function) or _rebinds(model, function, name):
@@ -34,18 +53,22 @@ def _passed(model: ModuleModel, function: ast.AST | None, name: str, key: str | 
             return False
         caller = event.ctx.scope.function
         caller = (caller.context_of or caller).node if caller is not None else None
-        if _sequence(model, value, key):
+        if (accept or _sequence)(model, value, key):
             continue
-        if type(value) is ast.Subscript and key is None:
+        if type(value) is ast.Subscript and key is None and accept is None:
             if not passed_sequence(model, caller, value, depth + 1):
                 return False
-        elif type(value) is not ast.Name or not _passed(model, caller, value.id, key, depth + 1):
+        elif type(value) is not ast.Name or not _passed(model, caller, value.id, key, depth + 1, accept):
             return False
     return True
 
 
 def _sequence(model: ModuleModel, value: ast.AST, key: str | None) -> bool:
     """A sequence of numbers (nested too), or a dict display whose `key` holds one."""
+    if type(key) is _Field:
+        display = _namespace_display(model, value)
+        found = [kw.value for kw in display.keywords if kw.arg == key] if display is not None else []
+        return len(found) == 1 and _sequence(model, found[0], None)
     if key is not None:
         if type(value) is ast.Dict:
             found = [v for k, v in zip(value.keys, value.values) if type(k) is ast.Constant and k.value == key]
@@ -57,9 +80,30 @@ def _sequence(model: ModuleModel, value: ast.AST, key: str | None) -> bool:
             return False
         return _numbers(prov.elements[prov.keys.index(key)])
     if type(value) in (ast.List, ast.Tuple):
-        return bool(value.elts) and all(type(e) is ast.Constant and type(e.value) in (int, float) or _sequence(model, e, None)
-                                        for e in value.elts)
+        return bool(value.elts) and all(_number(e) or _sequence(model, e, None) for e in value.elts)
     return _numbers(model.prov(value))
+
+
+def _number(node: ast.AST) -> bool:
+    """`2.0`, `-0.3`: a number display."""
+    if type(node) is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd):
+        node = node.operand
+    return type(node) is ast.Constant and type(node.value) in (int, float)
+
+
+def _namespace_display(model: ModuleModel, value: ast.AST) -> ast.Call | None:
+    """`SimpleNamespace(k=...)` given inline, or a name the module binds once, to such a call."""
+    if type(value) is ast.Name:
+        binds = [e for e in model.of_type(BindEvent) if e.name == value.id and e.target is not None]
+        if len(binds) != 1 or binds[0].ctx.scope.function is not None or type(binds[0].node) is not ast.Assign:
+            return None  # (bound at the top level only, once: not rebound, not a loop variable)
+        value = binds[0].value
+    if type(value) is not ast.Call or value.args or any(kw.arg is None for kw in value.keywords):
+        return None
+    return value if model.imports.qualname(value.func) in _NAMESPACES else None
+
+
+_NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 
 
 def _numbers(prov) -> bool:

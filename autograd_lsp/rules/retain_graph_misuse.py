@@ -13,7 +13,8 @@ backpropagates through that kept output (`self.logits` of a supervised update, r
 reuse after a step that the first method runs after its backward, or the caller between the two calls.
 
 A value of the retained graph carried into the next iteration counts too, also one the loop first binds from itself
-(`out, h = rnn(x, h)` with `h = None` before the loop); a recurrent layer (nn.RNN/GRU/LSTM) keeps its weights for its
+(`out, h = rnn(x, h)` with `h = None` before the loop), or a state a workspace module's forward returns in a nested tuple
+(`y, (h, c) = net(x, h, c)`); a recurrent layer (nn.RNN/GRU/LSTM) keeps its weights for its
 backward whatever it is fed.
 
 An optimizer over part of a model (`net.trunk` and one head) counts where the model's forward runs a part it updates on
