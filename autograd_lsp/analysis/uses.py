@@ -41,6 +41,8 @@ def list_append(call: ast.Call) -> bool:
         not any(isinstance(arg, ast.Starred) for arg in call.args)
 # Calls that hold the values they are given (a state dict, a record) without computing with them.
 CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "OrderedDict", "defaultdict", "namedtuple", "SimpleNamespace"})
+# attribute bags built from keywords (`SimpleNamespace(mean=[...])`, `argparse.Namespace(...)`): their attributes are the keywords
+NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 # Python aggregates over a container: the result is still the values (a float for floats, a tensor for tensors).
 AGGREGATES = frozenset({"sum", "min", "max", "mean", "average", "median", "fsum", "array", "asarray", "sorted", "list", "tuple", "abs"})
 # Building a new tensor from values: a container of tensors stays a tensor (`torch.stack(losses)`).

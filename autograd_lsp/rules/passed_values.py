@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 
+from ..analysis import uses
 from ..analysis.callsite import argument_for
 from ..analysis.model import BindEvent, ModuleModel
 from ..analysis.provenance import Kind
@@ -100,10 +101,7 @@ def _namespace_display(model: ModuleModel, value: ast.AST) -> ast.Call | None:
         value = binds[0].value
     if type(value) is not ast.Call or value.args or any(kw.arg is None for kw in value.keywords):
         return None
-    return value if model.imports.qualname(value.func) in _NAMESPACES else None
-
-
-_NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+    return value if model.imports.qualname(value.func) in uses.NAMESPACES else None
 
 
 def _numbers(prov) -> bool:
