@@ -3735,8 +3735,9 @@ class Walker:
             dtype = api.FLOAT if all(d is not None for d in dtypes) or api.FLOAT in dtypes else None
         elif api.FLOAT in dtypes:
             dtype = api.FLOAT
-        elif dtypes and all(d == api.INT for d in dtypes) and len(known) == len(provs):
-            dtype = api.INT
+        elif dtypes and all(d == api.INT for d in dtypes) and len(known) == len(provs) and (
+                not isinstance(binop, ast.Pow) or _non_negative_int(inputs[-1][1])):
+            dtype = api.INT  # (int ** -1 is a float in Python, an error on an integer tensor)
         else:
             dtype = None
         if all(p.kind is Kind.NUMBER for p in known) and len(known) == len(provs):
@@ -4086,6 +4087,11 @@ def _returns_cut(info: FunctionInfo) -> bool:
     """Its summary returns a tensor cut on every path (`self.lin(x).round()`)."""
     ret = info.returns
     return ret is not None and ret.kind is Kind.TENSOR and ret.nondiff is not None
+
+
+def _non_negative_int(node) -> bool:
+    """A literal int exponent of at least 0 (`n ** 2`): only then is an int power an int."""
+    return isinstance(node, ast.Constant) and type(node.value) in (int, bool) and node.value >= 0
 
 
 def _open_parameter(prov: Provenance) -> bool:
