@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import builtins
 import os
 import re
 
@@ -276,6 +277,10 @@ _EACH = "comprehension"  # a SEQUENCE's origin: its one element stands for every
 _SOME_ITEMS = "some items"  # a SEQUENCE's origin: built differently on two branches, its items unknown (not none)
 _UNSET = object()
 _CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
+# Python's dict methods that change its values (a mapping so changed keeps no known values)
+_DICT_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__", "__ior__"})
+_PLAIN_VALUES = (Kind.TENSOR, Kind.NUMBER, Kind.SEQUENCE, Kind.MAPPING, Kind.TEXT)
+_PURE_BUILTINS = frozenset(name for name in dir(builtins) if name not in ("exec", "eval"))  # (those two write a globals dict)
 
 
 def _changes(event) -> bool:
@@ -1148,8 +1153,10 @@ class Walker:
                     self._note_unknown_write(target.value)
                 if not (self.summary_only or self.via is not None):  # (a dict, a list: for the rules that follow what they hold)
                     self.emit(ItemStoreEvent(self.stmt, self.ctx(), target=target, value=value, prov=prov))
-            if base_prov is not None and base_prov.kind is Kind.MAPPING and base_prov.keys and None not in base_prov.keys and type(target.value) is ast.Name \
-                    and isinstance(_const(target.slice), str):
+            if base_prov is not None and base_prov.kind is Kind.MAPPING and type(target.value) is ast.Name \
+                    and not (base_prov.keys and None not in base_prov.keys and isinstance(_const(target.slice), str)):
+                self._forget_values(target.value)  # (`cfg[key] = float(cfg[key])`: which value changed is not known)
+            elif base_prov is not None and base_prov.kind is Kind.MAPPING and type(target.value) is ast.Name:
                 # `out["loss"] = loss` on a dict display: that key now holds it
                 key = _const(target.slice)
                 keys, values = list(base_prov.keys), list(base_prov.elements)
@@ -1817,7 +1824,27 @@ class Walker:
         self.emit(event)
         if event.role is not None or event.function is not None:
             self._note_role(event)
+        self._note_mapping_changes(node, qualname, method, receiver, receiver_prov)
         return result
+
+    def _note_mapping_changes(self, node: ast.Call, qualname, method, receiver, receiver_prov):
+        """`cfg.update(...)`, or `apply(cfg)` (a call that may store into it): its values are no longer the display's."""
+        if method in _DICT_MUTATORS and type(receiver) is ast.Name and receiver_prov is not None and receiver_prov.kind is Kind.MAPPING:
+            self._forget_values(receiver)
+        if qualname is not None and (self.imports.is_torch(qualname) or qualname.startswith("math.")) \
+                or type(node.func) is ast.Name and node.func.id in _PURE_BUILTINS and self.lookup_def(node.func.id) is None \
+                or receiver_prov is not None and receiver_prov.kind in _PLAIN_VALUES:
+            return  # (torch, a builtin, a list's or a tensor's method: none stores into a dict it is given)
+        for arg in [*node.args, *(keyword.value for keyword in node.keywords if keyword.arg is not None)]:
+            if type(arg) is ast.Name:
+                prov = self.lookup(arg.id)
+                if prov is not None and prov.kind is Kind.MAPPING and prov.elements:
+                    self._forget_values(arg)
+
+    def _forget_values(self, name: ast.Name):
+        prov = self.lookup(name.id)
+        if prov is not None and prov.kind is Kind.MAPPING and (prov.elements or prov.keys):
+            self.update(name.id, prov.but(elements=(), keys=()))
 
     def _note_role(self, event: CallEvent):
         function = event.function
