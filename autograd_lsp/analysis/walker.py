@@ -1153,11 +1153,12 @@ class Walker:
                     self._note_unknown_write(target.value)
                 if not (self.summary_only or self.via is not None):  # (a dict, a list: for the rules that follow what they hold)
                     self.emit(ItemStoreEvent(self.stmt, self.ctx(), target=target, value=value, prov=prov))
-            if base_prov is not None and base_prov.kind is Kind.MAPPING and type(target.value) is ast.Name \
+            if base_prov is not None and base_prov.kind is Kind.MAPPING and label(target.value) is not None \
                     and not (base_prov.keys and None not in base_prov.keys and isinstance(_const(target.slice), str)):
                 self._forget_values(target.value)  # (`cfg[key] = float(cfg[key])`: which value changed is not known)
-            elif base_prov is not None and base_prov.kind is Kind.MAPPING and type(target.value) is ast.Name:
-                # `out["loss"] = loss` on a dict display: that key now holds it
+            elif base_prov is not None and base_prov.kind is Kind.MAPPING and label(target.value) is not None:
+                # `out["loss"] = loss` on a dict display: that key now holds it (another name for it: unknown)
+                self._forget_values(target.value)
                 key = _const(target.slice)
                 keys, values = list(base_prov.keys), list(base_prov.elements)
                 if key in keys:
@@ -1165,7 +1166,7 @@ class Walker:
                 else:
                     keys.append(key)
                     values.append(prov)
-                self.update(target.value.id, base_prov.but(keys=tuple(keys), elements=tuple(values)))
+                self.update(label(target.value), base_prov.but(keys=tuple(keys), elements=tuple(values)))
 
     def _optional_layer(self, cls: ClassInfo, attr: str) -> Provenance | None:
         """`self.fuse = Fusion(c) if n > 1 else None`, set by __init__ alone: where `self.fuse(...)` runs, it is that layer
@@ -1829,22 +1830,26 @@ class Walker:
 
     def _note_mapping_changes(self, node: ast.Call, qualname, method, receiver, receiver_prov):
         """`cfg.update(...)`, or `apply(cfg)` (a call that may store into it): its values are no longer the display's."""
-        if method in _DICT_MUTATORS and type(receiver) is ast.Name and receiver_prov is not None and receiver_prov.kind is Kind.MAPPING:
+        if method in _DICT_MUTATORS and label(receiver) is not None and receiver_prov is not None and receiver_prov.kind is Kind.MAPPING:
             self._forget_values(receiver)
         if qualname is not None and (self.imports.is_torch(qualname) or qualname.startswith("math.")) \
                 or type(node.func) is ast.Name and node.func.id in _PURE_BUILTINS and self.lookup_def(node.func.id) is None \
                 or receiver_prov is not None and receiver_prov.kind in _PLAIN_VALUES:
             return  # (torch, a builtin, a list's or a tensor's method: none stores into a dict it is given)
         for arg in [*node.args, *(keyword.value for keyword in node.keywords if keyword.arg is not None)]:
-            if type(arg) is ast.Name:
-                prov = self.lookup(arg.id)
-                if prov is not None and prov.kind is Kind.MAPPING and prov.elements:
-                    self._forget_values(arg)
+            if type(arg) in (ast.Name, ast.Attribute):
+                self._forget_values(arg)
 
-    def _forget_values(self, name: ast.Name):
-        prov = self.lookup(name.id)
-        if prov is not None and prov.kind is Kind.MAPPING and (prov.elements or prov.keys):
-            self.update(name.id, prov.but(elements=(), keys=()))
+    def _forget_values(self, node: ast.expr):
+        """The dict `node` names, and every other name of this scope bound to the same display, hold unknown values."""
+        name = label(node)
+        prov = self.lookup(name) if name is not None and self.is_bound(name) else None
+        if prov is None or prov.kind is not Kind.MAPPING or not (prov.elements or prov.keys):
+            return
+        shared = [other for other, value in self.scope.bindings.items() if value is not None and value.kind is Kind.MAPPING
+                  and value.node is prov.node and prov.node is not None and (value.elements or value.keys)]
+        for other in {name, *shared}:
+            self.update(other, (self.lookup(other) or prov).but(elements=(), keys=()))
 
     def _note_role(self, event: CallEvent):
         function = event.function
