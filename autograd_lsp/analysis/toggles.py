@@ -38,6 +38,15 @@ def switched_off(model: ModuleModel, names: set, event: Event) -> bool:
                for toggle in requires_grad_changes(model))
 
 
+def switched_on(model: ModuleModel, toggle: Toggle, event: Event) -> bool:
+    """Another change that turns `requires_grad` on for the toggle's targets surely runs before `event` (in its scope),
+    and no change that may turn it off follows it there: `self.unfreeze()` before the loop's forward."""
+    changes = [t for t in requires_grad_changes(model) if t is not toggle and t.event.ctx.scope is event.ctx.scope
+               and t.event.seq < event.seq and matches(t.targets, toggle.targets)]
+    return any(on.value is True and _surely_before(model, on.event, event)
+               and not any(off.value is not True and off.event.seq > on.event.seq for off in changes) for on in changes)
+
+
 def _surely_before(model: ModuleModel, first: Event, later: Event) -> bool:
     if first.seq >= later.seq or first.ctx.scope is not later.ctx.scope or first.ctx.via is not None or later.ctx.via is not None:
         return False
@@ -48,8 +57,19 @@ def _surely_before(model: ModuleModel, first: Event, later: Event) -> bool:
     while node is not None:
         around_later.add(id(node))
         node = parent_of.get(id(node))
-    node = first.ctx.statement
-    while node is not None and id(node) not in around_later:
+    return _unconditional(parent_of, first.ctx.statement, around_later)
+
+
+def surely_runs(model: ModuleModel, event: Event) -> bool:
+    """`event` runs whenever its function does: under no `if` or loop there (but a loop over module parameters)."""
+    scope = event.ctx.scope
+    if scope.function is None:
+        return False
+    return _unconditional(parents(model, scope.node), event.ctx.statement, {id(scope.node)})
+
+
+def _unconditional(parent_of: dict, node, stop: set) -> bool:
+    while node is not None and id(node) not in stop:
         if isinstance(node, (ast.If, ast.While, ast.Try, ast.Match, ast.IfExp)) or isinstance(node, (ast.For, ast.AsyncFor)) \
                 and not (isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute)
                          and node.iter.func.attr in api.MODULE_ITERATORS):

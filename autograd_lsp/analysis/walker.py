@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 import bisect
+import builtins
 import os
 import re
 
@@ -280,6 +281,10 @@ _EACH = "comprehension"  # a SEQUENCE's origin: its one element stands for every
 _SOME_ITEMS = "some items"  # a SEQUENCE's origin: built differently on two branches, its items unknown (not none)
 _UNSET = object()
 _CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
+# Python's dict methods that change its values (a mapping so changed keeps no known values)
+_DICT_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__", "__ior__"})
+_PLAIN_VALUES = (Kind.TENSOR, Kind.NUMBER, Kind.SEQUENCE, Kind.MAPPING, Kind.TEXT)
+_PURE_BUILTINS = frozenset(name for name in dir(builtins) if name not in ("exec", "eval"))  # (those two write a globals dict)
 
 
 def _changes(event) -> bool:
@@ -1157,9 +1162,12 @@ class Walker:
                     self._note_unknown_write(target.value)
                 if not (self.summary_only or self.via is not None):  # (a dict, a list: for the rules that follow what they hold)
                     self.emit(ItemStoreEvent(self.stmt, self.ctx(), target=target, value=value, prov=prov))
-            if base_prov is not None and base_prov.kind is Kind.MAPPING and base_prov.keys and None not in base_prov.keys and type(target.value) is ast.Name \
-                    and isinstance(_const(target.slice), str):
-                # `out["loss"] = loss` on a dict display: that key now holds it
+            if base_prov is not None and base_prov.kind is Kind.MAPPING and label(target.value) is not None \
+                    and not (base_prov.keys and None not in base_prov.keys and isinstance(_const(target.slice), str)):
+                self._forget_values(target.value)  # (`cfg[key] = float(cfg[key])`: which value changed is not known)
+            elif base_prov is not None and base_prov.kind is Kind.MAPPING and label(target.value) is not None:
+                # `out["loss"] = loss` on a dict display: that key now holds it (another name for it: unknown)
+                self._forget_values(target.value)
                 key = _const(target.slice)
                 keys, values = list(base_prov.keys), list(base_prov.elements)
                 if key in keys:
@@ -1167,7 +1175,7 @@ class Walker:
                 else:
                     keys.append(key)
                     values.append(prov)
-                self.update(target.value.id, base_prov.but(keys=tuple(keys), elements=tuple(values)))
+                self.update(label(target.value), base_prov.but(keys=tuple(keys), elements=tuple(values)))
 
     def _optional_layer(self, cls: ClassInfo, attr: str) -> Provenance | None:
         """`self.fuse = Fusion(c) if n > 1 else None`, set by __init__ alone: where `self.fuse(...)` runs, it is that layer
@@ -1862,7 +1870,31 @@ class Walker:
         self.emit(event)
         if event.role is not None or event.function is not None:
             self._note_role(event)
+        self._note_mapping_changes(node, qualname, method, receiver, receiver_prov)
         return result
+
+    def _note_mapping_changes(self, node: ast.Call, qualname, method, receiver, receiver_prov):
+        """`cfg.update(...)`, or `apply(cfg)` (a call that may store into it): its values are no longer the display's."""
+        if method in _DICT_MUTATORS and label(receiver) is not None and receiver_prov is not None and receiver_prov.kind is Kind.MAPPING:
+            self._forget_values(receiver)
+        if qualname is not None and (self.imports.is_torch(qualname) or qualname.startswith("math.")) \
+                or type(node.func) is ast.Name and node.func.id in _PURE_BUILTINS and self.lookup_def(node.func.id) is None \
+                or receiver_prov is not None and receiver_prov.kind in _PLAIN_VALUES:
+            return  # (torch, a builtin, a list's or a tensor's method: none stores into a dict it is given)
+        for arg in [*node.args, *(keyword.value for keyword in node.keywords if keyword.arg is not None)]:
+            if type(arg) in (ast.Name, ast.Attribute):
+                self._forget_values(arg)
+
+    def _forget_values(self, node: ast.expr):
+        """The dict `node` names, and every other name of this scope bound to the same display, hold unknown values."""
+        name = label(node)
+        prov = self.lookup(name) if name is not None and self.is_bound(name) else None
+        if prov is None or prov.kind is not Kind.MAPPING or not (prov.elements or prov.keys):
+            return
+        shared = [other for other, value in self.scope.bindings.items() if value is not None and value.kind is Kind.MAPPING
+                  and value.node is prov.node and prov.node is not None and (value.elements or value.keys)]
+        for other in {name, *shared}:
+            self.update(other, (self.lookup(other) or prov).but(elements=(), keys=()))
 
     def _note_role(self, event: CallEvent):
         function = event.function
@@ -3793,8 +3825,9 @@ class Walker:
             dtype = api.FLOAT if all(d is not None for d in dtypes) or api.FLOAT in dtypes else None
         elif api.FLOAT in dtypes:
             dtype = api.FLOAT
-        elif dtypes and all(d == api.INT for d in dtypes) and len(known) == len(provs):
-            dtype = api.INT
+        elif dtypes and all(d == api.INT for d in dtypes) and len(known) == len(provs) and (
+                not isinstance(binop, ast.Pow) or _non_negative_int(inputs[-1][1])):
+            dtype = api.INT  # (int ** -1 is a float in Python, an error on an integer tensor)
         else:
             dtype = None
         if all(p.kind is Kind.NUMBER for p in known) and len(known) == len(provs):
@@ -4144,6 +4177,11 @@ def _returns_cut(info: FunctionInfo) -> bool:
     """Its summary returns a tensor cut on every path (`self.lin(x).round()`)."""
     ret = info.returns
     return ret is not None and ret.kind is Kind.TENSOR and ret.nondiff is not None
+
+
+def _non_negative_int(node) -> bool:
+    """A literal int exponent of at least 0 (`n ** 2`): only then is an int power an int."""
+    return isinstance(node, ast.Constant) and type(node.value) in (int, bool) and node.value >= 0
 
 
 def _open_parameter(prov: Provenance) -> bool:

@@ -67,7 +67,8 @@ from ..analysis import torch_api as api
 from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, Event, InplaceEvent, ModuleModel
 from ..analysis.provenance import Kind
 from ..analysis.syntax import body_statement, dotted
-from ..analysis.toggles import Toggle, in_class_terms, literal_bool, matches, requires_grad_changes, targets_of
+from ..analysis.toggles import (Toggle, in_class_terms, literal_bool, matches, requires_grad_changes, surely_runs, switched_on,
+                                targets_of)
 from ..analysis import uses
 from ..analysis.training import GRADIENT_FUNCTIONS, STEP_HOOKS, backward_target, computes_gradients, is_step
 from ..findings import Edit, Fix, Safety, Severity, Span
@@ -99,7 +100,7 @@ def check(model: ModuleModel):
     symbolic = {id(t.event.node): t for t in toggles if t.event.ctx.via is None}
     judged = set()
     for toggle in toggles:
-        if toggle.value is not False and not _was_frozen(toggle, frozen):
+        if toggle.value is not False and not _was_frozen(model, toggle, frozen):
             continue  # turning on what was never turned off changes nothing
         if toggle.event.ctx.via is not None:
             toggle = symbolic.get(id(toggle.event.node))
@@ -118,7 +119,7 @@ def check(model: ModuleModel):
             forward = _forward_using(model, prov, toggle, calls)
             if forward is None:
                 continue
-            if _bracketed(toggle, forward, frozen):
+            if _bracketed(toggle, forward, frozen) or toggle.value is True and switched_on(model, toggle, forward):
                 break
             if any(is_step(model, event) for event in model.of_type(CallEvent)
                    if event.ctx.scope is scope and forward.seq < event.seq < toggle.event.seq):
@@ -135,7 +136,8 @@ def check(model: ModuleModel):
         else:
             if toggle.value is not False:
                 returned = _hook_return(model, toggle, calls) or _returned_to_caller(model, toggle, backwards, calls)
-                if returned is not None and not _bracketed(toggle, returned[0], frozen):
+                if returned is not None and not _bracketed(toggle, returned[0], frozen) \
+                        and not (toggle.value is True and switched_on(model, toggle, returned[0])):
                     yield from _reported(model, toggle, _finding(model, toggle, returned[0], returned[1], None))
 
 
@@ -148,7 +150,7 @@ def _reported(model: ModuleModel, toggle: Toggle, found):
     return model.with_cause(found, toggle.inner, cause, "the helper is called here, after the forward")
 
 
-def _was_frozen(toggle: Toggle, frozen: list) -> bool:
+def _was_frozen(model: ModuleModel, toggle: Toggle, frozen: list) -> bool:
     """Evidence that `requires_grad` was False before this toggle turned it on."""
     prov = toggle.event.prov if isinstance(toggle.event, AttrStoreEvent) else getattr(toggle.event, "receiver_prov", None)
     if prov is not None and prov.kind is Kind.TENSOR and prov.requires_grad is False and prov.origin != "param":
@@ -161,7 +163,8 @@ def _was_frozen(toggle: Toggle, frozen: list) -> bool:
         function = toggle.event.ctx.scope.function
         cls = function.cls if function is not None and function.name != "__init__" else None
         mine = {t for t in toggle.targets if t.startswith("self.")} if cls is not None else set()
-    return any(matches(mine, _in_class_terms_of_init(other, cls)) for other in frozen if other is not toggle and _in_init_of(other, cls))
+    return any(matches(mine, _in_class_terms_of_init(other, cls)) for other in frozen
+               if other is not toggle and _in_init_of(other, cls) and _stays_frozen(model, other))
 
 
 def _in_class_terms_of_init(toggle: Toggle, cls) -> set:
@@ -186,6 +189,15 @@ def _in_init_of(toggle: Toggle, cls) -> bool:
     in a method that may never be called."""
     function = toggle.event.ctx.scope.function
     return cls is not None and function is not None and function.cls is cls and function.name == "__init__"
+
+
+def _stays_frozen(model: ModuleModel, freeze: Toggle) -> bool:
+    """An `__init__` freeze every construction leaves in force: not under `if freeze_backbone:` (its default may be
+    False), and not followed in `__init__` by a change that may turn the same targets back on."""
+    scope = freeze.event.ctx.scope
+    return surely_runs(model, freeze.event) and not any(
+        other.value is not False and other.event.ctx.scope is scope and other.event.seq > freeze.event.seq
+        and matches(other.targets, freeze.targets) for other in requires_grad_changes(model))
 
 
 def _edited_in_place(model: ModuleModel, toggle: Toggle, backward: CallEvent):
