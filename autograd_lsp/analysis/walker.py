@@ -11,7 +11,6 @@ over as values are called where the body calls them (call_value).
 from __future__ import annotations
 
 import ast
-import builtins
 import bisect
 import builtins
 import os
@@ -1162,13 +1161,12 @@ class Walker:
                     self._note_unknown_write(target.value)
                 if not (self.summary_only or self.via is not None):  # (a dict, a list: for the rules that follow what they hold)
                     self.emit(ItemStoreEvent(self.stmt, self.ctx(), target=target, value=value, prov=prov))
-            if base_prov is not None and base_prov.kind is Kind.MAPPING and label(target.value) is not None \
-                    and not (base_prov.keys and None not in base_prov.keys and isinstance(_const(target.slice), str)):
-                self._forget_values(target.value)  # (`cfg[key] = float(cfg[key])`: which value changed is not known)
-            elif base_prov is not None and base_prov.kind is Kind.MAPPING and label(target.value) is not None:
-                # `out["loss"] = loss` on a dict display: that key now holds it (another name for it: unknown)
+            if base_prov is not None and base_prov.kind is Kind.MAPPING and label(target.value) is not None:
+                # (every name of the display forgets it: `cfg[key] = float(cfg[key])` changed a value not known)
                 self._forget_values(target.value)
-                key = _const(target.slice)
+                if not (base_prov.keys and None not in base_prov.keys and isinstance(_const(target.slice), str)):
+                    return
+                key = _const(target.slice)  # `out["loss"] = loss` on a dict display: that key now holds it
                 keys, values = list(base_prov.keys), list(base_prov.elements)
                 if key in keys:
                     values[keys.index(key)] = prov

@@ -119,10 +119,13 @@ def _rebinds(model: ModuleModel, function: ast.AST, name: str) -> bool:
     cache = model.__dict__.setdefault("_passed_stored", {})  # id of a def -> the names its body stores (one walk each)
     stored = cache.get(id(function))
     if stored is None:
-        stored = cache[id(function)] = frozenset(
-            n.id if type(n) is ast.Name else alias for n in ast.walk(function)
-            if type(n) is ast.Name and not isinstance(n.ctx, ast.Load) or isinstance(n, (ast.Global, ast.Nonlocal))
-            for alias in (n.names if not type(n) is ast.Name else (None,)))
+        names: set = set()
+        for n in ast.walk(function):
+            if type(n) is ast.Name and not isinstance(n.ctx, ast.Load):
+                names.add(n.id)
+            elif isinstance(n, (ast.Global, ast.Nonlocal)):
+                names.update(n.names)
+        stored = cache[id(function)] = frozenset(names)
     return name in stored
 
 
