@@ -3841,22 +3841,41 @@ class Walker:
         shape: the result's (analysis/shapes.py); "propagate" follows `scalar`: the broadcast shape, else unknown."""
         if shape == "propagate":
             shape = _broadcast_shape(inputs) if scalar == "propagate" else None
-        tensors = [p for p in flatten([p for p, _ in inputs]) if p is not None and p.kind is Kind.TENSOR]
-        unknown_inputs = any(p is None for p, _ in inputs)
-        if any(t.requires_grad for t in tensors):
-            requires_grad = True
-        elif all(t.requires_grad is False for t in tensors) and not unknown_inputs:
-            requires_grad = False
-        else:
-            requires_grad = None
+        # (one pass over the tensors: the hottest constructor of the walk, about one call per tensor op)
+        tensors, unknown_inputs = [], False
+        for prov, _ in inputs:
+            if prov is None:
+                unknown_inputs = True
+            elif prov.kind is Kind.TENSOR:
+                tensors.append(prov)
+            elif prov.kind is Kind.SEQUENCE:
+                tensors.extend(p for p in flatten(prov.elements) if p is not None and p.kind is Kind.TENSOR)
+        any_grad, all_no_grad, same_dtype, any_composed, all_scalar, any_wide = False, True, True, False, bool(tensors), False
+        carriers, base_dtype = [], base.dtype
+        for t in tensors:
+            grad = t.requires_grad
+            if grad:
+                any_grad = True
+            if grad is not False:
+                all_no_grad = False
+            if t.dtype != base_dtype:
+                same_dtype = False
+            if t.composed_from:
+                any_composed = True
+            if grad or t.composed_from or t.nondiff or (t.param_deps and grad is None):
+                carriers.append(t)
+            if not t.scalar:
+                all_scalar = False
+                if t.scalar is False:
+                    any_wide = True
+        requires_grad = True if any_grad else (False if all_no_grad and not unknown_inputs else None)
         if nondiff is not None and (nondiff in api.INT_RESULT_METHODS or nondiff in ("to", "comparison")):
             requires_grad = False
         if self.no_grad:
             requires_grad = False
         if dtype is None and keep_dtype:
-            dtype = base.dtype if all(t.dtype == base.dtype for t in tensors) else None
+            dtype = base_dtype if same_dtype else None
         # A graph cut (argmax, round...) stays cut only while every graph-carrying input went through one.
-        carriers = [t for t in tensors if t.requires_grad or t.composed_from or t.nondiff or (t.param_deps and t.requires_grad is None)]
         if nondiff is None and carriers and all(t.nondiff for t in carriers):
             nondiff = carriers[0].nondiff
         if nondiff is not None and not carriers:
@@ -3864,20 +3883,21 @@ class Walker:
         if nondiff is not None or carriers and any(t.nondiff for t in carriers) and all(t.nondiff or _open_parameter(t) for t in carriers):
             self._note_cut()  # (or cut but for a parameter that may not require grad: `l1_loss(rounded, target)`)
         if scalar == "propagate":
-            scalar = True if tensors and all(t.scalar for t in tensors) else (False if any(t.scalar is False for t in tensors) else None)
-            as_large_as = frozenset().union(*(t.as_large_as for t in tensors))
+            scalar = True if all_scalar else (False if any_wide else None)
+            as_large_as = _union([t.as_large_as for t in tensors])
         if scalar is None and shape is not None:
             scalar = shapes.scalar_of(shape)
         # (computed under no_grad, or through a cut (`.long()`, a comparison): no graph at all, whatever its inputs carry)
-        graph = frozenset().union(*(t.graph for t in tensors)) if requires_grad is not False else frozenset()
+        graph = _union([t.graph for t in tensors]) if requires_grad is not False else frozenset()
         if requires_grad:
             graph = graph | {id(node)}
+        deps = _union([t.param_deps for t in tensors])
         return Provenance(
             Kind.TENSOR, node.lineno,
             leaf=False if requires_grad else (True if requires_grad is False else None),
             requires_grad=requires_grad,
             dtype=dtype,
-            composed_from=self._composed(inputs) if requires_grad or any(t.composed_from for t in tensors) else frozenset(),
+            composed_from=self._composed(inputs) if requires_grad or any_composed else frozenset(),
             no_grad=self.no_grad,
             loop=self.loop,
             epoch=self.epoch,
@@ -3886,7 +3906,7 @@ class Walker:
             scalar=scalar,
             shape=shape,
             nondiff=nondiff,
-            param_deps=(deps := frozenset().union(*(t.param_deps for t in tensors))),
+            param_deps=deps,
             cut_deps=deps if requires_grad is False else cut_of(tensors),  # (no graph at all: every dependency is through a cut)
             as_large_as=as_large_as,
             uninitialised=False,
@@ -4295,6 +4315,18 @@ def _trainable_module(prov: Provenance) -> bool:
         short = cls.rsplit(".", 1)[-1]
         return not short.endswith("Loss") and api.layer_parameters(short) != ()
     return False
+
+
+def _union(sets: list) -> frozenset:
+    """The union of frozensets, without a new set when at most one is not empty (most ops' case)."""
+    found = None
+    for one in sets:
+        if one:
+            if found is None:
+                found = one
+            else:
+                return frozenset().union(*sets)
+    return found if found is not None else frozenset()
 
 
 def _broadcast_shape(inputs):
