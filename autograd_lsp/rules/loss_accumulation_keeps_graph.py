@@ -2,12 +2,13 @@
 Flags a tensor that carries an autograd graph (a loss, a model output) accumulated across the iterations of
 a loop — `total += loss`, `total = total + loss` (also `loss if total is None else total + loss`), `losses.append(loss)`, `history["loss"].append(loss)`,
 `stats["loss"] += loss`, `by_step[step] = loss` (a key the loop changes), or `meter.update(loss, n)` of a method
-that adds its argument to its object's state (also through a function of the workspace that hands it on,
+that adds its argument to its object's state (also `logger.store(loss=loss)` of a `def store(self, **kw)` keeping each
+keyword's value, `for k, v in kw.items()`; also through a function of the workspace that hands it on,
 `self.sum += allreduce(val.cpu())`; then reported at the method's statement too) — where the accumulator is never
 backpropagated: either the loop already calls `backward()` on that loss (itself, another name bound to it, through a
 helper such as `accelerator.backward(loss)`, in the closure whose loss `optimizer.step(closure)` returns, or as
 `losses[-1].backward()` of what it just appended), or every later use of the accumulator only logs it (`print`,
-f-strings, `%` formatting of a tuple, `.item()`, `writer.add_scalar`…, `torch.is_tensor(total)`; also after `total = total
+f-strings, `%` formatting of a tuple, `.item()`, `writer.add_scalar`…, `torch.is_tensor(total)`, `if losses:`; also after `total = total
 / n`), or the loop steps an optimizer over
 weights the accumulated graph saved (however the accumulator is handed on, no backward can go through it). A reset under an `if` that the
 accumulation does not share (every `log_every` steps) does not end it.
@@ -303,15 +304,24 @@ def _kept_by_method(model: ModuleModel, call: CallEvent) -> list[tuple[ast.expr,
     node = function.node
     if function.cls is None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return []
-    positional = [*node.args.posonlyargs, *node.args.args][1:]
-    passed = {param.arg: arg for param, arg in zip(positional, call.node.args) if not isinstance(arg, ast.Starred)}
-    passed.update({k.arg: k.value for k in call.node.keywords if k.arg is not None})
+    args = node.args
+    positional = [*args.posonlyargs, *args.args][1:]
+    passed = {param.arg: [arg] for param, arg in zip(positional, call.node.args) if not isinstance(arg, ast.Starred)}
+    if args.vararg is not None:  # `def add(self, *values)`: what is passed past the named parameters
+        passed[args.vararg.arg] = [arg for arg in call.node.args[len(positional):] if not isinstance(arg, ast.Starred)]
+    named = {a.arg for a in [*positional, *args.kwonlyargs]}
+    for keyword in call.node.keywords:
+        if keyword.arg in named:
+            passed[keyword.arg] = [keyword.value]
+        elif keyword.arg is not None and args.kwarg is not None:  # `def record(self, **metrics)`
+            passed.setdefault(args.kwarg.arg, []).append(keyword.value)
     if not passed:
         return []
     kept = []
     for name, stmt in _accumulated_params(model, node):
-        if name in passed and all(value is not passed[name] for value, _ in kept):
-            kept.append((passed[name], stmt))
+        for value in passed.get(name, ()):
+            if all(value is not other for other, _ in kept):
+                kept.append((value, stmt))
     return kept
 
 
@@ -350,16 +360,22 @@ def _find_accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.Asy
 def _items_of_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
     """Loop variables that take the items of a parameter (`for v in values`, `for i, v in enumerate(values)`): what
     is added through them is what the caller passed in that parameter."""
-    params = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+    params = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg]
+              if a is not None}
     stores = Counter(n.id for n in nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     items = {}
     for loop in nodes(node):
         if not isinstance(loop, ast.For):
             continue
         source, target = loop.iter, loop.target
+        method = source.func.attr if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and not source.args else None
         if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "enumerate" \
                 and len(source.args) == 1 and isinstance(target, ast.Tuple) and len(target.elts) == 2:
             source, target = source.args[0], target.elts[1]
+        elif method == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            source, target = source.func.value, target.elts[1]  # `for name, value in metrics.items()`
+        elif method == "values":
+            source = source.func.value
         if isinstance(source, ast.Name) and source.id in params and isinstance(target, ast.Name) and stores[target.id] == 1:
             items[target.id] = source.id  # (a loop variable bound again, `value = float(value)`, holds something else)
     return items
@@ -872,6 +888,11 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
             continue
         if isinstance(parent, (ast.Compare, ast.FormattedValue, ast.JoinedStr)):
             return kind
+        if isinstance(parent, ast.BoolOp):
+            current = parent  # (`losses and step % k == 0`: judged by what takes it)
+            continue
+        if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and parent.test is current:
+            return kind  # `if losses:` asks whether it is empty (or a number's truth): a look, as a float allows too
         if isinstance(parent, ast.keyword):
             current = parent
             continue
