@@ -443,6 +443,13 @@ class ModuleModel:
             counts = self.__dict__["_mentions"] = Counter(_bare_names(self.tree))
         return counts[name]
 
+    def attribute_mentions(self, name: str) -> int:
+        """How often `name` is written after a dot (`T.name`, `self.name`): one pass, on first use."""
+        counts = self.__dict__.get("_attribute_mentions")
+        if counts is None:
+            counts = self.__dict__["_attribute_mentions"] = Counter(n.attr for n in ast.walk(self.tree) if type(n) is ast.Attribute)
+        return counts[name]
+
     def shared_graph(self, a: frozenset, b: frozenset) -> frozenset:
         """The ids of the autograd nodes two graphs truly share. A helper's own nodes are in the graph of what every call
         of it returns (one AST node for all of them), each call's own id beside them: such a node is shared only where a

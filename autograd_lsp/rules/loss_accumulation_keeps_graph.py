@@ -8,7 +8,8 @@ keyword's value, `for k, v in kw.items()`; also through a function of the worksp
 backpropagated: either the loop already calls `backward()` on that loss (itself, another name bound to it, through a
 helper such as `accelerator.backward(loss)`, in the closure whose loss `optimizer.step(closure)` returns, or as
 `losses[-1].backward()` of what it just appended), or every later use of the accumulator only logs it (`print`,
-f-strings, `%` formatting of a tuple, `.item()`, `writer.add_scalar`…, `torch.is_tensor(total)`, `if losses:`; also after `total = total
+f-strings, `%` formatting of a tuple, `.item()`, `writer.add_scalar`…, `torch.is_tensor(total)`, `isinstance(total, torch.Tensor)`, `if losses:`; also returned to the callers of a function
+the script itself runs, `main()` -> `train()` -> `validate()`; also after `total = total
 / n`), or the loop steps an optimizer over
 weights the accumulated graph saved (however the accumulator is handed on, no backward can go through it). A reset under an `if` that the
 accumulation does not share (every `log_every` steps) does not end it.
@@ -867,8 +868,8 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
             if (uses.is_reporter(name) or name in uses.NUMBER_CASTS) and isinstance(func, ast.Name) \
                     or isinstance(func, ast.Attribute) and name in uses.REPORTER_METHODS:
                 return kind
-            if uses.is_query(qualname):
-                return TENSOR  # (`torch.is_tensor(total)`: its answer changes if `.item()` made it a float)
+            if uses.is_query(qualname) or qualname in ("isinstance", "type"):
+                return TENSOR  # (`torch.is_tensor(total)`, `isinstance(total, torch.Tensor)`: its answer changes if `.item()` made it a float)
             if name in uses.AGGREGATES:
                 current = parent
                 continue
@@ -927,7 +928,7 @@ def _returned(model: ModuleModel, ret: ast.Return, position: int | None, parent_
     on unseen or backpropagates it (as before: a returned sum may be wanted)."""
     info = model.functions.get(_enclosing_scope(parent_of, ret))
     calls = [call for call in model.callers(info) if call.function is info and call.ctx.via is None] if info is not None else []
-    if not calls or not (info.name.startswith("_") or any(call.ctx.scope.function is None for call in calls)):
+    if not calls or not (info.name.startswith("_") or _run_by_module(model, calls)):
         return ESCAPE  # (a public function of a module that never runs it itself may be another file's API)
     found = set()
     for call in calls:
@@ -947,6 +948,18 @@ def _returned(model: ModuleModel, ret: ast.Return, position: int | None, parent_
     if not found or BACKWARDED in found or ESCAPE in found:
         return ESCAPE
     return TENSOR if TENSOR in found else kind
+
+
+def _run_by_module(model: ModuleModel, calls: list, depth: int = 0) -> bool:
+    """Some call is in the module's own code, or in a function that code runs (`main()` under `__main__` calling
+    `train()` calling it): the script runs it itself."""
+    for call in calls:
+        function = call.ctx.scope.function
+        if function is None:
+            return True
+        if depth < 3 and _run_by_module(model, [c for c in model.callers(function) if c.function is function and c.ctx.via is None], depth + 1):
+            return True
+    return False
 
 
 def _iterated(model: ModuleModel, loop: ast.AST, parent_of, depth: int, kind: str) -> str:
