@@ -953,11 +953,15 @@ def _returned(model: ModuleModel, ret: ast.Return, position: int | None, parent_
 def _run_by_module(model: ModuleModel, calls: list, depth: int = 0) -> bool:
     """Some call is in the module's own code, or in a function that code runs (`main()` under `__main__` calling
     `train()` calling it): the script runs it itself."""
+    seen = model.__dict__.setdefault("_ag015_run_by_module", {})  # id of a function -> whether the module runs it
     for call in calls:
         function = call.ctx.scope.function
         if function is None:
             return True
-        if depth < 3 and _run_by_module(model, [c for c in model.callers(function) if c.function is function and c.ctx.via is None], depth + 1):
+        if id(function) not in seen and depth < 3:
+            seen[id(function)] = False  # (recursion, and a deeper look from elsewhere, answer no)
+            seen[id(function)] = _run_by_module(model, [c for c in model.callers(function) if c.function is function and c.ctx.via is None], depth + 1)
+        if seen.get(id(function)):
             return True
     return False
 
