@@ -268,6 +268,14 @@ def _accumulations(model: ModuleModel):
                     accumulation.keeper = keeper if _defined_here(model, event.function) else None
                     yield accumulation
                     break
+        elif event.method == "add_" and event.function is None and len(event.node.args) == 1 and not event.node.keywords \
+                and isinstance(event.ctx.statement, ast.Expr) and event.ctx.statement.value is event.node:
+            # `total.add_(loss)`, `stats.get("loss").add_(loss)`: an in-place sum into a tensor kept across calls
+            names = _accumulator(model, event.receiver) or _getter(model, event.receiver)
+            receiver = model.prov(event.receiver)
+            prov = _candidate(model, event.node.args[0], event.ctx.scope) if receiver is None or receiver.is_tensor else None
+            if prov is not None and names is not None:
+                yield _accumulation(event, event.ctx.statement, names[0], names[1], event.node.args[0], prov, "augassign")
         elif event.method in uses.APPENDERS and event.receiver is not None and uses.list_append(event.node):
             value = event.node.args[-1]
             prov = _candidate(model, value, event.ctx.scope)
@@ -276,6 +284,21 @@ def _accumulations(model: ModuleModel):
                 prov = UNKNOWN  # `losses.append(total)` of a value the walk could not follow, then `losses[-1].backward()`
             if prov is not None and names is not None and isinstance(event.ctx.statement, ast.Expr):
                 yield _accumulation(event, event.ctx.statement, names[0], names[1], value, prov, "append")
+
+
+def _getter(model: ModuleModel, node: ast.expr) -> tuple[str, str] | None:
+    """`stats.slot("loss")` of a method of this module whose body only returns its object's state (`return
+    self.slots[name]`): that state, kept on `stats`."""
+    event = _call_events(model).get(id(node)) if isinstance(node, ast.Call) else None
+    function = event.function if event is not None else None
+    if function is None or function.cls is None or not isinstance(node.func, ast.Attribute) or _label(node.func.value) is None:
+        return None
+    body = [stmt for stmt in function.node.body if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+                                                        or isinstance(stmt, ast.Assert))]
+    me = function.node.args.args[0].arg if function.node.args.args else None
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None or not _own_state(body[0].value, me):
+        return None
+    return model.text(node), _label(node.func.value)
 
 
 def _sum_of(value: ast.expr) -> ast.BinOp | None:
@@ -459,7 +482,7 @@ def _judge(model: ModuleModel, acc: Accumulation):
     loop = next((loop for loop in event.ctx.loops() if not _reset_each_iteration(loop.node.body, acc)), None)
     hook = None
     if loop is None:
-        hook = _step_hook(model, event, acc) or _called_each_iteration(model, event, acc)
+        hook = _step_hook(model, event, acc) or _called_each_iteration(model, event, acc) or _passed_each_iteration(model, event, acc)
         if hook is None:
             return None
     elif not _defined_before(model, acc, loop) or acc.form == "store" and not _new_key_each_iteration(acc, loop):
@@ -471,6 +494,8 @@ def _judge(model: ModuleModel, acc: Accumulation):
     backward = Part(BACKWARD, acc.helper) if acc.helper is not None else _per_iteration_backward(model, acc, loop, hook)
     if acc.prov is None and backward is None:
         return None  # unknown value: only a backward of the very same tensor tells us it has a graph
+    if backward is None and getattr(hook, "passed_in", False):
+        return None  # (kept in the caller's object: the caller may backpropagate the sum; not followed)
     uses = _uses(model, acc, skip=_last_item_target(model, acc, backward))
     if BACKWARDED in uses:
         return None
@@ -679,6 +704,33 @@ def _called_each_iteration(model: ModuleModel, event: Event, acc: Accumulation):
             return None
     parts = [Part(BACKWARD, e) for e in model.calls(role="backward") if e.ctx.scope.function is function and e.ctx.via is None]
     return TrainingUnit(function.node, function.scope, function=function, parts=parts)
+
+
+def _passed_each_iteration(model: ModuleModel, event: Event, acc: Accumulation):
+    """A plain function keeping a value in an object its caller passes (`history.append(loss)` of its parameter
+    `history`), where every visible call runs once per iteration of a loop and passes an object made before that loop
+    (`for batch in data: train_step(model, batch, history)`): each call adds to the same accumulator. A unit of the
+    function's body, whose own backward is the iteration's (without one it is not judged: `passed_in`)."""
+    function = event.ctx.scope.function
+    if function is None or function.cls is not None or event.ctx.loop is not None or acc.prov is None or event.ctx.via is not None:
+        return None
+    root = acc.base.split(".", 1)[0]
+    node = function.node
+    if root not in {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]} or any(
+            isinstance(n, ast.Name) and n.id == root and not isinstance(n.ctx, ast.Load) for n in nodes(node)):
+        return None
+    calls = [call for call in model.callers(function) if call.function is function]
+    if not calls:
+        return None
+    for call in calls:
+        loop, argument = call.ctx.loop, callsite.argument_for(call, {root}) if call.ctx.via is None else None
+        if loop is None or not isinstance(argument, ast.Name) or argument.id in loop.assigned or _reset_in(
+                loop.node.body, replace(acc, accumulator=argument.id, base=argument.id)):
+            return None  # (an object made, or emptied, each iteration)
+    parts = [Part(BACKWARD, e) for e in model.calls(role="backward") if e.ctx.scope.function is function and e.ctx.via is None]
+    unit = TrainingUnit(node, function.scope, function=function, parts=parts)
+    unit.passed_in = True  # type: ignore[attr-defined]
+    return unit
 
 
 def _returns_graph(model: ModuleModel, function, prov: Provenance) -> bool:
