@@ -1,7 +1,7 @@
 """## What it does
 Flags a tensor that carries an autograd graph (a loss, a model output) accumulated across the iterations of
 a loop — `total += loss`, `total = total + loss` (also `loss if total is None else total + loss`), `losses.append(loss)`, `history["loss"].append(loss)`,
-`stats["loss"] += loss`, `by_step[step] = loss` (a key the loop changes), or `meter.update(loss, n)` of a method
+`stats["loss"] += loss`, `by_step[step] = loss` (a key the loop changes), `total.add_(loss)` (also into a getter's tensor, `stats.slot("loss").add_(loss)`), or `meter.update(loss, n)` of a method
 that adds its argument to its object's state (also `logger.store(loss=loss)` of a `def store(self, **kw)` keeping each
 keyword's value, `for k, v in kw.items()`; also through a function of the workspace that hands it on,
 `self.sum += allreduce(val.cpu())`; then reported at the method's statement too) — where the accumulator is never
@@ -15,7 +15,8 @@ weights the accumulated graph saved (however the accumulator is handed on, no ba
 accumulation does not share (every `log_every` steps) does not end it.
 A Lightning-style `training_step` that appends its returned loss to `self.<list>` (never cleared) is the
 same bug across calls, and so is a method that a loop calls once per iteration on one object (`for batch in data:
-agent.learn(batch)`, where `learn` backpropagates and runs `self.stats.add(loss)`). A dict kept whole (`logs.append(log)`) that a called function built and returned with one
+agent.learn(batch)`, where `learn` backpropagates and runs `self.stats.add(loss)`), and so is a function that backpropagates
+and keeps its loss in an object every caller's loop passes, made before it (`for b in data: train_step(b, history)`). A dict kept whole (`logs.append(log)`) that a called function built and returned with one
 entry holding the graph (a loss's `logging_output = {"loss": loss, ...}`) is reported at that entry too, where
 `.detach()` goes.
 
