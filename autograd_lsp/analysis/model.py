@@ -235,7 +235,7 @@ E = TypeVar("E", bound=Event)
 # leaves the tree and the walk as they were (a comment, trailing spaces) keeps them (ModuleModel.rebase). ~5 ms of the
 # ~20 ms of such an edit of a 2,000-line module.
 WALK_CACHES = frozenset({
-    "_index", "_callers_index", "_mentions",  # (here)
+    "_index", "_callers_index", "_mentions", "_attribute_mentions",  # (here)
     "_training_units", "_switched_off",  # analysis/training.py
     "_loss_sites",  # rules/loss_sites.py
 })
