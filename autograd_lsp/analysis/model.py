@@ -235,7 +235,7 @@ E = TypeVar("E", bound=Event)
 # leaves the tree and the walk as they were (a comment, trailing spaces) keeps them (ModuleModel.rebase). ~5 ms of the
 # ~20 ms of such an edit of a 2,000-line module.
 WALK_CACHES = frozenset({
-    "_index", "_callers_index", "_mentions",  # (here)
+    "_index", "_callers_index", "_mentions", "_attribute_mentions",  # (here)
     "_training_units", "_switched_off",  # analysis/training.py
     "_loss_sites",  # rules/loss_sites.py
 })
@@ -441,6 +441,13 @@ class ModuleModel:
         counts = self.__dict__.get("_mentions")
         if counts is None:
             counts = self.__dict__["_mentions"] = Counter(_bare_names(self.tree))
+        return counts[name]
+
+    def attribute_mentions(self, name: str) -> int:
+        """How often `name` is written after a dot (`T.name`, `self.name`): one pass, on first use."""
+        counts = self.__dict__.get("_attribute_mentions")
+        if counts is None:
+            counts = self.__dict__["_attribute_mentions"] = Counter(n.attr for n in ast.walk(self.tree) if type(n) is ast.Attribute)
         return counts[name]
 
     def shared_graph(self, a: frozenset, b: frozenset) -> frozenset:

@@ -2180,14 +2180,16 @@ class Walker:
     def _pass_modules(self, info: FunctionInfo, node: ast.Call, arg_provs, keywords):
         """The modules (a criterion, a model) handed to a plain function of this module named nowhere else: its only call,
         so its body is walked with them (`train(net, loader, nn.CrossEntropyLoss(reduction="none"))`): info.passed_modules."""
-        if self.summary_only or info.owner is not self or info.cls is not None or isinstance(info.node, ast.Lambda):
-            return
+        if self.summary_only or info.owner is not self or info.cls is not None and not self._is_static(info.node) \
+                or isinstance(info.node, ast.Lambda):
+            return  # (a staticmethod, `Trainer.evaluate(net, loader, crit)` on its class, is a plain function)
         if not any(p is not None and (p.kind is Kind.MODULE and p.module_class is not None or _sized(p) or _modules_by_key(p))
                    for p in [*arg_provs, *(keywords or {}).values()]):
             return
         # named exactly twice in the code (its `def` and this call; a mention in a string makes us give up): no
         # other call, no use as a callback
-        if self.model.mentions(info.name) != 2:
+        if (self.model.mentions(info.name), self.model.attribute_mentions(info.name) if info.cls is not None else 0) != \
+                ((1, 1) if info.cls is not None else (2, 0)):
             return
         bound = callsite.bind_arguments(info.node, False, node, arg_provs, keywords or {})
         info.passed_modules = {name: prov for name, prov in (bound or {}).items()  # type: ignore[attr-defined]
@@ -2818,6 +2820,8 @@ class Walker:
                 return Provenance(Kind.OPTIMIZER, node.lineno, origin="self.optimizers()", node=node)
             static = self._static_method(receiver, method)
             if static is not None:  # `Table.build(n)`: a staticmethod of a class of this module, called on the class
+                if not static.walked:
+                    self._pass_modules(static, node, arg_provs, self._keywords)
                 return self.call_function(static, node, arg_provs, event)
             return None
         if recv.kind is Kind.MODULE:

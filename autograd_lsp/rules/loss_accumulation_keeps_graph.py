@@ -1,19 +1,22 @@
 """## What it does
 Flags a tensor that carries an autograd graph (a loss, a model output) accumulated across the iterations of
 a loop — `total += loss`, `total = total + loss` (also `loss if total is None else total + loss`), `losses.append(loss)`, `history["loss"].append(loss)`,
-`stats["loss"] += loss`, `by_step[step] = loss` (a key the loop changes), or `meter.update(loss, n)` of a method
-that adds its argument to its object's state (also through a function of the workspace that hands it on,
+`stats["loss"] += loss`, `by_step[step] = loss` (a key the loop changes), `total.add_(loss)` (also into a getter's tensor, `stats.slot("loss").add_(loss)`), or `meter.update(loss, n)` of a method
+that adds its argument to its object's state (also `logger.store(loss=loss)` of a `def store(self, **kw)` keeping each
+keyword's value, `for k, v in kw.items()`; also through a function of the workspace that hands it on,
 `self.sum += allreduce(val.cpu())`; then reported at the method's statement too) — where the accumulator is never
 backpropagated: either the loop already calls `backward()` on that loss (itself, another name bound to it, through a
 helper such as `accelerator.backward(loss)`, in the closure whose loss `optimizer.step(closure)` returns, or as
 `losses[-1].backward()` of what it just appended), or every later use of the accumulator only logs it (`print`,
-f-strings, `%` formatting of a tuple, `.item()`, `writer.add_scalar`…, `torch.is_tensor(total)`; also after `total = total
+f-strings, `%` formatting of a tuple, `.item()`, `writer.add_scalar`…, `torch.is_tensor(total)`, `isinstance(total, torch.Tensor)`, `if losses:`; also returned to the callers of a function
+the script itself runs, `main()` -> `train()` -> `validate()`; also after `total = total
 / n`), or the loop steps an optimizer over
 weights the accumulated graph saved (however the accumulator is handed on, no backward can go through it). A reset under an `if` that the
 accumulation does not share (every `log_every` steps) does not end it.
 A Lightning-style `training_step` that appends its returned loss to `self.<list>` (never cleared) is the
 same bug across calls, and so is a method that a loop calls once per iteration on one object (`for batch in data:
-agent.learn(batch)`, where `learn` backpropagates and runs `self.stats.add(loss)`). A dict kept whole (`logs.append(log)`) that a called function built and returned with one
+agent.learn(batch)`, where `learn` backpropagates and runs `self.stats.add(loss)`), and so is a function that backpropagates
+and keeps its loss in an object every caller's loop passes, made before it (`for b in data: train_step(b, history)`). A dict kept whole (`logs.append(log)`) that a called function built and returned with one
 entry holding the graph (a loss's `logging_output = {"loss": loss, ...}`) is reported at that entry too, where
 `.detach()` goes.
 
@@ -266,6 +269,14 @@ def _accumulations(model: ModuleModel):
                     accumulation.keeper = keeper if _defined_here(model, event.function) else None
                     yield accumulation
                     break
+        elif event.method == "add_" and event.function is None and len(event.node.args) == 1 and not event.node.keywords \
+                and isinstance(event.ctx.statement, ast.Expr) and event.ctx.statement.value is event.node:
+            # `total.add_(loss)`, `stats.get("loss").add_(loss)`: an in-place sum into a tensor kept across calls
+            names = _accumulator(model, event.receiver) or _getter(model, event.receiver)
+            receiver = model.prov(event.receiver)
+            prov = _candidate(model, event.node.args[0], event.ctx.scope) if receiver is None or receiver.is_tensor else None
+            if prov is not None and names is not None:
+                yield _accumulation(event, event.ctx.statement, names[0], names[1], event.node.args[0], prov, "augassign")
         elif event.method in uses.APPENDERS and event.receiver is not None and uses.list_append(event.node):
             value = event.node.args[-1]
             prov = _candidate(model, value, event.ctx.scope)
@@ -274,6 +285,21 @@ def _accumulations(model: ModuleModel):
                 prov = UNKNOWN  # `losses.append(total)` of a value the walk could not follow, then `losses[-1].backward()`
             if prov is not None and names is not None and isinstance(event.ctx.statement, ast.Expr):
                 yield _accumulation(event, event.ctx.statement, names[0], names[1], value, prov, "append")
+
+
+def _getter(model: ModuleModel, node: ast.expr) -> tuple[str, str] | None:
+    """`stats.slot("loss")` of a method of this module whose body only returns its object's state (`return
+    self.slots[name]`): that state, kept on `stats`."""
+    event = _call_events(model).get(id(node)) if isinstance(node, ast.Call) else None
+    function = event.function if event is not None else None
+    if function is None or function.cls is None or not isinstance(node.func, ast.Attribute) or _label(node.func.value) is None:
+        return None
+    body = [stmt for stmt in function.node.body if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+                                                        or isinstance(stmt, ast.Assert))]
+    me = function.node.args.args[0].arg if function.node.args.args else None
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None or not _own_state(body[0].value, me):
+        return None
+    return model.text(node), _label(node.func.value)
 
 
 def _sum_of(value: ast.expr) -> ast.BinOp | None:
@@ -303,15 +329,24 @@ def _kept_by_method(model: ModuleModel, call: CallEvent) -> list[tuple[ast.expr,
     node = function.node
     if function.cls is None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return []
-    positional = [*node.args.posonlyargs, *node.args.args][1:]
-    passed = {param.arg: arg for param, arg in zip(positional, call.node.args) if not isinstance(arg, ast.Starred)}
-    passed.update({k.arg: k.value for k in call.node.keywords if k.arg is not None})
+    args = node.args
+    positional = [*args.posonlyargs, *args.args][1:]
+    passed = {param.arg: [arg] for param, arg in zip(positional, call.node.args) if not isinstance(arg, ast.Starred)}
+    if args.vararg is not None:  # `def add(self, *values)`: what is passed past the named parameters
+        passed[args.vararg.arg] = [arg for arg in call.node.args[len(positional):] if not isinstance(arg, ast.Starred)]
+    named = {a.arg for a in [*positional, *args.kwonlyargs]}
+    for keyword in call.node.keywords:
+        if keyword.arg in named:
+            passed[keyword.arg] = [keyword.value]
+        elif keyword.arg is not None and args.kwarg is not None:  # `def record(self, **metrics)`
+            passed.setdefault(args.kwarg.arg, []).append(keyword.value)
     if not passed:
         return []
     kept = []
     for name, stmt in _accumulated_params(model, node):
-        if name in passed and all(value is not passed[name] for value, _ in kept):
-            kept.append((passed[name], stmt))
+        for value in passed.get(name, ()):
+            if all(value is not other for other, _ in kept):
+                kept.append((value, stmt))
     return kept
 
 
@@ -350,16 +385,22 @@ def _find_accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.Asy
 def _items_of_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
     """Loop variables that take the items of a parameter (`for v in values`, `for i, v in enumerate(values)`): what
     is added through them is what the caller passed in that parameter."""
-    params = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+    params = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg]
+              if a is not None}
     stores = Counter(n.id for n in nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     items = {}
     for loop in nodes(node):
         if not isinstance(loop, ast.For):
             continue
         source, target = loop.iter, loop.target
+        method = source.func.attr if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and not source.args else None
         if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "enumerate" \
                 and len(source.args) == 1 and isinstance(target, ast.Tuple) and len(target.elts) == 2:
             source, target = source.args[0], target.elts[1]
+        elif method == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            source, target = source.func.value, target.elts[1]  # `for name, value in metrics.items()`
+        elif method == "values":
+            source = source.func.value
         if isinstance(source, ast.Name) and source.id in params and isinstance(target, ast.Name) and stores[target.id] == 1:
             items[target.id] = source.id  # (a loop variable bound again, `value = float(value)`, holds something else)
     return items
@@ -442,7 +483,7 @@ def _judge(model: ModuleModel, acc: Accumulation):
     loop = next((loop for loop in event.ctx.loops() if not _reset_each_iteration(loop.node.body, acc)), None)
     hook = None
     if loop is None:
-        hook = _step_hook(model, event, acc) or _called_each_iteration(model, event, acc)
+        hook = _step_hook(model, event, acc) or _called_each_iteration(model, event, acc) or _passed_each_iteration(model, event, acc)
         if hook is None:
             return None
     elif not _defined_before(model, acc, loop) or acc.form == "store" and not _new_key_each_iteration(acc, loop):
@@ -454,6 +495,8 @@ def _judge(model: ModuleModel, acc: Accumulation):
     backward = Part(BACKWARD, acc.helper) if acc.helper is not None else _per_iteration_backward(model, acc, loop, hook)
     if acc.prov is None and backward is None:
         return None  # unknown value: only a backward of the very same tensor tells us it has a graph
+    if backward is None and getattr(hook, "passed_in", False):
+        return None  # (kept in the caller's object: the caller may backpropagate the sum; not followed)
     uses = _uses(model, acc, skip=_last_item_target(model, acc, backward))
     if BACKWARDED in uses:
         return None
@@ -664,6 +707,33 @@ def _called_each_iteration(model: ModuleModel, event: Event, acc: Accumulation):
     return TrainingUnit(function.node, function.scope, function=function, parts=parts)
 
 
+def _passed_each_iteration(model: ModuleModel, event: Event, acc: Accumulation):
+    """A plain function keeping a value in an object its caller passes (`history.append(loss)` of its parameter
+    `history`), where every visible call runs once per iteration of a loop and passes an object made before that loop
+    (`for batch in data: train_step(model, batch, history)`): each call adds to the same accumulator. A unit of the
+    function's body, whose own backward is the iteration's (without one it is not judged: `passed_in`)."""
+    function = event.ctx.scope.function
+    if function is None or function.cls is not None or event.ctx.loop is not None or acc.prov is None or event.ctx.via is not None:
+        return None
+    root = acc.base.split(".", 1)[0]
+    node = function.node
+    if root not in {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]} or any(
+            isinstance(n, ast.Name) and n.id == root and not isinstance(n.ctx, ast.Load) for n in nodes(node)):
+        return None
+    calls = [call for call in model.callers(function) if call.function is function]
+    if not calls:
+        return None
+    for call in calls:
+        loop, argument = call.ctx.loop, callsite.argument_for(call, {root}) if call.ctx.via is None else None
+        if loop is None or not isinstance(argument, ast.Name) or argument.id in loop.assigned or _reset_in(
+                loop.node.body, replace(acc, accumulator=argument.id, base=argument.id)):
+            return None  # (an object made, or emptied, each iteration)
+    parts = [Part(BACKWARD, e) for e in model.calls(role="backward") if e.ctx.scope.function is function and e.ctx.via is None]
+    unit = TrainingUnit(node, function.scope, function=function, parts=parts)
+    unit.passed_in = True  # type: ignore[attr-defined]
+    return unit
+
+
 def _returns_graph(model: ModuleModel, function, prov: Provenance) -> bool:
     for node in ast.walk(function.node):
         if isinstance(node, ast.Return) and node.value is not None:
@@ -851,8 +921,8 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
             if (uses.is_reporter(name) or name in uses.NUMBER_CASTS) and isinstance(func, ast.Name) \
                     or isinstance(func, ast.Attribute) and name in uses.REPORTER_METHODS:
                 return kind
-            if uses.is_query(qualname):
-                return TENSOR  # (`torch.is_tensor(total)`: its answer changes if `.item()` made it a float)
+            if uses.is_query(qualname) or qualname in ("isinstance", "type"):
+                return TENSOR  # (`torch.is_tensor(total)`, `isinstance(total, torch.Tensor)`: its answer changes if `.item()` made it a float)
             if name in uses.AGGREGATES:
                 current = parent
                 continue
@@ -872,6 +942,11 @@ def _use(model: ModuleModel, node: ast.AST, parent_of, depth: int) -> str:
             continue
         if isinstance(parent, (ast.Compare, ast.FormattedValue, ast.JoinedStr)):
             return kind
+        if isinstance(parent, ast.BoolOp):
+            current = parent  # (`losses and step % k == 0`: judged by what takes it)
+            continue
+        if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and parent.test is current:
+            return kind  # `if losses:` asks whether it is empty (or a number's truth): a look, as a float allows too
         if isinstance(parent, ast.keyword):
             current = parent
             continue
@@ -906,7 +981,7 @@ def _returned(model: ModuleModel, ret: ast.Return, position: int | None, parent_
     on unseen or backpropagates it (as before: a returned sum may be wanted)."""
     info = model.functions.get(_enclosing_scope(parent_of, ret))
     calls = [call for call in model.callers(info) if call.function is info and call.ctx.via is None] if info is not None else []
-    if not calls or not (info.name.startswith("_") or any(call.ctx.scope.function is None for call in calls)):
+    if not calls or not (info.name.startswith("_") or _run_by_module(model, calls)):
         return ESCAPE  # (a public function of a module that never runs it itself may be another file's API)
     found = set()
     for call in calls:
@@ -926,6 +1001,22 @@ def _returned(model: ModuleModel, ret: ast.Return, position: int | None, parent_
     if not found or BACKWARDED in found or ESCAPE in found:
         return ESCAPE
     return TENSOR if TENSOR in found else kind
+
+
+def _run_by_module(model: ModuleModel, calls: list, depth: int = 0) -> bool:
+    """Some call is in the module's own code, or in a function that code runs (`main()` under `__main__` calling
+    `train()` calling it): the script runs it itself."""
+    seen = model.__dict__.setdefault("_ag015_run_by_module", {})  # id of a function -> whether the module runs it
+    for call in calls:
+        function = call.ctx.scope.function
+        if function is None:
+            return True
+        if id(function) not in seen and depth < 3:
+            seen[id(function)] = False  # (recursion, and a deeper look from elsewhere, answer no)
+            seen[id(function)] = _run_by_module(model, [c for c in model.callers(function) if c.function is function and c.ctx.via is None], depth + 1)
+        if seen.get(id(function)):
+            return True
+    return False
 
 
 def _iterated(model: ModuleModel, loop: ast.AST, parent_of, depth: int, kind: str) -> str:

@@ -8,7 +8,9 @@ tuple assignment, `self.a, self.b = nn.Parameter(torch.Tensor(n)), ...`, is foll
 `normal_`, any `nn.init.*`, index assignment `x[i] = …`, and `out=`. A module attribute
 `self.w = nn.Parameter(torch.Tensor(n, m))` is flagged only when nothing in the file ever initialises
 `w` (`reset_parameters()`, `nn.init.*(self.w)`, `self.w.data.uniform_()`, a loop over `parameters()`…; not a write of
-another nn.Module class's own `self.w` when no class here relates the two, nor a fill of a local a factory just made)
+another nn.Module class's own `self.w` when no class here relates the two, nor of a torch layer's (`self.fc.bias.zero_()`),
+nor a fill of a local a factory just made; `self.w = None` in the branch without it writes nothing; `apply(fn)` of a def
+of this file initialises what `fn` writes)
 and a method reads it (also by handing it to a function of this file that computes with it and never writes, rebinds,
 returns or hands it to unknown code: `affine(x, self.gain, self.shift)`), or when its only initialiser is a method nothing
 runs (a `reset_parameters()` that `__init__` never calls, its name used nowhere else in a file that builds the module and hands nothing to torch.distributed); a method that assigns the attribute its real value only after reading it (a running
@@ -730,10 +732,12 @@ def _scan_attribute(model, cls, target, creation_stmt, root, read):
         return _first_class_read(model, cls, target, creation_stmt, parent_of, attributes)
     other = _unrelated_module(model, cls, root)
     for node in attributes.get(target.attr, ()):
-        if node is target or other is not None and _own_attribute(node, other, parent_of):
+        if node is target or other is not None and _own_attribute(node, other, parent_of) or _other_module(model, cls, node.value):
             continue
         if isinstance(node.ctx, ast.Store):
             parent = parent_of.get(id(node))
+            if _none_store(node, parent):
+                continue
             if isinstance(parent, ast.AugAssign):
                 read = read or (parent if _inside(cls.node, node) else None)
             elif not _creation_target(node, parent_of, creation_stmt):
@@ -757,6 +761,25 @@ def _unrelated_module(model: ModuleModel, cls: ClassInfo, root: ast.AST) -> ast.
         return None
     lineages = [_lineage(c) for c in model.classes.values()]
     return None if any(info in lineage and cls in lineage for lineage in lineages) else root
+
+
+def _none_store(node: ast.Attribute, parent) -> bool:
+    """`self.bias = None` (the branch without the parameter): it writes no values into the allocated tensor."""
+    return isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.targets[0] is node \
+        and isinstance(parent.value, ast.Constant) and parent.value.value is None
+
+
+def _other_module(model: ModuleModel, cls: ClassInfo, receiver: ast.expr) -> bool:
+    """`self.out.bias` of a torch.nn layer, or of a module class of this file that no class here relates to `cls` by
+    inheritance: that object's own attribute, never one of `cls`."""
+    prov = model.prov(receiver)
+    if prov is None or prov.kind is not Kind.MODULE or prov.module_class is None:
+        return False
+    if isinstance(prov.module_class, str):
+        return prov.module_class.startswith("torch.nn.")
+    if not isinstance(prov.module_class, ClassInfo) or not prov.module_class.is_module:
+        return False
+    return not any(prov.module_class in lineage and cls in lineage for lineage in map(_lineage, model.classes.values()))
 
 
 def _lineage(cls: ClassInfo, depth: int = 0) -> list:
@@ -788,6 +811,8 @@ def _first_class_read(model, cls, target, creation_stmt, parent_of, attributes):
             continue
         if isinstance(node.ctx, ast.Store):
             parent = parent_of.get(id(node))
+            if _none_store(node, parent):
+                continue
             if isinstance(parent, ast.AugAssign):
                 reads.append((parent, parent))
             elif not _creation_target(node, parent_of, creation_stmt):
@@ -1042,7 +1067,7 @@ def _scan_bulk_init(model: ModuleModel) -> bool:
         node = event.node
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
-        if name in uses.WEIGHT_LOADERS:
+        if name in uses.WEIGHT_LOADERS and not (name == "apply" and _applies_local_def(model, node, defined)):
             return True
         lowered = name.lower()
         if ("init" in lowered or "reset" in lowered) and not name.startswith("__") and name not in defined:
@@ -1054,6 +1079,17 @@ def _scan_bulk_init(model: ModuleModel) -> bool:
                 and not _fresh_local(model, func.value):
             return True
     return False
+
+
+def _applies_local_def(model: ModuleModel, call: ast.Call, defined: set[str]) -> bool:
+    """`model.apply(_init_weights)` / `self.apply(self._init_weights)` of a def of this file: it initialises what its
+    body writes (the attribute scan reads that body like any other code), not every parameter."""
+    if len(call.args) != 1 or call.keywords:
+        return False
+    fn = call.args[0]
+    if isinstance(fn, ast.Name):
+        return fn.id in defined and model.imports.qualname(fn) is None
+    return isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and fn.value.id == "self" and fn.attr in defined
 
 
 def _viewed(node: ast.expr) -> ast.expr:
