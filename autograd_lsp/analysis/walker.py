@@ -971,6 +971,7 @@ class Walker:
         after_body = self.scope.bindings
         if node.orelse:
             self.scope.bindings = dict(before)
+            self.scope.bindings.update(self._carried_into_else(node, before, after_body))
             self._branch(node.orelse)
             after_else = self.scope.bindings
         else:
@@ -988,6 +989,43 @@ class Walker:
             if name not in after_body:
                 merged[name] = _merge_branches(before[name], prov) if name in before else prov
         self.scope.bindings = merged
+
+    def _carried_into_else(self, node: ast.If, before: dict, after_body: dict) -> dict:
+        """In a loop, `if i == 0: acc = y` / `else: acc += y`: a name first bound in the body, and bound nowhere else in
+        the loop, holds in the `else` of a later iteration what the body bound (else it is unbound there)."""
+        loop = self.loop
+        if loop is None or loop.scope is not self.scope:
+            return {}
+        new = [name for name in after_body if name not in before]
+        if not new:
+            return {}
+        elsewhere = self._stores_outside(loop.node, node)
+        return {name: after_body[name] for name in new if name not in elsewhere}
+
+    def _stores_outside(self, loop: ast.AST, branch: ast.If) -> set:
+        """Names the loop binds outside `branch`'s body (an augmented assignment keeps its tensor: not counted)."""
+        cache = self.__dict__.setdefault("_stores_outside_cache", {})
+        key = (id(loop), id(branch))
+        found = cache.get(key)
+        if found is None:
+            found, pending = set(), [loop.target] if isinstance(loop, (ast.For, ast.AsyncFor)) else []
+            pending += [child for child in loop.body]
+            while pending:
+                child = pending.pop()
+                if child is branch:
+                    pending.extend(branch.orelse)
+                    pending.append(branch.test)
+                    continue
+                if isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Name):
+                    pending.append(child.value)
+                    continue
+                if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
+                    found.add(child.id)
+                elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    found.add(child.name)
+                pending.extend(ast.iter_child_nodes(child))
+            cache[key] = found
+        return found
 
     def _note_cut(self):
         """The symbolic walk of a function meets a graph cut (a comparison, argmax, a cast to int): whether what it returns
@@ -4657,17 +4695,25 @@ def _as_output(value: Provenance | None, output: Provenance) -> Provenance | Non
     if value is None:
         return output  # (not known: what every element was before, the call's output)
     if value.kind is Kind.TENSOR:
-        return value if not value.graph and (value.detached or value.requires_grad is False) else output
+        return value if not value.graph and (value.detached or value.requires_grad is False) else _kept_at(value, output.node, output)
     if value.kind is Kind.MAPPING and value.keys and value.elements \
             or value.kind is Kind.SEQUENCE and value.origin == _TUPLE and value.elements:  # (`return y, (h, c)`)
         return value.but(elements=tuple(_as_output(element, output) for element in value.elements))
     return value if value.kind in (Kind.NUMBER, Kind.TEXT) else output
 
 
+def _kept_at(value: Provenance, node, output: Provenance) -> Provenance:
+    """A tuple element a forward returns that an op in it kept for backward (`return self.act(a), b`): the call's output
+    element is kept too, as a single returned tensor is."""
+    if value.saved_by is None or not output.requires_grad or node is None:
+        return output
+    return output.but(saved_by=value.saved_by, saved_node=node)
+
+
 def _walked_output(walked: Provenance, result: Provenance, node: ast.Call) -> Provenance:
     """The tuple display a forward walked for this call returns, as the call's output: each tensor that requires grad is
     the output with its sizes, a nested tuple display (`return y, (h, c)`) likewise, anything else unknown."""
-    values = tuple(result.but(scalar=value.scalar, shape=value.shape, requires_grad=value.requires_grad or result.requires_grad)
+    values = tuple(_kept_at(value, node, result.but(scalar=value.scalar, shape=value.shape, requires_grad=value.requires_grad or result.requires_grad))
                    if value is not None and value.kind is Kind.TENSOR and value.requires_grad
                    else _walked_output(value, result, node) if value is not None and value.kind is Kind.SEQUENCE and value.origin == _TUPLE
                    and value.elements else None
