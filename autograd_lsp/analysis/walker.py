@@ -276,6 +276,7 @@ def workspace_module(path: str, top: str) -> bool:
 
 CHAINS = frozenset({"itertools.chain"})  # one iterable over several: `itertools.chain(G.parameters(), D.parameters())`
 _TUPLE = callsite.TUPLE
+SEQUENTIAL_LAYERS = "<nn.Sequential layers>"  # the `self` attribute an nn.Sequential subclass's layers are kept under
 _EACH = "comprehension"  # a SEQUENCE's origin: its one element stands for every item, however many
 _SOME_ITEMS = "some items"  # a SEQUENCE's origin: built differently on two branches, its items unknown (not none)
 _UNSET = object()
@@ -1892,6 +1893,9 @@ class Walker:
             result = self._chained_params(node, arg_provs)
         elif qualname is not None and qualname.startswith("math."):
             result = Provenance(Kind.NUMBER, node.lineno)  # (the math module's functions: a Python number, int or float)
+        elif method == "__init__" and self._sequential_base_init(receiver):
+            # `class MLP(nn.Sequential)` whose __init__ runs `super().__init__(*layers)`: its layers, as nn.Sequential's
+            self._store_self_attribute(SEQUENTIAL_LAYERS, self.torch_call(node, "torch.nn.Sequential", arg_provs), self.ctx().statement)
         elif method is not None:
             result = self.method_call(node, event, method, receiver, receiver_prov, arg_provs)
         elif func_prov is not None and func_prov.kind is Kind.MODULE:
@@ -1908,6 +1912,14 @@ class Walker:
             self._note_role(event)
         self._note_mapping_changes(node, qualname, method, receiver, receiver_prov)
         return result
+
+    def _sequential_base_init(self, receiver: ast.expr | None) -> bool:
+        """`super().__init__(...)` in the `__init__` of a class derived from nn.Sequential."""
+        function = self.function
+        if not (type(receiver) is ast.Call and type(receiver.func) is ast.Name and receiver.func.id == "super"
+                and function is not None and function.name == "__init__" and function.cls is not None):
+            return False
+        return any(self.imports.qualname(base) == "torch.nn.Sequential" for base in function.cls.node.bases)
 
     def _note_mapping_changes(self, node: ast.Call, qualname, method, receiver, receiver_prov):
         """`cfg.update(...)`, or `apply(cfg)` (a call that may store into it): its values are no longer the display's."""
@@ -2543,6 +2555,10 @@ class Walker:
     def forward(self, node, module: Provenance, arg_provs, event) -> Provenance | None:
         event.role = "forward"
         cls = module.module_class
+        if isinstance(cls, ClassInfo) and "forward" not in cls.methods and not cls.bases:
+            layers = cls.attribute(SEQUENTIAL_LAYERS, module)  # (an nn.Sequential subclass: nn.Sequential's forward)
+            if layers is not None and layers.kind is Kind.MODULE and layers.module_class == "torch.nn.Sequential":
+                module, cls = layers, layers.module_class
         inputs = [p for p in flatten(arg_provs) if p is not None and p.kind is Kind.TENSOR]
         name = cls.rsplit(".", 1)[-1] if isinstance(cls, str) else None
         loss = name is not None and name.endswith("Loss")
@@ -2907,9 +2923,15 @@ class Walker:
             return None
         if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and arg_provs[0] is not None \
                 and recv.origin != _SOME_ITEMS and arg_provs[0].kind is Kind.MODULE \
-                and all(p is not None and p.kind is Kind.MODULE for p in recv.elements) and label(receiver):
-            # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order
+                and _layer_list(recv) and label(receiver):
+            # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order (None: one not known)
             self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],), origin=""))
+            return None
+        if recv.kind is Kind.SEQUENCE and method in ("append", "extend", "insert") and recv.elements and recv.origin != _SOME_ITEMS \
+                and _layer_list(recv) and label(receiver):
+            # a layer list given what is not known to be one layer: the layers around it are no longer neighbours
+            pieces = tuple(piece for layer in recv.elements for piece in (None, layer)) if method == "insert" else recv.elements
+            self.update(label(receiver), recv.but(elements=pieces + (None,), origin=""))
             return None
         if recv.kind is Kind.SEQUENCE and method in ("append", "extend", "insert") and node.args and label(receiver):
             # `outs.append(y)`: the list holds the tensors' graphs, which `torch.cat(outs)` joins and a forward returning
@@ -4700,6 +4722,17 @@ def _as_output(value: Provenance | None, output: Provenance) -> Provenance | Non
             or value.kind is Kind.SEQUENCE and value.origin == _TUPLE and value.elements:  # (`return y, (h, c)`)
         return value.but(elements=tuple(_as_output(element, output) for element in value.elements))
     return value if value.kind in (Kind.NUMBER, Kind.TEXT) else output
+
+
+def _layer_list(sequence: Provenance) -> bool:
+    """A list of layers being built: empty, or layers and unknown items, at least one a layer."""
+    found = False
+    for element in sequence.elements:
+        if element is not None:
+            if element.kind is not Kind.MODULE:
+                return False
+            found = True
+    return found or not sequence.elements
 
 
 def _kept_at(value: Provenance, node, output: Provenance) -> Provenance:

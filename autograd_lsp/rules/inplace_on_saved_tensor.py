@@ -2,7 +2,7 @@
 Flags an in-place change (`+=`, `x[i] = …`, `clamp_`, `mul_`, any `*_` method, a reshape in place such as `unsqueeze_`
 or `t_` (no value changes, but the version counter moves), an in-place activation such as
 `nn.ReLU(inplace=True)` or `F.dropout(x, 0.1, inplace=True)` — also as an `nn.Sequential`'s first layer, of
-`nn.Sequential(*layers)` the first append every construction in the module runs (`if pre_act: layers.append(...)`
+`nn.Sequential(*layers)` (or a class derived from nn.Sequential, `super().__init__(*layers)`) the first append every construction in the module runs (`if pre_act: layers.append(...)`
 with `pre_act` left at True; such a layer is reported at its construction too, where `inplace=True` goes) — also
 through a view or `.detach()`) of
 a tensor that autograd saved for the backward pass, made before the `backward()` that needs it: the
@@ -19,7 +19,8 @@ n ≥ 1 at every construction: `for attn, ff in self.layers: x = attn(x) + x`; a
 `self.add_module(f"block{i}", ...)` is known where `getattr(self, f"block{i}")` reads it, and an optional one,
 `self.fuse = Fusion(c) if n > 1 else None`, where it is called). A view kept for backward (`conv(x.transpose(1, 2))`, `x.t() @ w`; not one that may copy,
 `.reshape()`, `.contiguous()`) shares its base's version counter: changing the base in place counts; a tensor an op saves again after an earlier edit (`x += f(norm1(x))`, then `x += g(norm2(x))`) is judged
-against that new save, and an output stored into a slice (`out[:, a:b] = y`) joins `out`'s graph. The backward is a
+against that new save, an accumulator a loop binds on one pass and edits on the later ones (`if i == 0: acc = y`,
+`else: acc += y`) holds what the first pass bound, a tuple a forward returns keeps what each element's op saved, and an output stored into a slice (`out[:, a:b] = y`) joins `out`'s graph. The backward is a
 later `.backward()` whose loss was computed through the saving operation, or the value a module's
 `forward()` / a Lightning `training_step` returns (a loss over what a forward returns in a list it appended its
 outputs to, `return tuple(outs)`, runs through them) — not from a branch that runs only in eval mode (`if not
