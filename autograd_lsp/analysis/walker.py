@@ -874,6 +874,7 @@ class Walker:
             after = self._after_inplace(before, [value])
             if value is not None and value.kind is Kind.TENSOR and value.graph and not self.no_grad and not value.graph <= after.graph:
                 after = after.but(graph=after.graph | value.graph)  # (`loss += adv`: backward of loss runs through adv's graph too)
+            after = self._through_edit(node, before, after)
         elif element is not None and element.kind is Kind.TENSOR:
             # `outs[i] += y`: the list's tensor changed in place (Tensor.__iadd__), the list itself stays what it was
             self.emit(InplaceEvent(node, self.ctx(), target=target, prov=element, op=op, form="augassign"))
@@ -891,6 +892,13 @@ class Walker:
             self.bind(name, after)
             if isinstance(base, ast.Attribute) and base.value.id == "self":
                 self._store_self_attribute(base.attr, after, node)
+
+    def _through_edit(self, node: ast.AST, before: Provenance, after: Provenance) -> Provenance:
+        """An in-place edit of a kept tensor is a node of its graph from then on: a loss computed from the edited tensor
+        holds it (AG006 asks for it where the saving call returned several tensors)."""
+        if before.saved_node is None or self.no_grad or not after.graph:
+            return after
+        return after.but(graph=after.graph | {id(node)})
 
     def _saved_since(self, receiver: ast.expr, recv: Provenance) -> Provenance:
         """The receiver of `x.div_(x.norm())` as the arguments left it: an op among them may have saved it."""
@@ -2666,20 +2674,35 @@ class Walker:
                 and any(value is not None and value.kind is Kind.TENSOR and value.requires_grad for value in walked.elements):
             # a forward returning a tuple (`return (loss,) + out`) walked with these arguments: each element this
             # forward's output, with the sizes the walk found for it (`model(ids, labels)[0]`)
-            return _walked_output(walked, result, node)
+            return self._kept_elements(_walked_output(walked, result, node), walked, event.runs, node)
         if walked is None and isinstance(cls, ClassInfo) and event.runs is not None and event.runs.walked and not self.no_grad:
             kept = event.runs.returns
             if kept is not None and kept.kind is Kind.SEQUENCE and kept.origin == _TUPLE and kept.elements:
                 # a forward returning a tuple display (`return loss, n, {"loss": loss.detach()}`) whose summary says
                 # which elements are tensors: those are this call's output, the others (counts, logs) not known here
-                return Provenance(Kind.SEQUENCE, node.lineno, elements=tuple(_as_output(value, result) for value in kept.elements),
-                                  origin=_TUPLE, node=node)
+                return self._kept_elements(Provenance(Kind.SEQUENCE, node.lineno, elements=tuple(_as_output(value, result) for value in kept.elements),
+                                                      origin=_TUPLE, node=node), kept, event.runs, node)
         listed = walked if walked is not None or not isinstance(cls, ClassInfo) or event.runs is None or not event.runs.walked else event.runs.returns
         if listed is not None and listed.kind is Kind.SEQUENCE and not listed.elements and listed.graph and not self.no_grad:
             # a forward returning the list it appended its outputs to (`return tuple(outs)`): each element is this
             # forward's output (`for f in self.neck(x)`)
             return Provenance(Kind.SEQUENCE, node.lineno, elements=(result,), origin=_EACH, node=node)
         return result
+
+    def _kept_elements(self, out: Provenance, returned: Provenance, info: FunctionInfo | None, node: ast.Call) -> Provenance:
+        """A forward returning names (`return c2, c3`) that an op in it kept for backward: those elements of this call's
+        output are kept too. Each holds its name in its graph (and as its node): a loss of another element need not run
+        that op's backward (AG006 asks for both the call and the name)."""
+        names = _returned_names(info)
+        if names is None or len(names) != len(returned.elements) or len(out.elements) != len(names):
+            return out
+        elements = list(out.elements)
+        for index, (value, name) in enumerate(zip(returned.elements, names)):
+            element = elements[index]
+            if type(name) is ast.Name and value is not None and value.kind is Kind.TENSOR and value.saved_by is not None \
+                    and element is not None and element.kind is Kind.TENSOR and element.requires_grad:
+                elements[index] = element.but(saved_by=value.saved_by, saved_node=node)
+        return out.but(elements=tuple(elements))
 
     def _last_block_kept(self, module: Provenance) -> str | None:
         """The op that kept for backward what the last block of an nn.Sequential returns (its forward's summary), when
@@ -2953,7 +2976,7 @@ class Walker:
         if api.is_inplace_method(method) or api.is_inplace_view(method):
             recv = self._saved_since(receiver, recv)
             self.emit(InplaceEvent(node, self.ctx(), target=receiver, prov=recv, op=method, form="method", reshape=api.is_inplace_view(method)))
-            after = self._after_inplace(recv, arg_provs)
+            after = self._through_edit(node, recv, self._after_inplace(recv, arg_provs))
             if after.shape is not None and api.out_of_place(method) not in api.SAME_SHAPE:
                 after = after.but(shape=None)  # unsqueeze_, t_, resize_: its dims change
             if after is not recv:
@@ -4717,7 +4740,7 @@ def _as_output(value: Provenance | None, output: Provenance) -> Provenance | Non
     if value is None:
         return output  # (not known: what every element was before, the call's output)
     if value.kind is Kind.TENSOR:
-        return value if not value.graph and (value.detached or value.requires_grad is False) else _kept_at(value, output.node, output)
+        return value if not value.graph and (value.detached or value.requires_grad is False) else output
     if value.kind is Kind.MAPPING and value.keys and value.elements \
             or value.kind is Kind.SEQUENCE and value.origin == _TUPLE and value.elements:  # (`return y, (h, c)`)
         return value.but(elements=tuple(_as_output(element, output) for element in value.elements))
@@ -4735,18 +4758,22 @@ def _layer_list(sequence: Provenance) -> bool:
     return found or not sequence.elements
 
 
-def _kept_at(value: Provenance, node, output: Provenance) -> Provenance:
-    """A tuple element a forward returns that an op in it kept for backward (`return self.act(a), b`): the call's output
-    element is kept too, as a single returned tensor is."""
-    if value.saved_by is None or not output.requires_grad or node is None:
-        return output
-    return output.but(saved_by=value.saved_by, saved_node=node)
+def _returned_names(info: FunctionInfo | None) -> tuple | None:
+    """The expressions a function's only return statement hands back as a tuple display (`return c2, c3`); else None."""
+    if info is None:
+        return None
+    found = info.__dict__.get("_returned_names", False)
+    if found is False:
+        returns = [sub for sub in syntax.nodes(info.node) if type(sub) is ast.Return and sub.value is not None]
+        value = returns[0].value if len(returns) == 1 else None
+        found = info._returned_names = tuple(value.elts) if type(value) is ast.Tuple else None  # type: ignore[attr-defined]
+    return found
 
 
 def _walked_output(walked: Provenance, result: Provenance, node: ast.Call) -> Provenance:
     """The tuple display a forward walked for this call returns, as the call's output: each tensor that requires grad is
     the output with its sizes, a nested tuple display (`return y, (h, c)`) likewise, anything else unknown."""
-    values = tuple(_kept_at(value, node, result.but(scalar=value.scalar, shape=value.shape, requires_grad=value.requires_grad or result.requires_grad))
+    values = tuple(result.but(scalar=value.scalar, shape=value.shape, requires_grad=value.requires_grad or result.requires_grad)
                    if value is not None and value.kind is Kind.TENSOR and value.requires_grad
                    else _walked_output(value, result, node) if value is not None and value.kind is Kind.SEQUENCE and value.origin == _TUPLE
                    and value.elements else None
