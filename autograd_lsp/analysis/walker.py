@@ -1006,6 +1006,12 @@ class Walker:
         if loop is None or loop.scope is not self.scope:
             return {}
         new = [name for name in after_body if name not in before]
+        test = node.test
+        if type(test) is ast.Compare and type(test.left) is ast.Name and len(test.ops) == 1 and type(test.ops[0]) is ast.Is \
+                and type(test.comparators[0]) is ast.Constant and test.comparators[0].value is None \
+                and after_body.get(test.left.id) is not before.get(test.left.id) and self.function is not None \
+                and _none_outside(self.function.node, loop.node, test.left.id):
+            new.append(test.left.id)  # `acc = None` before the loop, `if acc is None: acc = y` / `else: acc += y`
         if not new:
             return {}
         elsewhere = self._stores_outside(loop.node, node)
@@ -4056,6 +4062,24 @@ def _merge_branches(a: Provenance | None, b: Provenance | None) -> Provenance | 
         # appended after it is not its first item
         return merged.but(origin=_SOME_ITEMS)
     return merged
+
+
+def _none_outside(function, loop: ast.AST, name: str) -> bool:
+    """`name` is a local of `function` that every statement outside `loop` binds to None (`acc = None`), and one does."""
+    args = function.args
+    if any(arg.arg == name for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if arg is not None):
+        return False
+    inside = loop.__dict__.get("_names_stored")  # (kept on the loop's node: an edit makes a new one)
+    if inside is None:
+        inside = loop._names_stored = {id(sub) for sub in syntax.nodes(loop) if type(sub) is ast.Name and type(sub.ctx) is not ast.Load}
+    to_none, stores = set(), []
+    for sub in syntax.nodes(function):
+        if type(sub) is ast.Assign and len(sub.targets) == 1 and type(sub.targets[0]) is ast.Name and sub.targets[0].id == name \
+                and type(sub.value) is ast.Constant and sub.value.value is None:
+            to_none.add(id(sub.targets[0]))
+        elif type(sub) is ast.Name and sub.id == name and type(sub.ctx) is not ast.Load and id(sub) not in inside:
+            stores.append(id(sub))
+    return bool(stores) and all(store in to_none for store in stores)
 
 
 def _first_stores(function) -> dict:
