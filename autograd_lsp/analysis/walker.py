@@ -974,16 +974,24 @@ class Walker:
             return
         before = dict(self.scope.bindings)
         narrowed = self._narrowed(node.test)
+        carried = self._carried_into_body(node)
+        if carried is not None:
+            # `if acc is not None: acc += y` / `else: acc = y` in a loop: the body of a later pass holds what the else bound
+            self._branch(node.orelse)
+            after_else = self.scope.bindings
+            self.scope.bindings = dict(before)
+            if after_else.get(carried) is not before.get(carried):
+                self.scope.bindings[carried] = after_else.get(carried)
         if narrowed is not None:
             self.bind(*narrowed)  # `if isinstance(m, nn.Conv2d):` m is a Conv2d in the body
         self._branch(node.body)
         after_body = self.scope.bindings
-        if node.orelse:
+        if carried is None and node.orelse:
             self.scope.bindings = dict(before)
             self.scope.bindings.update(self._carried_into_else(node, before, after_body))
             self._branch(node.orelse)
             after_else = self.scope.bindings
-        else:
+        elif carried is None:
             after_else = before  # (no else: what held before, read only below)
         # Most names are bound to the very same provenance after both branches (neither touched them): keep it
         # without comparing (a large scope has hundreds of names, and a module thousands of `if`s).
@@ -1017,10 +1025,24 @@ class Walker:
         elsewhere = self._stores_outside(loop.node, node)
         return {name: after_body[name] for name in new if name not in elsewhere}
 
-    def _stores_outside(self, loop: ast.AST, branch: ast.If) -> set:
-        """Names the loop binds outside `branch`'s body (an augmented assignment keeps its tensor: not counted)."""
+    def _carried_into_body(self, node: ast.If) -> str | None:
+        """The name of `if acc is not None: acc += y` / `else: acc = y` in a loop, `acc = None` before it and bound nowhere
+        else in the loop: the body, on a later pass, holds what the else bound (walked first for that)."""
+        loop, test = self.loop, node.test
+        if loop is None or loop.scope is not self.scope or not node.orelse or self.function is None \
+                or not (type(test) is ast.Compare and type(test.left) is ast.Name and len(test.ops) == 1 and type(test.ops[0]) is ast.IsNot
+                        and type(test.comparators[0]) is ast.Constant and test.comparators[0].value is None):
+            return None
+        name = test.left.id
+        if name in self._stores_outside(loop.node, node, orelse=True) or not _none_outside(self.function.node, loop.node, name):
+            return None
+        return name
+
+    def _stores_outside(self, loop: ast.AST, branch: ast.If, orelse: bool = False) -> set:
+        """Names the loop binds outside `branch`'s body (its else, `orelse`) (an augmented assignment keeps its tensor:
+        not counted)."""
         cache = self.__dict__.setdefault("_stores_outside_cache", {})
-        key = (id(loop), id(branch))
+        key = (id(loop), id(branch), orelse)
         found = cache.get(key)
         if found is None:
             found, pending = set(), [loop.target] if isinstance(loop, (ast.For, ast.AsyncFor)) else []
@@ -1028,7 +1050,7 @@ class Walker:
             while pending:
                 child = pending.pop()
                 if child is branch:
-                    pending.extend(branch.orelse)
+                    pending.extend(branch.body if orelse else branch.orelse)
                     pending.append(branch.test)
                     continue
                 if isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Name):
