@@ -2702,14 +2702,14 @@ class Walker:
                 and any(value is not None and value.kind is Kind.TENSOR and value.requires_grad for value in walked.elements):
             # a forward returning a tuple (`return (loss,) + out`) walked with these arguments: each element this
             # forward's output, with the sizes the walk found for it (`model(ids, labels)[0]`)
-            return self._kept_elements(_walked_output(walked, result, node), walked, event.runs, node)
+            return self._kept_elements(_walked_output(walked, result, node), walked, node)
         if walked is None and isinstance(cls, ClassInfo) and event.runs is not None and event.runs.walked and not self.no_grad:
             kept = event.runs.returns
             if kept is not None and kept.kind is Kind.SEQUENCE and kept.origin == _TUPLE and kept.elements:
                 # a forward returning a tuple display (`return loss, n, {"loss": loss.detach()}`) whose summary says
                 # which elements are tensors: those are this call's output, the others (counts, logs) not known here
                 return self._kept_elements(Provenance(Kind.SEQUENCE, node.lineno, elements=tuple(_as_output(value, result) for value in kept.elements),
-                                                      origin=_TUPLE, node=node), kept, event.runs, node)
+                                                      origin=_TUPLE, node=node), kept, node)
         listed = walked if walked is not None or not isinstance(cls, ClassInfo) or event.runs is None or not event.runs.walked else event.runs.returns
         if listed is not None and listed.kind is Kind.SEQUENCE and not listed.elements and listed.graph and not self.no_grad:
             # a forward returning the list it appended its outputs to (`return tuple(outs)`): each element is this
@@ -2717,18 +2717,17 @@ class Walker:
             return Provenance(Kind.SEQUENCE, node.lineno, elements=(result,), origin=_EACH, node=node)
         return result
 
-    def _kept_elements(self, out: Provenance, returned: Provenance, info: FunctionInfo | None, node: ast.Call) -> Provenance:
-        """A forward returning names (`return c2, c3`) that an op in it kept for backward: those elements of this call's
-        output are kept too. Each holds its name in its graph (and as its node): a loss of another element need not run
-        that op's backward (AG006 asks for both the call and the name)."""
-        names = _returned_names(info)
-        if names is None or len(names) != len(returned.elements) or len(out.elements) != len(names):
+    def _kept_elements(self, out: Provenance, returned: Provenance, node: ast.Call) -> Provenance:
+        """A forward returning a tuple whose element is the output of an op that kept it for backward (`return c2, c3`,
+        `return self.act(a), b`): that element of this call's output is kept too (saved by this call: AG006 asks for a
+        loss computed from the edited element itself, _through_edit)."""
+        if len(returned.elements) != len(out.elements):
             return out
         elements = list(out.elements)
-        for index, (value, name) in enumerate(zip(returned.elements, names)):
+        for index, value in enumerate(returned.elements):
             element = elements[index]
-            if type(name) is ast.Name and value is not None and value.kind is Kind.TENSOR and value.saved_by is not None \
-                    and element is not None and element.kind is Kind.TENSOR and element.requires_grad:
+            if value is not None and value.kind is Kind.TENSOR and value.saved_node is not None and not value.detached \
+                    and id(value.saved_node) in value.graph and element is not None and element.kind is Kind.TENSOR and element.requires_grad:
                 elements[index] = element.but(saved_by=value.saved_by, saved_node=node)
         return out.but(elements=tuple(elements))
 
@@ -4802,18 +4801,6 @@ def _layer_list(sequence: Provenance) -> bool:
                 return False
             found = True
     return found or not sequence.elements
-
-
-def _returned_names(info: FunctionInfo | None) -> tuple | None:
-    """The expressions a function's only return statement hands back as a tuple display (`return c2, c3`); else None."""
-    if info is None:
-        return None
-    found = info.__dict__.get("_returned_names", False)
-    if found is False:
-        returns = [sub for sub in syntax.nodes(info.node) if type(sub) is ast.Return and sub.value is not None]
-        value = returns[0].value if len(returns) == 1 else None
-        found = info._returned_names = tuple(value.elts) if type(value) is ast.Tuple else None  # type: ignore[attr-defined]
-    return found
 
 
 def _walked_output(walked: Provenance, result: Provenance, node: ast.Call) -> Provenance:

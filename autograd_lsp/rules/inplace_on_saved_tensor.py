@@ -20,8 +20,8 @@ n ≥ 1 at every construction: `for attn, ff in self.layers: x = attn(x) + x`; a
 `self.fuse = Fusion(c) if n > 1 else None`, where it is called). A view kept for backward (`conv(x.transpose(1, 2))`, `x.t() @ w`; not one that may copy,
 `.reshape()`, `.contiguous()`) shares its base's version counter: changing the base in place counts; a tensor an op saves again after an earlier edit (`x += f(norm1(x))`, then `x += g(norm2(x))`) is judged
 against that new save, an accumulator a loop binds on one pass and edits on the later ones (`if i == 0: acc = y`,
-`else: acc += y`; or from `acc = None`, `if acc is (not) None:`) holds what the first pass bound, each name a forward returns in a tuple (`return c2, c3`) is kept as its op
-kept it (where the loss is computed from the edited element), and an output stored into a slice (`out[:, a:b] = y`) joins `out`'s graph. The backward is a
+`else: acc += y`; or from `acc = None`, `if acc is (not) None:`) holds what the first pass bound, an element of a forward's returned tuple (`return c2, c3`) that is an op's kept output
+is kept at the call (where the loss is computed from the edited element), and an output stored into a slice (`out[:, a:b] = y`) joins `out`'s graph. The backward is a
 later `.backward()` whose loss was computed through the saving operation, or the value a module's
 `forward()` / a Lightning `training_step` returns (a loss over what a forward returns in a list it appended its
 outputs to, `return tuple(outs)`, runs through them) — not from a branch that runs only in eval mode (`if not
