@@ -276,6 +276,7 @@ def workspace_module(path: str, top: str) -> bool:
 
 CHAINS = frozenset({"itertools.chain"})  # one iterable over several: `itertools.chain(G.parameters(), D.parameters())`
 _TUPLE = callsite.TUPLE
+SEQUENTIAL_LAYERS = "<nn.Sequential layers>"  # the `self` attribute an nn.Sequential subclass's layers are kept under
 _EACH = "comprehension"  # a SEQUENCE's origin: its one element stands for every item, however many
 _SOME_ITEMS = "some items"  # a SEQUENCE's origin: built differently on two branches, its items unknown (not none)
 _UNSET = object()
@@ -873,6 +874,7 @@ class Walker:
             after = self._after_inplace(before, [value])
             if value is not None and value.kind is Kind.TENSOR and value.graph and not self.no_grad and not value.graph <= after.graph:
                 after = after.but(graph=after.graph | value.graph)  # (`loss += adv`: backward of loss runs through adv's graph too)
+            after = self._through_edit(node, before, after)
         elif element is not None and element.kind is Kind.TENSOR:
             # `outs[i] += y`: the list's tensor changed in place (Tensor.__iadd__), the list itself stays what it was
             self.emit(InplaceEvent(node, self.ctx(), target=target, prov=element, op=op, form="augassign"))
@@ -890,6 +892,13 @@ class Walker:
             self.bind(name, after)
             if isinstance(base, ast.Attribute) and base.value.id == "self":
                 self._store_self_attribute(base.attr, after, node)
+
+    def _through_edit(self, node: ast.AST, before: Provenance, after: Provenance) -> Provenance:
+        """An in-place edit of a kept tensor is a node of its graph from then on: a loss computed from the edited tensor
+        holds it (AG006 asks for it where the saving call returned several tensors)."""
+        if before.saved_node is None or self.no_grad or not after.graph:
+            return after
+        return after.but(graph=after.graph | {id(node)})
 
     def _saved_since(self, receiver: ast.expr, recv: Provenance) -> Provenance:
         """The receiver of `x.div_(x.norm())` as the arguments left it: an op among them may have saved it."""
@@ -965,15 +974,24 @@ class Walker:
             return
         before = dict(self.scope.bindings)
         narrowed = self._narrowed(node.test)
+        carried = self._carried_into_body(node)
+        if carried is not None:
+            # `if acc is not None: acc += y` / `else: acc = y` in a loop: the body of a later pass holds what the else bound
+            self._branch(node.orelse)
+            after_else = self.scope.bindings
+            self.scope.bindings = dict(before)
+            if after_else.get(carried) is not before.get(carried):
+                self.scope.bindings[carried] = after_else.get(carried)
         if narrowed is not None:
             self.bind(*narrowed)  # `if isinstance(m, nn.Conv2d):` m is a Conv2d in the body
         self._branch(node.body)
         after_body = self.scope.bindings
-        if node.orelse:
+        if carried is None and node.orelse:
             self.scope.bindings = dict(before)
+            self.scope.bindings.update(self._carried_into_else(node, before, after_body))
             self._branch(node.orelse)
             after_else = self.scope.bindings
-        else:
+        elif carried is None:
             after_else = before  # (no else: what held before, read only below)
         # Most names are bound to the very same provenance after both branches (neither touched them): keep it
         # without comparing (a large scope has hundreds of names, and a module thousands of `if`s).
@@ -988,6 +1006,63 @@ class Walker:
             if name not in after_body:
                 merged[name] = _merge_branches(before[name], prov) if name in before else prov
         self.scope.bindings = merged
+
+    def _carried_into_else(self, node: ast.If, before: dict, after_body: dict) -> dict:
+        """In a loop, `if i == 0: acc = y` / `else: acc += y`: a name first bound in the body, and bound nowhere else in
+        the loop, holds in the `else` of a later iteration what the body bound (else it is unbound there)."""
+        loop = self.loop
+        if loop is None or loop.scope is not self.scope:
+            return {}
+        new = [name for name in after_body if name not in before]
+        test = node.test
+        if type(test) is ast.Compare and type(test.left) is ast.Name and len(test.ops) == 1 and type(test.ops[0]) is ast.Is \
+                and type(test.comparators[0]) is ast.Constant and test.comparators[0].value is None \
+                and after_body.get(test.left.id) is not before.get(test.left.id) and self.function is not None \
+                and _none_outside(self.function.node, loop.node, test.left.id):
+            new.append(test.left.id)  # `acc = None` before the loop, `if acc is None: acc = y` / `else: acc += y`
+        if not new:
+            return {}
+        elsewhere = self._stores_outside(loop.node, node)
+        return {name: after_body[name] for name in new if name not in elsewhere}
+
+    def _carried_into_body(self, node: ast.If) -> str | None:
+        """The name of `if acc is not None: acc += y` / `else: acc = y` in a loop, `acc = None` before it and bound nowhere
+        else in the loop: the body, on a later pass, holds what the else bound (walked first for that)."""
+        loop, test = self.loop, node.test
+        if loop is None or loop.scope is not self.scope or not node.orelse or self.function is None \
+                or not (type(test) is ast.Compare and type(test.left) is ast.Name and len(test.ops) == 1 and type(test.ops[0]) is ast.IsNot
+                        and type(test.comparators[0]) is ast.Constant and test.comparators[0].value is None):
+            return None
+        name = test.left.id
+        if name in self._stores_outside(loop.node, node, orelse=True) or not _none_outside(self.function.node, loop.node, name):
+            return None
+        return name
+
+    def _stores_outside(self, loop: ast.AST, branch: ast.If, orelse: bool = False) -> set:
+        """Names the loop binds outside `branch`'s body (its else, `orelse`) (an augmented assignment keeps its tensor:
+        not counted)."""
+        cache = self.__dict__.setdefault("_stores_outside_cache", {})
+        key = (id(loop), id(branch), orelse)
+        found = cache.get(key)
+        if found is None:
+            found, pending = set(), [loop.target] if isinstance(loop, (ast.For, ast.AsyncFor)) else []
+            pending += [child for child in loop.body]
+            while pending:
+                child = pending.pop()
+                if child is branch:
+                    pending.extend(branch.body if orelse else branch.orelse)
+                    pending.append(branch.test)
+                    continue
+                if isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Name):
+                    pending.append(child.value)
+                    continue
+                if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
+                    found.add(child.id)
+                elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    found.add(child.name)
+                pending.extend(ast.iter_child_nodes(child))
+            cache[key] = found
+        return found
 
     def _note_cut(self):
         """The symbolic walk of a function meets a graph cut (a comparison, argmax, a cast to int): whether what it returns
@@ -1854,6 +1929,9 @@ class Walker:
             result = self._chained_params(node, arg_provs)
         elif qualname is not None and qualname.startswith("math."):
             result = Provenance(Kind.NUMBER, node.lineno)  # (the math module's functions: a Python number, int or float)
+        elif method == "__init__" and self._sequential_base_init(receiver):
+            # `class MLP(nn.Sequential)` whose __init__ runs `super().__init__(*layers)`: its layers, as nn.Sequential's
+            self._store_self_attribute(SEQUENTIAL_LAYERS, self.torch_call(node, "torch.nn.Sequential", arg_provs), self.ctx().statement)
         elif method is not None:
             result = self.method_call(node, event, method, receiver, receiver_prov, arg_provs)
         elif func_prov is not None and func_prov.kind is Kind.MODULE:
@@ -1870,6 +1948,14 @@ class Walker:
             self._note_role(event)
         self._note_mapping_changes(node, qualname, method, receiver, receiver_prov)
         return result
+
+    def _sequential_base_init(self, receiver: ast.expr | None) -> bool:
+        """`super().__init__(...)` in the `__init__` of a class derived from nn.Sequential."""
+        function = self.function
+        if not (type(receiver) is ast.Call and type(receiver.func) is ast.Name and receiver.func.id == "super"
+                and function is not None and function.name == "__init__" and function.cls is not None):
+            return False
+        return any(self.imports.qualname(base) == "torch.nn.Sequential" for base in function.cls.node.bases)
 
     def _note_mapping_changes(self, node: ast.Call, qualname, method, receiver, receiver_prov):
         """`cfg.update(...)`, or `apply(cfg)` (a call that may store into it): its values are no longer the display's."""
@@ -2507,6 +2593,10 @@ class Walker:
     def forward(self, node, module: Provenance, arg_provs, event) -> Provenance | None:
         event.role = "forward"
         cls = module.module_class
+        if isinstance(cls, ClassInfo) and "forward" not in cls.methods and not cls.bases:
+            layers = cls.attribute(SEQUENTIAL_LAYERS, module)  # (an nn.Sequential subclass: nn.Sequential's forward)
+            if layers is not None and layers.kind is Kind.MODULE and layers.module_class == "torch.nn.Sequential":
+                module, cls = layers, layers.module_class
         inputs = [p for p in flatten(arg_provs) if p is not None and p.kind is Kind.TENSOR]
         name = cls.rsplit(".", 1)[-1] if isinstance(cls, str) else None
         loss = name is not None and name.endswith("Loss")
@@ -2614,20 +2704,34 @@ class Walker:
                 and any(value is not None and value.kind is Kind.TENSOR and value.requires_grad for value in walked.elements):
             # a forward returning a tuple (`return (loss,) + out`) walked with these arguments: each element this
             # forward's output, with the sizes the walk found for it (`model(ids, labels)[0]`)
-            return _walked_output(walked, result, node)
+            return self._kept_elements(_walked_output(walked, result, node), walked, node)
         if walked is None and isinstance(cls, ClassInfo) and event.runs is not None and event.runs.walked and not self.no_grad:
             kept = event.runs.returns
             if kept is not None and kept.kind is Kind.SEQUENCE and kept.origin == _TUPLE and kept.elements:
                 # a forward returning a tuple display (`return loss, n, {"loss": loss.detach()}`) whose summary says
                 # which elements are tensors: those are this call's output, the others (counts, logs) not known here
-                return Provenance(Kind.SEQUENCE, node.lineno, elements=tuple(_as_output(value, result) for value in kept.elements),
-                                  origin=_TUPLE, node=node)
+                return self._kept_elements(Provenance(Kind.SEQUENCE, node.lineno, elements=tuple(_as_output(value, result) for value in kept.elements),
+                                                      origin=_TUPLE, node=node), kept, node)
         listed = walked if walked is not None or not isinstance(cls, ClassInfo) or event.runs is None or not event.runs.walked else event.runs.returns
         if listed is not None and listed.kind is Kind.SEQUENCE and not listed.elements and listed.graph and not self.no_grad:
             # a forward returning the list it appended its outputs to (`return tuple(outs)`): each element is this
             # forward's output (`for f in self.neck(x)`)
             return Provenance(Kind.SEQUENCE, node.lineno, elements=(result,), origin=_EACH, node=node)
         return result
+
+    def _kept_elements(self, out: Provenance, returned: Provenance, node: ast.Call) -> Provenance:
+        """A forward returning a tuple whose element is the output of an op that kept it for backward (`return c2, c3`,
+        `return self.act(a), b`): that element of this call's output is kept too (saved by this call: AG006 asks for a
+        loss computed from the edited element itself, _through_edit)."""
+        if len(returned.elements) != len(out.elements):
+            return out
+        elements = list(out.elements)
+        for index, value in enumerate(returned.elements):
+            element = elements[index]
+            if value is not None and value.kind is Kind.TENSOR and value.saved_node is not None and not value.detached \
+                    and id(value.saved_node) in value.graph and element is not None and element.kind is Kind.TENSOR and element.requires_grad:
+                elements[index] = element.but(saved_by=value.saved_by, saved_node=node)
+        return out.but(elements=tuple(elements))
 
     def _last_block_kept(self, module: Provenance) -> str | None:
         """The op that kept for backward what the last block of an nn.Sequential returns (its forward's summary), when
@@ -2873,9 +2977,15 @@ class Walker:
             return None
         if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and arg_provs[0] is not None \
                 and recv.origin != _SOME_ITEMS and arg_provs[0].kind is Kind.MODULE \
-                and all(p is not None and p.kind is Kind.MODULE for p in recv.elements) and label(receiver):
-            # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order
+                and _layer_list(recv) and label(receiver):
+            # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order (None: one not known)
             self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],), origin=""))
+            return None
+        if recv.kind is Kind.SEQUENCE and method in ("append", "extend", "insert") and recv.elements and recv.origin != _SOME_ITEMS \
+                and _layer_list(recv) and label(receiver):
+            # a layer list given what is not known to be one layer: the layers around it are no longer neighbours
+            pieces = tuple(piece for layer in recv.elements for piece in (None, layer)) if method == "insert" else recv.elements
+            self.update(label(receiver), recv.but(elements=pieces + (None,), origin=""))
             return None
         if recv.kind is Kind.SEQUENCE and method in ("append", "extend", "insert") and node.args and label(receiver):
             # `outs.append(y)`: the list holds the tensors' graphs, which `torch.cat(outs)` joins and a forward returning
@@ -2897,7 +3007,7 @@ class Walker:
         if api.is_inplace_method(method) or api.is_inplace_view(method):
             recv = self._saved_since(receiver, recv)
             self.emit(InplaceEvent(node, self.ctx(), target=receiver, prov=recv, op=method, form="method", reshape=api.is_inplace_view(method)))
-            after = self._after_inplace(recv, arg_provs)
+            after = self._through_edit(node, recv, self._after_inplace(recv, arg_provs))
             if after.shape is not None and api.out_of_place(method) not in api.SAME_SHAPE:
                 after = after.but(shape=None)  # unsqueeze_, t_, resize_: its dims change
             if after is not recv:
@@ -3999,6 +4109,24 @@ def _merge_branches(a: Provenance | None, b: Provenance | None) -> Provenance | 
     return merged
 
 
+def _none_outside(function, loop: ast.AST, name: str) -> bool:
+    """`name` is a local of `function` that every statement outside `loop` binds to None (`acc = None`), and one does."""
+    args = function.args
+    if any(arg.arg == name for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if arg is not None):
+        return False
+    inside = loop.__dict__.get("_names_stored")  # (kept on the loop's node: an edit makes a new one)
+    if inside is None:
+        inside = loop._names_stored = {id(sub) for sub in syntax.nodes(loop) if type(sub) is ast.Name and type(sub.ctx) is not ast.Load}
+    to_none, stores = set(), []
+    for sub in syntax.nodes(function):
+        if type(sub) is ast.Assign and len(sub.targets) == 1 and type(sub.targets[0]) is ast.Name and sub.targets[0].id == name \
+                and type(sub.value) is ast.Constant and sub.value.value is None:
+            to_none.add(id(sub.targets[0]))
+        elif type(sub) is ast.Name and sub.id == name and type(sub.ctx) is not ast.Load and id(sub) not in inside:
+            stores.append(id(sub))
+    return bool(stores) and all(store in to_none for store in stores)
+
+
 def _first_stores(function) -> dict:
     """Name -> the line of the first statement of a function's body (nested defs aside) that assigns it."""
     found = function.__dict__.get("_first_stores")  # (kept on the def's node: an edit makes a new one)
@@ -4698,6 +4826,17 @@ def _as_output(value: Provenance | None, output: Provenance) -> Provenance | Non
             or value.kind is Kind.SEQUENCE and value.origin == _TUPLE and value.elements:  # (`return y, (h, c)`)
         return value.but(elements=tuple(_as_output(element, output) for element in value.elements))
     return value if value.kind in (Kind.NUMBER, Kind.TEXT) else output
+
+
+def _layer_list(sequence: Provenance) -> bool:
+    """A list of layers being built: empty, or layers and unknown items, at least one a layer."""
+    found = False
+    for element in sequence.elements:
+        if element is not None:
+            if element.kind is not Kind.MODULE:
+                return False
+            found = True
+    return found or not sequence.elements
 
 
 def _walked_output(walked: Provenance, result: Provenance, node: ast.Call) -> Provenance:

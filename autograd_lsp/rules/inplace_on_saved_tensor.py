@@ -2,7 +2,7 @@
 Flags an in-place change (`+=`, `x[i] = …`, `clamp_`, `mul_`, any `*_` method, a reshape in place such as `unsqueeze_`
 or `t_` (no value changes, but the version counter moves), an in-place activation such as
 `nn.ReLU(inplace=True)` or `F.dropout(x, 0.1, inplace=True)` — also as an `nn.Sequential`'s first layer, of
-`nn.Sequential(*layers)` the first append every construction in the module runs (`if pre_act: layers.append(...)`
+`nn.Sequential(*layers)` (or a class derived from nn.Sequential, `super().__init__(*layers)`) the first append every construction in the module runs (`if pre_act: layers.append(...)`
 with `pre_act` left at True; such a layer is reported at its construction too, where `inplace=True` goes) — also
 through a view or `.detach()`) of
 a tensor that autograd saved for the backward pass, made before the `backward()` that needs it: the
@@ -19,7 +19,9 @@ n ≥ 1 at every construction: `for attn, ff in self.layers: x = attn(x) + x`; a
 `self.add_module(f"block{i}", ...)` is known where `getattr(self, f"block{i}")` reads it, and an optional one,
 `self.fuse = Fusion(c) if n > 1 else None`, where it is called). A view kept for backward (`conv(x.transpose(1, 2))`, `x.t() @ w`; not one that may copy,
 `.reshape()`, `.contiguous()`) shares its base's version counter: changing the base in place counts; a tensor an op saves again after an earlier edit (`x += f(norm1(x))`, then `x += g(norm2(x))`) is judged
-against that new save, and an output stored into a slice (`out[:, a:b] = y`) joins `out`'s graph. The backward is a
+against that new save, an accumulator a loop binds on one pass and edits on the later ones (`if i == 0: acc = y`,
+`else: acc += y`; or from `acc = None`, `if acc is (not) None:`) holds what the first pass bound, an element of a forward's returned tuple (`return c2, c3`) that is an op's kept output
+is kept at the call (where the loss is computed from the edited element), and an output stored into a slice (`out[:, a:b] = y`) joins `out`'s graph. The backward is a
 later `.backward()` whose loss was computed through the saving operation, or the value a module's
 `forward()` / a Lightning `training_step` returns (a loss over what a forward returns in a list it appended its
 outputs to, `return tuple(outs)`, runs through them) — not from a branch that runs only in eval mode (`if not
@@ -65,6 +67,7 @@ from dataclasses import replace
 
 from ..analysis import syntax
 from ..analysis.model import BindEvent, CallEvent, InplaceEvent, ModuleModel
+from ..analysis.provenance import Kind
 from ..analysis.torch_api import operator_op, out_of_place, saved_inputs, saves_output
 from ..analysis.training import GRAPH_RETURNING
 from ..analysis.uses import aliased_base
@@ -98,18 +101,22 @@ def check(model: ModuleModel):
             continue  # (one line walked for two call sites: one finding)
         # a tensor saved later in the loop is edited by the next iteration: only a backward after the loop needs it
         after = event.seq if loop is None else max((e.seq for e in model.events if loop.contains(e.ctx.loop)), default=event.seq)
-        backward = next((site for site in sites if site.event.seq > after and _computed_through(model, key, site.prov.graph)), None)
+        # one of the tensors a call returned (`rates, scores = head(x)`): the loss must be computed from the edited one
+        element = id(event.node) if _returned_several(model, saver) else None
+        backward = next((site for site in sites if site.event.seq > after and _computed_through(model, key, site.prov.graph)
+                         and (element is None or _computed_through(model, element, site.prov.graph))), None)
         returned = None
         if backward is None:
             function = event.ctx.scope.node
             end = event.node.lineno if loop is None else (loop.node.end_lineno or loop.node.lineno)
             returned = next((ret for ret, ret_prov in returns.get(function, ()) if ret.lineno >= end
-                             and key in ret_prov.graph), None)
+                             and key in ret_prov.graph and (element is None or element in ret_prov.graph)), None)
             caller = event.ctx.via
             while returned is None and caller is not None:
                 # a child's forward walked for its caller's call (`self.body(x)`): the caller's forward returns the graph
                 returned = next((ret for ret, ret_prov in returns.get(caller.scope.node, ()) if ret.lineno >= caller.statement.lineno
-                                 and _computed_through(model, key, ret_prov.graph)), None)
+                                 and _computed_through(model, key, ret_prov.graph)
+                                 and (element is None or _computed_through(model, element, ret_prov.graph))), None)
                 caller = caller.via
             if returned is None or syntax.eval_only(syntax.parents(model, function), event.node):
                 continue  # (an eval-mode-only branch: nothing backpropagates through what it returns)
@@ -177,6 +184,12 @@ def _saved_later(model: ModuleModel, loop, event, name: str):
         if any(index in kept and isinstance(operand, ast.Name) and operand.id == name for index, operand in enumerate(operands)):
             return op, node
     return None
+
+
+def _returned_several(model: ModuleModel, saver) -> bool:
+    """The saving node is a call that returned a tuple (a forward's `return c2, c3`): each element is kept apart."""
+    found = model.prov(saver) if isinstance(saver, ast.Call) else None
+    return found is not None and found.kind is Kind.SEQUENCE
 
 
 def _calls(model: ModuleModel) -> dict:
