@@ -178,7 +178,7 @@ def _ensure_wide(key: str, quiet: bool) -> None:
     name, version, kind, keep, _ = WIDE_PACKAGES[key]
     target = wide_dir(key)
     stamp = target / ".unpacked"
-    signature = f"{name}=={version} {kind} {' '.join(keep)}"
+    signature = f"{name}=={version} {kind} {' '.join(keep)}".strip()  # (stripped as the stamp is read: no keep, no trailing space)
     if stamp.is_file() and stamp.read_text().strip() == signature:
         return
     if kind == "wheel":
