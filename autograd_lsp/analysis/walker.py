@@ -700,6 +700,11 @@ class Walker:
         ret = info.returns
         if ret is None or not self._summarised(info):
             return None
+        if any(type(arg) is ast.Starred for arg in arg_nodes) and (spread := callsite.spread(call, arg_provs)) is not None:
+            # `score(x, *net(x))` of a tuple of known elements: each fills its own parameter
+            arg_nodes = [value for arg, prov in zip(arg_nodes, arg_provs) for value in
+                         ([arg.value] * len(prov.elements) if type(arg) is ast.Starred else [arg])]
+            arg_provs = spread
         return self._instantiate_returned(info, ret, call, arg_provs, arg_nodes)
 
     def _instantiate_returned(self, info: FunctionInfo, ret: Provenance, call: ast.Call, arg_provs: list, arg_nodes: list):
@@ -730,7 +735,7 @@ class Walker:
     def _instantiate_value(self, info: FunctionInfo, ret: Provenance, call: ast.Call, arg_provs: list, arg_nodes: list) -> Provenance | None:
         offset = 1 if info.cls is not None and not self._is_static(info.node) else 0
         deps = []
-        starred = next((i for i, arg in enumerate(call.args) if isinstance(arg, ast.Starred)), None)
+        starred = next((i for i, arg in enumerate(arg_nodes) if isinstance(arg, ast.Starred)), None)
         cut = []  # per dependency: the helper reaches it only through a graph cut (its values, never its graph)
         for index in sorted(ret.param_deps):
             position = index - offset
@@ -1326,7 +1331,10 @@ class Walker:
     def _element_of(self, prov: Provenance | None, node: ast.expr) -> Provenance | None:
         if prov is None:
             if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "range" and self._builtin(node.func):
-                return _INT_NUMBER  # (the builtin's counter: an int)
+                bounds = self._ints(node.args) if 1 <= len(node.args) <= 3 and not node.keywords else None
+                if bounds is None or None in bounds or (len(bounds) == 3 and bounds[2] == 0):
+                    return _INT_NUMBER  # (the builtin's counter: an int)
+                return Provenance(Kind.NUMBER, 0, dtype=api.INT, counter=range(*bounds))
             return None
         if prov.kind is Kind.TENSOR and prov.origin == "param":
             # a helper's parameter iterated (`for pred in predictions`): what the call passes decides, as for the parameter
@@ -1643,7 +1651,7 @@ class Walker:
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=api.INT, origin="comparison",
                           nondiff=cut, param_deps=(deps := frozenset().union(*(p.param_deps for p in graphs))), cut_deps=deps,
                           composed_from=frozenset().union(*(p.composed_from for p in graphs)), no_grad=self.no_grad,
-                          loop=self.loop, epoch=self.epoch, node=node,
+                          loop=self.loop, epoch=self.epoch, node=node, shape=_broadcast_shape(zip(provs, provs)),
                           scalar=all(p.scalar for p in graphs) or (False if any(p.scalar is False for p in graphs) else None))
 
     def ev_Subscript(self, node):
@@ -2416,9 +2424,9 @@ class Walker:
         """The backward and step calls a body walked for this call ran (`collected`, in order): this call's own, on its
         values (ThroughEvent). A value the call passed is named by its argument; one the body made (or took from
         `self`) is as the walk left it, with this call in its graph."""
-        arguments = {}
+        arguments, given = {}, _before_star(call.args)
         for index, name in enumerate(passed):
-            argument = call.args[index] if index < len(call.args) else next((kw.value for kw in call.keywords if kw.arg == name), None)
+            argument = given[index] if index < len(given) else next((kw.value for kw in call.keywords if kw.arg == name), None)
             if argument is not None:
                 arguments[name] = argument
         for event in collected:
@@ -2456,7 +2464,8 @@ class Walker:
             for index, (name, prov) in enumerate(passed.items()):
                 if prov is None or prov.node is None or event.prov.node is not prov.node:
                     continue
-                argument = call.args[index] if index < len(call.args) else next((kw.value for kw in call.keywords if kw.arg == name), None)
+                given = _before_star(call.args)
+                argument = given[index] if index < len(given) else next((kw.value for kw in call.keywords if kw.arg == name), None)
                 if argument is None or bound.get(name) is None:
                     continue
                 ctx = Context(self.scope, self.loop, self.mode, self.epoch, self.stmt, self.via)  # its own: changed below
@@ -3732,7 +3741,7 @@ class Walker:
         items = []
         for item in (index.elts if isinstance(index, ast.Tuple) else [index]):
             if isinstance(item, ast.Slice):
-                items.append(shapes.FULL if item.lower is None and item.upper is None and item.step is None else shapes.PART)
+                items.append(shapes.FULL if item.lower is None and item.upper is None and item.step is None else self._slice_item(item))
             elif isinstance(item, ast.Constant) and item.value is None:
                 items.append(shapes.NEW)
             elif isinstance(item, ast.Constant) and item.value is Ellipsis:
@@ -3744,6 +3753,22 @@ class Walker:
                 items.append(shapes.INT if isinstance(value, int) and not isinstance(value, bool) or self._some_int(item) else shapes.OTHER)
         shape, kept = shapes.index(base.shape, items)
         return shape, any(d is not None and d > 1 for d in kept)
+
+    def _slice_item(self, item: ast.Slice):
+        """A slice of known integer bounds, a Window `i:i + k` of a range counter `i`, or PART (size unknown)."""
+        bounds = self._ints([b if b is not None else ast.Constant(None) for b in (item.lower, item.upper, item.step)])
+        if bounds is not None and all(b is not None or part is None for b, part in zip(bounds, (item.lower, item.upper, item.step))):
+            return slice(*bounds)
+        lower, upper = item.lower, item.upper
+        if item.step is None and type(lower) is ast.Name and type(upper) is ast.BinOp and type(upper.op) is ast.Add:
+            counter = self.lookup(lower.id)
+            if counter is not None and counter.kind is Kind.NUMBER and counter.counter is not None:
+                left, right = upper.left, upper.right
+                width = self._int_value(right) if type(left) is ast.Name and left.id == lower.id else \
+                    self._int_value(left) if type(right) is ast.Name and right.id == lower.id else None
+                if type(width) is int:
+                    return shapes.Window(counter.counter, width)
+        return shapes.PART
 
     def _some_int(self, item: ast.expr) -> bool:
         """A Python integer of unknown value (`for i in range(n)`: `x[i]` picks one row, as a literal does)."""
@@ -4311,6 +4336,14 @@ def _broadcast_shape(inputs):
         else:
             return None
     return shapes.broadcast(found)
+
+
+def _before_star(args: list) -> list:
+    """The positional arguments up to the first `*t` (past it, which parameter an argument fills is not its index)."""
+    for index, arg in enumerate(args):
+        if type(arg) is ast.Starred:
+            return args[:index]
+    return args
 
 
 def _fold(op: ast.operator, left, right) -> int | None:
