@@ -2210,6 +2210,8 @@ class Walker:
         return value is what it makes of these arguments. Memoised by the facts of the arguments and the grad mode.
         Returns _NOT_WALKED when the summary has to do."""
         keyword_provs = keyword_provs or {}
+        if info.__dict__.get("sized_by_arguments", False):
+            arg_provs, keyword_provs = self._valued(node, arg_provs, keyword_provs)
         passed = [*arg_provs, *keyword_provs.values()]
         if info.__dict__.get("dtype_from_arguments", False):
             self._note_dtype_passed_on([*node.args, *(kw.value for kw in node.keywords)])
@@ -2228,6 +2230,9 @@ class Walker:
         shaped = (_shaped_by_arguments(info) or init) \
             and (any(_shaped(p) or (init or _pair(p)) and _shaped_deeply(p) for p in passed) or info.cls is not None and receiver is not None and receiver.node is not None
                  and receiver.origin != "self" and any(_shaped(p) for p in info.cls.instances.get(id(receiver.node), {}).values()))
+        # (and a body whose factory takes a size from a parameter, given an integer of several: `draw(count=16)`)
+        shaped = shaped or info.__dict__.get("sized_by_arguments", False) and any(
+            p is not None and p.kind is Kind.NUMBER and type(p.value) is int and p.value > 1 for p in passed)
         # a body that runs backward() or an optimizer step: walked with what the call gives it, so that the caller sees
         # which of its values are backpropagated, freed and stepped, in order (ThroughEvent). Only for calls that give it
         # a value with a graph, an instance of a plain class of the workspace (an optimizer or criterion wrapper whose
@@ -2311,6 +2316,21 @@ class Walker:
             return _no_graph_if(self.no_grad, _with_shape(self.instantiate(info, node, arg_provs, node.args),
                                                           self._returned(ret, passed, bound, node)))
         return self._returned(ret, passed, bound, node)
+
+    def _valued(self, node: ast.Call, arg_provs, keyword_provs) -> tuple:
+        """The arguments with each integer literal (or name bound to one) as a number of that value, for a body whose
+        factories take sizes from its parameters."""
+        def valued(prov, argument):
+            if prov is not None and (prov.kind is not Kind.NUMBER or prov.value is not None):
+                return prov
+            value = self._int_value(argument)
+            return _int_number(value) if type(value) is int else prov
+        if len(arg_provs) == len(node.args):
+            arg_provs = [valued(prov, argument) for prov, argument in zip(arg_provs, node.args)]
+        if type(keyword_provs) is dict:
+            given = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+            keyword_provs = {name: valued(prov, given[name]) if name in given else prov for name, prov in keyword_provs.items()}
+        return arg_provs, keyword_provs
 
     def _summary_of(self, info: FunctionInfo) -> FunctionInfo:
         """`info`, its summary read by this walk (recorded for analysis/rewalk.py)."""
@@ -2938,10 +2958,14 @@ class Walker:
             if method in api.DEVICE_MOVES:  # `loss.new_ones(n)`: a new tensor; the receiver gives its dtype and device only
                 return self.derive(node, recv, [], dtype=dtype, scalar=None, shape=shape)
             return self.derive(node, recv, [(recv, receiver)], dtype=dtype, nondiff=method, scalar=scalar, shape=shape)
-        if method in api.DISTRIBUTION_GRAD_METHODS and recv.origin.startswith("torch.distributions.") \
-                and recv.origin.rsplit(".", 1)[-1] in api.DISTRIBUTIONS:
+        if recv.origin.startswith("torch.distributions.") and recv.origin.rsplit(".", 1)[-1] in api.DISTRIBUTIONS \
+                and (method in api.DISTRIBUTION_GRAD_METHODS or method in api.DISTRIBUTION_SHAPED_METHODS):
+            shape, scalar = self._sampled_shape(node, method, recv, arg_provs)
+            if method not in api.DISTRIBUTION_GRAD_METHODS:  # `dist.sample()`: drawn without a graph
+                return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, no_grad=self.no_grad, loop=self.loop,
+                                  epoch=self.epoch, origin=self._origin(node), node=node, shape=shape, scalar=scalar)
             # `dist.log_prob(a)`, `dist.entropy()`: a new tensor with the graph of what the distribution was built from
-            return self.derive(node, recv, [(recv, receiver), *zip(arg_provs, node.args)], scalar=None, shape=None)
+            return self.derive(node, recv, [(recv, receiver), *zip(arg_provs, node.args)], scalar=scalar, shape=shape)
         if method in api.TENSOR_OPS or method in api.FLOAT_RESULT_METHODS or method in api.INT_RESULT_METHODS:
             # (`x.view(size[0], -1)`: an op whose only tensor is its receiver meets no other, whatever its arguments are)
             inputs = [(recv, receiver)] + ([] if method in api.SHAPE_OPERANDS or api.one_tensor(method) else
@@ -3418,6 +3442,21 @@ class Walker:
         batch = Provenance(Kind.TENSOR, node.lineno, scalar=False, origin="batch", no_grad=self.no_grad, node=node)
         return Provenance(Kind.SEQUENCE, node.lineno, elements=(batch,), origin="DataLoader", node=node)
 
+    @staticmethod
+    def _sampled_shape(node: ast.Call, method: str, dist: Provenance, arg_provs) -> tuple:
+        """(shape, scalar) of `dist.sample()` / `dist.entropy()` (the batch shape) or `dist.log_prob(x)` (x's broadcast
+        with it: at least as many elements, whatever x is); (None, None) where not known."""
+        kind, batch = api.DISTRIBUTION_SHAPED_METHODS.get(method), dist.shape
+        if batch is None or node.keywords or kind is None:
+            return None, None
+        if kind == "batch" and not node.args:
+            return batch, shapes.scalar_of(batch)
+        if kind == "value" and len(node.args) == 1 and type(node.args[0]) is not ast.Starred:
+            value = arg_provs[0]
+            shape = _broadcast_shape([(value, None), (dist, None)]) if value is not None and value.kind is Kind.TENSOR else None
+            return shape, shapes.scalar_of(shape) if shape is not None else (False if shapes.scalar_of(batch) is False else None)
+        return None, None
+
     def _distribution(self, node: ast.Call, arg_provs) -> Provenance | None:
         """`Normal(mean, torch.exp(log_std))`: the distribution keeps its tensors, so it carries the graph of those built
         from trainable ones (a leaf or a view of one is kept live: only a computed argument can go stale)."""
@@ -3426,7 +3465,27 @@ class Walker:
         computed = [(prov, arg) for prov, arg in pairs if prov is not None and prov.has_graph and prov.base is None]
         if not computed:
             return None
-        return self.derive(node, computed[0][0], computed, scalar=None).but(origin=self._origin(node))
+        # (its batch shape as its shape: what sample() and entropy() give, log_prob(x) broadcasts with)
+        return self.derive(node, computed[0][0], computed, scalar=None).but(origin=self._origin(node), shape=self._batch_shape(node, arg_provs))
+
+    def _batch_shape(self, node: ast.Call, arg_provs):
+        """A distribution's batch shape: the broadcast of its parameters' shapes less their non-batch dims (Categorical's
+        logits: all but the last); None where a parameter's shape is not known."""
+        params = api.DISTRIBUTION_PARAMETERS.get(self._origin(node).rsplit(".", 1)[-1])
+        if params is None or len(node.args) > len(params) or any(type(a) is ast.Starred for a in node.args) \
+                or any(kw.arg is None for kw in node.keywords):
+            return None
+        keywords = self._keywords or {}
+        given = [*((params[i], prov) for i, prov in enumerate(arg_provs)),
+                 *(((kw.arg, dict(params).get(kw.arg, None)), keywords.get(kw.arg)) for kw in node.keywords)]
+        found = []
+        for (_, trailing), prov in given:
+            if trailing is None:
+                continue
+            if prov is None or prov.kind not in (Kind.TENSOR, Kind.NUMBER) or prov.kind is Kind.TENSOR and (prov.shape is None or len(prov.shape) < trailing):
+                return None
+            found.append(() if prov.kind is Kind.NUMBER else prov.shape[:len(prov.shape) - trailing])
+        return shapes.broadcast(found) if found else None
 
     @staticmethod
     def _chained_params(node: ast.Call, arg_provs) -> Provenance | None:
@@ -3531,9 +3590,24 @@ class Walker:
                     shape = _size_shape(node.args, self._int_value)  # (sizes spelt out: `torch.FloatTensor(2, 3)`)
         if short in ("empty", "empty_like", "empty_strided"):
             uninitialised = not any(kw.arg == "out" for kw in node.keywords)
+        if shape is not None and None in shape:
+            self._note_sized_by_arguments(node.args)
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=requires_grad if isinstance(requires_grad, bool) else None,
                           dtype=dtype, origin=f"torch.{short}", no_grad=self.no_grad, loop=self.loop, epoch=self.epoch,
                           scalar=shapes.scalar_of(shape) if scalar is None else scalar, shape=shape, uninitialised=uninitialised, node=node)
+
+    def _note_sized_by_arguments(self, sizes: list):
+        """`torch.zeros(count, 4)` with `count` a parameter: the size is the caller's to tell (`draw(count=16)`), so the
+        body is worth walking again with the integers a call passes (call_in_context)."""
+        function = self.function
+        if function is None or function.context_of is not None or self.via is not None:
+            return
+        for size in sizes:
+            for item in (size.elts if type(size) in (ast.Tuple, ast.List) else (size,)):
+                prov = self.lookup(item.id) if type(item) is ast.Name else None
+                if prov is not None and prov.origin == "param" and prov.kind is Kind.TENSOR:
+                    function.sized_by_arguments = True  # type: ignore[attr-defined]
+                    return
 
     def _note_dtype_from_arguments(self, arg_provs):
         """`torch.arange(n)` with `n` a parameter: the dtype is the caller's to tell (`points(32)`: int64), so the body
