@@ -1550,6 +1550,8 @@ class Walker:
         call passes or leaves at its default as a `True`/`False` literal, tested as `flag` or `not flag` (`if backward:
         loss.backward()`), and not bound again since (the walk's binding of the name is that literal's, outside loops)."""
         taken = self._none_test(test)
+        if taken is None and self.via is not None and self.loop is None:
+            taken = self._type_test(test)
         if taken is None and self.via is not None and type(test) is ast.Compare:
             return self._text_test(test)  # (a string kept on `self` by the constructor: no loop of the body rebinds it)
         if taken is not None or self.via is None or self.loop is not None:
@@ -1563,6 +1565,28 @@ class Walker:
         if known is None or known.kind is not Kind.NUMBER or known.truth is None:
             return None
         return known.truth is not negated
+
+    def _type_test(self, test) -> bool | None:
+        """`type(n) is int` / `isinstance(n, float)` (or `is not`) of a name holding a number (not a bool) or a tensor in
+        a walk for one call site: whether it holds (`if type(category) is int: category = [category] * n`)."""
+        if type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Is, ast.IsNot) \
+                and type(test.left) is ast.Call and type(test.left.func) is ast.Name and test.left.func.id == "type" and len(test.left.args) == 1:
+            name, kind, negated = test.left.args[0], test.comparators[0], type(test.ops[0]) is ast.IsNot
+        elif type(test) is ast.Call and type(test.func) is ast.Name and test.func.id == "isinstance" and len(test.args) == 2:
+            name, kind, negated = test.args[0], test.args[1], False
+        else:
+            return None
+        if type(name) is not ast.Name or type(kind) is not ast.Name or kind.id not in ("int", "float") or not self._builtin(kind) \
+                or not self._builtin(test.left.func if type(test) is ast.Compare else test.func):
+            return None
+        known = self.lookup(name.id)
+        if known is None or known.origin == "param" or known.kind not in (Kind.NUMBER, Kind.TENSOR) or known.truth is not None:
+            return None
+        if known.kind is Kind.TENSOR:
+            return negated
+        if known.dtype not in (api.INT, api.FLOAT):
+            return None
+        return ((known.dtype == api.INT) is (kind.id == "int")) is not negated
 
     def _text_test(self, test: ast.Compare) -> bool | None:
         """`self.mode == "byol"` / `!=`, of a short string this call's instance is known to hold (a constructor's argument
@@ -1590,6 +1614,8 @@ class Walker:
         known = self.lookup(name)
         if known is not None and known.kind in _NEVER_NONE and known.origin != "param" and not known.param_deps:
             return type(test.ops[0]) is ast.IsNot  # (in a walk for one call: a tensor this call passes, or one made here)
+        if known is not None and known.kind is Kind.SEQUENCE and type(known.node) in (ast.BinOp, ast.List, ast.Tuple):
+            return type(test.ops[0]) is ast.IsNot  # (a list the body displayed: `[category] * n`)
         left = function.__dict__.get("left_none")
         if not left or name not in left:
             return None
@@ -1629,6 +1655,12 @@ class Walker:
                 and right.kind is Kind.SEQUENCE and left.origin == _TUPLE and right.origin == _TUPLE:
             # `(loss,) + outputs` (transformers' `return ((loss,) + output)`): the elements of both, in order
             return Provenance(Kind.SEQUENCE, node.lineno, elements=left.elements + right.elements, origin=_TUPLE)
+        if isinstance(node.op, ast.Mult) and left is not None and right is not None and {left.kind, right.kind} == {Kind.SEQUENCE, Kind.NUMBER}:
+            items = left if left.kind is Kind.SEQUENCE else right
+            if type(node.left if items is left else node.right) is ast.List and items.elements \
+                    and all(element is not None and element.kind is Kind.NUMBER for element in items.elements):
+                # `[category] * n`: a list of n of these numbers, all alike where it has one
+                return Provenance(Kind.SEQUENCE, node.lineno, elements=items.elements, origin=_EACH if len(items.elements) == 1 else "", node=node)
         result = self.combine(node, [(left, node.left), (right, node.right)], binop=node.op)
         if result is not None and result.requires_grad and isinstance(node.op, (ast.Mult, ast.Div, ast.Pow, ast.MatMult)):
             self._mark_saved([node.left, node.right], api.operator_op(node.op), node)
@@ -3846,7 +3878,7 @@ class Walker:
 
     def _some_int(self, item: ast.expr) -> bool:
         """A Python integer of unknown value (`for i in range(n)`: `x[i]` picks one row, as a literal does)."""
-        prov = self.lookup(item.id) if isinstance(item, ast.Name) else None
+        prov = self.lookup(item.id) if isinstance(item, ast.Name) else self.prov_of(item) if type(item) is ast.Subscript else None
         return prov is not None and prov.kind is Kind.NUMBER and prov.dtype == api.INT and prov.truth is None
 
     def _ints(self, nodes) -> list | None:

@@ -14,7 +14,8 @@ given as its layer's output (`layer.register_forward_hook(self.save)`, kept on `
 helper called once with it), or a factory's size argument (`torch.randint(0, k, (n,))`); or a tensor whose *shape*
 is known to have a dim of several elements (analysis/shapes.py): followed from factories and literals through
 elementwise ops, reshapes, reductions along a dim (`x.sum(dim=1)`), indexing that keeps a dim (`scores[:, 0]`, also by
-a builtin `range` loop's counter: `maps[0, t]`), a slice of known bounds (`x[2:10]`; `x[i:i + 64]` for a `range(0, n, 64)` counter
+a builtin `range` loop's counter: `maps[0, t]`, or an int picked from a list of ints repeated: `out[i, labels[i]]` of
+`labels = [label] * n`), a slice of known bounds (`x[2:10]`; `x[i:i + 64]` for a `range(0, n, 64)` counter
 over n rows, n a multiple of 64), a comparison's mask, a distribution's
 batch shape (`Normal(mu, sigma)`, `Categorical(logits=l)`: l's dims but the last) in `sample()`, `entropy()`, `log_prob(x)`, a pick by an index factory's tensor (`w[torch.randint(0, n, (8,))]`),
 the pieces of an even split iterated (`for xb in data.split(64)`, sizes read back as `xb.shape[0]`), torch.nn
