@@ -1808,7 +1808,9 @@ class Walker:
             if found is None and cls.bases:
                 # set by a base class's __init__ that this class's construction runs (none of its own methods sets it)
                 for base in cls.bases:
-                    found = self._module_attribute(node, Provenance(Kind.MODULE, node.lineno, module_class=base, origin="self"))
+                    # (of an instance: what the base's __init__ set for it, walked from `super().__init__(...)`)
+                    found = self._module_attribute(node, owner.but(module_class=base) if owner.origin != "self" and owner.node is not None
+                                                   else Provenance(Kind.MODULE, node.lineno, module_class=base, origin="self"))
                     if found is not None:
                         return found if _inherits_attribute(cls, node.attr) else None
             init = cls.methods.get("__init__")
@@ -2571,9 +2573,12 @@ class Walker:
         loss = name is not None and name.endswith("Loss")
         if isinstance(cls, ClassInfo) and not cls.is_module:
             # `criterion(pred, y)` of a plain class: its __call__; `self.forward(x)` in it: its forward
-            call = inherited_method(cls, "forward" if isinstance(node.func, ast.Attribute) and node.func.attr == "forward" else "__call__")
-            if call is None or node.keywords:
+            named = "forward" if isinstance(node.func, ast.Attribute) and node.func.attr == "forward" else "__call__"
+            call = inherited_method(cls, named)
+            if any(kw.arg is None for kw in node.keywords):
                 return None
+            if call is None:
+                return self._dispatched(cls, named, node, module, arg_provs, event)
             event.role = None
             return self.call_function(call, node, arg_provs, event, receiver=module)
         walked = None  # what the user forward, walked with these arguments, returns
@@ -2849,6 +2854,9 @@ class Walker:
     def method_call(self, node, event, method, receiver, recv: Provenance | None, arg_provs) -> Provenance | None:
         # (an instance of a workspace class that defines the method itself: its body says what it does, below)
         own = recv is not None and recv.kind is Kind.MODULE and isinstance(recv.module_class, ClassInfo) and method in recv.module_class.methods
+        if method == "__init__" and recv is None and type(receiver) is ast.Call and type(receiver.func) is ast.Name \
+                and receiver.func.id == "super" and self._builtin(receiver.func):
+            return self._base_init(node, arg_provs)
         if method == "backward" and not own:
             event.role = "backward"
             self._note_backward(node, recv)
@@ -2911,6 +2919,9 @@ class Walker:
                 return None
             cls = recv.module_class
             info = inherited_method(cls, method) if isinstance(cls, ClassInfo) else None
+            if info is None and isinstance(cls, ClassInfo) and not cls.is_module and method not in cls.methods \
+                    and (found := self._dispatched(cls, method, node, recv, arg_provs, event)) is not None:
+                return found
             if info is not None:
                 if not cls.is_module and info.owner is not self and not info.walked and \
                         not callsite.worth_walking(info, [*arg_provs, *(self._keywords or {}).values()]):
@@ -3021,6 +3032,42 @@ class Walker:
             if result is not None and result.requires_grad:
                 result = self._note_saved(node, result, method, [receiver, *node.args])
             return result
+        return None
+
+    def _dispatched(self, cls: ClassInfo, name: str, node: ast.Call, instance: Provenance, arg_provs, event) -> Provenance | None:
+        """A plain class's method defined by a base class and reaching a method the class overrides (`BaseCAM.__call__`
+        calling `self.get_cam_weights` of `GradCAM`): walked for this call with the instance as `self`, whose own
+        methods it then calls; unknown (None) where the call is not walked (the base's summary is not the class's)."""
+        if instance.origin == "self" or instance.node is None or self.summary_only:
+            return None
+        info = next((found for base in cls.bases if (found := _defined_above(base, name)) is not None), None)
+        if info is None or info.walking or info.owner is not self:
+            return None
+        keywords, self._keywords = self._keywords, None
+        if not info.walked:
+            self.walk_function(info)
+        walked = self.call_in_context(info, node, arg_provs, keywords, instance)
+        if walked is _NOT_WALKED:
+            return None
+        event.role, event.function = None, info
+        return _no_graph_if(self.no_grad, walked)
+
+    def _base_init(self, node: ast.Call, arg_provs) -> None:
+        """`super().__init__(model, layer)` in a constructor walked for one construction: the base's __init__ walked
+        for that instance too, so the attributes it sets are this instance's (a base class's method reads them)."""
+        keywords, self._keywords = self._keywords, None
+        function = self.function
+        if function is not None and function.name == "__init__" and function.context_of is None and any(
+                p is not None and p.param_deps for p in [*arg_provs, *(keywords or {}).values()]):
+            function.uses_arguments = True  # (what it is given reaches the base's attributes: walked per construction)
+        instance = function.__dict__.get("instance") if function is not None and function.name == "__init__" else None
+        if instance is None or instance.node is None or function.cls is None:
+            return None
+        init = next((found for base in function.cls.bases if (found := inherited_method(base, "__init__")) is not None), None)
+        if init is not None and init.cls is not None and not init.cls.is_module and not init.walking:
+            if not init.walked:
+                self.walk_function(init)
+            self.call_in_context(init, node, arg_provs, keywords, instance)
         return None
 
     def _forward_hook(self, node: ast.Call, layer: Provenance | None):
@@ -4495,6 +4542,14 @@ def inherited_method(cls: ClassInfo, name: str, depth: int = 0) -> FunctionInfo 
         if info is not None:
             return None if _self_names_reached(info) & _own_self_names(cls) else info
     return None
+
+
+def _defined_above(cls: ClassInfo, name: str, depth: int = 0) -> FunctionInfo | None:
+    """The method `name` as the first class up `cls`'s bases (itself first) defines it, whatever it reaches."""
+    found = cls.methods.get(name)
+    if found is not None or depth > 4:
+        return found
+    return next((info for base in cls.bases if (info := _defined_above(base, name, depth + 1)) is not None), None)
 
 
 def _inherits_attribute(cls: ClassInfo, attr: str) -> bool:

@@ -27,7 +27,8 @@ layers' widths), or a method walked with the integer that sizes its factory (`dr
 judged at each call site that passes such a tensor (through up to three calls: `fit(batches)` -> `run_epoch` ->
 `step(inputs, labels)`; a method handed one `(inputs, targets)` batch is walked with its shapes), with the defaults the call leaves, a tuple spread into its parameters (`score(x, *net(x))`), and the functions it hands over (`self.objective(x)`
 of a function given to the constructor, a lambda default); a constructor's string kept on `self` picks the branch a
-method takes (`if self.kind == "cosine":`).
+method takes (`if self.kind == "cosine":`); a plain class's `__call__` inherited from a base class is walked for
+the subclass's instance, with its own overriding methods and what `super().__init__(...)` set (keywords too).
 
 ## Why is this bad?
 `backward()` computes the gradient of a *scalar*. For a tensor of several elements the implicit
