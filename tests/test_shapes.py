@@ -49,6 +49,14 @@ def test_indexing():
     assert shapes.index((4, 5), [OTHER, FULL]) == (None, ())  # a mask may take several dims: the `:` is not placed
 
 
+def test_sized_slices():
+    assert shapes.index((12, 3), [slice(2, 10, None)]) == ((8, 3), (8,))
+    assert shapes.index((4, 5), [slice(None, -1, None), INT]) == ((3,), (3,))
+    assert shapes.index((None, 5), [slice(1, None, None)]) == ((None, 5), (None,))
+    assert shapes.index((120, 4), [shapes.Window(range(0, 120, 40), 40)]) == ((40, 4), (40,))
+    assert shapes.index((121, 4), [shapes.Window(range(0, 121, 40), 40)]) == ((None, 4), (None,))  # a last window of one row
+
+
 def test_layers():
     assert shapes.layer({"linear"}, (8, 16), 4) == (8, 4)
     assert shapes.layer({"linear"}, (8, 16), None) == (8, None)

@@ -604,6 +604,8 @@ def collect() -> dict:
         "TUPLE_RESULTS": _tuple_results(torch, schemas),
         "DISTRIBUTIONS": _distributions(torch),
         "DISTRIBUTION_GRAD_METHODS": _distribution_grad_methods(torch),
+        "DISTRIBUTION_PARAMETERS": _distribution_parameters(torch),
+        "DISTRIBUTION_SHAPED_METHODS": _distribution_shaped_methods(torch),
         "INDEX_SHAPED": {n: p for n, p in index_shaped.items() if n in python_names},
         "FACTORY_SIZES": {n: sizes for n, sizes in factory_sizes.items() if n in functions},
         "BETA_SCALED": {n: p for n, p in _beta_scaled(derivatives, by_name).items() if n in python_names},
@@ -748,6 +750,62 @@ def _distributions(torch) -> set:
 
     return {name for name in dir(dist) if not name.startswith("_") and inspect.isclass(getattr(dist, name))
             and issubclass(getattr(dist, name), dist.Distribution)}
+
+
+def _distribution_parameters(torch) -> dict:
+    """Distributions whose samples are scalars (support.event_dim 0) -> their constructor's tensor parameters in
+    signature order, each with the trailing dims that are not batch dims (arg_constraints' event_dim: 1 for
+    Categorical's logits). A class whose constraints, or support's event_dim, depend on the instance is left out."""
+    import torch.distributions as dist
+
+    found = {}
+    for name in sorted(_distributions(torch)):
+        cls = getattr(dist, name)
+        support, constraints = inspect.getattr_static(cls, "support", None), inspect.getattr_static(cls, "arg_constraints", None)
+        if not isinstance(constraints, dict) or support is None:
+            continue  # (a support that depends on the instance still says its event_dim, or raises)
+        try:
+            if support.event_dim != 0:
+                continue
+            dims = {arg: constraint.event_dim for arg, constraint in constraints.items()}
+        except (NotImplementedError, AttributeError):
+            continue
+        try:
+            order = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+        except (TypeError, ValueError):
+            continue
+        if dims and all(arg in order for arg in dims):
+            found[name] = tuple((arg, dims[arg]) if arg in dims else (arg, None) for arg in order)
+    return found
+
+
+def _distribution_shaped_methods(torch) -> dict:
+    """Distribution methods -> "batch" (called without argument: the batch shape, as sample() and entropy()) or "value"
+    (called with a value: its broadcast with the batch shape, as log_prob(x)); found by calling them on distributions
+    of batch shape (3,) with a value of shape (2, 1)."""
+    import torch.distributions as dist
+
+    built = [(dist.Normal(torch.zeros(3), torch.ones(3)), torch.zeros(2, 1)),
+             (dist.Categorical(logits=torch.zeros(3, 4)), torch.zeros(2, 1, dtype=torch.long)),
+             (dist.Bernoulli(logits=torch.zeros(3)), torch.zeros(2, 1))]
+    found = {}
+    for name in dir(dist.Distribution):
+        if name.startswith("_") or not inspect.isfunction(inspect.getattr_static(dist.Distribution, name)):
+            continue
+        kinds = set()
+        for distribution, value in built:
+            for kind, args, shape in (("batch", (), (3,)), ("value", (value,), (2, 3))):
+                try:
+                    result = getattr(distribution, name)(*args)
+                except Exception:  # (not implemented for it, or wants an argument)
+                    continue
+                kinds.add(kind if isinstance(result, torch.Tensor) and tuple(result.shape) == shape else None)
+                break
+            else:
+                kinds.add(None)
+        if len(kinds) == 1 and None not in kinds:
+            found[name] = kinds.pop()
+    return found
 
 
 def _distribution_grad_methods(torch) -> set:
@@ -1043,6 +1101,10 @@ def render(facts: dict) -> str:
         "DISTRIBUTIONS": "torch.distributions classes (Distribution subclasses): they keep the tensors they are built from.",
         "DISTRIBUTION_GRAD_METHODS": "Distribution methods whose result carries the graph of the tensors it was built from "
                                      "(found by calling them on distributions of tensors requiring grad): log_prob, entropy...",
+        "DISTRIBUTION_PARAMETERS": "Distributions of scalar samples (support.event_dim 0) -> their constructor's parameters in order, "
+                                   "each with its trailing non-batch dims (arg_constraints' event_dim; None: not a constrained tensor).",
+        "DISTRIBUTION_SHAPED_METHODS": "Distribution methods -> batch: without argument, the batch shape (sample, entropy); value: the "
+                                       "broadcast of the value given with the batch shape (log_prob) (found by calling them).",
         "INDEX_SHAPED": "Ops whose result has the shape of their index tensor -> its position (0: the receiver of a method call): "
                         "gather, take... (found by calling them with indices of several shapes).",
         "FACTORY_SIZES": "Factories -> {number of positional arguments without a default: position of the `size` argument} "

@@ -97,7 +97,7 @@ def facts(prov: Provenance | None):
     if kind is Kind.MAPPING:
         return (kind, prov.keys, tuple(facts(element) for element in prov.elements))  # (what each key gives a body)
     # (a number's value sizes the tensors the body makes from it; a flag's truth decides its `if`s)
-    return (kind, prov.dtype, prov.value, prov.text, prov.truth)
+    return (kind, prov.dtype, prov.value, prov.text, prov.truth, prov.counter)
 
 
 def shapes_of(prov: Provenance | None, depth: int = 0):
@@ -131,8 +131,11 @@ def bind_arguments(function: ast.FunctionDef | ast.AsyncFunctionDef, skip_first:
                    keyword_provs: dict) -> dict | None:
     """parameter name -> what this call passes (None: unknown, e.g. a default); None when the call cannot be
     matched to the parameters (`*args`, `**kwargs` at the call, too many arguments)."""
-    if any(isinstance(arg, ast.Starred) for arg in call.args) or \
-            any(kw.arg is None for kw in call.keywords) and not isinstance(keyword_provs, Expanded):
+    if any(isinstance(arg, ast.Starred) for arg in call.args):
+        arg_provs = spread(call, arg_provs)
+        if arg_provs is None:
+            return None
+    if any(kw.arg is None for kw in call.keywords) and not isinstance(keyword_provs, Expanded):
         return None
     args = function.args
     positional = [*args.posonlyargs, *args.args]
@@ -155,6 +158,20 @@ def bind_arguments(function: ast.FunctionDef | ast.AsyncFunctionDef, skip_first:
     for arg in [*positional, *args.kwonlyargs]:
         bound.setdefault(arg.arg, None)
     return bound
+
+
+def spread(call: ast.Call, arg_provs: list) -> list | None:
+    """The arguments with each `*t` spread into its elements, where `t` is a tuple of known elements (`f(x, *net(x))`
+    of a forward returning `y, mu`); None when one is not."""
+    out = []
+    for arg, prov in zip(call.args, arg_provs):
+        if not isinstance(arg, ast.Starred):
+            out.append(prov)
+        elif prov is not None and prov.kind is Kind.SEQUENCE and prov.origin == TUPLE and prov.elements:
+            out.extend(prov.elements)
+        else:
+            return None
+    return out
 
 
 def argument_for(call, names: set) -> ast.expr | None:

@@ -87,6 +87,7 @@ class Provenance:
     # called where that name is not visible: `self.criterion = nn.CrossEntropyLoss(reduction=reduction)` in __init__)
     text: str | None = None
     truth: bool | None = None  # NUMBER: a `True`/`False` literal (passed, or a default), which an `if` on it takes or not
+    counter: range | None = None  # NUMBER: a builtin range loop's counter, the values it runs through (`x[i:i + 64]`)
 
     @property
     def is_tensor(self) -> bool:

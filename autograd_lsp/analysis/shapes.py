@@ -178,6 +178,31 @@ def reduce(shape, dims, keepdim: bool | None):
 FULL, PART, INT, NEW, ELLIPSIS, OTHER = "full", "part", "int", "new", "...", "other"
 
 
+class Window(tuple):
+    """A slice item `x[i:i + width]` whose start `i` runs through `starts` (a builtin range loop's counter)."""
+
+    def __new__(cls, starts: range, width: int):
+        return super().__new__(cls, (starts, width))
+
+
+def _sliced(size, item) -> int | None:
+    """The size a slice item leaves of a dim of `size`: a `slice` of known ints (Python's own arithmetic), or a Window
+    every start of which fits whole in the dim; else unknown."""
+    if size is None:
+        return None
+    if isinstance(item, slice):
+        return len(range(size)[item]) if item.step != 0 else None
+    starts, width = item
+    if not starts or width < 0:
+        return None
+    low, high = min(starts[0], starts[-1]), max(starts[0], starts[-1])
+    return width if 0 <= low and high + width <= size else None
+
+
+def _cut(item) -> bool:
+    return isinstance(item, (slice, Window))
+
+
 def _placed(items, start: int, step: int) -> list:
     """Each index item with the dim of the shape it consumes, counted from `start` by `step` (from the end for what
     follows an Ellipsis); None for a new axis, and for every item after one whose width is unknown."""
@@ -195,7 +220,8 @@ def _placed(items, start: int, step: int) -> list:
 
 
 def index(shape, items):
-    """x[items]: each item FULL (`:`), PART (another slice), INT (a Python int), NEW (None), ELLIPSIS, or OTHER (a
+    """x[items]: each item FULL (`:`), PART (another slice), a `slice` of known ints or a Window (a slice whose size
+    the dim tells), INT (a Python int), NEW (None), ELLIPSIS, or OTHER (a
     tensor, a list, anything unknown: advanced indexing, whose dims are not known). Returns (shape, kept): the result's
     shape (None when not known) and the sizes of the input dims a `:` keeps, which the result has wherever they land."""
     if shape is None:
@@ -217,6 +243,8 @@ def index(shape, items):
     for item, at in mapped + back:
         if item == FULL and at is not None:
             kept.append(shape[at])
+        elif _cut(item) and at is not None:
+            kept.append(_sliced(shape[at], item))
     if OTHER in items:
         return None, tuple(kept)
     out = []
@@ -227,6 +255,8 @@ def index(shape, items):
             out.append(shape[at])
         elif item == PART:
             out.append(None)
+        elif _cut(item):
+            out.append(_sliced(shape[at], item))
     if ELLIPSIS in items or len(consuming) < len(shape):
         skipped = len(shape) - len(consuming)
         start = sum(1 for item, _ in mapped if item != NEW)
@@ -238,6 +268,8 @@ def index(shape, items):
             out.append(shape[at])
         elif item == PART:
             out.append(None)
+        elif _cut(item):
+            out.append(_sliced(shape[at], item))
     return tuple(out), tuple(kept)
 
 

@@ -224,6 +224,8 @@ MODULE_METHODS = ops.MODULE_METHODS  # what nn.Module defines (an override may b
 DEFERRED_INIT = "torch.distributed"
 DISTRIBUTIONS = ops.DISTRIBUTIONS  # torch.distributions.Normal & co.: they keep the tensors they are built from
 DISTRIBUTION_GRAD_METHODS = ops.DISTRIBUTION_GRAD_METHODS  # dist.log_prob(a), dist.entropy(): the graph of what it was built from
+DISTRIBUTION_PARAMETERS = ops.DISTRIBUTION_PARAMETERS  # Categorical(probs, logits): each parameter's trailing non-batch dims
+DISTRIBUTION_SHAPED_METHODS = ops.DISTRIBUTION_SHAPED_METHODS  # sample(), entropy(): the batch shape; log_prob(x): x's broadcast with it
 
 
 def dtype_class(qualname: str | None) -> str | None:

@@ -3463,6 +3463,45 @@ DISTRIBUTION_GRAD_METHODS = frozenset({
     'rsample',
 })
 
+# Distributions of scalar samples (support.event_dim 0) -> their constructor's parameters in order, each with its trailing non-batch dims (arg_constraints' event_dim; None: not a constrained tensor).
+DISTRIBUTION_PARAMETERS = {
+    'Bernoulli': (('probs', 0), ('logits', 0), ('validate_args', None)),
+    'Beta': (('concentration1', 0), ('concentration0', 0), ('validate_args', None)),
+    'Binomial': (('total_count', 0), ('probs', 0), ('logits', 0), ('validate_args', None)),
+    'Categorical': (('probs', 1), ('logits', 1), ('validate_args', None)),
+    'Cauchy': (('loc', 0), ('scale', 0), ('validate_args', None)),
+    'Chi2': (('df', 0), ('validate_args', None)),
+    'ContinuousBernoulli': (('probs', 0), ('logits', 0), ('lims', None), ('validate_args', None)),
+    'Exponential': (('rate', 0), ('validate_args', None)),
+    'FisherSnedecor': (('df1', 0), ('df2', 0), ('validate_args', None)),
+    'Gamma': (('concentration', 0), ('rate', 0), ('validate_args', None)),
+    'GeneralizedPareto': (('loc', 0), ('scale', 0), ('concentration', 0), ('validate_args', None)),
+    'Geometric': (('probs', 0), ('logits', 0), ('validate_args', None)),
+    'Gumbel': (('loc', 0), ('scale', 0), ('validate_args', None)),
+    'HalfCauchy': (('scale', 0), ('validate_args', None)),
+    'HalfNormal': (('scale', 0), ('validate_args', None)),
+    'InverseGamma': (('concentration', 0), ('rate', 0), ('validate_args', None)),
+    'Kumaraswamy': (('concentration1', 0), ('concentration0', 0), ('validate_args', None)),
+    'Laplace': (('loc', 0), ('scale', 0), ('validate_args', None)),
+    'LogNormal': (('loc', 0), ('scale', 0), ('validate_args', None)),
+    'NegativeBinomial': (('total_count', 0), ('probs', 0), ('logits', 0), ('validate_args', None)),
+    'Normal': (('loc', 0), ('scale', 0), ('validate_args', None)),
+    'Pareto': (('scale', 0), ('alpha', 0), ('validate_args', None)),
+    'Poisson': (('rate', 0), ('validate_args', None)),
+    'RelaxedBernoulli': (('temperature', None), ('probs', 0), ('logits', 0), ('validate_args', None)),
+    'StudentT': (('df', 0), ('loc', 0), ('scale', 0), ('validate_args', None)),
+    'VonMises': (('loc', 0), ('concentration', 0), ('validate_args', None)),
+    'Weibull': (('scale', 0), ('concentration', 0), ('validate_args', None)),
+}
+
+# Distribution methods -> batch: without argument, the batch shape (sample, entropy); value: the broadcast of the value given with the batch shape (log_prob) (found by calling them).
+DISTRIBUTION_SHAPED_METHODS = {
+    'entropy': 'batch',
+    'log_prob': 'value',
+    'perplexity': 'batch',
+    'sample': 'batch',
+}
+
 # Ops whose result has the shape of their index tensor -> its position (0: the receiver of a method call): gather, take... (found by calling them with indices of several shapes).
 INDEX_SHAPED = {
     'gather': 2,

@@ -701,6 +701,11 @@ class Walker:
         ret = info.returns
         if ret is None or not self._summarised(info):
             return None
+        if any(type(arg) is ast.Starred for arg in arg_nodes) and (spread := callsite.spread(call, arg_provs)) is not None:
+            # `score(x, *net(x))` of a tuple of known elements: each fills its own parameter
+            arg_nodes = [value for arg, prov in zip(arg_nodes, arg_provs) for value in
+                         ([arg.value] * len(prov.elements) if type(arg) is ast.Starred else [arg])]
+            arg_provs = spread
         return self._instantiate_returned(info, ret, call, arg_provs, arg_nodes)
 
     def _instantiate_returned(self, info: FunctionInfo, ret: Provenance, call: ast.Call, arg_provs: list, arg_nodes: list):
@@ -731,7 +736,7 @@ class Walker:
     def _instantiate_value(self, info: FunctionInfo, ret: Provenance, call: ast.Call, arg_provs: list, arg_nodes: list) -> Provenance | None:
         offset = 1 if info.cls is not None and not self._is_static(info.node) else 0
         deps = []
-        starred = next((i for i, arg in enumerate(call.args) if isinstance(arg, ast.Starred)), None)
+        starred = next((i for i, arg in enumerate(arg_nodes) if isinstance(arg, ast.Starred)), None)
         cut = []  # per dependency: the helper reaches it only through a graph cut (its values, never its graph)
         for index in sorted(ret.param_deps):
             position = index - offset
@@ -1401,7 +1406,10 @@ class Walker:
     def _element_of(self, prov: Provenance | None, node: ast.expr) -> Provenance | None:
         if prov is None:
             if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "range" and self._builtin(node.func):
-                return _INT_NUMBER  # (the builtin's counter: an int)
+                bounds = self._ints(node.args) if 1 <= len(node.args) <= 3 and not node.keywords else None
+                if bounds is None or None in bounds or (len(bounds) == 3 and bounds[2] == 0):
+                    return _INT_NUMBER  # (the builtin's counter: an int)
+                return Provenance(Kind.NUMBER, 0, dtype=api.INT, counter=range(*bounds))
             return None
         if prov.kind is Kind.TENSOR and prov.origin == "param":
             # a helper's parameter iterated (`for pred in predictions`): what the call passes decides, as for the parameter
@@ -1617,6 +1625,8 @@ class Walker:
         call passes or leaves at its default as a `True`/`False` literal, tested as `flag` or `not flag` (`if backward:
         loss.backward()`), and not bound again since (the walk's binding of the name is that literal's, outside loops)."""
         taken = self._none_test(test)
+        if taken is None and self.via is not None and self.loop is None:
+            taken = self._type_test(test)
         if taken is None and self.via is not None and type(test) is ast.Compare:
             return self._text_test(test)  # (a string kept on `self` by the constructor: no loop of the body rebinds it)
         if taken is not None or self.via is None or self.loop is not None:
@@ -1630,6 +1640,28 @@ class Walker:
         if known is None or known.kind is not Kind.NUMBER or known.truth is None:
             return None
         return known.truth is not negated
+
+    def _type_test(self, test) -> bool | None:
+        """`type(n) is int` / `isinstance(n, float)` (or `is not`) of a name holding a number (not a bool) or a tensor in
+        a walk for one call site: whether it holds (`if type(category) is int: category = [category] * n`)."""
+        if type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Is, ast.IsNot) \
+                and type(test.left) is ast.Call and type(test.left.func) is ast.Name and test.left.func.id == "type" and len(test.left.args) == 1:
+            name, kind, negated = test.left.args[0], test.comparators[0], type(test.ops[0]) is ast.IsNot
+        elif type(test) is ast.Call and type(test.func) is ast.Name and test.func.id == "isinstance" and len(test.args) == 2:
+            name, kind, negated = test.args[0], test.args[1], False
+        else:
+            return None
+        if type(name) is not ast.Name or type(kind) is not ast.Name or kind.id not in ("int", "float") or not self._builtin(kind) \
+                or not self._builtin(test.left.func if type(test) is ast.Compare else test.func):
+            return None
+        known = self.lookup(name.id)
+        if known is None or known.origin == "param" or known.kind not in (Kind.NUMBER, Kind.TENSOR) or known.truth is not None:
+            return None
+        if known.kind is Kind.TENSOR:
+            return negated
+        if known.dtype not in (api.INT, api.FLOAT):
+            return None
+        return ((known.dtype == api.INT) is (kind.id == "int")) is not negated
 
     def _text_test(self, test: ast.Compare) -> bool | None:
         """`self.mode == "byol"` / `!=`, of a short string this call's instance is known to hold (a constructor's argument
@@ -1657,6 +1689,8 @@ class Walker:
         known = self.lookup(name)
         if known is not None and known.kind in _NEVER_NONE and known.origin != "param" and not known.param_deps:
             return type(test.ops[0]) is ast.IsNot  # (in a walk for one call: a tensor this call passes, or one made here)
+        if known is not None and known.kind is Kind.SEQUENCE and type(known.node) in (ast.BinOp, ast.List, ast.Tuple):
+            return type(test.ops[0]) is ast.IsNot  # (a list the body displayed: `[category] * n`)
         left = function.__dict__.get("left_none")
         if not left or name not in left:
             return None
@@ -1696,6 +1730,12 @@ class Walker:
                 and right.kind is Kind.SEQUENCE and left.origin == _TUPLE and right.origin == _TUPLE:
             # `(loss,) + outputs` (transformers' `return ((loss,) + output)`): the elements of both, in order
             return Provenance(Kind.SEQUENCE, node.lineno, elements=left.elements + right.elements, origin=_TUPLE)
+        if isinstance(node.op, ast.Mult) and left is not None and right is not None and {left.kind, right.kind} == {Kind.SEQUENCE, Kind.NUMBER}:
+            items = left if left.kind is Kind.SEQUENCE else right
+            if type(node.left if items is left else node.right) is ast.List and items.elements \
+                    and all(element is not None and element.kind is Kind.NUMBER for element in items.elements):
+                # `[category] * n`: a list of n of these numbers, all alike where it has one
+                return Provenance(Kind.SEQUENCE, node.lineno, elements=items.elements, origin=_EACH if len(items.elements) == 1 else "", node=node)
         result = self.combine(node, [(left, node.left), (right, node.right)], binop=node.op)
         if result is not None and result.requires_grad and isinstance(node.op, (ast.Mult, ast.Div, ast.Pow, ast.MatMult)):
             self._mark_saved([node.left, node.right], api.operator_op(node.op), node)
@@ -1718,7 +1758,7 @@ class Walker:
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, dtype=api.INT, origin="comparison",
                           nondiff=cut, param_deps=(deps := frozenset().union(*(p.param_deps for p in graphs))), cut_deps=deps,
                           composed_from=frozenset().union(*(p.composed_from for p in graphs)), no_grad=self.no_grad,
-                          loop=self.loop, epoch=self.epoch, node=node,
+                          loop=self.loop, epoch=self.epoch, node=node, shape=_broadcast_shape(zip(provs, provs)),
                           scalar=all(p.scalar for p in graphs) or (False if any(p.scalar is False for p in graphs) else None))
 
     def ev_Subscript(self, node):
@@ -1843,7 +1883,9 @@ class Walker:
             if found is None and cls.bases:
                 # set by a base class's __init__ that this class's construction runs (none of its own methods sets it)
                 for base in cls.bases:
-                    found = self._module_attribute(node, Provenance(Kind.MODULE, node.lineno, module_class=base, origin="self"))
+                    # (of an instance: what the base's __init__ set for it, walked from `super().__init__(...)`)
+                    found = self._module_attribute(node, owner.but(module_class=base) if owner.origin != "self" and owner.node is not None
+                                                   else Provenance(Kind.MODULE, node.lineno, module_class=base, origin="self"))
                     if found is not None:
                         return found if _inherits_attribute(cls, node.attr) else None
             init = cls.methods.get("__init__")
@@ -2290,6 +2332,8 @@ class Walker:
         return value is what it makes of these arguments. Memoised by the facts of the arguments and the grad mode.
         Returns _NOT_WALKED when the summary has to do."""
         keyword_provs = keyword_provs or {}
+        if info.__dict__.get("sized_by_arguments", False):
+            arg_provs, keyword_provs = self._valued(node, arg_provs, keyword_provs)
         passed = [*arg_provs, *keyword_provs.values()]
         if info.__dict__.get("dtype_from_arguments", False):
             self._note_dtype_passed_on([*node.args, *(kw.value for kw in node.keywords)])
@@ -2308,6 +2352,9 @@ class Walker:
         shaped = (_shaped_by_arguments(info) or init) \
             and (any(_shaped(p) or (init or _pair(p)) and _shaped_deeply(p) for p in passed) or info.cls is not None and receiver is not None and receiver.node is not None
                  and receiver.origin != "self" and any(_shaped(p) for p in info.cls.instances.get(id(receiver.node), {}).values()))
+        # (and a body whose factory takes a size from a parameter, given an integer of several: `draw(count=16)`)
+        shaped = shaped or info.__dict__.get("sized_by_arguments", False) and any(
+            p is not None and p.kind is Kind.NUMBER and type(p.value) is int and p.value > 1 for p in passed)
         # a body that runs backward() or an optimizer step: walked with what the call gives it, so that the caller sees
         # which of its values are backpropagated, freed and stepped, in order (ThroughEvent). Only for calls that give it
         # a value with a graph, an instance of a plain class of the workspace (an optimizer or criterion wrapper whose
@@ -2391,6 +2438,21 @@ class Walker:
             return _no_graph_if(self.no_grad, _with_shape(self.instantiate(info, node, arg_provs, node.args),
                                                           self._returned(ret, passed, bound, node)))
         return self._returned(ret, passed, bound, node)
+
+    def _valued(self, node: ast.Call, arg_provs, keyword_provs) -> tuple:
+        """The arguments with each integer literal (or name bound to one) as a number of that value, for a body whose
+        factories take sizes from its parameters."""
+        def valued(prov, argument):
+            if prov is not None and (prov.kind is not Kind.NUMBER or prov.value is not None):
+                return prov
+            value = self._int_value(argument)
+            return _int_number(value) if type(value) is int else prov
+        if len(arg_provs) == len(node.args):
+            arg_provs = [valued(prov, argument) for prov, argument in zip(arg_provs, node.args)]
+        if type(keyword_provs) is dict:
+            given = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+            keyword_provs = {name: valued(prov, given[name]) if name in given else prov for name, prov in keyword_provs.items()}
+        return arg_provs, keyword_provs
 
     def _summary_of(self, info: FunctionInfo) -> FunctionInfo:
         """`info`, its summary read by this walk (recorded for analysis/rewalk.py)."""
@@ -2504,9 +2566,9 @@ class Walker:
         """The backward and step calls a body walked for this call ran (`collected`, in order): this call's own, on its
         values (ThroughEvent). A value the call passed is named by its argument; one the body made (or took from
         `self`) is as the walk left it, with this call in its graph."""
-        arguments = {}
+        arguments, given = {}, _before_star(call.args)
         for index, name in enumerate(passed):
-            argument = call.args[index] if index < len(call.args) else next((kw.value for kw in call.keywords if kw.arg == name), None)
+            argument = given[index] if index < len(given) else next((kw.value for kw in call.keywords if kw.arg == name), None)
             if argument is not None:
                 arguments[name] = argument
         for event in collected:
@@ -2544,7 +2606,8 @@ class Walker:
             for index, (name, prov) in enumerate(passed.items()):
                 if prov is None or prov.node is None or event.prov.node is not prov.node:
                     continue
-                argument = call.args[index] if index < len(call.args) else next((kw.value for kw in call.keywords if kw.arg == name), None)
+                given = _before_star(call.args)
+                argument = given[index] if index < len(given) else next((kw.value for kw in call.keywords if kw.arg == name), None)
                 if argument is None or bound.get(name) is None:
                     continue
                 ctx = Context(self.scope, self.loop, self.mode, self.epoch, self.stmt, self.via)  # its own: changed below
@@ -2602,9 +2665,12 @@ class Walker:
         loss = name is not None and name.endswith("Loss")
         if isinstance(cls, ClassInfo) and not cls.is_module:
             # `criterion(pred, y)` of a plain class: its __call__; `self.forward(x)` in it: its forward
-            call = inherited_method(cls, "forward" if isinstance(node.func, ast.Attribute) and node.func.attr == "forward" else "__call__")
-            if call is None or node.keywords:
+            named = "forward" if isinstance(node.func, ast.Attribute) and node.func.attr == "forward" else "__call__"
+            call = inherited_method(cls, named)
+            if any(kw.arg is None for kw in node.keywords):
                 return None
+            if call is None:
+                return self._dispatched(cls, named, node, module, arg_provs, event)
             event.role = None
             return self.call_function(call, node, arg_provs, event, receiver=module)
         walked = None  # what the user forward, walked with these arguments, returns
@@ -2894,6 +2960,9 @@ class Walker:
     def method_call(self, node, event, method, receiver, recv: Provenance | None, arg_provs) -> Provenance | None:
         # (an instance of a workspace class that defines the method itself: its body says what it does, below)
         own = recv is not None and recv.kind is Kind.MODULE and isinstance(recv.module_class, ClassInfo) and method in recv.module_class.methods
+        if method == "__init__" and recv is None and type(receiver) is ast.Call and type(receiver.func) is ast.Name \
+                and receiver.func.id == "super" and self._builtin(receiver.func):
+            return self._base_init(node, arg_provs)
         if method == "backward" and not own:
             event.role = "backward"
             self._note_backward(node, recv)
@@ -2958,6 +3027,9 @@ class Walker:
                 return None
             cls = recv.module_class
             info = inherited_method(cls, method) if isinstance(cls, ClassInfo) else None
+            if info is None and isinstance(cls, ClassInfo) and not cls.is_module and method not in cls.methods \
+                    and (found := self._dispatched(cls, method, node, recv, arg_provs, event)) is not None:
+                return found
             if info is not None:
                 if not cls.is_module and info.owner is not self and not info.walked and \
                         not callsite.worth_walking(info, [*arg_provs, *(self._keywords or {}).values()]):
@@ -3043,10 +3115,14 @@ class Walker:
             if method in api.DEVICE_MOVES:  # `loss.new_ones(n)`: a new tensor; the receiver gives its dtype and device only
                 return self.derive(node, recv, [], dtype=dtype, scalar=None, shape=shape)
             return self.derive(node, recv, [(recv, receiver)], dtype=dtype, nondiff=method, scalar=scalar, shape=shape)
-        if method in api.DISTRIBUTION_GRAD_METHODS and recv.origin.startswith("torch.distributions.") \
-                and recv.origin.rsplit(".", 1)[-1] in api.DISTRIBUTIONS:
+        if recv.origin.startswith("torch.distributions.") and recv.origin.rsplit(".", 1)[-1] in api.DISTRIBUTIONS \
+                and (method in api.DISTRIBUTION_GRAD_METHODS or method in api.DISTRIBUTION_SHAPED_METHODS):
+            shape, scalar = self._sampled_shape(node, method, recv, arg_provs)
+            if method not in api.DISTRIBUTION_GRAD_METHODS:  # `dist.sample()`: drawn without a graph
+                return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=False, no_grad=self.no_grad, loop=self.loop,
+                                  epoch=self.epoch, origin=self._origin(node), node=node, shape=shape, scalar=scalar)
             # `dist.log_prob(a)`, `dist.entropy()`: a new tensor with the graph of what the distribution was built from
-            return self.derive(node, recv, [(recv, receiver), *zip(arg_provs, node.args)], scalar=None, shape=None)
+            return self.derive(node, recv, [(recv, receiver), *zip(arg_provs, node.args)], scalar=scalar, shape=shape)
         if method in api.TENSOR_OPS or method in api.FLOAT_RESULT_METHODS or method in api.INT_RESULT_METHODS:
             # (`x.view(size[0], -1)`: an op whose only tensor is its receiver meets no other, whatever its arguments are)
             inputs = [(recv, receiver)] + ([] if method in api.SHAPE_OPERANDS or api.one_tensor(method) else
@@ -3070,6 +3146,42 @@ class Walker:
             if result is not None and result.requires_grad:
                 result = self._note_saved(node, result, method, [receiver, *node.args])
             return result
+        return None
+
+    def _dispatched(self, cls: ClassInfo, name: str, node: ast.Call, instance: Provenance, arg_provs, event) -> Provenance | None:
+        """A plain class's method defined by a base class and reaching a method the class overrides (`BaseCAM.__call__`
+        calling `self.get_cam_weights` of `GradCAM`): walked for this call with the instance as `self`, whose own
+        methods it then calls; unknown (None) where the call is not walked (the base's summary is not the class's)."""
+        if instance.origin == "self" or instance.node is None or self.summary_only:
+            return None
+        info = next((found for base in cls.bases if (found := _defined_above(base, name)) is not None), None)
+        if info is None or info.walking or info.owner is not self:
+            return None
+        keywords, self._keywords = self._keywords, None
+        if not info.walked:
+            self.walk_function(info)
+        walked = self.call_in_context(info, node, arg_provs, keywords, instance)
+        if walked is _NOT_WALKED:
+            return None
+        event.role, event.function = None, info
+        return _no_graph_if(self.no_grad, walked)
+
+    def _base_init(self, node: ast.Call, arg_provs) -> None:
+        """`super().__init__(model, layer)` in a constructor walked for one construction: the base's __init__ walked
+        for that instance too, so the attributes it sets are this instance's (a base class's method reads them)."""
+        keywords, self._keywords = self._keywords, None
+        function = self.function
+        if function is not None and function.name == "__init__" and function.context_of is None and any(
+                p is not None and p.param_deps for p in [*arg_provs, *(keywords or {}).values()]):
+            function.uses_arguments = True  # (what it is given reaches the base's attributes: walked per construction)
+        instance = function.__dict__.get("instance") if function is not None and function.name == "__init__" else None
+        if instance is None or instance.node is None or function.cls is None:
+            return None
+        init = next((found for base in function.cls.bases if (found := inherited_method(base, "__init__")) is not None), None)
+        if init is not None and init.cls is not None and not init.cls.is_module and not init.walking:
+            if not init.walked:
+                self.walk_function(init)
+            self.call_in_context(init, node, arg_provs, keywords, instance)
         return None
 
     def _forward_hook(self, node: ast.Call, layer: Provenance | None):
@@ -3523,6 +3635,21 @@ class Walker:
         batch = Provenance(Kind.TENSOR, node.lineno, scalar=False, origin="batch", no_grad=self.no_grad, node=node)
         return Provenance(Kind.SEQUENCE, node.lineno, elements=(batch,), origin="DataLoader", node=node)
 
+    @staticmethod
+    def _sampled_shape(node: ast.Call, method: str, dist: Provenance, arg_provs) -> tuple:
+        """(shape, scalar) of `dist.sample()` / `dist.entropy()` (the batch shape) or `dist.log_prob(x)` (x's broadcast
+        with it: at least as many elements, whatever x is); (None, None) where not known."""
+        kind, batch = api.DISTRIBUTION_SHAPED_METHODS.get(method), dist.shape
+        if batch is None or node.keywords or kind is None:
+            return None, None
+        if kind == "batch" and not node.args:
+            return batch, shapes.scalar_of(batch)
+        if kind == "value" and len(node.args) == 1 and type(node.args[0]) is not ast.Starred:
+            value = arg_provs[0]
+            shape = _broadcast_shape([(value, None), (dist, None)]) if value is not None and value.kind is Kind.TENSOR else None
+            return shape, shapes.scalar_of(shape) if shape is not None else (False if shapes.scalar_of(batch) is False else None)
+        return None, None
+
     def _distribution(self, node: ast.Call, arg_provs) -> Provenance | None:
         """`Normal(mean, torch.exp(log_std))`: the distribution keeps its tensors, so it carries the graph of those built
         from trainable ones (a leaf or a view of one is kept live: only a computed argument can go stale)."""
@@ -3531,7 +3658,27 @@ class Walker:
         computed = [(prov, arg) for prov, arg in pairs if prov is not None and prov.has_graph and prov.base is None]
         if not computed:
             return None
-        return self.derive(node, computed[0][0], computed, scalar=None).but(origin=self._origin(node))
+        # (its batch shape as its shape: what sample() and entropy() give, log_prob(x) broadcasts with)
+        return self.derive(node, computed[0][0], computed, scalar=None).but(origin=self._origin(node), shape=self._batch_shape(node, arg_provs))
+
+    def _batch_shape(self, node: ast.Call, arg_provs):
+        """A distribution's batch shape: the broadcast of its parameters' shapes less their non-batch dims (Categorical's
+        logits: all but the last); None where a parameter's shape is not known."""
+        params = api.DISTRIBUTION_PARAMETERS.get(self._origin(node).rsplit(".", 1)[-1])
+        if params is None or len(node.args) > len(params) or any(type(a) is ast.Starred for a in node.args) \
+                or any(kw.arg is None for kw in node.keywords):
+            return None
+        keywords = self._keywords or {}
+        given = [*((params[i], prov) for i, prov in enumerate(arg_provs)),
+                 *(((kw.arg, dict(params).get(kw.arg, None)), keywords.get(kw.arg)) for kw in node.keywords)]
+        found = []
+        for (_, trailing), prov in given:
+            if trailing is None:
+                continue
+            if prov is None or prov.kind not in (Kind.TENSOR, Kind.NUMBER) or prov.kind is Kind.TENSOR and (prov.shape is None or len(prov.shape) < trailing):
+                return None
+            found.append(() if prov.kind is Kind.NUMBER else prov.shape[:len(prov.shape) - trailing])
+        return shapes.broadcast(found) if found else None
 
     @staticmethod
     def _chained_params(node: ast.Call, arg_provs) -> Provenance | None:
@@ -3636,9 +3783,24 @@ class Walker:
                     shape = _size_shape(node.args, self._int_value)  # (sizes spelt out: `torch.FloatTensor(2, 3)`)
         if short in ("empty", "empty_like", "empty_strided"):
             uninitialised = not any(kw.arg == "out" for kw in node.keywords)
+        if shape is not None and None in shape:
+            self._note_sized_by_arguments(node.args)
         return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=requires_grad if isinstance(requires_grad, bool) else None,
                           dtype=dtype, origin=f"torch.{short}", no_grad=self.no_grad, loop=self.loop, epoch=self.epoch,
                           scalar=shapes.scalar_of(shape) if scalar is None else scalar, shape=shape, uninitialised=uninitialised, node=node)
+
+    def _note_sized_by_arguments(self, sizes: list):
+        """`torch.zeros(count, 4)` with `count` a parameter: the size is the caller's to tell (`draw(count=16)`), so the
+        body is worth walking again with the integers a call passes (call_in_context)."""
+        function = self.function
+        if function is None or function.context_of is not None or self.via is not None:
+            return
+        for size in sizes:
+            for item in (size.elts if type(size) in (ast.Tuple, ast.List) else (size,)):
+                prov = self.lookup(item.id) if type(item) is ast.Name else None
+                if prov is not None and prov.origin == "param" and prov.kind is Kind.TENSOR:
+                    function.sized_by_arguments = True  # type: ignore[attr-defined]
+                    return
 
     def _note_dtype_from_arguments(self, arg_provs):
         """`torch.arange(n)` with `n` a parameter: the dtype is the caller's to tell (`points(32)`: int64), so the body
@@ -3846,7 +4008,7 @@ class Walker:
         items = []
         for item in (index.elts if isinstance(index, ast.Tuple) else [index]):
             if isinstance(item, ast.Slice):
-                items.append(shapes.FULL if item.lower is None and item.upper is None and item.step is None else shapes.PART)
+                items.append(shapes.FULL if item.lower is None and item.upper is None and item.step is None else self._slice_item(item))
             elif isinstance(item, ast.Constant) and item.value is None:
                 items.append(shapes.NEW)
             elif isinstance(item, ast.Constant) and item.value is Ellipsis:
@@ -3859,9 +4021,25 @@ class Walker:
         shape, kept = shapes.index(base.shape, items)
         return shape, any(d is not None and d > 1 for d in kept)
 
+    def _slice_item(self, item: ast.Slice):
+        """A slice of known integer bounds, a Window `i:i + k` of a range counter `i`, or PART (size unknown)."""
+        bounds = self._ints([b if b is not None else ast.Constant(None) for b in (item.lower, item.upper, item.step)])
+        if bounds is not None and all(b is not None or part is None for b, part in zip(bounds, (item.lower, item.upper, item.step))):
+            return slice(*bounds)
+        lower, upper = item.lower, item.upper
+        if item.step is None and type(lower) is ast.Name and type(upper) is ast.BinOp and type(upper.op) is ast.Add:
+            counter = self.lookup(lower.id)
+            if counter is not None and counter.kind is Kind.NUMBER and counter.counter is not None:
+                left, right = upper.left, upper.right
+                width = self._int_value(right) if type(left) is ast.Name and left.id == lower.id else \
+                    self._int_value(left) if type(right) is ast.Name and right.id == lower.id else None
+                if type(width) is int:
+                    return shapes.Window(counter.counter, width)
+        return shapes.PART
+
     def _some_int(self, item: ast.expr) -> bool:
         """A Python integer of unknown value (`for i in range(n)`: `x[i]` picks one row, as a literal does)."""
-        prov = self.lookup(item.id) if isinstance(item, ast.Name) else None
+        prov = self.lookup(item.id) if isinstance(item, ast.Name) else self.prov_of(item) if type(item) is ast.Subscript else None
         return prov is not None and prov.kind is Kind.NUMBER and prov.dtype == api.INT and prov.truth is None
 
     def _ints(self, nodes) -> list | None:
@@ -4477,6 +4655,14 @@ def _broadcast_shape(inputs):
     return shapes.broadcast(found)
 
 
+def _before_star(args: list) -> list:
+    """The positional arguments up to the first `*t` (past it, which parameter an argument fills is not its index)."""
+    for index, arg in enumerate(args):
+        if type(arg) is ast.Starred:
+            return args[:index]
+    return args
+
+
 def _fold(op: ast.operator, left, right) -> int | None:
     """Integer arithmetic of two known integers (sizes written `3 * 8 * 8`, `hidden // 2`)."""
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in (left, right)):
@@ -4520,6 +4706,14 @@ def inherited_method(cls: ClassInfo, name: str, depth: int = 0) -> FunctionInfo 
         if info is not None:
             return None if _self_names_reached(info) & _own_self_names(cls) else info
     return None
+
+
+def _defined_above(cls: ClassInfo, name: str, depth: int = 0) -> FunctionInfo | None:
+    """The method `name` as the first class up `cls`'s bases (itself first) defines it, whatever it reaches."""
+    found = cls.methods.get(name)
+    if found is not None or depth > 4:
+        return found
+    return next((info for base in cls.bases if (info := _defined_above(base, name, depth + 1)) is not None), None)
 
 
 def _inherits_attribute(cls: ClassInfo, attr: str) -> bool:

@@ -14,16 +14,21 @@ given as its layer's output (`layer.register_forward_hook(self.save)`, kept on `
 helper called once with it), or a factory's size argument (`torch.randint(0, k, (n,))`); or a tensor whose *shape*
 is known to have a dim of several elements (analysis/shapes.py): followed from factories and literals through
 elementwise ops, reshapes, reductions along a dim (`x.sum(dim=1)`), indexing that keeps a dim (`scores[:, 0]`, also by
-a builtin `range` loop's counter: `maps[0, t]`), a pick by an index factory's tensor (`w[torch.randint(0, n, (8,))]`),
+a builtin `range` loop's counter: `maps[0, t]`, or an int picked from a list of ints repeated: `out[i, labels[i]]` of
+`labels = [label] * n`), a slice of known bounds (`x[2:10]`; `x[i:i + 64]` for a `range(0, n, 64)` counter
+over n rows, n a multiple of 64), a comparison's mask, a distribution's
+batch shape (`Normal(mu, sigma)`, `Categorical(logits=l)`: l's dims but the last) in `sample()`, `entropy()`, `log_prob(x)`, a pick by an index factory's tensor (`w[torch.randint(0, n, (8,))]`),
 the pieces of an even split iterated (`for xb in data.split(64)`, sizes read back as `xb.shape[0]`), torch.nn
 layers (Linear, convolutions, pooling, Flatten: dim 0 stays; normalisations keep their width; a convolution's or max
 pool's spatial sizes from the kernel, stride, padding and dilation literals it was built with), `F.interpolate(x, size)`,
 a reshape to sizes given (`x.view(n, -1)`, `n = x.size(0)` or `x.shape[0]` of a known dim), and a workspace model's forward walked with the input's shape (`model(torch.randn(8, 16))`: 8 rows whatever its
-layers' widths). A helper's or a trainer's method's `backward()` (or `torch.autograd.grad`) of what it is given is
+layers' widths), or a method walked with the integer that sizes its factory (`draw(count=16)` making
+`torch.zeros(count, 4)`). A helper's or a trainer's method's `backward()` (or `torch.autograd.grad`) of what it is given is
 judged at each call site that passes such a tensor (through up to three calls: `fit(batches)` -> `run_epoch` ->
-`step(inputs, labels)`; a method handed one `(inputs, targets)` batch is walked with its shapes), with the defaults the call leaves and the functions it hands over (`self.objective(x)`
+`step(inputs, labels)`; a method handed one `(inputs, targets)` batch is walked with its shapes), with the defaults the call leaves, a tuple spread into its parameters (`score(x, *net(x))`), and the functions it hands over (`self.objective(x)`
 of a function given to the constructor, a lambda default); a constructor's string kept on `self` picks the branch a
-method takes (`if self.kind == "cosine":`).
+method takes (`if self.kind == "cosine":`); a plain class's `__call__` inherited from a base class is walked for
+the subclass's instance, with its own overriding methods and what `super().__init__(...)` set (keywords too).
 
 ## Why is this bad?
 `backward()` computes the gradient of a *scalar*. For a tensor of several elements the implicit
