@@ -1232,6 +1232,10 @@ class Walker:
             instance = getattr(info, "instance", None)
             if instance is not None and instance.node is not None:
                 cls.instances.setdefault(id(instance.node), {})[attr] = prov
+                value = stmt.value if type(stmt) is ast.Assign and len(stmt.targets) == 1 else None
+                if prov is None and type(value) is ast.Name and self._known_none(value.id):
+                    # (`self.ignore = ignore` of a parameter this construction leaves at None: None for this instance)
+                    cls.__dict__.setdefault("none_attributes", {}).setdefault(id(instance.node), set()).add(attr)
         else:
             if prov is not None and prov.param_deps and info.context_of is None:
                 # the method's own symbolic parameter: meaningless in another method, but a module's forward of it still
@@ -1591,6 +1595,30 @@ class Walker:
         if stored is not None and stored < self.stmt.lineno:
             return None
         return type(test.ops[0]) is ast.Is
+
+    def _known_none(self, name: str) -> bool:
+        """`name` holds None in this walk for one call: a parameter the call left at its None default, not bound since."""
+        test = ast.Compare(left=ast.Name(id=name, ctx=ast.Load()), ops=[ast.Is()], comparators=[ast.Constant(value=None)])
+        return self._none_test(test) is True
+
+    def _none_keywords(self, node: ast.Call, bound: dict) -> frozenset:
+        """The parameters a call gives, by keyword, a value known to be None in this walk: a parameter left at its None
+        default (_known_none), or `self.<attr>` of an instance whose construction left that attribute None."""
+        if self.via is None or not node.keywords:
+            return frozenset()
+        found = set()
+        for keyword in node.keywords:
+            value = keyword.value
+            if keyword.arg is None or keyword.arg not in bound:
+                continue
+            if type(value) is ast.Name and self._known_none(value.id):
+                found.add(keyword.arg)
+            elif type(value) is ast.Attribute and type(value.value) is ast.Name and value.value.id == "self":
+                owner = self.lookup("self")
+                cls = owner.module_class if owner is not None and owner.kind is Kind.MODULE and owner.node is not None else None
+                if isinstance(cls, ClassInfo) and value.attr in cls.__dict__.get("none_attributes", {}).get(id(owner.node), ()):
+                    found.add(keyword.arg)
+        return frozenset(found)
 
     def ev_NamedExpr(self, node):
         prov = self.ev(node.value)
@@ -2233,6 +2261,9 @@ class Walker:
         # (a plain target): whether what it returns is cut is the call's to say (the summary keeps a path open through a
         # parameter that might require grad)
         cuts = _cut_by_arguments(info, passed, own_graph=_returns_cut(info))
+        # (or may hand back what it is given, under a None test: a cut tensor stays cut, `if ignore is None: return xs`)
+        cuts = cuts or info.__dict__.get("tests_none", False) and any(
+            p is not None and p.kind is Kind.TENSOR and p.nondiff is not None for p in passed)
         # (a body that backpropagates what it cut: the caller sees that backward as this call's, with these values)
         backprops = backprops or cuts and info.calls_backward
         # a body whose factory takes its dtype from a parameter (`torch.arange(n)`), given a number of known type
@@ -2256,6 +2287,10 @@ class Walker:
         if bound is None:
             return _NOT_WALKED
         left_none = _bind_defaults(info.node, node, bound, method, owner.imports)
+        passed_none = self._none_keywords(node, bound)  # (`ignore=self.ignore`, None for this instance: as if left out)
+        if passed_none:
+            left_none = left_none | passed_none
+            bound.update(dict.fromkeys(passed_none))
         if not with_shapes:  # (walked and memoised without shapes: one walk serves tensors of every size)
             bound = {name: callsite.unshaped(prov) for name, prov in bound.items()}
         caller = self.ctx()

@@ -11,7 +11,8 @@ pass: a target that needs no grad leaves no path around the cut. A model whose o
 (`return self.lin(x).round()`) is judged at each call with the batch it is given. A cut that an option decides, kept
 on a loss module and passed down through helpers (`Dice(threshold=0.5)` reaching `if threshold is not None: (x >
 threshold).float()`), is judged with the option each instance was built with, also in a training function the instance
-is handed to. Also (a warning) a term of a
+is handed to; an option the instance left None, passed on by keyword, is None there too (`if bands is None: return xs`
+hands the cut prediction back). Also (a warning) a term of a
 backpropagated sum, added as is or scaled by a number (`loss = ce + 0.5 * hits`), whose every path goes through such
 an operation: the loss trains through its other terms, that one trains nothing.
 
