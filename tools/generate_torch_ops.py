@@ -616,7 +616,23 @@ def collect() -> dict:
         "RESIZES": _resizes(torch, F),
         "SHAPE_OPERANDS": _shape_operands(torch, methods),
         "TRACKING_ATTRIBUTES": _tracking_attributes(torch),
+        "CLOSURE_LOOPS": _closure_loops(torch),
     }
+
+
+def _closure_loops(torch) -> set:
+    """torch.optim optimizers whose `step(closure)` calls the closure inside a loop (LBFGS): one step evaluates it,
+    and backpropagates what it computes, several times, updating the parameters in between."""
+    found = set()
+    for name in dir(torch.optim):
+        cls = getattr(torch.optim, name)
+        if not (isinstance(cls, type) and issubclass(cls, torch.optim.Optimizer)) or cls is torch.optim.Optimizer:
+            continue
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls.step)))
+        if any(isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "closure"
+               for loop in ast.walk(tree) if isinstance(loop, (ast.For, ast.While)) for call in ast.walk(loop)):
+            found.add(name)
+    return found
 
 
 def _tracking_attributes(torch) -> set:
@@ -1121,6 +1137,7 @@ def render(facts: dict) -> str:
                    "`size` as its spatial dims (found by calling them on 3- to 5-dim inputs) -> the position of `size`.",
         "SHAPE_OPERANDS": "Tensor methods `x.op(other)` whose result takes only metadata (dtype, shape, device) from `other` "
                           "(found by calling them with only `other` requiring grad): type_as, view_as, expand_as...",
+        "CLOSURE_LOOPS": "torch.optim optimizers whose step(closure) evaluates the closure in a loop, updating the parameters in between.",
         "TRACKING_ATTRIBUTES": "Tensor attributes whose value tells a tensor requiring grad from a `.detach().clone()` of it "
                                "taken before an in-place update (found by reading both after a backward and an update).",
     }

@@ -219,7 +219,9 @@ class ClassInfo:
         """What `self.<name>` holds as far as this module shows: __init__ as constructed here (for this instance, else
         merged over the constructions), else __init__, else the other methods that set it. None: unknown."""
         table = self.instances.get(id(instance.node)) if instance is not None and instance.node is not None else None
-        for table in (table or {}, self.constructed, self.attributes):
+        # (an instance whose construction was not walked, where others were: theirs are no facts of it)
+        merged = self.constructed if table is not None or instance is None or instance.node is None or not self.instances else {}
+        for table in (table or {}, merged, self.attributes):
             found = table.get(name)
             if found is not None:
                 return found  # (`self.opt = None` in __init__, set for real in `setup()`: the later value)

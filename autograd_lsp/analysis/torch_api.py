@@ -94,6 +94,11 @@ DEVICE_OVERRIDES = {"_apply", "to", "cuda", "_load_from_state_dict", "_save_to_s
 OPTIMIZER_PREFIXES = ("torch.optim.",)
 NOT_OPTIMIZERS_PREFIXES = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.")
 
+
+def reevaluates_closure(qualname: str | None) -> bool:
+    """An optimizer class (`torch.optim.LBFGS`) whose step(closure) calls the closure several times, updating in between."""
+    return bool(qualname) and qualname.startswith(OPTIMIZER_PREFIXES) and qualname.rsplit(".", 1)[-1] in ops.CLOSURE_LOOPS
+
 # torch.utils.data.DataLoader: its batches stack `batch_size` items (its second parameter; default 1) along a first
 # dimension, unless a sampler of batches or a collate function of the user's decides what a batch is.
 DATA_LOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}

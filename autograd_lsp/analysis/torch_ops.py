@@ -4160,6 +4160,11 @@ SHAPE_OPERANDS = frozenset({
     'view_as',
 })
 
+# torch.optim optimizers whose step(closure) evaluates the closure in a loop, updating the parameters in between.
+CLOSURE_LOOPS = frozenset({
+    'LBFGS',
+})
+
 # Tensor attributes whose value tells a tensor requiring grad from a `.detach().clone()` of it taken before an in-place update (found by reading both after a backward and an update).
 TRACKING_ATTRIBUTES = frozenset({
     '_version',

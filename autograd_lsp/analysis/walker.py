@@ -1312,6 +1312,10 @@ class Walker:
             instance = getattr(info, "instance", None)
             if instance is not None and instance.node is not None:
                 cls.instances.setdefault(id(instance.node), {})[attr] = prov
+                value = stmt.value if type(stmt) is ast.Assign and len(stmt.targets) == 1 else None
+                if prov is None and type(value) is ast.Name and self._known_none(value.id):
+                    # (`self.ignore = ignore` of a parameter this construction leaves at None: None for this instance)
+                    cls.__dict__.setdefault("none_attributes", {}).setdefault(id(instance.node), set()).add(attr)
         else:
             if prov is not None and prov.param_deps and info.context_of is None:
                 # the method's own symbolic parameter: meaningless in another method, but a module's forward of it still
@@ -1700,6 +1704,30 @@ class Walker:
         if stored is not None and stored < self.stmt.lineno:
             return None
         return type(test.ops[0]) is ast.Is
+
+    def _known_none(self, name: str) -> bool:
+        """`name` holds None in this walk for one call: a parameter the call left at its None default, not bound since."""
+        test = ast.Compare(left=ast.Name(id=name, ctx=ast.Load()), ops=[ast.Is()], comparators=[ast.Constant(value=None)])
+        return self._none_test(test) is True
+
+    def _none_keywords(self, node: ast.Call, bound: dict) -> frozenset:
+        """The parameters a call gives, by keyword, a value known to be None in this walk: a parameter left at its None
+        default (_known_none), or `self.<attr>` of an instance whose construction left that attribute None."""
+        if self.via is None or not node.keywords:
+            return frozenset()
+        found = set()
+        for keyword in node.keywords:
+            value = keyword.value
+            if keyword.arg is None or keyword.arg not in bound:
+                continue
+            if type(value) is ast.Name and self._known_none(value.id):
+                found.add(keyword.arg)
+            elif type(value) is ast.Attribute and type(value.value) is ast.Name and value.value.id == "self":
+                owner = self.lookup("self")
+                cls = owner.module_class if owner is not None and owner.kind is Kind.MODULE and owner.node is not None else None
+                if isinstance(cls, ClassInfo) and value.attr in cls.__dict__.get("none_attributes", {}).get(id(owner.node), ()):
+                    found.add(keyword.arg)
+        return frozenset(found)
 
     def ev_NamedExpr(self, node):
         prov = self.ev(node.value)
@@ -2200,6 +2228,8 @@ class Walker:
             self.walk_function(info)
         event.function = info
         self._passes_arguments(info, arg_provs, keywords)
+        if info.__dict__.get("cuts_graph"):
+            self._note_cut()  # (a helper's cut, `(x > cut).float()` under `if cut is not None:`, is its callers' to decide too)
         walked = self.call_in_context(info, node, arg_provs, keywords, receiver)
         if walked is _NOT_WALKED and receiver is None and info.cls is None:
             walked = self._layers_in_context(info, node, arg_provs, keywords)
@@ -2274,7 +2304,7 @@ class Walker:
         init = cls.methods.get("__init__")
         if init is not None and init.owner is not self:
             # another module's class: its __init__ is walked only when this call passes it something worth knowing
-            if not callsite.worth_walking(init, [*arg_provs, *(keywords or {}).values()]):
+            if not callsite.worth_walking(init, [*arg_provs, *(keywords or {}).values()]) and not _switches_option(init, node, keywords or {}):
                 return Provenance(Kind.MODULE, node.lineno, module_class=cls, origin=f"{cls.name}()", node=node)
         self.ensure_class_init(cls)
         instance = Provenance(Kind.MODULE, node.lineno, module_class=cls, origin=f"{cls.name}()", node=node)
@@ -2366,6 +2396,9 @@ class Walker:
         # (a plain target): whether what it returns is cut is the call's to say (the summary keeps a path open through a
         # parameter that might require grad)
         cuts = _cut_by_arguments(info, passed, own_graph=_returns_cut(info))
+        # (or may hand back what it is given, under a None test: a cut tensor stays cut, `if ignore is None: return xs`)
+        cuts = cuts or info.__dict__.get("tests_none", False) and any(
+            p is not None and p.kind is Kind.TENSOR and p.nondiff is not None for p in passed)
         # (a body that backpropagates what it cut: the caller sees that backward as this call's, with these values)
         backprops = backprops or cuts and info.calls_backward
         # a body whose factory takes its dtype from a parameter (`torch.arange(n)`), given a number of known type
@@ -2377,6 +2410,7 @@ class Walker:
         # (and a body that picks a loss's class or reduction from a config it is given: `get_loss(config)`)
         configured = info.__dict__.get("configured_by_arguments", False) and any(
             p is not None and p.kind in (Kind.MODULE, Kind.TEXT) for p in passed)
+        configured = configured or _switches_option(info, node, keyword_provs)
         if (not (info.uses_arguments or sized or backprops or cuts or configured or dtyped) or not info.walked
                 or self.context_depth >= callsite.MAX_DEPTH or info.walking or info.owner is None or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
@@ -2388,6 +2422,10 @@ class Walker:
         if bound is None:
             return _NOT_WALKED
         left_none = _bind_defaults(info.node, node, bound, method, owner.imports)
+        passed_none = self._none_keywords(node, bound)  # (`ignore=self.ignore`, None for this instance: as if left out)
+        if passed_none:
+            left_none = left_none | passed_none
+            bound.update(dict.fromkeys(passed_none))
         if not with_shapes:  # (walked and memoised without shapes: one walk serves tensors of every size)
             bound = {name: callsite.unshaped(prov) for name, prov in bound.items()}
         caller = self.ctx()
@@ -2854,6 +2892,8 @@ class Walker:
             if 1 <= index <= len(node.args) and not isinstance(node.args[index - 1], ast.Starred):
                 self._mark(node.args[index - 1], op, node)
         shaped = any(_shaped(p) for p in [*arg_provs, *(keywords or {}).values()])
+        if info.__dict__.get("cuts_graph"):
+            self._note_cut()  # (a loss module's cut, `Dice(threshold=0.5)`: what its callers pass decides it too)
         if not info.uses_arguments and not ((_shaped_by_arguments(info) or _optional_tuple(info)) and shaped) \
                 and not _cut_by_arguments(info, [*arg_provs, *(keywords or {}).values()], own_graph=_returns_cut(info)):
             return None
@@ -4486,12 +4526,25 @@ def _cut_or_number(a: Provenance | None, b: Provenance | None) -> Provenance | N
     return None
 
 
+def _switches_option(info: FunctionInfo, node: ast.Call, keyword_provs) -> bool:
+    """A constructor given a number by keyword for a parameter that defaults to None (`Dice(threshold=0.5)`): an option its
+    methods may test (`if threshold is not None:`), so what this instance holds is worth knowing."""
+    if info.name != "__init__" or info.cls is None or not node.keywords or not keyword_provs:
+        return False
+    args = info.node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults)}
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    return any(prov is not None and prov.kind is Kind.NUMBER and type(default := defaults.get(name)) is ast.Constant and default.value is None
+               for name, prov in keyword_provs.items())
+
+
 def _cut_by_arguments(info: FunctionInfo, passed, own_graph: bool = False) -> bool:
     """A body that cuts a graph somewhere (FunctionInfo.cuts_graph) called with a tensor that requires grad and one known
     to have no graph: walked with them, its result is cut or not by what it does to each. A body that backpropagates
     makes its own graph (`self.model(x)`), as does a forward whose layers' output it returns cut (`own_graph`): one known
     to have no graph is enough (the target of a rounded prediction, the batch of a model that rounds)."""
-    if not info.__dict__.get("cuts_graph"):
+    if not info.__dict__.get("cuts_graph") and not (info.calls_backward and any(map(_cutting_module, passed))):
         return False
     tensors = [p for p in flatten(passed) if p is not None and p.kind is Kind.TENSOR]
     if not (info.calls_backward or own_graph or any(p.requires_grad for p in tensors)):
@@ -4499,6 +4552,13 @@ def _cut_by_arguments(info: FunctionInfo, passed, own_graph: bool = False) -> bo
     # (or given a number or string, which may decide a test that guards the cut: `if threshold is not None:`)
     return any(p.requires_grad is False and not p.param_deps for p in tensors) or any(
         p is not None and p.kind in (Kind.NUMBER, Kind.TEXT) and not p.param_deps for p in passed)
+
+
+def _cutting_module(prov: Provenance | None) -> bool:
+    """A workspace module whose forward cuts a graph somewhere (a loss given to a training function: `fit(net, Dice(0.5))`)."""
+    cls = prov.module_class if prov is not None and prov.kind is Kind.MODULE else None
+    forward = cls.methods.get("forward") if isinstance(cls, ClassInfo) else None
+    return forward is not None and bool(forward.__dict__.get("cuts_graph"))
 
 
 def _returns_cut(info: FunctionInfo) -> bool:

@@ -14,7 +14,9 @@ call of the function in this module passes `None` (a hand-written SGD path, call
 nor does a reset in one arm of an `if` for a step in the other arm (`if amp: zero_grad(); ...` / `else: backward(); step()`).
 
 Reported at the `step()` that applies the summed gradients, and at the `backward()` that adds to them; where the
-step sits in a helper that the loop's call is the only caller of, at the helper's own `step()` too.
+step sits in a helper that the loop's call is the only caller of, at the helper's own `step()` too. Steps in the two
+arms of an `if` (AMP or plain) are each reported. A loop calling a function whose own loop backpropagates and steps
+(an epoch function) is that loop's to judge: a reset per epoch would not help.
 
 ## Why is this bad?
 `backward()` *adds* to `.grad`. Without a reset, the second step applies the sum of the first two
@@ -80,12 +82,20 @@ def check(model: ModuleModel):
         if not backwards or not steps:
             continue
         own = [step for step in steps if innermost_unit(model, step.event, needs=BACKWARD) is unit]
-        own = [step for step in own if not _fresh_each_iteration(model, unit, step) and not _callers_pass_no_optimizer(model, step)]
+        own = [step for step in own if not _fresh_each_iteration(model, unit, step) and not _callers_pass_no_optimizer(model, step)
+               and not _judged_inside(model, unit, step)]
         if not own:
             continue
         zeros = [zero for zero in unit.of(ZERO_GRAD) if not _never_runs(model, zero)]
         if not zeros:
-            yield from _finding(model, unit, own[0], backwards, missing=None, seen=seen)
+            # one step per path: the arms of an `if` (AMP or plain) each apply the summed gradients
+            reported, named = [], set()  # (one fix per optimizer: the resets would go at the same place)
+            for step in own:
+                if all(never_together(model, other.event, step.event) for other in reported):
+                    name = optimizer_of(model, step.event) if isinstance(step.event, CallEvent) else None
+                    yield from _finding(model, unit, step, backwards, missing=None, seen=seen, fix=not reported or name not in named)
+                    reported.append(step)
+                    named.add(name)
             continue
         apart = next((step for step in own if all(never_together(model, zero.event, step.event) for zero in zeros)), None)
         if apart is not None:  # (`if args.amp: zero_grad(); scaled backward; step` `else: backward(); step()`)
@@ -118,6 +128,16 @@ def check(model: ModuleModel):
                 if name and not any(_same_optimizer(name, other) for other in reset) and name not in reported:
                     reported.add(name)
                     yield from _finding(model, unit, step, backwards, missing=name, seen=seen)
+
+
+def _judged_inside(model: ModuleModel, unit, step) -> bool:
+    """The step a call reaches sits in a loop of the helper that backpropagates too (`run_epoch()` called per epoch): that
+    loop is the training loop, judged on its own; a reset in the caller's loop would come once per epoch, too late."""
+    inner = step.inner
+    if inner is None:
+        return False
+    inside = innermost_unit(model, inner, needs=BACKWARD)
+    return inside is not None and inside is not unit and inside.loop is not None and bool(inside.of(STEP))
 
 
 def _past_module_resets(model: ModuleModel, zeros, own):
@@ -346,7 +366,7 @@ def _optimizer_receiver(model: ModuleModel, event: CallEvent) -> bool:
     return optimizer_like(model, receiver)
 
 
-def _finding(model, unit, step, backwards, missing, seen: set, resets: str | None = None, branch=None):
+def _finding(model, unit, step, backwards, missing, seen: set, resets: str | None = None, branch=None, fix=True):
     step_event = step.event
     optimizer = optimizer_of(model, step.inner or step_event) if isinstance(step.inner or step_event, CallEvent) else None
     backward = max((b for b in backwards if b.seq < step.seq), key=lambda b: b.seq, default=backwards[0])
@@ -382,7 +402,7 @@ def _finding(model, unit, step, backwards, missing, seen: set, resets: str | Non
                     f"Call `{optimizer or 'optimizer'}.zero_grad()` in the loop body, before the forward")
     fixes = []
     name = missing or (optimizer if step.inner is None else _at_call_site(model, step))
-    if name and not (resets and step.inner is not None):  # (a helper's optimizer, named as the helper names it)
+    if fix and name and not (resets and step.inner is not None):  # (a helper's optimizer, named as the helper names it)
         # (a closure: reset at its top, since LBFGS runs it several times per step)
         anchor = _first_statement(closure.node) if closure_backward is not None else forward_statement(model, unit, backward)
         if anchor is not None and edits.own_line(model, anchor):

@@ -8,7 +8,11 @@ filled in place from such a result (a one-hot `scatter_` of argmax indices) carr
 module's forward judged at its call (the message names the cut inside a helper of the workspace that made the value).
 A method that backpropagates a prediction another method cut (`self.model(x).round()`) is judged with what its callers
 pass: a target that needs no grad leaves no path around the cut. A model whose own forward returns its layers' output cut
-(`return self.lin(x).round()`) is judged at each call with the batch it is given. Also (a warning) a term of a
+(`return self.lin(x).round()`) is judged at each call with the batch it is given. A cut that an option decides, kept
+on a loss module and passed down through helpers (`Dice(threshold=0.5)` reaching `if threshold is not None: (x >
+threshold).float()`), is judged with the option each instance was built with, also in a training function the instance
+is handed to; an option the instance left None, passed on by keyword, is None there too (`if bands is None: return xs`
+hands the cut prediction back). Also (a warning) a term of a
 backpropagated sum, added as is or scaled by a number (`loss = ce + 0.5 * hits`), whose every path goes through such
 an operation: the loss trains through its other terms, that one trains nothing.
 
@@ -164,7 +168,7 @@ def _through_sites(model: ModuleModel) -> list[LossSite]:
     open through the parameter)."""
     sites = []
     for event in model.calls(role="backward", through=True):
-        if type(event) is not ThroughEvent or not event.certain:
+        if type(event) is not ThroughEvent:  # (one that may not run, in a loop or a branch: when it does, it fails)
             continue
         direct = event.direct
         prov = direct.receiver_prov

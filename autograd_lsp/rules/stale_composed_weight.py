@@ -6,7 +6,9 @@ A manual update of the sources in the loop (`w -= lr * w.grad` under `no_grad`, 
 a step; a `torch.distributions` object built from such a tensor (`Normal(mu, log_std.exp())`) is composed too,
 and so is a trainer's attribute composed in a `setup()`-like method that the training loop never calls again.
 A composed tensor bound into a callable once (`crit = functools.partial(f, w=torch.stack([a, b]))`) and called in the
-loop is reported at the composition.
+loop is reported at the composition. So is a value with a graph through the parameters (a forward, `pred = model(x)`)
+computed once outside the closure of `opt.step(closure)` and backpropagated in it, where the optimizer calls the closure
+several times per step (LBFGS): the second call backpropagates through the freed graph.
 An attribute of `__init__` is one assigned or registered as a buffer (`self.register_buffer("w", torch.cat([...]))`).
 Nothing needs to update the sources when the composition kept tensors for backward (`3 * torch.rand(n, 1,
 requires_grad=True)`, `X @ w`, `w.exp()`; not a view or an addition) and every iteration backpropagates a loss
@@ -63,7 +65,9 @@ from dataclasses import replace
 
 from ..analysis import torch_api, uses
 from ..analysis.model import BindEvent, CallEvent, InplaceEvent, ModuleModel, UseEvent
+from ..analysis.provenance import Kind
 from ..analysis.syntax import dotted, statements
+from ..analysis.training import step_closure
 from ..findings import Fix, Safety, Severity
 from . import edits
 
@@ -253,6 +257,59 @@ def check(model: ModuleModel):
     yield from _module_attributes(model)
     yield from _late_attributes(model)
     yield from _bound_by_partial(model)
+    yield from _reevaluated_closures(model)
+
+
+def _reevaluated_closures(model: ModuleModel):
+    """`opt.step(closure)` of an optimizer that calls the closure several times per step, updating the parameters in
+    between (LBFGS): a value with a graph through those parameters, computed once outside the closure and backpropagated
+    in it, is stale from the second call on, and its graph was freed by the first call's backward."""
+    for step in model.calls(role="step"):
+        optimizer = step.receiver_prov
+        if optimizer is None or optimizer.kind is not Kind.OPTIMIZER or not torch_api.reevaluates_closure(optimizer.origin):
+            continue
+        closure = step_closure(step)
+        if closure is None or not isinstance(closure.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        first, last = closure.node.lineno, closure.node.end_lineno or closure.node.lineno
+        inside = [e for e in model.events if e.ctx.scope.function is closure and e.ctx.via is None]
+        backwards = [e for e in inside if type(e) is CallEvent and e.method == "backward" and e.receiver_prov is not None
+                     and len(e.node.args) <= 1 and not any(kw.arg in ("retain_graph", "create_graph") or kw.arg is None
+                                                           for kw in e.node.keywords)]
+        done = set()
+        for use in (e for e in inside if type(e) is UseEvent):
+            prov = use.prov
+            if prov is None or not prov.is_tensor or not prov.has_graph or prov.no_grad or prov.requires_grad is not True \
+                    or prov.node is None or first <= getattr(prov.node, "lineno", first) <= last or id(prov.node) in done \
+                    or not _is_forward_use(use) or not prov.composed_from or not _optimizer_may_update([step], prov.composed_from):
+                continue
+            backward = next((b for b in backwards if b.seq > use.seq and id(prov.node) in b.receiver_prov.graph), None)
+            if backward is None:
+                continue
+            done.add(id(prov.node))
+            yield from _closure_finding(model, use, prov, step, backward)
+
+
+def _closure_finding(model, use, prov, step, backward):
+    bind = _bind_of(model).get(id(prov.node))
+    where = f"line {bind.node.lineno}" if bind is not None else f"line {prov.line}"
+    step_text = f"`{' '.join(model.text(step.node).split())}` (line {step.node.lineno})"
+    call = f"`{' '.join(model.text(backward.node).split())}` (line {backward.node.lineno})"
+    optimizer = model.text(step.receiver) if step.receiver is not None else "the optimizer"
+    message = (f"`{use.name}` was computed once, at {where}, outside the closure that {step_text} runs; `{optimizer}` calls the "
+               f"closure several times per step and updates the parameters in between, so from the second call on {call} "
+               f"backpropagates through a graph the first call freed (\"Trying to backward through the graph a second time\"), "
+               f"built from the old parameters. Compute `{use.name}` inside the closure")
+    related = [(step.node, "calls the closure several times"), (backward.node, "frees the graph on the first call")]
+    if bind is not None:
+        related.insert(0, (bind.node, f"`{use.name}` computed here, once"))
+    found = model.finding(RULE, use.node, message, related=related, composed=use.name, sources=sorted(prov.composed_from),
+                          optimizer=optimizer, loop_line=None)
+    if bind is None:
+        return [found]
+    cause = (f"`{use.name}` is computed here, once, outside the closure that {step_text} runs several times per step: its "
+             f"second call backpropagates ({call}) through the graph the first freed. Compute it inside the closure")
+    return model.with_cause(found, bind.node, cause, f"`{use.name}` is used here, in the closure")
 
 
 def _bound_by_partial(model: ModuleModel):
