@@ -553,6 +553,95 @@ def test_a_summary_read_through_a_sequential_is_read_again_after_an_edit():
 # Edits whose function-level walk must keep what the rest of the module's walk wrote (review of the call-site
 # walks in blocks): each program with its edit, and the rule whose finding must stay as in a full check.
 _KEPT_ACROSS_BLOCKS = {
+    # a loop's accumulator holds on a later pass what its first pass bound (walker._carried_into_else): facts kept on
+    # the loop's node must not follow it into the copy an edit of the loop's body makes
+    "carried accumulator": ('''import torch
+
+
+def pooled(x, rounds):
+    w = torch.randn(4, 4, requires_grad=True)
+    total = None
+    for _ in range(rounds):
+        gate = torch.sigmoid(x @ w)
+        if total is None:
+            total = gate
+        else:
+            total += gate
+    return total
+
+
+pooled(torch.randn(2, 4), 3).sum().backward()
+''', "            total = gate\n", "            total = gate; pass\n", "AG006"),
+    # an in-place layer after one that keeps its output, in an nn.Sequential with a layer of another module: the
+    # forward that runs it is walked elsewhere, so an edit of the layers in __init__ must reach it
+    "sequential in-place layer": ('''import torch
+import torch.nn as nn
+from blocks import make_adapter
+
+
+class Tagger(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        head = [nn.Linear(width, width)]
+        head.append(make_adapter(width))
+        head.append(nn.Tanh())
+        head.append(nn.Dropout(0.2, inplace=True))
+        self.head = nn.Sequential(*head)
+
+    def forward(self, tokens):
+        return self.head(tokens).mean()
+
+
+def fit(tagger, tokens):
+    tagger(tokens).backward()
+''', "nn.Dropout(0.2, inplace=True)", "nn.Dropout(0.2)", "AG006"),
+    # a staticmethod named once after a dot gets the modules its only call passes (walker._pass_modules): naming it
+    # once more, in another method, takes that away
+    "staticmethod named once": ('''import torch
+import torch.nn as nn
+
+
+class Ranker(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 1)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Session:
+    @staticmethod
+    def train(rounds):
+        ranker = Ranker()
+        opt = torch.optim.Adam(ranker.parameters(), lr=0.01)
+        loss_fn = nn.MSELoss()
+        data = [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(2)]
+        for _ in range(rounds):
+            for x, y in data:
+                opt.zero_grad()
+                loss_fn(ranker(x), y).backward()
+                opt.step()
+            print(float(Session.evaluate(ranker, data, loss_fn)))
+
+    @staticmethod
+    def evaluate(ranker, data, loss_fn):
+        total = 0
+        for x, y in data:
+            total += loss_fn(ranker(x), y)
+        return total / len(data)
+
+    def report(self):
+        return None
+
+
+def main():
+    Session.train(2)
+
+
+if __name__ == "__main__":
+    main()
+''', "        return None\n", "        return self.evaluate\n", "AG015"),
     # a helper's backward of a vector handed over by a call written while `update` was walked on its own, before
     # `run`, whose walk of `update` for its call site reads that helper from the memo: an edit in `run` keeps it
     "handover": ('''import torch

@@ -126,6 +126,9 @@ def _edited(model: ModuleModel, parsed):
     defined = {function.name for function in model.functions.values()} | set(model.classes)
     if any(old.names[name] != new.names[name] for name in (old.names - new.names) + (new.names - old.names) if name in defined):
         return _no("a def's name mentions changed")
+    methods = {function.name for function in model.functions.values() if function.cls is not None}
+    if any(old.attrs[name] != new.attrs[name] for name in (old.attrs - new.attrs) + (new.attrs - old.attrs) if name in methods):
+        return _no("a method's attribute mentions changed")  # (walker._pass_modules: a staticmethod named once after a dot)
     if old.zero_grad != new.zero_grad:
         return _no('zero_grad receivers changed')
     constructors = set(model.classes) | {"__init__"}  # (what constructions pass: walker._defaulted_layer reads it)
@@ -301,6 +304,7 @@ class _Facts:
         self.zero_grad: Counter = Counter()  # receivers of `.zero_grad()` (walker._zero_grad_receivers)
         self.imports: list = []
         self.names: Counter = Counter()  # bare names written (ModuleModel.mentions)
+        self.attrs: Counter = Counter()  # attribute names written, read or stored (ModuleModel.attribute_mentions)
         self.calls: Counter = Counter()  # (called name, keywords passed, positional count): ModuleModel.passed_by_calls
         self.setters = sorted(setter_attributes(node))  # (walker._late_attribute)
         for stmt in node.body:
@@ -308,6 +312,7 @@ class _Facts:
             for sub in ast.walk(stmt):
                 kind = type(sub)
                 if kind is ast.Attribute:
+                    self.attrs[sub.attr] += 1
                     if isinstance(sub.ctx, ast.Load):
                         self.read.add(sub.attr)
                     else:
@@ -435,8 +440,10 @@ class _Rewalk:
         # the class tables as they stand (the walk again empties and fills those of the classes it walks)
         self.classes = _classes(model)
         self.tables = {key: (dict(c.attributes), dict(c.attribute_nodes), dict(c.late), c.__dict__.get("changed_at"),
-                             dict(c.__dict__.get("changed_attrs", ())), dict(c.instances))
+                             dict(c.__dict__.get("changed_attrs", ())), dict(c.instances),
+                             {node: set(names) for node, names in c.__dict__.get("none_attributes", {}).items()})
                        for key, c in self.classes.items()}
+        self.hazards_before = call_tables[3]
         try:
             ok = self._walk(old_nodes, a, b, la, lb)
         except Exception:  # RecursionError included: the full walk decides (and says what is wrong)
@@ -444,11 +451,14 @@ class _Rewalk:
         if not ok:
             walker.table_changes = self.final_tables
             for key, c in self.classes.items():
-                attributes, nodes, late, changed_at, changed_attrs, instances = self.tables[key]
+                attributes, nodes, late, changed_at, changed_attrs, instances, none_attributes = self.tables[key]
                 for table, before in ((c.attributes, attributes), (c.attribute_nodes, nodes), (c.late, late), (c.instances, instances)):
                     table.clear()
                     table.update(before)
                 c.__dict__.pop("changed_attrs", None)
+                c.__dict__.pop("none_attributes", None)
+                if none_attributes:
+                    c.none_attributes = none_attributes
                 if changed_attrs:
                     c.changed_attrs = changed_attrs
                 if changed_at is None:
@@ -508,7 +518,8 @@ class _Rewalk:
             member.scope = None
             member.__dict__.pop("tests_none", None)  # (walker._note_none_test: set again by the walk)
             member.__dict__.pop("moves_parameters", None)  # (an optimizer's method: set again by the walk)
-            for key in ("saved_inputs", "backpropagates", "backward_of_arguments", "cuts_graph", "dtype_from_arguments", "configured_by_arguments"):
+            for key in ("saved_inputs", "backpropagates", "backward_of_arguments", "cuts_graph", "dtype_from_arguments", "configured_by_arguments",
+                        "sized_by_arguments"):
                 member.__dict__.pop(key, None)  # (set only when true: a walk again that finds none must not keep them)
             if member is not info:  # (set again by the first call inside the block)
                 for key in ("passed_modules", "passed_sizes", "module_arguments"):
@@ -533,6 +544,9 @@ class _Rewalk:
         for c in self.classes.values():
             for key in [key for key in c.instances if key in old_nodes]:
                 del c.instances[key]
+            nones = c.__dict__.get("none_attributes")  # (walker._store_self_attribute: per construction, as instances)
+            for key in [key for key in nones or () if key in old_nodes]:
+                del nones[key]
         # the bodies walked for a call site during the block are walked again by it (their memo entries forgotten); the
         # entries made after the block are hidden (a fresh walk had not made them yet when it walked the block)
         gone = {id(shadow) for shadow in self.inside}
@@ -570,6 +584,9 @@ class _Rewalk:
         # what a fresh walk would have done differently
         if not all(member.walked for member in self.members):
             return _no('a nested walk missing')
+        before, after = self.hazards_before, model.__dict__.get("_sequential_hazards", {})
+        if any(key in old_nodes for key in before) or any(before.get(key) is not value for key, value in after.items()):
+            return _no('an nn.Sequential with in-place layers in the block')  # (the forwards that run it read them)
         if later.keys() & walker.memo.keys():
             return _no('a call-site walk made before its first')  # (the later call reads it from the memo in a fresh walk)
         walker.memo.update(later)

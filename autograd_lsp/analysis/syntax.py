@@ -87,13 +87,18 @@ def head(node: ast.AST) -> ast.Name | None:
     return node if type(node) is ast.Name else None
 
 
+_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers")
+
+
 def kept_on(node: ast.AST, key: str, compute):
     """`compute(node)`, kept on the node: a file consulted by another one and then checked (or walked again by the
-    server) shares its tree. Kept with the body it was computed from: the server's incremental parse copies a node
-    on an edit's path (its __dict__ too) and gives the copy a new body list."""
+    server) shares its tree. Kept with the statement lists it was computed from: the server's incremental parse
+    copies a node on an edit's path (its __dict__ too) and gives the copy a new list where the edit lies (a loop's
+    `orelse` as well as its `body`)."""
+    lists = tuple(getattr(node, name, None) for name in _STATEMENT_LISTS)
     found = node.__dict__.get(key)
-    if found is None or found[0] is not node.body:
-        found = (node.body, compute(node))
+    if found is None or any(a is not b for a, b in zip(found[0], lists)):
+        found = (lists, compute(node))
         setattr(node, key, found)
     return found[1]
 

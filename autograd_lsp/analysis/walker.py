@@ -15,6 +15,7 @@ import bisect
 import builtins
 import os
 import re
+from collections import Counter
 
 from ..source import Source
 from . import callsite, shapes, syntax
@@ -1043,31 +1044,14 @@ class Walker:
             return None
         return name
 
-    def _stores_outside(self, loop: ast.AST, branch: ast.If, orelse: bool = False) -> set:
+    @staticmethod
+    def _stores_outside(loop: ast.AST, branch: ast.If, orelse: bool = False) -> set:
         """Names the loop binds outside `branch`'s body (its else, `orelse`) (an augmented assignment keeps its tensor:
-        not counted)."""
-        cache = self.__dict__.setdefault("_stores_outside_cache", {})
-        key = (id(loop), id(branch), orelse)
-        found = cache.get(key)
-        if found is None:
-            found, pending = set(), [loop.target] if isinstance(loop, (ast.For, ast.AsyncFor)) else []
-            pending += [child for child in loop.body]
-            while pending:
-                child = pending.pop()
-                if child is branch:
-                    pending.extend(branch.body if orelse else branch.orelse)
-                    pending.append(branch.test)
-                    continue
-                if isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Name):
-                    pending.append(child.value)
-                    continue
-                if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
-                    found.add(child.id)
-                elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    found.add(child.name)
-                pending.extend(ast.iter_child_nodes(child))
-            cache[key] = found
-        return found
+        not counted). The loop's counts are kept on it; only the branch's part is counted again (an `if` per name)."""
+        everywhere = syntax.kept_on(loop, "_bound_counts", lambda node: _bound_names(
+            ([node.target] if isinstance(node, (ast.For, ast.AsyncFor)) else []) + node.body))
+        inside = _bound_names(branch.orelse if orelse else branch.body)
+        return {name for name, count in everywhere.items() if count > inside.get(name, 0)}
 
     def _note_cut(self):
         """The symbolic walk of a function meets a graph cut (a comparison, argmax, a cast to int): whether what it returns
@@ -3441,6 +3425,8 @@ class Walker:
             hazards.append((first, before.node, name, built, None))
         if hazards:
             self.model.__dict__.setdefault("_sequential_hazards", {})[id(node)] = hazards
+        else:  # (a container walked again, by the server's function walk, may have lost them)
+            self.model.__dict__.get("_sequential_hazards", {}).pop(id(node), None)
 
     def _sequential_hazards(self, node: ast.Call, built: ast.Call | None):
         """(saving layer, its node, in-place layer, its node) of the container `built` that certainly write."""
@@ -4332,29 +4318,51 @@ def _none_outside(function, loop: ast.AST, name: str) -> bool:
     args = function.args
     if any(arg.arg == name for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if arg is not None):
         return False
-    inside = loop.__dict__.get("_names_stored")  # (kept on the loop's node: an edit makes a new one)
-    if inside is None:
-        inside = loop._names_stored = {id(sub) for sub in syntax.nodes(loop) if type(sub) is ast.Name and type(sub.ctx) is not ast.Load}
-    to_none, stores = set(), []
+    inside = syntax.kept_on(loop, "_names_stored", lambda node: {
+        id(sub) for sub in syntax.nodes(node) if type(sub) is ast.Name and type(sub.ctx) is not ast.Load})
+    stores = [to_none for store, to_none in syntax.kept_on(function, "_store_index", _store_index).get(name, ()) if store not in inside]
+    return bool(stores) and all(stores)
+
+
+def _store_index(function) -> dict:
+    """Name -> [(id of a Name the function binds it with, whether that statement is `name = None`)], one pass."""
+    to_none, index = set(), {}
     for sub in syntax.nodes(function):
-        if type(sub) is ast.Assign and len(sub.targets) == 1 and type(sub.targets[0]) is ast.Name and sub.targets[0].id == name \
+        if type(sub) is ast.Assign and len(sub.targets) == 1 and type(sub.targets[0]) is ast.Name \
                 and type(sub.value) is ast.Constant and sub.value.value is None:
             to_none.add(id(sub.targets[0]))
-        elif type(sub) is ast.Name and sub.id == name and type(sub.ctx) is not ast.Load and id(sub) not in inside:
-            stores.append(id(sub))
-    return bool(stores) and all(store in to_none for store in stores)
+        elif type(sub) is ast.Name and type(sub.ctx) is not ast.Load:
+            index.setdefault(sub.id, []).append(id(sub))
+    return {name: [(store, store in to_none) for store in stores] for name, stores in index.items()}
+
+
+def _bound_names(roots: list) -> Counter:
+    """How often each name is bound under `roots`: stores, deletions, defs and classes (an augmented assignment to a
+    name is not counted: it keeps its tensor)."""
+    found: Counter = Counter()
+    pending = list(roots)
+    while pending:
+        child = pending.pop()
+        if isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Name):
+            pending.append(child.value)
+            continue
+        if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
+            found[child.id] += 1
+        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found[child.name] += 1
+        pending.extend(ast.iter_child_nodes(child))
+    return found
 
 
 def _first_stores(function) -> dict:
     """Name -> the line of the first statement of a function's body (nested defs aside) that assigns it."""
-    found = function.__dict__.get("_first_stores")  # (kept on the def's node: an edit makes a new one)
-    if found is None:
-        found = {}
-        for sub in syntax.nodes(function):
+    def compute(node) -> dict:
+        found: dict = {}
+        for sub in syntax.nodes(node):
             if type(sub) is ast.Name and type(sub.ctx) is ast.Store:
                 found[sub.id] = min(found.get(sub.id, sub.lineno), sub.lineno)
-        function._first_stores = found
-    return found
+        return found
+    return syntax.kept_on(function, "_first_stores", compute)
 
 
 def _width_of(layer: Provenance | None) -> int | None:
