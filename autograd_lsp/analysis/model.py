@@ -25,6 +25,8 @@ class Scope:
     bindings: dict = field(default_factory=dict)  # name -> Provenance (None: bound but unknown)
     defs: dict = field(default_factory=dict)  # name -> FunctionInfo | ClassInfo defined in this scope
     function: "FunctionInfo | None" = None
+    branch: object | None = None  # a token of the undecided branch being walked (None: none)
+    stored: dict | None = None  # `self.<attr>` -> the branch token of its last store in this walk (__init__)
 
 
 @dataclass(eq=False)

@@ -1065,10 +1065,13 @@ class Walker:
         """A block that may not run (a branch not decided, a loop's else, a handler)."""
         if body:
             self.branching += 1
+            scope = self.scope
+            outer, scope.branch = scope.branch, object()
             try:
                 self.walk_body(body)
             finally:
                 self.branching -= 1
+                scope.branch = outer
 
     def _note_none_test(self, test):
         """The symbolic walk of a function meets `if <parameter> is (not) None`: calls passing it or not may take
@@ -1286,7 +1289,7 @@ class Walker:
         if prov is not None and prov.param_deps:
             info.uses_arguments = True
         if info.name == "__init__" and info.context_of is None:
-            cls.attributes[attr] = prov
+            cls.attributes[attr] = self._either_store(attr, cls.attributes.get(attr), prov)
             cls.attribute_nodes[attr] = stmt
         elif info.name == "__init__":
             # a constructor call's arguments: what this module builds, merged over its constructions
@@ -1295,7 +1298,8 @@ class Walker:
             cls.attribute_nodes.setdefault(attr, stmt)
             instance = getattr(info, "instance", None)
             if instance is not None and instance.node is not None:
-                cls.instances.setdefault(id(instance.node), {})[attr] = prov
+                stores = cls.instances.setdefault(id(instance.node), {})
+                stores[attr] = self._either_store(attr, stores.get(attr), prov)
                 value = stmt.value if type(stmt) is ast.Assign and len(stmt.targets) == 1 else None
                 if prov is None and type(value) is ast.Name and self._known_none(value.id):
                     # (`self.ignore = ignore` of a parameter this construction leaves at None: None for this instance)
@@ -1307,6 +1311,19 @@ class Walker:
                 prov = _own_graph(prov)
             table = cls.late
             table[attr] = merge(table[attr], prov) if attr in table else prov
+
+    def _either_store(self, attr: str, earlier, prov):
+        """`if trainable: self.w = nn.Parameter(t)` / `else: self.register_buffer("w", t)`: a tensor stored in an undecided
+        branch over one this walk stored outside that branch holds either (merged), not the last one walked."""
+        scope = self.scope
+        if scope.stored is None:
+            scope.stored = {}
+        before = scope.stored.get(attr, scope)
+        scope.stored[attr] = scope.branch
+        if self.branching and before is not scope and before is not scope.branch and earlier is not None and prov is not None \
+                and earlier.kind is Kind.TENSOR and prov.kind is Kind.TENSOR:
+            return merge(earlier, prov)
+        return prov
 
     def _unpack(self, value, prov, count, star: int | None = None):
         if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == count and not any(isinstance(e, ast.Starred) for e in value.elts):
