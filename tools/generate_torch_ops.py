@@ -584,6 +584,8 @@ def collect() -> dict:
         "LEGACY_REDUCE": _legacy_reduce(F),
         "SAVED": {n: d for n, d in saved.items() if n in python_names},
         "FACTORIES": {n: k for n, k in factories.items() if n in functions},
+        "RANDOM_FACTORIES": {n for n in factories if n in functions and any(
+            kind.startswith("Generator") for s in by_name.get(n, ()) for _, kind, _ in s["args"])},
         "LEGACY_CONSTRUCTORS": legacy,
         "DTYPES": dtypes,
         "METADATA_METHODS": {n for n in METADATA_METHODS if hasattr(torch.Tensor, n)},
@@ -1090,6 +1092,7 @@ def render(facts: dict) -> str:
                  "by position and \"result\" for the output}. Autograd saves them only when input i requires grad.",
         "FACTORIES": "Factories -> dtype class of their result without dtype=: float, int, like (the input's), data (the values'); "
                      "values: data taken as the first argument (torch.tensor([...])).",
+        "RANDOM_FACTORIES": "Factories whose values are drawn at random (their schema takes a `Generator? generator`).",
         "LEGACY_CONSTRUCTORS": "torch.FloatTensor & co. -> the dtype they make.",
         "DTYPES": "torch dtypes -> class: float (floating and complex) or int (integer and bool).",
         "METADATA_METHODS": "Tensor methods that read facts or do autograd bookkeeping, not values.",

@@ -214,6 +214,7 @@ class ClassInfo:
     late: dict = field(default_factory=dict)  # set by other methods (`setup()`, `configure()`), merged over them
     setters: dict | None = None  # attribute name -> methods other than __init__ that assign `self.<name>` (found when needed)
     bases: list = field(default_factory=list)  # its bases that are classes of this module (what it inherits is theirs)
+    torch_layer: str | None = None  # its torch.nn layer base (`nn.Linear`: the short name), whose parameters it inherits
 
     instances: dict = field(default_factory=dict)  # id of a constructor call -> what its __init__ set (one instance's state)
 

@@ -23,6 +23,7 @@ DATA_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k in ("data", 
 VALUE_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k == "values")  # torch.tensor([...]): the data is the argument
 TENSOR_FACTORIES = frozenset(ops.FACTORIES) | LEGACY_CONSTRUCTORS
 # torch names its factories of unwritten memory `empty*`: their values are whatever the allocator left.
+RANDOM_FACTORIES = frozenset(ops.RANDOM_FACTORIES)  # randn, randperm...: values drawn anew on every construction
 UNINITIALISED_FACTORIES = frozenset(n for n in ops.FACTORIES if n.startswith("empty"))
 
 INT_RESULT_METHODS = ops.INT_RESULT  # an integer/bool result whatever the input (argmax, eq, long...)

@@ -2108,6 +2108,18 @@ FACTORIES = {
     'zeros_like': 'like',
 }
 
+# Factories whose values are drawn at random (their schema takes a `Generator? generator`).
+RANDOM_FACTORIES = frozenset({
+    'normal',
+    'rand',
+    'rand_like',
+    'randint',
+    'randint_like',
+    'randn',
+    'randn_like',
+    'randperm',
+})
+
 # torch.FloatTensor & co. -> the dtype they make.
 LEGACY_CONSTRUCTORS = {
     'BFloat16Tensor': 'bfloat16',

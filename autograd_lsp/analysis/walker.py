@@ -465,10 +465,13 @@ class Walker:
             if qualname in api.MODULE_BASES or (qualname or "").startswith("torch.nn."):
                 is_module = True
             elif isinstance(base, ast.Name) and isinstance(self.lookup_def(base.id), ClassInfo):
-                is_module = self.lookup_def(base.id).is_module
+                is_module = is_module or self.lookup_def(base.id).is_module  # (`class A(nn.Module, Mixin)`: any base decides)
             elif isinstance(base, ast.Attribute) and base.attr in ("Module", "LightningModule"):
                 is_module = True
         info = ClassInfo(node, node.name, is_module)
+        layers = [q.rsplit(".", 1)[-1] for q in map(self.imports.qualname, node.bases) if q and q.startswith("torch.nn.")]
+        if len(layers) == 1 and api.layer_parameters(layers[0]):
+            info.torch_layer = layers[0]  # `class NoisyLinear(nn.Linear)`: `self.weight`, `self.bias` are its Parameters
         info.bases = [base for base in (self.lookup_def(b.id) for b in node.bases if isinstance(b, ast.Name)) if isinstance(base, ClassInfo)]
         if len(info.bases) < len(node.bases) and self.resolver is not None and not self.summary_only:
             info.pending_bases = True  # (bases from other modules: resolved when this module constructs one, construct())
@@ -1917,6 +1920,10 @@ class Walker:
                                                    else Provenance(Kind.MODULE, node.lineno, module_class=base, origin="self"))
                     if found is not None:
                         return found if _inherits_attribute(cls, node.attr) else None
+            if found is None and cls.torch_layer is not None and node.attr in api.layer_parameters(cls.torch_layer) \
+                    and _inherits_attribute(cls, node.attr):
+                return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT,
+                                  origin=f"torch.nn.{cls.torch_layer}.{node.attr}", node=node)
             init = cls.methods.get("__init__")
             if found is not None and found.param_deps and found.kind is not Kind.MODULE and (owner.origin == "self" or (
                     found is cls.attributes.get(node.attr) and reader is not None and (reader.context_of or reader) is not init)):

@@ -3,7 +3,7 @@ Flags an in-place operation (`+=`, `x[i] = …`, `add_`, `zero_`, `clamp_`, `cop
 method torch's schema marks `Tensor(a!) self`, an in-place activation: `nn.ReLU(inplace=True)(x)`, `F.relu(x,
 inplace=True)`, `F.relu_(x)`) on a leaf tensor that requires grad, or on a view of one (`w[:, 1].zero_()`,
 `w.view(-1).add_(1)`, `w.t().mul_(2)`), or a torch function's `out=` into one (`torch.arange(n, out=w)`), outside
-`torch.no_grad()` / `torch.inference_mode()`. Parameters are found through the layers that own them: `model.blocks[i].weight`, a layer registered with `add_module`, a loop variable
+`torch.no_grad()` / `torch.inference_mode()`. Parameters are found through the layers that own them: `model.blocks[i].weight`, the `self.bias` a subclass of a torch layer inherits (`class NoisyLinear(nn.Linear)`), a layer registered with `add_module`, a loop variable
 narrowed by `isinstance(m, nn.Conv2d)` (also in a helper `model.apply(init)` runs in its caller's grad mode), or the
 loop variable over a list of trainable leaves (a hand-written optimizer's `for p in self.params: p -= lr * p.grad`).
 A helper of the module that writes the tensor a call hands it (`init_weights(layer.weight)`) is reported at its write

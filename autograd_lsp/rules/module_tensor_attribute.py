@@ -21,6 +21,13 @@ A floating attribute that `forward` moves to the input's device only (`self.pe.t
 code converts the module (or one holding it) to another floating dtype (`model.half()`, `.to(torch.float64)`): the
 conversion leaves the attribute's dtype behind.
 
+A tensor made to require grad (`torch.tensor(v, requires_grad=True)`, 0-dim too) is trainable state that
+`parameters()` and `state_dict()` miss: reported when a method uses it. Several attributes bound by one statement
+(`self.x, self.y = x, y`) get one finding. Random values (`torch.randperm(n, device=d)`, any random factory without
+`generator=`) kept so in a module that has weights, read while building it (state made from them) and by another
+method (`.tolist()`, as an index...): `state_dict()` loses them, so a module rebuilt from a checkpoint draws others
+for the saved state made from the first ones.
+
 Not flagged: `nn.Parameter(...)`, `self.register_buffer(...)`, Python numbers, 0-dim tensors such as
 `torch.tensor(0.5)` (PyTorch lets a 0-dim CPU tensor combine with tensors on any device; but one that a method keeps
 updating from itself, `self.steps += n`, is running state `state_dict()` loses, and is reported so), tensors created
@@ -71,6 +78,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from dataclasses import replace
 
 from ..analysis import torch_api as api
 from ..analysis import uses
@@ -117,7 +125,8 @@ def check(model: ModuleModel):
         counts = [bind for bind in in_methods.get(init.scope, ()) if _zero_dim_literal(model, bind)]
         if counts:
             yield from _running_counts(model, cls, counts, builders)
-        if not candidates:
+        randoms = [bind for method in builders for bind in in_methods.get(method.scope, ()) if _random_factory(model, bind)]
+        if not candidates and not randoms:
             continue
         registered = _registered_names(cls)
         # plain tensors this module keeps, each left where it was made: one met only with another of them meets
@@ -126,7 +135,7 @@ def check(model: ModuleModel):
         _UNMOVED[id(cls.node)] = frozenset(name for name in (bind.name.split(".", 1)[1] for bind in candidates)
                                            if not any(_names_match(name, other) for other in registered)
                                            and not _rebound_elsewhere(cls, name, builders, anywhere=True))
-        reported = set()
+        reported, out, by_statement = set(), [], {}
         try:
             for bind in candidates:
                 attr = bind.name.split(".", 1)[1]
@@ -149,13 +158,100 @@ def check(model: ModuleModel):
                 if _rebound_elsewhere(cls, attr, builders, anywhere=stand_in):
                     continue
                 reported.add(attr)
-                yield _finding(model, cls, bind, attr, use, conversion=conversion)
+                found = _finding(model, cls, bind, attr, use, conversion=conversion)
+                earlier = by_statement.get(id(bind.node)) if conversion is None else None
+                if earlier is not None:  # `self.x, self.y = x, y`: one finding for the statement, naming each attribute
+                    out[earlier] = _merged(cls, out[earlier], found)
+                else:
+                    if conversion is None:
+                        by_statement[id(bind.node)] = len(out)
+                    out.append(found)
                 for later in in_methods.get(bind.ctx.scope, ()):
                     if later.seq > bind.seq and later.name == bind.name and _from_itself(model, later.value, attr):
-                        yield _finding(model, cls, later, attr, use, derived=True)  # `self.tem = self.tem.permute(2, 0, 1)`
+                        out.append(_finding(model, cls, later, attr, use, derived=True))  # `self.tem = self.tem.permute(2, 0, 1)`
+            yield from out
+            if randoms:
+                yield from _random_state(model, cls, randoms, builders, in_methods, reported | registered)
         finally:
             _UNMOVED.pop(id(cls.node), None)
             _MODELS.pop(id(cls.node), None)
+
+
+def _merged(cls: ClassInfo, first, other):
+    """One finding for a statement that binds several plain tensor attributes (`self.x, self.y = x, y`)."""
+    names = [*first.data.get("attributes", (first.data["attribute"],)), other.data["attribute"]]
+    related = first.related + other.related
+    message = (f"{', '.join(f'`self.{n}`' for n in names)} are plain tensor attributes of the module `{cls.name}`: `.to(device)`/"
+               f"`.cuda()` will not move them and `state_dict()` will not save them, yet they are combined with other tensors "
+               f"(lines {', '.join(str(r.span.line) for r in related)}). Register each with `self.register_buffer(...)`")
+    return replace(first, message=message, related=related, fixes=(), data={**first.data, "attributes": tuple(names)})
+
+
+def _random_factory(model: ModuleModel, bind: BindEvent) -> bool:
+    """`self.order = torch.randperm(n, device=d)`: values drawn at random (no `generator=` that would draw them again alike)."""
+    call = bind.value
+    if type(call) is not ast.Call or not call.args or bind.name.count(".") != 1 or any(k.arg in ("generator", "out", None) for k in call.keywords):
+        return False
+    qualname = model.imports.qualname(call.func) or ""
+    return qualname.startswith("torch.") and qualname.count(".") == 1 and qualname[6:] in api.RANDOM_FACTORIES
+
+
+def _random_state(model: ModuleModel, cls: ClassInfo, binds: list, builders: list, in_methods: dict, skip: set):
+    """Random values kept in a plain attribute that a method other than the builders reads: `state_dict()` loses them, so
+    a module rebuilt and loaded from a checkpoint draws others under the same trained weights (pyro's MADE permutation)."""
+    if not (skip & _registered_names(cls) or any(_saved_state(prov) for prov in cls.attributes.values())):
+        return  # (nothing else is saved: no checkpoint for the values to disagree with)
+    if any(type(n) is ast.Call and attribute_name(n.func) == "manual_seed" for b in builders for n in ast.walk(b.node)):
+        return  # (seeded while being built: a rebuilt module draws the same values)
+    for bind in binds:
+        attr = bind.name[5:]
+        if any(_names_match(attr, name) for name in skip) or sum(1 for other in binds if other.name == bind.name) > 1 \
+                or _rebound_elsewhere(cls, attr, builders, anywhere=True) or _setattr_elsewhere(cls, attr, builders, in_methods):
+            continue
+        # (built from while being built, too: the state made from them is saved, they are not: pyro's masks)
+        read = _value_read([m for m in cls.methods.values() if m not in builders], attr)
+        if read is None or _value_read(builders, attr) is None:
+            continue
+        skip = skip | {attr}
+        text = " ".join(model.text(bind.value).split())[:50]
+        message = (f"`self.{attr}` keeps random values (`{text}`) in a plain tensor attribute of the module `{cls.name}`: "
+                   f"`state_dict()` does not save them, so a module rebuilt and loaded from a checkpoint keeps its saved "
+                   f"weights but draws other values, and they are read at line {read.lineno}. "
+                   f"Register it with `self.register_buffer(\"{attr}\", ...)`")
+        fixes = []
+        statement = bind.node
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and statement.targets[0] is bind.target \
+                and edits.own_line(model, statement):
+            fixes.append(Fix(f"Register as a buffer: `self.register_buffer(\"{attr}\", ...)`", Safety.UNSAFE,
+                             (Edit(model.span(statement), f'self.register_buffer("{attr}", {model.text(bind.value)})'),)))
+        yield model.finding(RULE, bind.target, message, fixes=fixes, related=[(read, f"`self.{attr}` read here")],
+                            attribute=attr, module=cls.name)
+
+
+def _saved_state(prov) -> bool:
+    """An attribute `state_dict()` holds something of: a Parameter, a module of this file, a torch layer with parameters
+    or a container of layers."""
+    if prov is None:
+        return False
+    if prov.kind is Kind.TENSOR:
+        return prov.is_trainable_leaf
+    layer = prov.module_class if prov.kind is Kind.MODULE else None
+    if isinstance(layer, str):
+        return api.layer_parameters(layer.rsplit(".", 1)[-1]) != ()
+    return isinstance(layer, ClassInfo) and layer.is_module
+
+
+def _value_read(methods: list, attr: str) -> ast.AST | None:
+    """The first `self.<attr>` one of `methods` reads for its values (not `.shape` and other metadata)."""
+    for method in methods:
+        metadata = set()
+        for node in ast.walk(method.node):
+            if isinstance(node, ast.Attribute) and uses.is_metadata(node.attr):
+                metadata.add(id(node.value))
+        for node in ast.walk(method.node):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and _self_attribute(node, attr) and id(node) not in metadata:
+                return node
+    return None
 
 
 def _zero_dim_literal(model: ModuleModel, bind: BindEvent) -> bool:
@@ -321,6 +417,9 @@ def _is_plain_factory_tensor(model: ModuleModel, cls: ClassInfo, bind: BindEvent
     if call is None:
         # (a tensor by construction: its root is a factory, whatever the walk could follow)
         return prov is not None and _built_by_method(model, cls, value) or _plain_expression(model, value, function.node if function else None, (), cls)
+    if prov is not None and prov.is_trainable_leaf and type(value) is ast.Call and value is call:
+        # `torch.tensor(v, requires_grad=True)`: trainable state, 0-dim too (it is `parameters()` and `state_dict()` that miss it)
+        return True
     function = bind.ctx.scope.function
     function = function.node if function else None
     # (the walk does not resolve `getattr(torch, name)`: the named factory makes it a tensor)

@@ -7,7 +7,8 @@ indexed, accumulated into with `+=`, or bound to a name and returned (alone or i
 tuple assignment, `self.a, self.b = nn.Parameter(torch.Tensor(n)), ...`, is followed from its own target). Writes are `fill_`, `zero_`, `copy_`, `uniform_`,
 `normal_`, any `nn.init.*`, index assignment `x[i] = …`, and `out=`. A module attribute
 `self.w = nn.Parameter(torch.Tensor(n, m))` is flagged only when nothing in the file ever initialises
-`w` (`reset_parameters()`, `nn.init.*(self.w)`, `self.w.data.uniform_()`, a loop over `parameters()`…; not a write of
+`w` (also one registered by name, `self.register_parameter("w", nn.Parameter(torch.Tensor(n)))` or `register_buffer`,
+through nn.Module's method or an override of this file that hands both on to `super()`'s; `reset_parameters()`, `nn.init.*(self.w)`, `self.w.data.uniform_()`, a loop over `parameters()`…; not a write of
 another nn.Module class's own `self.w` when no class here relates the two, nor of a torch layer's (`self.fc.bias.zero_()`),
 nor a fill of a local a factory just made; `self.w = None` in the branch without it writes nothing; `apply(fn)` of a def
 of this file initialises what `fn` writes)
@@ -487,6 +488,9 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
         if isinstance(parent, ast.Call):
             if parent.func is current:
                 return ESCAPE, None
+            registered = _registered_attribute(model, parent, current)
+            if registered is not None:
+                return BOUND, registered
             return _call_argument(model, parent, current, parent_of, values)
         if isinstance(parent, (ast.BinOp, ast.UnaryOp)):
             return (NEUTRAL, None) if _only_metadata(parent, parent_of) else (READ, parent)
@@ -530,6 +534,39 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
                 return READ, returned  # `return h, c`: handed back as when alone
             return _element_of_argument(model, parent, parent_of, values)
         return ESCAPE, None
+
+
+def _registered_attribute(model: ModuleModel, call: ast.Call, value: ast.AST) -> ast.Attribute | None:
+    """`self.register_parameter("w", value)` / `register_buffer`: the `self.w` it binds (a node of its own, outside the
+    tree), when the method is nn.Module's or an override of this file that hands both arguments on to `super()`'s."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr in api.MODULE_REGISTRARS and isinstance(func.value, ast.Name)
+            and func.value.id == "self" and len(call.args) >= 2 and call.args[1] is value
+            and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str) and call.args[0].value.isidentifier()):
+        return None
+    cls = next((c for c in model.classes.values() if c.node.lineno <= call.lineno <= (c.node.end_lineno or 0)
+                and any(m.node.lineno <= call.lineno <= (m.node.end_lineno or 0) for m in c.methods.values())), None)
+    if cls is None or not cls.is_module or not _hands_on(cls, func.attr, set()):
+        return None
+    target = ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=call.args[0].value, ctx=ast.Store())
+    return ast.copy_location(target, call)
+
+
+def _hands_on(cls: ClassInfo, method: str, seen: set) -> bool:
+    """`cls.<method>` is nn.Module's own, or every override on the way passes its first two parameters to `super()`'s."""
+    if id(cls) in seen:
+        return False
+    seen.add(id(cls))
+    override = cls.methods.get(method)
+    if override is not None:
+        names = [a.arg for a in (*override.node.args.posonlyargs, *override.node.args.args)][1:3]
+        return len(names) == 2 and any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == method
+            and isinstance(n.func.value, ast.Call) and isinstance(n.func.value.func, ast.Name) and n.func.value.func.id == "super"
+            and [a.id if isinstance(a, ast.Name) else None for a in n.args[:2]] == names for n in ast.walk(override.node))
+    if len(cls.bases) < len(cls.node.bases) and any(not b.is_module for b in cls.bases):
+        return False
+    return all(_hands_on(base, method, seen) for base in cls.bases if base.is_module)
 
 
 def _unpacked_target(sequence: ast.expr, element: ast.AST, parent_of) -> ast.expr | None:
@@ -1076,9 +1113,15 @@ def _scan_bulk_init(model: ModuleModel) -> bool:
         if qualname.startswith("torch.nn.init.") and node.args and not isinstance(_viewed(node.args[0]), ast.Attribute):
             return True  # initialising something reached by a loop or getattr: may be every parameter
         if isinstance(func, ast.Attribute) and uses.writes_without_reading(func.attr) and _generic_receiver(func.value) \
-                and not _fresh_local(model, func.value):
+                and not _fresh_local(model, func.value) and not _fresh_factory(model, func.value):
             return True
     return False
+
+
+def _fresh_factory(model: ModuleModel, node: ast.expr) -> bool:
+    """`torch.Tensor(n).zero_()`: the fill of a tensor a torch factory has just made, not of one looked up."""
+    qualname = model.imports.qualname(node.func) if isinstance(node, ast.Call) else None
+    return qualname is not None and qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in api.TENSOR_FACTORIES
 
 
 def _applies_local_def(model: ModuleModel, call: ast.Call, defined: set[str]) -> bool:
