@@ -205,9 +205,10 @@ def _random_state(model: ModuleModel, cls: ClassInfo, binds: list, builders: lis
         return  # (seeded while being built: a rebuilt module draws the same values)
     for bind in binds:
         attr = bind.name[5:]
-        if any(_names_match(attr, name) for name in skip) or sum(1 for other in binds if other.name == bind.name) > 1 \
+        if any(_names_match(attr, name) for name in skip) \
+                or sum(1 for method in builders for other in in_methods.get(method.scope, ()) if other.name == bind.name) > 1 \
                 or _rebound_elsewhere(cls, attr, builders, anywhere=True) or _setattr_elsewhere(cls, attr, builders, in_methods):
-            continue
+            continue  # (rebound while being built, `self.w = nn.Parameter(self.w)`: what is kept is the last value)
         # (built from while being built, too: the state made from them is saved, they are not: pyro's masks)
         read = _value_read([m for m in cls.methods.values() if m not in builders], attr)
         if read is None or _value_read(builders, attr) is None:
