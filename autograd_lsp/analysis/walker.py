@@ -2048,6 +2048,8 @@ class Walker:
         elif func_prov is not None and func_prov.kind is Kind.FUNCTION:
             result = self.call_value(node, func_prov, arg_provs, event)
         elif isinstance(func, ast.Name):
+            if func_prov is not None and func_prov.origin == "param":
+                self._note_configured(func)  # (`loss_function(pred, y)` of a parameter: what each call passes decides it)
             result = self.local_call(node, func.id, arg_provs, event)
         elif qualname is not None and self.resolver is not None:
             result = self.external_call(node, func, qualname, arg_provs, event)
