@@ -2741,6 +2741,8 @@ class Walker:
                 module, cls = layers, layers.module_class
         inputs = [p for p in flatten(arg_provs) if p is not None and p.kind is Kind.TENSOR]
         name = cls.rsplit(".", 1)[-1] if isinstance(cls, str) else None
+        if name == "Identity" and cls.startswith("torch.") and len(node.args) == 1 and not node.keywords and len(inputs) == 1 and arg_provs[0] is inputs[0]:
+            return inputs[0]  # (nn.Identity's forward returns its input: the very tensor, kept or edited as it was)
         loss = name is not None and name.endswith("Loss")
         if isinstance(cls, ClassInfo) and not cls.is_module:
             # `criterion(pred, y)` of a plain class: its __call__; `self.forward(x)` in it: its forward

@@ -25,7 +25,7 @@ is kept at the call (where the loss is computed from the edited element), and an
 later `.backward()` whose loss was computed through the saving operation (a second name bound to the tensor, `query = hidden`,
 is the same tensor: what an op keeps of one, or an edit of one, is the other's; a child forward called with keywords,
 `self.head(x, squeeze=True)`, keeps its input as a positional call does; `if self.flag:` on a `True`/`False` that __init__
-alone assigns runs or skips its body), or the value a module's
+alone assigns runs or skips its body; `nn.Identity()(x)` is `x` itself), or the value a module's
 `forward()` / a Lightning `training_step` returns (a loss over what a forward returns in a list it appended its
 outputs to, `return tuple(outs)`, runs through them) — not from a branch that runs only in eval mode (`if not
 self.training:`), through which nothing backpropagates.
