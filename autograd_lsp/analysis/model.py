@@ -455,6 +455,14 @@ class ModuleModel:
             counts = self.__dict__["_attribute_mentions"] = Counter(n.attr for n in ast.walk(self.tree) if type(n) is ast.Attribute)
         return counts[name]
 
+    def attribute_stores(self, name: str) -> int:
+        """How often `.name` is assigned (`self.name = ...`, `m.name += ...`): one pass, on first use."""
+        counts = self.__dict__.get("_attribute_stores")
+        if counts is None:
+            counts = self.__dict__["_attribute_stores"] = Counter(
+                n.attr for n in ast.walk(self.tree) if type(n) is ast.Attribute and type(n.ctx) is not ast.Load)
+        return counts[name]
+
     def shared_graph(self, a: frozenset, b: frozenset) -> frozenset:
         """The ids of the autograd nodes two graphs truly share. A helper's own nodes are in the graph of what every call
         of it returns (one AST node for all of them), each call's own id beside them: such a node is shared only where a

@@ -351,6 +351,7 @@ class Walker:
         self._keywords: dict | None = None
         self.shadows: list[FunctionInfo] = []  # (for release())
         self.function_aliases: dict = {}  # (id of a scope, name) -> the torch function the name was bound to there
+        self.tensor_aliases: dict = {}  # (id of a scope, name) -> names `b = a` bound there to the same tensor, either way
         self.table_changes = 0  # stores into class tables so far
         self.classes_read: set | None = None  # (id of a class, attribute) read from class tables (recorded by analysis/rewalk.py only)
         self.module_reads: set = set()  # the same, read by module code (FunctionInfo.reads_classes: by a function)
@@ -543,7 +544,21 @@ class Walker:
 
     def update(self, name: str, prov: Provenance | None):
         """A new fact about the same value (saved for backward, requires_grad_ set): not a rebinding."""
+        before = self.scope.bindings.get(name)
         self.scope.bindings[name] = prov
+        self._share(name, before, prov)
+
+    def _share(self, name: str, before: Provenance | None, prov: Provenance | None):
+        if self.tensor_aliases and before is not None:
+            # `b = a`: a name still holding the very provenance `name` held is the same tensor (a rebinding, or a merge
+            # of branches that bound it apart, makes another object): the fact holds for it too
+            bindings, key, pending, seen = self.scope.bindings, id(self.scope), [name], {name}
+            while pending:
+                for other in self.tensor_aliases.get((key, pending.pop()), ()):
+                    if other not in seen and bindings.get(other) is before:
+                        seen.add(other)
+                        pending.append(other)
+                        bindings[other] = prov
 
     def rebind(self, target: ast.AST, prov: Provenance | None):
         """Update what a name or `self.x` holds after an in-place change of its tensor."""
@@ -898,7 +913,10 @@ class Walker:
                 self.seq += 1  # (emit() keeps no binding there: its place in the order only)
             else:
                 self.emit(BindEvent(node, self.ctx(), name=name, target=base, value=node.value, prov=after))
+            held = self.scope.bindings.get(name)
             self.bind(name, after)
+            if before is not None and before.kind is Kind.TENSOR:
+                self._share(name, held, after)  # (an in-place change: its aliases hold the changed tensor)
             if isinstance(base, ast.Attribute) and base.value.id == "self":
                 self._store_self_attribute(base.attr, after, node)
 
@@ -1184,6 +1202,10 @@ class Walker:
             else:
                 self.emit(BindEvent(self.stmt, self.ctx(), name=target.id, target=target, value=value, prov=prov, alias_of=alias))
             self.bind(target.id, prov)
+            if alias is not None and prov is not None and prov.kind is Kind.TENSOR and self.scope.bindings.get(alias) is prov:
+                key = id(self.scope)
+                self.tensor_aliases.setdefault((key, alias), set()).add(target.id)
+                self.tensor_aliases.setdefault((key, target.id), set()).add(alias)
             if prov is None and isinstance(value, (ast.Attribute, ast.Name)):
                 qualname = self.imports.qualname(value) or self._function_alias(value.id if isinstance(value, ast.Name) else "")
                 module, _, short = (qualname or "").rpartition(".")
@@ -1637,15 +1659,32 @@ class Walker:
             taken = self._type_test(test)
         if taken is None and self.via is not None and type(test) is ast.Compare:
             return self._text_test(test)  # (a string kept on `self` by the constructor: no loop of the body rebinds it)
-        if taken is not None or self.via is None or self.loop is not None:
-            return taken
         negated = False
         while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
             test, negated = test.operand, not negated
+        if taken is None and type(test) is ast.Attribute:
+            return self._flag_test(test, negated)
+        if taken is not None or self.via is None or self.loop is not None:
+            return taken
         if type(test) is not ast.Name:
             return None
         known = self.scope.bindings.get(test.id)  # (this body's own name: a parameter, or a local bound to a literal)
         if known is None or known.kind is not Kind.NUMBER or known.truth is None:
+            return None
+        return known.truth is not negated
+
+    def _flag_test(self, test: ast.Attribute, negated: bool) -> bool | None:
+        """`if self.flag:` / `if not self.flag:` on a `True`/`False` literal that __init__ keeps on `self` and nothing in
+        the module assigns again: whether the body runs (the walk of every instance, as _text_test's strings)."""
+        function = self.function
+        cls = function.cls if function is not None else None
+        if cls is None or type(test.value) is not ast.Name or test.value.id != "self" or self.model.attribute_stores(test.attr) != 1:
+            return None
+        stmt = cls.attribute_nodes.get(test.attr)
+        if type(stmt) is not ast.Assign or type(stmt.value) is not ast.Constant or type(stmt.value.value) is not bool:
+            return None
+        known = self.prov_of(test)
+        if known is None or known.kind is not Kind.NUMBER or known.truth is not stmt.value.value:
             return None
         return known.truth is not negated
 
@@ -2017,6 +2056,8 @@ class Walker:
         elif func_prov is not None and func_prov.kind is Kind.FUNCTION:
             result = self.call_value(node, func_prov, arg_provs, event)
         elif isinstance(func, ast.Name):
+            if func_prov is not None and func_prov.origin == "param":
+                self._note_configured(func)  # (`loss_function(pred, y)` of a parameter: what each call passes decides it)
             result = self.local_call(node, func.id, arg_provs, event)
         elif qualname is not None and self.resolver is not None:
             result = self.external_call(node, func, qualname, arg_provs, event)
@@ -2708,6 +2749,8 @@ class Walker:
                 module, cls = layers, layers.module_class
         inputs = [p for p in flatten(arg_provs) if p is not None and p.kind is Kind.TENSOR]
         name = cls.rsplit(".", 1)[-1] if isinstance(cls, str) else None
+        if name == "Identity" and cls.startswith("torch.") and len(node.args) == 1 and not node.keywords and len(inputs) == 1 and arg_provs[0] is inputs[0]:
+            return inputs[0]  # (nn.Identity's forward returns its input: the very tensor, kept or edited as it was)
         loss = name is not None and name.endswith("Loss")
         if isinstance(cls, ClassInfo) and not cls.is_module:
             # `criterion(pred, y)` of a plain class: its __call__; `self.forward(x)` in it: its forward
@@ -2893,12 +2936,13 @@ class Walker:
             self.walk_function(info)  # (a forward is summarised where it is first called, as a called function is)
         if not info.walked:
             return
-        if node.keywords and not (_optional_tuple(info) and (all(kw.arg is not None for kw in node.keywords)
-                                                              or isinstance(keywords, callsite.Expanded))):
-            return  # (keywords: only for a forward whose returned tuple depends on the optional arguments passed)
+        # (an input the forward keeps on every run is kept whatever keywords the call adds: `self.head(x, infer=True)`)
         for index, op in info.__dict__.get("saved_inputs", {}).items():
             if 1 <= index <= len(node.args) and not isinstance(node.args[index - 1], ast.Starred):
                 self._mark(node.args[index - 1], op, node)
+        if node.keywords and not (_optional_tuple(info) and (all(kw.arg is not None for kw in node.keywords)
+                                                              or isinstance(keywords, callsite.Expanded))):
+            return  # (keywords: only for a forward whose returned tuple depends on the optional arguments passed)
         shaped = any(_shaped(p) for p in [*arg_provs, *(keywords or {}).values()])
         if info.__dict__.get("cuts_graph"):
             self._note_cut()  # (a loss module's cut, `Dice(threshold=0.5)`: what its callers pass decides it too)

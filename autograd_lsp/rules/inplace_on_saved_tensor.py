@@ -22,7 +22,10 @@ n ≥ 1 at every construction: `for attn, ff in self.layers: x = attn(x) + x`; a
 against that new save, an accumulator a loop binds on one pass and edits on the later ones (`if i == 0: acc = y`,
 `else: acc += y`; or from `acc = None`, `if acc is (not) None:`) holds what the first pass bound, an element of a forward's returned tuple (`return c2, c3`) that is an op's kept output
 is kept at the call (where the loss is computed from the edited element), and an output stored into a slice (`out[:, a:b] = y`) joins `out`'s graph. The backward is a
-later `.backward()` whose loss was computed through the saving operation, or the value a module's
+later `.backward()` whose loss was computed through the saving operation (a second name bound to the tensor, `query = hidden`,
+is the same tensor: what an op keeps of one, or an edit of one, is the other's; a child forward called with keywords,
+`self.head(x, squeeze=True)`, keeps its input as a positional call does; `if self.flag:` on a `True`/`False` that __init__
+alone assigns runs or skips its body; `nn.Identity()(x)` is `x` itself), or the value a module's
 `forward()` / a Lightning `training_step` returns (a loss over what a forward returns in a list it appended its
 outputs to, `return tuple(outs)`, runs through them) — not from a branch that runs only in eval mode (`if not
 self.training:`), through which nothing backpropagates.

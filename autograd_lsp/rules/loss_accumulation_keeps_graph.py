@@ -18,7 +18,8 @@ same bug across calls, and so is a method that a loop calls once per iteration o
 agent.learn(batch)`, where `learn` backpropagates and runs `self.stats.add(loss)`), and so is a function that backpropagates
 and keeps its loss in an object every caller's loop passes, made before it (`for b in data: train_step(b, history)`). A dict kept whole (`logs.append(log)`) that a called function built and returned with one
 entry holding the graph (a loss's `logging_output = {"loss": loss, ...}`) is reported at that entry too, where
-`.detach()` goes.
+`.detach()` goes. A loss a helper computes with a criterion its caller passes (`def score(self, x, y, criterion):
+return criterion(self(x), y)`) is known at each call, from the criterion passed.
 
 ## Why is this bad?
 The accumulator is a tensor too: `total + loss` records an addition node whose inputs are every
