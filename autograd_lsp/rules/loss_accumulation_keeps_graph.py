@@ -61,7 +61,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from ..analysis.model import BindEvent, CallEvent, Event, ItemStoreEvent, Loop, ModuleModel, ThroughEvent
-from ..analysis import callsite, uses
+from ..analysis import callsite, torch_api as api, uses
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis.syntax import nodes, parents, statements
 from ..analysis.training import (BACKWARD, EPOCH_HOOKS, STEP_HOOKS, Part, TrainingUnit, backward_target, called_module, keeps_own_weights,
@@ -411,11 +411,30 @@ def _find_accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.Asy
             added = stmt.args[-1]
         else:
             continue
-        names.extend((items.get(name, name), stmt) for name in sorted(_carried_params(added, model)))
+        names.extend((items.get(name, name), stmt) for name in sorted(_carried_params(added, model))
+                     if not _not_a_tensor_here(model, node, stmt, name))
     if names:  # a parameter the method rebinds (`value = float(value)`) no longer holds what the caller passed
         rebound = {n.id for n in nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         names = [(name, stmt) for name, stmt in names if name not in rebound]
     return names
+
+
+def _not_a_tensor_here(model: ModuleModel, function: ast.AST, stmt: ast.AST, name: str) -> bool:
+    """`stmt` runs only where `name` failed a tensor test: the `else` of `if torch.is_tensor(v)`, the body of `if not
+    isinstance(v, torch.Tensor)` (the tensor branch converts)."""
+    parent_of = parents(model, function)
+    child, parent = stmt, parent_of.get(id(stmt))
+    while parent is not None and parent is not function:
+        if isinstance(parent, ast.If):
+            test, negated = parent.test, False
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, negated = test.operand, True
+            tested = api.tensor_test(test, model.imports.qualname)
+            if isinstance(tested, ast.Name) and tested.id == name and \
+                    any(child is s for s in (parent.body if negated else parent.orelse)):
+                return True
+        child, parent = parent, parent_of.get(id(parent))
+    return False
 
 
 def _items_of_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
