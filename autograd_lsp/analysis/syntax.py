@@ -383,3 +383,25 @@ def _parameter_test(test: ast.expr, params: set):
         negated = isinstance(test.ops[0], ast.IsNot)
         return test.left.id, lambda value: (value is None) != negated
     return None
+
+
+# list / nn.Sequential methods that move, drop or replace items (append and extend only add after the last)
+_REORDERING = frozenset({"insert", "pop", "remove", "clear", "reverse", "sort"})
+
+
+def reordered_labels(root: ast.AST) -> set[str]:
+    """The names and `self.x` attributes under `root` whose items are moved, dropped or replaced: `layers.pop()`,
+    `seq.insert(1, m)`, `layers[-1] = m`, `del self[-1]` (a walk that does not apply these no longer knows the order)."""
+    found = set()
+    for node in nodes(root):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _REORDERING:
+            target = node.func.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            target = node.value
+        else:
+            continue
+        if isinstance(target, ast.Name):
+            found.add(target.id)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            found.add(f"{target.value.id}.{target.attr}")
+    return found

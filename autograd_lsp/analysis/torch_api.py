@@ -5,6 +5,8 @@ Op names are unqualified ("add_", "conv2d"); context and class names are fully q
 """
 from __future__ import annotations
 
+import ast
+
 from . import torch_ops as ops
 
 FLOAT, INT = "float", "int"  # dtype classes; "int" covers integer and bool dtypes
@@ -294,3 +296,15 @@ def _near(word: str, target: str) -> bool:
                 current[j] = min(current[j], previous2[j - 2] + 1)
         previous2, previous = previous, current
     return previous[-1] <= 2
+
+
+def tensor_test(node: ast.expr, qualname) -> ast.expr | None:
+    """`torch.is_tensor(x)`, `isinstance(x, torch.Tensor)`: the expression the test finds to be a tensor (`x`);
+    `qualname` resolves a name through the module's imports."""
+    if not isinstance(node, ast.Call) or node.keywords or not node.args or isinstance(node.args[0], ast.Starred):
+        return None
+    if len(node.args) == 1 and qualname(node.func) == "torch.is_tensor":
+        return node.args[0]
+    if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2 and qualname(node.args[1]) == "torch.Tensor":
+        return node.args[0]
+    return None

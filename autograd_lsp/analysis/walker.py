@@ -3496,6 +3496,30 @@ class Walker:
         else:  # (a container walked again, by the server's function walk, may have lost them)
             self.model.__dict__.get("_sequential_hazards", {}).pop(id(node), None)
 
+    def _order_changed(self, node: ast.Call) -> bool:
+        """The layers of the container `node` builds may be in another order when it runs: the list it unpacks
+        (`*layers`), the name it is bound to, or (an nn.Sequential subclass) `self` has items moved, dropped or
+        replaced in this function or class (syntax.reordered_labels: not applied by the walk)."""
+        function = self.function.context_of or self.function if self.function is not None else None
+        here = function.node if function is not None else self.model.tree
+        names = {arg.value.id: here for arg in node.args if isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name)}
+        cls = function.cls.node if function is not None and function.cls is not None else None
+        if self._sequential_base_init(node.func.value if isinstance(node.func, ast.Attribute) else None) and cls is not None:
+            names["self"] = cls
+        stmt = self.ctx().statement
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        for target in targets:
+            name = label(target)
+            if name is not None:
+                names[name] = cls if name.startswith("self.") and cls is not None else here
+        cache = self.model.__dict__.setdefault("_reordered_labels", {})
+        for name, root in names.items():
+            if id(root) not in cache:
+                cache[id(root)] = (root, syntax.reordered_labels(root))
+            if name in cache[id(root)][1]:
+                return True
+        return False
+
     def _sequential_hazards(self, node: ast.Call, built: ast.Call | None):
         """(saving layer, its node, in-place layer, its node) of the container `built` that certainly write."""
         found = self.model.__dict__.get("_sequential_hazards", {}).get(id(built)) if built is not None else None
@@ -3636,7 +3660,7 @@ class Walker:
         if module.startswith("torch.nn") and short[:1].isupper() and module != "torch.nn.functional":
             # nn.ModuleList([Block() for _ in ...]), nn.Sequential(a, b): a container of the layers it was given
             layers = tuple(flatten(arg_provs)) if api.layer_parameters(short) is None and arg_provs else ()
-            if short == "Sequential" and len(layers) > 1 and not self.summary_only:
+            if short == "Sequential" and len(layers) > 1 and not self.summary_only and not self._order_changed(node):
                 self._note_sequential_order(node, layers)
             if short == "Sequential" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred) \
                     and isinstance(node.args[0].value, ast.Name) and self.function is not None and self.function.name == "__init__":

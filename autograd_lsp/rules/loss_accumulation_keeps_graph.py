@@ -62,7 +62,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from ..analysis.model import BindEvent, CallEvent, Event, ItemStoreEvent, Loop, ModuleModel, ThroughEvent
-from ..analysis import callsite, uses
+from ..analysis import callsite, torch_api as api, uses
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis.syntax import nodes, parents, statements
 from ..analysis.training import (BACKWARD, EPOCH_HOOKS, STEP_HOOKS, Part, TrainingUnit, backward_target, called_module, keeps_own_weights,
@@ -234,6 +234,8 @@ def _accumulations(model: ModuleModel):
     # statement, so the two never report the same statement, and findings are sorted by place afterwards.
     for event in model.of_type(BindEvent):
         stmt = event.node
+        if isinstance(stmt, (ast.AugAssign, ast.Assign)) and _sums_without_grad(model, event):
+            continue
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
             prov = _candidate(model, stmt.value, event.ctx.scope)
             if prov is not None and _label(stmt.target) == event.name and not _number(model, event):
@@ -271,11 +273,17 @@ def _accumulations(model: ModuleModel):
                     yield accumulation
                     break
         elif event.method == "add_" and event.function is None and len(event.node.args) == 1 and not event.node.keywords \
-                and isinstance(event.ctx.statement, ast.Expr) and event.ctx.statement.value is event.node:
+                and isinstance(event.ctx.statement, ast.Expr) and event.ctx.statement.value is event.node \
+                and not _sums_without_grad(model, event):
             # `total.add_(loss)`, `stats.get("loss").add_(loss)`: an in-place sum into a tensor kept across calls
-            names = _accumulator(model, event.receiver) or _getter(model, event.receiver)
+            # (a receiver of unknown kind may be any object with an `add_` method: no tensor sum is known)
+            names = _accumulator(model, event.receiver)
             receiver = model.prov(event.receiver)
-            prov = _candidate(model, event.node.args[0], event.ctx.scope) if receiver is None or receiver.is_tensor else None
+            tensor = receiver is not None and receiver.is_tensor
+            if names is None:
+                names = _getter(model, event.receiver)
+                tensor = names is not None
+            prov = _candidate(model, event.node.args[0], event.ctx.scope) if tensor else None
             if prov is not None and names is not None:
                 yield _accumulation(event, event.ctx.statement, names[0], names[1], event.node.args[0], prov, "augassign")
         elif event.method in uses.APPENDERS and event.receiver is not None and uses.list_append(event.node):
@@ -286,6 +294,12 @@ def _accumulations(model: ModuleModel):
                 prov = UNKNOWN  # `losses.append(total)` of a value the walk could not follow, then `losses[-1].backward()`
             if prov is not None and names is not None and isinstance(event.ctx.statement, ast.Expr):
                 yield _accumulation(event, event.ctx.statement, names[0], names[1], value, prov, "append")
+
+
+def _sums_without_grad(model: ModuleModel, event: Event) -> bool:
+    """A sum taken where autograd records nothing (`with torch.no_grad(): total += loss`): the result has no graph,
+    whatever its operands had (an appended tensor keeps its own graph: not for appends)."""
+    return model.grad_enabled(event.ctx) is False
 
 
 def _getter(model: ModuleModel, node: ast.expr) -> tuple[str, str] | None:
@@ -300,7 +314,29 @@ def _getter(model: ModuleModel, node: ast.expr) -> tuple[str, str] | None:
     me = function.node.args.args[0].arg if function.node.args.args else None
     if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None or not _own_state(body[0].value, me):
         return None
+    if not _state_holds_tensors(model, function, body[0].value):
+        return None
     return model.text(node), _label(node.func.value)
+
+
+def _state_holds_tensors(model: ModuleModel, function, state: ast.expr) -> bool:
+    """Every assignment of the class's methods to that state (`self.slots[name] = torch.zeros(())`, `self.total =
+    ...`) stores a known tensor, or a parameter every visible call passes one in (a `None` slot cannot take `add_`)."""
+    item = isinstance(state, ast.Subscript)
+    text = model.text(state.value if item else state)
+    stored = [(method, stmt.value) for method in function.cls.methods.values() for stmt in nodes(method.node)
+              if isinstance(stmt, ast.Assign) and not (isinstance(stmt.value, ast.Constant) and stmt.value.value is None)
+              and any(isinstance(t, ast.Subscript) == item and model.text(t.value if item else t) == text for t in stmt.targets)]
+    return bool(stored) and all(_tensor_or_passed_tensors(model, method, value) for method, value in stored)
+
+
+def _tensor_or_passed_tensors(model: ModuleModel, method, value: ast.expr) -> bool:
+    prov = model.prov(value)
+    if prov is not None:
+        return prov.is_tensor
+    calls = [call for call in model.callers(method) if call.function is method] if isinstance(value, ast.Name) else []
+    passed = [callsite.argument_for(call, {value.id}) for call in calls]
+    return bool(passed) and all(arg is not None and (p := model.prov(arg)) is not None and p.is_tensor for arg in passed)
 
 
 def _sum_of(value: ast.expr) -> ast.BinOp | None:
@@ -376,11 +412,30 @@ def _find_accumulated_params(model: ModuleModel, node: ast.FunctionDef | ast.Asy
             added = stmt.args[-1]
         else:
             continue
-        names.extend((items.get(name, name), stmt) for name in sorted(_carried_params(added, model)))
+        names.extend((items.get(name, name), stmt) for name in sorted(_carried_params(added, model))
+                     if not _not_a_tensor_here(model, node, stmt, name))
     if names:  # a parameter the method rebinds (`value = float(value)`) no longer holds what the caller passed
         rebound = {n.id for n in nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         names = [(name, stmt) for name, stmt in names if name not in rebound]
     return names
+
+
+def _not_a_tensor_here(model: ModuleModel, function: ast.AST, stmt: ast.AST, name: str) -> bool:
+    """`stmt` runs only where `name` failed a tensor test: the `else` of `if torch.is_tensor(v)`, the body of `if not
+    isinstance(v, torch.Tensor)` (the tensor branch converts)."""
+    parent_of = parents(model, function)
+    child, parent = stmt, parent_of.get(id(stmt))
+    while parent is not None and parent is not function:
+        if isinstance(parent, ast.If):
+            test, negated = parent.test, False
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, negated = test.operand, True
+            tested = api.tensor_test(test, model.imports.qualname)
+            if isinstance(tested, ast.Name) and tested.id == name and \
+                    any(child is s for s in (parent.body if negated else parent.orelse)):
+                return True
+        child, parent = parent, parent_of.get(id(parent))
+    return False
 
 
 def _items_of_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
@@ -721,7 +776,8 @@ def _passed_each_iteration(model: ModuleModel, event: Event, acc: Accumulation):
     if root not in {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]} or any(
             isinstance(n, ast.Name) and n.id == root and not isinstance(n.ctx, ast.Load) for n in nodes(node)):
         return None
-    calls = [call for call in model.callers(function) if call.function is function]
+    # (a call run without grad, `with torch.no_grad(): score(batch, kept)`, keeps losses that have no graph)
+    calls = [call for call in model.callers(function) if call.function is function and model.grad_enabled(call.ctx) is not False]
     if not calls:
         return None
     for call in calls:
