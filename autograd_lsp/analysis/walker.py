@@ -2356,7 +2356,8 @@ class Walker:
         # tensors known to have several elements: the parameter stays symbolic, with that one fact (for AG005)
         info.passed_sizes = {name for name, prov in (bound or {}).items() if _sized(prov) and prov.kind is Kind.TENSOR}  # type: ignore[attr-defined]
 
-    def call_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs, receiver: Provenance | None):
+    def call_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs, receiver: Provenance | None,
+                        own_summary: bool = True):
         """Walk `info`'s body with what this call passes, when that tells more than its symbolic summary: the helper's
         in-place ops and requires_grad changes are then judged at its own lines, in the caller's grad mode, and its
         return value is what it makes of these arguments. Memoised by the facts of the arguments and the grad mode.
@@ -2470,7 +2471,7 @@ class Walker:
             self._reemit(escaped, passed, bound, node, owner.model.source.path)
         if collected and not self.quiet:
             self._through(collected, passed, bound, node)
-        if quiet:
+        if quiet and own_summary:
             # walked for its shape alone: the summary says the rest (what the walk could not know, a default's value,
             # the symbolic walk knows as a parameter)
             return _no_graph_if(self.no_grad, _with_shape(self.instantiate(info, node, arg_provs, node.args),
@@ -3031,6 +3032,9 @@ class Walker:
                 self._note_unknown_write(receiver)
             if method == "optimizers" and isinstance(receiver, ast.Name) and receiver.id == "self":
                 return Provenance(Kind.OPTIMIZER, node.lineno, origin="self.optimizers()", node=node)
+            above = self._super_method(receiver, method)
+            if above is not None:  # `super().err(pred, y)`: the base's method, for this instance
+                return self.call_function(above[0], node, arg_provs, event, receiver=above[1])
             static = self._static_method(receiver, method)
             if static is not None:  # `Table.build(n)`: a staticmethod of a class of this module, called on the class
                 if not static.walked:
@@ -3194,17 +3198,40 @@ class Walker:
         methods it then calls; unknown (None) where the call is not walked (the base's summary is not the class's)."""
         if instance.origin == "self" or instance.node is None or self.summary_only:
             return None
-        info = next((found for base in cls.bases if (found := _defined_above(base, name)) is not None), None)
+        info = _defined_above(cls, name)
         if info is None or info.walking or info.owner is not self:
             return None
         keywords, self._keywords = self._keywords, None
         if not info.walked:
             self.walk_function(info)
-        walked = self.call_in_context(info, node, arg_provs, keywords, instance)
+        # (the base's summary is not this class's: what the walk returns, even one walked for its shape alone)
+        walked = self.call_in_context(info, node, arg_provs, keywords, instance, own_summary=False)
         if walked is _NOT_WALKED:
             return None
         event.role, event.function = None, info
         return _no_graph_if(self.no_grad, walked)
+
+    def _super_method(self, receiver, method: str):
+        """`super().<method>` in a method of a plain class of this module: (the method as the next class of the
+        instance's MRO defines it, the instance); None where unknown (super with arguments, a base of another module)."""
+        if not (type(receiver) is ast.Call and type(receiver.func) is ast.Name and receiver.func.id == "super"
+                and not receiver.args and not receiver.keywords and method != "__init__"):
+            return None
+        function = self.function
+        cls = function.cls if function is not None else None
+        if cls is None or cls.is_module or isinstance(function.node, ast.Lambda) or self._is_static(function.node) \
+                or not self._builtin(receiver.func):
+            return None
+        positional = [*function.node.args.posonlyargs, *function.node.args.args]
+        instance = self.lookup(positional[0].arg) if positional else None
+        if instance is None or instance.kind is not Kind.MODULE or not isinstance(instance.module_class, ClassInfo):
+            return None
+        order = class_mro(instance.module_class)
+        at = next((i for i, c in enumerate(order or ()) if c is cls), None)
+        if at is None:
+            return None
+        info = next((c.methods[method] for c in order[at + 1:] if method in c.methods), None)
+        return (info, instance) if info is not None else None
 
     def _base_init(self, node: ast.Call, arg_provs) -> None:
         """`super().__init__(model, layer)` in a constructor walked for one construction: the base's __init__ walked
@@ -4757,23 +4784,74 @@ def _layer_width(name: str | None, built: ast.Call | None) -> int | None:
 def inherited_method(cls: ClassInfo, name: str, depth: int = 0) -> FunctionInfo | None:
     """`cls`'s method `name`, its own or one it inherits from a base class of this module, walked as the base's: only
     when nothing the inherited code touches on `self` (attributes, the methods it calls, theirs in turn) is something
-    `cls` defines or sets itself; otherwise unknown (None)."""
+    `cls` or a class before the base in its MRO defines or sets itself; otherwise unknown (None)."""
     found = cls.methods.get(name)
-    if found is not None or not cls.bases or depth > 4:
+    if found is not None or not cls.bases:
         return found
-    for base in cls.bases:
-        info = inherited_method(base, name, depth + 1)
-        if info is not None:
-            return None if _self_names_reached(info) & _own_self_names(cls) else info
-    return None
+    order = _defining_order(cls, name)
+    if order is None:
+        return None
+    info, before = order
+    own = frozenset().union(*(_own_self_names(c) for c in before))
+    return None if _self_names_reached(info) & own else info
 
 
 def _defined_above(cls: ClassInfo, name: str, depth: int = 0) -> FunctionInfo | None:
-    """The method `name` as the first class up `cls`'s bases (itself first) defines it, whatever it reaches."""
+    """The method `name` as the first class of `cls`'s MRO (itself first) defines it, whatever it reaches."""
     found = cls.methods.get(name)
-    if found is not None or depth > 4:
+    if found is not None:
         return found
-    return next((info for base in cls.bases if (info := _defined_above(base, name, depth + 1)) is not None), None)
+    order = _defining_order(cls, name)
+    return order[0] if order is not None else None
+
+
+def _defining_order(cls: ClassInfo, name: str):
+    """(the method `name` as `cls`'s MRO finds it, the classes of that order before its class); None where none of
+    this module defines it, or where the order is unknown (a base of another module) and two bases define it."""
+    order = class_mro(cls)
+    if order is not None:
+        at = next((i for i, c in enumerate(order) if name in c.methods), None)
+        return (order[at].methods[name], order[:at]) if at is not None else None
+    found, seen, todo = [], [], [cls]
+    while todo and len(seen) < 32:  # (the bases of this module, whatever their order: one definition or none)
+        c = todo.pop()
+        if any(c is s for s in seen):
+            continue
+        seen.append(c)
+        if name in c.methods and c is not cls:
+            found.append(c)
+        else:
+            todo.extend(c.bases)
+    if len({id(c.methods[name]) for c in found}) != 1:
+        return None
+    return found[0].methods[name], [c for c in seen if c is not found[0] and name not in c.methods]
+
+
+def class_mro(cls: ClassInfo) -> list | None:
+    """`cls`'s method resolution order as Python computes it (C3): None where a class up its hierarchy has a base of
+    another module (where that one goes is unknown) or the bases admit no order."""
+    def linear(c: ClassInfo, depth: int):
+        named = [b for b in c.node.bases if not (type(b) is ast.Name and b.id == "object")]
+        if depth > 8 or len(named) != len(c.bases):
+            return None
+        if not c.bases:
+            return [c]
+        lists = []
+        for base in c.bases:
+            found = linear(base, depth + 1)
+            if found is None:
+                return None
+            lists.append(list(found))
+        lists.append(list(c.bases))
+        order = [c]
+        while any(lists):
+            head = next((l[0] for l in lists if l and not any(any(x is l[0] for x in m[1:]) for m in lists)), None)
+            if head is None:
+                return None
+            order.append(head)
+            lists = [l[1:] if l and l[0] is head else l for l in lists]
+        return order
+    return linear(cls, 0)
 
 
 def _inherits_attribute(cls: ClassInfo, attr: str) -> bool:
