@@ -1778,6 +1778,8 @@ class Walker:
         provs = [self.ev(node.left, usage="operand")] + [self.ev(c, usage="operand") for c in node.comparators]
         if not any(p is not None and p.kind is Kind.TENSOR for p in provs):
             return None
+        if any(type(op) in (ast.Is, ast.IsNot, ast.In, ast.NotIn) for op in node.ops):
+            return None  # (a Python bool, never elementwise: `pred is not None`, `2.0 in t` is Tensor.__contains__)
         graphs = [p for p in provs if p is not None and p.kind is Kind.TENSOR]
         carriers = [p for p in graphs if p.requires_grad or p.composed_from or p.nondiff or (p.param_deps and p.requires_grad is None)]
         cut = carriers[0].nondiff if carriers and all(p.nondiff for p in carriers) else ("comparison" if carriers else None)
