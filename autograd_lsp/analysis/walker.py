@@ -1725,7 +1725,8 @@ class Walker:
             elif type(value) is ast.Attribute and type(value.value) is ast.Name and value.value.id == "self":
                 owner = self.lookup("self")
                 cls = owner.module_class if owner is not None and owner.kind is Kind.MODULE and owner.node is not None else None
-                if isinstance(cls, ClassInfo) and value.attr in cls.__dict__.get("none_attributes", {}).get(id(owner.node), ()):
+                if isinstance(cls, ClassInfo) and value.attr in cls.__dict__.get("none_attributes", {}).get(id(owner.node), ()) \
+                        and value.attr not in self._stored_after_construction(cls, owner):
                     found.add(keyword.arg)
         return frozenset(found)
 
@@ -1905,7 +1906,8 @@ class Walker:
             self.ensure_class_init(cls)
             if not self._summarised(cls.methods.get("__init__")):
                 return None
-            found = cls.attribute(node.attr, owner if owner.origin != "self" else None)
+            constructed = node.attr not in self._stored_after_construction(cls, owner if owner.origin != "self" else None)
+            found = cls.attribute(node.attr, owner if owner.origin != "self" else None, constructed)
             if found is None:
                 found = self._late_attribute(cls, node.attr)
             if found is None and not any(node.attr in table for table in (cls.attributes, cls.constructed, cls.late)):
@@ -1924,12 +1926,44 @@ class Walker:
                 # `self.scale` set from __init__'s parameter (or a constructing caller's): those parameters are not this
                 # method's, so what the value depends on is not something this method's callers pass (nor, for the
                 # symbolic __init__'s, a method walked for one call on an instance: `criterion(pred, mask)`)
-                left = _left_at_default(init, found, owner.node) if owner.origin != "self" else None
+                left = _left_at_default(init, found, owner.node) if owner.origin != "self" and constructed else None
                 found = left if left is not None else found.but(param_deps=frozenset(), cut_deps=frozenset())
             return found
         if isinstance(cls, str) and node.attr in (api.layer_parameters(cls.rsplit(".", 1)[-1]) or api.PARAMETER_NAMES):
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=f"{cls}.{node.attr}", node=node)
         return None
+
+    def _stored_after_construction(self, cls: ClassInfo, instance: Provenance | None) -> frozenset:
+        """The attributes of `cls` stored again once `instance` is built: on a name it is bound to (`crit.gate = None`),
+        or by a method called on that name (`crit.soften()` setting `self.gate = None`). What its construction gave them
+        is then no fact of the instance (an option switched off later)."""
+        tree = self.model.tree
+        cached = self.__dict__.get("_later_stores")
+        if cached is None or cached[0] is not tree:
+            stores, calls, bound = {}, {}, {}
+            for n in syntax.nodes(tree):
+                kind = type(n)
+                if kind is ast.Attribute and type(n.value) is ast.Name and type(n.ctx) is not ast.Load:
+                    stores.setdefault(n.value.id, set()).add(n.attr)
+                elif kind is ast.Call and type(n.func) is ast.Attribute and type(n.func.value) is ast.Name:
+                    calls.setdefault(n.func.value.id, set()).add(n.func.attr)
+                elif kind is ast.Assign and type(n.value) is ast.Call:
+                    bound.setdefault(id(n.value), set()).update(t.id for t in n.targets if type(t) is ast.Name)
+            cached = self._later_stores = (tree, {}, stores, calls, bound)
+        _, memo, stores, calls, bound = cached
+        if instance is None or instance.node is None:
+            return frozenset()
+        key = (id(cls), id(instance.node))
+        found = memo.get(key)
+        if found is None:
+            own = {m.name: _self_names(m.node, stores_only=True) for m in cls.methods.values() if m.name != "__init__"}
+            later = set()
+            for name in bound.get(key[1], ()):
+                later |= stores.get(name, set())
+                for method in calls.get(name, ()):
+                    later |= own.get(method, set())
+            found = memo[key] = frozenset(later & _stored_names(cls))
+        return found
 
     def _late_attribute(self, cls: ClassInfo, attr: str) -> Provenance | None:
         """`self.<attr>` that __init__ leaves unset or None, set by another method (`setup()` building `self.opt`):
@@ -4895,6 +4929,12 @@ def _self_names_reached(info: FunctionInfo) -> frozenset:
             todo.extend(m for m in (inherited_method(method.cls, n) for n in used if method.cls is not None) if m is not None)
         found = info._self_reached = frozenset(names)  # type: ignore[attr-defined]
     return found
+
+
+def _stored_names(cls: ClassInfo) -> frozenset:
+    """The attributes `cls`'s __init__ stores on `self`."""
+    init = cls.methods.get("__init__")
+    return frozenset(_self_names(init.node, stores_only=True)) if init is not None else frozenset()
 
 
 def _self_names(node, stores_only: bool = False) -> set[str]:
