@@ -3951,6 +3951,8 @@ class Walker:
         """A literal number, or the integer a name was bound to (`n = 16` ... `torch.randn(n)`)."""
         if isinstance(node, ast.Name):
             prov = self.lookup(node.id)
+            if node.id in self._declared_global():
+                return None  # (`global k` in a function that rebinds it: the module's `k = 4` may no longer hold)
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
         if isinstance(node, ast.BinOp):  # `3 * 8 * 8`, `2 * n`
             return _fold(node.op, self._int_value(node.left), self._int_value(node.right))
@@ -3958,6 +3960,15 @@ class Walker:
             prov = self.prov_of(node)
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
         return _number(node)
+
+    def _declared_global(self) -> frozenset:
+        """The names a `global` or `nonlocal` statement of this module names (cached per tree)."""
+        tree = self.model.tree
+        cached = self.__dict__.get("_globals")
+        if cached is None or cached[0] is not tree:
+            names = frozenset(name for n in syntax.nodes(tree) if type(n) is ast.Global or type(n) is ast.Nonlocal for name in n.names)
+            cached = self._globals = (tree, names)
+        return cached[1]
 
     def torch_op(self, node: ast.Call, short: str, arg_provs) -> Provenance | None:
         given, arg_provs = arg_provs, [_with_held(p) for p in arg_provs]
