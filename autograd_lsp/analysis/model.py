@@ -218,12 +218,15 @@ class ClassInfo:
 
     instances: dict = field(default_factory=dict)  # id of a constructor call -> what its __init__ set (one instance's state)
 
-    def attribute(self, name: str, instance: "Provenance | None" = None):
+    def attribute(self, name: str, instance: "Provenance | None" = None, constructed: bool = True):
         """What `self.<name>` holds as far as this module shows: __init__ as constructed here (for this instance, else
-        merged over the constructions), else __init__, else the other methods that set it. None: unknown."""
+        merged over the constructions), else __init__, else the other methods that set it. None: unknown. Without
+        `constructed` (the attribute is stored again after construction), not what a construction gave it."""
         table = self.instances.get(id(instance.node)) if instance is not None and instance.node is not None else None
         # (an instance whose construction was not walked, where others were: theirs are no facts of it)
         merged = self.constructed if table is not None or instance is None or instance.node is None or not self.instances else {}
+        if not constructed:
+            table, merged = None, {}
         for table in (table or {}, merged, self.attributes):
             found = table.get(name)
             if found is not None:

@@ -102,6 +102,36 @@ def reevaluates_closure(qualname: str | None) -> bool:
     """An optimizer class (`torch.optim.LBFGS`) whose step(closure) calls the closure several times, updating in between."""
     return bool(qualname) and qualname.startswith(OPTIMIZER_PREFIXES) and qualname.rsplit(".", 1)[-1] in ops.CLOSURE_LOOPS
 
+
+# LBFGS's step evaluates the closure again for each further iteration (`max_iter`, its third parameter, 20 by
+# default) and inside a line search (`line_search_fn`, its eighth, None by default).
+CLOSURE_ITERATIONS = ("max_iter", 2, 20)
+CLOSURE_LINE_SEARCH = ("line_search_fn", 7)
+
+
+def closure_reevaluated(qualname: str | None, construction) -> bool | None:
+    """Whether the optimizer built by `construction` (its ast.Call) calls the closure of step(closure) more than once:
+    False for `LBFGS(params, max_iter=1)`, None where the code does not show it (a variable, `**options`)."""
+    if not reevaluates_closure(qualname):
+        return False
+    if type(construction) is not ast.Call or any(type(a) is ast.Starred for a in construction.args) \
+            or any(kw.arg is None for kw in construction.keywords):
+        return None
+
+    def given(name: str, index: int):
+        if len(construction.args) > index:
+            return construction.args[index]
+        return next((kw.value for kw in construction.keywords if kw.arg == name), None)
+    name, index, default = CLOSURE_ITERATIONS
+    iterations = given(name, index)
+    iterations = default if iterations is None else (iterations.value if type(iterations) is ast.Constant else None)
+    search = given(*CLOSURE_LINE_SEARCH)
+    searched = False if search is None or type(search) is ast.Constant and search.value is None else (
+        True if type(search) is ast.Constant else None)
+    if searched or type(iterations) is int and not isinstance(iterations, bool) and iterations > 1:
+        return True
+    return False if searched is False and type(iterations) is int else None
+
 # torch.utils.data.DataLoader: its batches stack `batch_size` items (its second parameter; default 1) along a first
 # dimension, unless a sampler of batches or a collate function of the user's decides what a batch is.
 DATA_LOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}

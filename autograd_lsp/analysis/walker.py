@@ -1768,7 +1768,8 @@ class Walker:
             elif type(value) is ast.Attribute and type(value.value) is ast.Name and value.value.id == "self":
                 owner = self.lookup("self")
                 cls = owner.module_class if owner is not None and owner.kind is Kind.MODULE and owner.node is not None else None
-                if isinstance(cls, ClassInfo) and value.attr in cls.__dict__.get("none_attributes", {}).get(id(owner.node), ()):
+                if isinstance(cls, ClassInfo) and value.attr in cls.__dict__.get("none_attributes", {}).get(id(owner.node), ()) \
+                        and value.attr not in self._stored_after_construction(cls, owner):
                     found.add(keyword.arg)
         return frozenset(found)
 
@@ -1821,6 +1822,8 @@ class Walker:
         provs = [self.ev(node.left, usage="operand")] + [self.ev(c, usage="operand") for c in node.comparators]
         if not any(p is not None and p.kind is Kind.TENSOR for p in provs):
             return None
+        if any(type(op) in (ast.Is, ast.IsNot, ast.In, ast.NotIn) for op in node.ops):
+            return None  # (a Python bool, never elementwise: `pred is not None`, `2.0 in t` is Tensor.__contains__)
         graphs = [p for p in provs if p is not None and p.kind is Kind.TENSOR]
         carriers = [p for p in graphs if p.requires_grad or p.composed_from or p.nondiff or (p.param_deps and p.requires_grad is None)]
         cut = carriers[0].nondiff if carriers and all(p.nondiff for p in carriers) else ("comparison" if carriers else None)
@@ -1946,7 +1949,8 @@ class Walker:
             self.ensure_class_init(cls)
             if not self._summarised(cls.methods.get("__init__")):
                 return None
-            found = cls.attribute(node.attr, owner if owner.origin != "self" else None)
+            constructed = node.attr not in self._stored_after_construction(cls, owner if owner.origin != "self" else None)
+            found = cls.attribute(node.attr, owner if owner.origin != "self" else None, constructed)
             if found is None:
                 found = self._late_attribute(cls, node.attr)
             if found is None and not any(node.attr in table for table in (cls.attributes, cls.constructed, cls.late)):
@@ -1969,12 +1973,44 @@ class Walker:
                 # `self.scale` set from __init__'s parameter (or a constructing caller's): those parameters are not this
                 # method's, so what the value depends on is not something this method's callers pass (nor, for the
                 # symbolic __init__'s, a method walked for one call on an instance: `criterion(pred, mask)`)
-                left = _left_at_default(init, found, owner.node) if owner.origin != "self" else None
+                left = _left_at_default(init, found, owner.node) if owner.origin != "self" and constructed else None
                 found = left if left is not None else found.but(param_deps=frozenset(), cut_deps=frozenset())
             return found
         if isinstance(cls, str) and node.attr in (api.layer_parameters(cls.rsplit(".", 1)[-1]) or api.PARAMETER_NAMES):
             return Provenance(Kind.TENSOR, node.lineno, leaf=True, requires_grad=True, dtype=api.FLOAT, origin=f"{cls}.{node.attr}", node=node)
         return None
+
+    def _stored_after_construction(self, cls: ClassInfo, instance: Provenance | None) -> frozenset:
+        """The attributes of `cls` stored again once `instance` is built: on a name it is bound to (`crit.gate = None`),
+        or by a method called on that name (`crit.soften()` setting `self.gate = None`). What its construction gave them
+        is then no fact of the instance (an option switched off later)."""
+        tree = self.model.tree
+        cached = self.__dict__.get("_later_stores")
+        if cached is None or cached[0] is not tree:
+            stores, calls, bound = {}, {}, {}
+            for n in syntax.nodes(tree):
+                kind = type(n)
+                if kind is ast.Attribute and type(n.value) is ast.Name and type(n.ctx) is not ast.Load:
+                    stores.setdefault(n.value.id, set()).add(n.attr)
+                elif kind is ast.Call and type(n.func) is ast.Attribute and type(n.func.value) is ast.Name:
+                    calls.setdefault(n.func.value.id, set()).add(n.func.attr)
+                elif kind is ast.Assign and type(n.value) is ast.Call:
+                    bound.setdefault(id(n.value), set()).update(t.id for t in n.targets if type(t) is ast.Name)
+            cached = self._later_stores = (tree, {}, stores, calls, bound)
+        _, memo, stores, calls, bound = cached
+        if instance is None or instance.node is None:
+            return frozenset()
+        key = (id(cls), id(instance.node))
+        found = memo.get(key)
+        if found is None:
+            own = {m.name: _self_names(m.node, stores_only=True) for m in cls.methods.values() if m.name != "__init__"}
+            later = set()
+            for name in bound.get(key[1], ()):
+                later |= stores.get(name, set())
+                for method in calls.get(name, ()):
+                    later |= own.get(method, set())
+            found = memo[key] = frozenset(later & _stored_names(cls))
+        return found
 
     def _late_attribute(self, cls: ClassInfo, attr: str) -> Provenance | None:
         """`self.<attr>` that __init__ leaves unset or None, set by another method (`setup()` building `self.opt`):
@@ -2405,7 +2441,8 @@ class Walker:
         # tensors known to have several elements: the parameter stays symbolic, with that one fact (for AG005)
         info.passed_sizes = {name for name, prov in (bound or {}).items() if _sized(prov) and prov.kind is Kind.TENSOR}  # type: ignore[attr-defined]
 
-    def call_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs, receiver: Provenance | None):
+    def call_in_context(self, info: FunctionInfo, node: ast.Call, arg_provs, keyword_provs, receiver: Provenance | None,
+                        own_summary: bool = True):
         """Walk `info`'s body with what this call passes, when that tells more than its symbolic summary: the helper's
         in-place ops and requires_grad changes are then judged at its own lines, in the caller's grad mode, and its
         return value is what it makes of these arguments. Memoised by the facts of the arguments and the grad mode.
@@ -2519,7 +2556,7 @@ class Walker:
             self._reemit(escaped, passed, bound, node, owner.model.source.path)
         if collected and not self.quiet:
             self._through(collected, passed, bound, node)
-        if quiet:
+        if quiet and own_summary:
             # walked for its shape alone: the summary says the rest (what the walk could not know, a default's value,
             # the symbolic walk knows as a parameter)
             return _no_graph_if(self.no_grad, _with_shape(self.instantiate(info, node, arg_provs, node.args),
@@ -3083,6 +3120,9 @@ class Walker:
                 self._note_unknown_write(receiver)
             if method == "optimizers" and isinstance(receiver, ast.Name) and receiver.id == "self":
                 return Provenance(Kind.OPTIMIZER, node.lineno, origin="self.optimizers()", node=node)
+            above = self._super_method(receiver, method)
+            if above is not None:  # `super().err(pred, y)`: the base's method, for this instance
+                return self.call_function(above[0], node, arg_provs, event, receiver=above[1])
             static = self._static_method(receiver, method)
             if static is not None:  # `Table.build(n)`: a staticmethod of a class of this module, called on the class
                 if not static.walked:
@@ -3246,17 +3286,40 @@ class Walker:
         methods it then calls; unknown (None) where the call is not walked (the base's summary is not the class's)."""
         if instance.origin == "self" or instance.node is None or self.summary_only:
             return None
-        info = next((found for base in cls.bases if (found := _defined_above(base, name)) is not None), None)
+        info = _defined_above(cls, name)
         if info is None or info.walking or info.owner is not self:
             return None
         keywords, self._keywords = self._keywords, None
         if not info.walked:
             self.walk_function(info)
-        walked = self.call_in_context(info, node, arg_provs, keywords, instance)
+        # (the base's summary is not this class's: what the walk returns, even one walked for its shape alone)
+        walked = self.call_in_context(info, node, arg_provs, keywords, instance, own_summary=False)
         if walked is _NOT_WALKED:
             return None
         event.role, event.function = None, info
         return _no_graph_if(self.no_grad, walked)
+
+    def _super_method(self, receiver, method: str):
+        """`super().<method>` in a method of a plain class of this module: (the method as the next class of the
+        instance's MRO defines it, the instance); None where unknown (super with arguments, a base of another module)."""
+        if not (type(receiver) is ast.Call and type(receiver.func) is ast.Name and receiver.func.id == "super"
+                and not receiver.args and not receiver.keywords and method != "__init__"):
+            return None
+        function = self.function
+        cls = function.cls if function is not None else None
+        if cls is None or cls.is_module or isinstance(function.node, ast.Lambda) or self._is_static(function.node) \
+                or not self._builtin(receiver.func):
+            return None
+        positional = [*function.node.args.posonlyargs, *function.node.args.args]
+        instance = self.lookup(positional[0].arg) if positional else None
+        if instance is None or instance.kind is not Kind.MODULE or not isinstance(instance.module_class, ClassInfo):
+            return None
+        order = class_mro(instance.module_class)
+        at = next((i for i, c in enumerate(order or ()) if c is cls), None)
+        if at is None:
+            return None
+        info = next((c.methods[method] for c in order[at + 1:] if method in c.methods), None)
+        return (info, instance) if info is not None else None
 
     def _base_init(self, node: ast.Call, arg_provs) -> None:
         """`super().__init__(model, layer)` in a constructor walked for one construction: the base's __init__ walked
@@ -3966,6 +4029,8 @@ class Walker:
         """A literal number, or the integer a name was bound to (`n = 16` ... `torch.randn(n)`)."""
         if isinstance(node, ast.Name):
             prov = self.lookup(node.id)
+            if node.id in self._declared_global():
+                return None  # (`global k` in a function that rebinds it: the module's `k = 4` may no longer hold)
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
         if isinstance(node, ast.BinOp):  # `3 * 8 * 8`, `2 * n`
             return _fold(node.op, self._int_value(node.left), self._int_value(node.right))
@@ -3973,6 +4038,15 @@ class Walker:
             prov = self.prov_of(node)
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
         return _number(node)
+
+    def _declared_global(self) -> frozenset:
+        """The names a `global` or `nonlocal` statement of this module names (cached per tree)."""
+        tree = self.model.tree
+        cached = self.__dict__.get("_globals")
+        if cached is None or cached[0] is not tree:
+            names = frozenset(name for n in syntax.nodes(tree) if type(n) is ast.Global or type(n) is ast.Nonlocal for name in n.names)
+            cached = self._globals = (tree, names)
+        return cached[1]
 
     def torch_op(self, node: ast.Call, short: str, arg_provs) -> Provenance | None:
         given, arg_provs = arg_provs, [_with_held(p) for p in arg_provs]
@@ -4857,23 +4931,74 @@ def _layer_width(name: str | None, built: ast.Call | None) -> int | None:
 def inherited_method(cls: ClassInfo, name: str, depth: int = 0) -> FunctionInfo | None:
     """`cls`'s method `name`, its own or one it inherits from a base class of this module, walked as the base's: only
     when nothing the inherited code touches on `self` (attributes, the methods it calls, theirs in turn) is something
-    `cls` defines or sets itself; otherwise unknown (None)."""
+    `cls` or a class before the base in its MRO defines or sets itself; otherwise unknown (None)."""
     found = cls.methods.get(name)
-    if found is not None or not cls.bases or depth > 4:
+    if found is not None or not cls.bases:
         return found
-    for base in cls.bases:
-        info = inherited_method(base, name, depth + 1)
-        if info is not None:
-            return None if _self_names_reached(info) & _own_self_names(cls) else info
-    return None
+    order = _defining_order(cls, name)
+    if order is None:
+        return None
+    info, before = order
+    own = frozenset().union(*(_own_self_names(c) for c in before))
+    return None if _self_names_reached(info) & own else info
 
 
 def _defined_above(cls: ClassInfo, name: str, depth: int = 0) -> FunctionInfo | None:
-    """The method `name` as the first class up `cls`'s bases (itself first) defines it, whatever it reaches."""
+    """The method `name` as the first class of `cls`'s MRO (itself first) defines it, whatever it reaches."""
     found = cls.methods.get(name)
-    if found is not None or depth > 4:
+    if found is not None:
         return found
-    return next((info for base in cls.bases if (info := _defined_above(base, name, depth + 1)) is not None), None)
+    order = _defining_order(cls, name)
+    return order[0] if order is not None else None
+
+
+def _defining_order(cls: ClassInfo, name: str):
+    """(the method `name` as `cls`'s MRO finds it, the classes of that order before its class); None where none of
+    this module defines it, or where the order is unknown (a base of another module) and two bases define it."""
+    order = class_mro(cls)
+    if order is not None:
+        at = next((i for i, c in enumerate(order) if name in c.methods), None)
+        return (order[at].methods[name], order[:at]) if at is not None else None
+    found, seen, todo = [], [], [cls]
+    while todo and len(seen) < 32:  # (the bases of this module, whatever their order: one definition or none)
+        c = todo.pop()
+        if any(c is s for s in seen):
+            continue
+        seen.append(c)
+        if name in c.methods and c is not cls:
+            found.append(c)
+        else:
+            todo.extend(c.bases)
+    if len({id(c.methods[name]) for c in found}) != 1:
+        return None
+    return found[0].methods[name], [c for c in seen if c is not found[0] and name not in c.methods]
+
+
+def class_mro(cls: ClassInfo) -> list | None:
+    """`cls`'s method resolution order as Python computes it (C3): None where a class up its hierarchy has a base of
+    another module (where that one goes is unknown) or the bases admit no order."""
+    def linear(c: ClassInfo, depth: int):
+        named = [b for b in c.node.bases if not (type(b) is ast.Name and b.id == "object")]
+        if depth > 8 or len(named) != len(c.bases):
+            return None
+        if not c.bases:
+            return [c]
+        lists = []
+        for base in c.bases:
+            found = linear(base, depth + 1)
+            if found is None:
+                return None
+            lists.append(list(found))
+        lists.append(list(c.bases))
+        order = [c]
+        while any(lists):
+            head = next((l[0] for l in lists if l and not any(any(x is l[0] for x in m[1:]) for m in lists)), None)
+            if head is None:
+                return None
+            order.append(head)
+            lists = [l[1:] if l and l[0] is head else l for l in lists]
+        return order
+    return linear(cls, 0)
 
 
 def _inherits_attribute(cls: ClassInfo, attr: str) -> bool:
@@ -4915,6 +5040,12 @@ def _self_names_reached(info: FunctionInfo) -> frozenset:
             todo.extend(m for m in (inherited_method(method.cls, n) for n in used if method.cls is not None) if m is not None)
         found = info._self_reached = frozenset(names)  # type: ignore[attr-defined]
     return found
+
+
+def _stored_names(cls: ClassInfo) -> frozenset:
+    """The attributes `cls`'s __init__ stores on `self`."""
+    init = cls.methods.get("__init__")
+    return frozenset(_self_names(init.node, stores_only=True)) if init is not None else frozenset()
 
 
 def _self_names(node, stores_only: bool = False) -> set[str]:

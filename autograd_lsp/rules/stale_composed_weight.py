@@ -266,7 +266,8 @@ def _reevaluated_closures(model: ModuleModel):
     in it, is stale from the second call on, and its graph was freed by the first call's backward."""
     for step in model.calls(role="step"):
         optimizer = step.receiver_prov
-        if optimizer is None or optimizer.kind is not Kind.OPTIMIZER or not torch_api.reevaluates_closure(optimizer.origin):
+        # (`LBFGS(params, max_iter=1)` calls it once; a count the code does not show: unknown, silence)
+        if optimizer is None or optimizer.kind is not Kind.OPTIMIZER or not torch_api.closure_reevaluated(optimizer.origin, optimizer.node):
             continue
         closure = step_closure(step)
         if closure is None or not isinstance(closure.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
