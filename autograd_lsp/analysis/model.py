@@ -13,6 +13,7 @@ from typing import Iterable, Iterator, TypeVar
 
 from ..findings import Finding, Fix, Related, Span
 from ..source import Source
+from . import syntax
 from .imports import ImportTable
 from .provenance import Provenance
 
@@ -243,7 +244,7 @@ E = TypeVar("E", bound=Event)
 # leaves the tree and the walk as they were (a comment, trailing spaces) keeps them (ModuleModel.rebase). ~5 ms of the
 # ~20 ms of such an edit of a 2,000-line module.
 WALK_CACHES = frozenset({
-    "_index", "_callers_index", "_mentions", "_attribute_mentions",  # (here)
+    "_index", "_callers_index", "_mentions", "_attribute_facts",  # (here)
     "_training_units", "_switched_off",  # analysis/training.py
     "_loss_sites",  # rules/loss_sites.py
 })
@@ -452,19 +453,53 @@ class ModuleModel:
         return counts[name]
 
     def attribute_mentions(self, name: str) -> int:
-        """How often `name` is written after a dot (`T.name`, `self.name`): one pass, on first use."""
-        counts = self.__dict__.get("_attribute_mentions")
-        if counts is None:
-            counts = self.__dict__["_attribute_mentions"] = Counter(n.attr for n in ast.walk(self.tree) if type(n) is ast.Attribute)
-        return counts[name]
+        """How often `name` is written after a dot (`T.name`, `self.name`)."""
+        return self.attribute_facts()[0][name]
 
     def attribute_stores(self, name: str) -> int:
-        """How often `.name` is assigned (`self.name = ...`, `m.name += ...`): one pass, on first use."""
-        counts = self.__dict__.get("_attribute_stores")
-        if counts is None:
-            counts = self.__dict__["_attribute_stores"] = Counter(
-                n.attr for n in ast.walk(self.tree) if type(n) is ast.Attribute and type(n.ctx) is not ast.Load)
-        return counts[name]
+        """How often `.name` is assigned (`self.name = ...`, `m.name += ...`)."""
+        return self.attribute_facts()[1][name]
+
+    def attribute_facts(self) -> tuple:
+        """What is written after a dot, in one pass over the tree on first use (a pass costs about as much as the
+        parse: every question of this kind shares it): (mentions and stores by attribute name; the attributes
+        stored on each bare name; the methods called on each bare name; the names `name = call(...)` binds, by the
+        call's id). Kept with the tree it was made from (the server's walk again of one function changes the tree)."""
+        found = self.__dict__.get("_attribute_facts")
+        if found is not None and found[0] is self.tree:
+            return found[1]
+        mentions, stores, stored_on, called_on, bound = Counter(), Counter(), {}, {}, {}
+        Attribute, Name, Load, Call, Assign, Constant, AST = ast.Attribute, ast.Name, ast.Load, ast.Call, ast.Assign, ast.Constant, ast.AST
+        child_fields = syntax.child_fields
+        stack = [self.tree]
+        pop, push, push_all = stack.pop, stack.append, stack.extend
+        while stack:
+            node = pop()
+            kind = type(node)
+            if kind is Name or kind is Constant:
+                continue
+            if kind is Attribute:
+                attr = node.attr
+                mentions[attr] += 1
+                if type(node.ctx) is not Load:
+                    stores[attr] += 1
+                    if type(node.value) is Name:
+                        stored_on.setdefault(node.value.id, set()).add(attr)
+            elif kind is Call:
+                func = node.func
+                if type(func) is Attribute and type(func.value) is Name:
+                    called_on.setdefault(func.value.id, set()).add(func.attr)
+            elif kind is Assign and type(node.value) is Call:
+                bound.setdefault(id(node.value), set()).update(t.id for t in node.targets if type(t) is Name)
+            for field in child_fields(kind):
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    push_all(item for item in value if isinstance(item, AST))
+                elif isinstance(value, AST):
+                    push(value)
+        facts = (mentions, stores, stored_on, called_on, bound)
+        self.__dict__["_attribute_facts"] = (self.tree, facts)
+        return facts
 
     def shared_graph(self, a: frozenset, b: frozenset) -> frozenset:
         """The ids of the autograd nodes two graphs truly share. A helper's own nodes are in the graph of what every call

@@ -696,6 +696,6 @@ class _Rewalk:
         walker.function, walker.stmt, walker.table = None, model.tree, model._provs
         walker.scope = walker.module_scope
         model.rebase(self.source)
-        for key in ("_index", "_callers_index", "_mentions", "_attribute_mentions"):
+        for key in ("_index", "_callers_index", "_mentions", "_attribute_facts"):
             model.__dict__.pop(key, None)
         return True

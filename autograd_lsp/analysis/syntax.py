@@ -53,7 +53,7 @@ def nodes(root: ast.AST) -> Iterator[ast.AST]:
         kind = type(node)
         fields = fields_of.get(kind)
         if fields is None:
-            fields = _child_fields(kind)
+            fields = child_fields(kind)
         for name in fields:
             value = getattr(node, name, None)
             if type(value) is list:
@@ -62,7 +62,8 @@ def nodes(root: ast.AST) -> Iterator[ast.AST]:
                 push(value)
 
 
-def _child_fields(kind: type) -> tuple[str, ...]:
+def child_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold nodes (for explicit-stack walks)."""
     found = _CHILD_FIELDS.get(kind)
     if found is None:
         found = _CHILD_FIELDS[kind] = tuple(name for name in kind._fields if name != "ctx")
@@ -140,7 +141,7 @@ def parents(model: ModuleModel, root: ast.AST) -> dict[int, ast.AST]:
 def _parent_map(root: ast.AST) -> dict[int, ast.AST]:
     found = {}
     for node in nodes(root):
-        for name in _child_fields(type(node)):
+        for name in child_fields(type(node)):
             value = getattr(node, name, None)
             if type(value) is list:
                 for child in value:

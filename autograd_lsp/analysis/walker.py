@@ -285,6 +285,7 @@ _CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
 # Python's dict methods that change its values (a mapping so changed keeps no known values)
 _DICT_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__", "__ior__"})
 _PLAIN_VALUES = (Kind.TENSOR, Kind.NUMBER, Kind.SEQUENCE, Kind.MAPPING, Kind.TEXT)
+_SCOPE_STATEMENT = re.compile(r"^[ \t]*(?:global|nonlocal)[ \t]+([\w \t,]+)", re.MULTILINE)  # `global k, n` (names after it)
 _PURE_BUILTINS = frozenset(name for name in dir(builtins) if name not in ("exec", "eval"))  # (those two write a globals dict)
 
 
@@ -1678,10 +1679,11 @@ class Walker:
         the module assigns again: whether the body runs (the walk of every instance, as _text_test's strings)."""
         function = self.function
         cls = function.cls if function is not None else None
-        if cls is None or type(test.value) is not ast.Name or test.value.id != "self" or self.model.attribute_stores(test.attr) != 1:
+        if cls is None or type(test.value) is not ast.Name or test.value.id != "self":
             return None
         stmt = cls.attribute_nodes.get(test.attr)
-        if type(stmt) is not ast.Assign or type(stmt.value) is not ast.Constant or type(stmt.value.value) is not bool:
+        if type(stmt) is not ast.Assign or type(stmt.value) is not ast.Constant or type(stmt.value.value) is not bool \
+                or self.model.attribute_stores(test.attr) != 1:  # (the pass over the tree last: most flags are no literal)
             return None
         known = self.prov_of(test)
         if known is None or known.kind is not Kind.NUMBER or known.truth is not stmt.value.value:
@@ -1949,8 +1951,12 @@ class Walker:
             self.ensure_class_init(cls)
             if not self._summarised(cls.methods.get("__init__")):
                 return None
-            constructed = node.attr not in self._stored_after_construction(cls, owner if owner.origin != "self" else None)
-            found = cls.attribute(node.attr, owner if owner.origin != "self" else None, constructed)
+            instance = owner if owner.origin != "self" else None
+            # (asked only where a construction's table holds the attribute: else the answer is the same either way)
+            constructed = instance is None or instance.node is None or not (
+                node.attr in cls.constructed or node.attr in cls.instances.get(id(instance.node), ())) \
+                or node.attr not in self._stored_after_construction(cls, instance)
+            found = cls.attribute(node.attr, instance, constructed)
             if found is None:
                 found = self._late_attribute(cls, node.attr)
             if found is None and not any(node.attr in table for table in (cls.attributes, cls.constructed, cls.late)):
@@ -1984,22 +1990,14 @@ class Walker:
         """The attributes of `cls` stored again once `instance` is built: on a name it is bound to (`crit.gate = None`),
         or by a method called on that name (`crit.soften()` setting `self.gate = None`). What its construction gave them
         is then no fact of the instance (an option switched off later)."""
+        if instance is None or instance.node is None:
+            return frozenset()  # (`self.<attr>` inside a method: most reads, and no pass over the tree for them)
         tree = self.model.tree
         cached = self.__dict__.get("_later_stores")
         if cached is None or cached[0] is not tree:
-            stores, calls, bound = {}, {}, {}
-            for n in syntax.nodes(tree):
-                kind = type(n)
-                if kind is ast.Attribute and type(n.value) is ast.Name and type(n.ctx) is not ast.Load:
-                    stores.setdefault(n.value.id, set()).add(n.attr)
-                elif kind is ast.Call and type(n.func) is ast.Attribute and type(n.func.value) is ast.Name:
-                    calls.setdefault(n.func.value.id, set()).add(n.func.attr)
-                elif kind is ast.Assign and type(n.value) is ast.Call:
-                    bound.setdefault(id(n.value), set()).update(t.id for t in n.targets if type(t) is ast.Name)
+            _, _, stores, calls, bound = self.model.attribute_facts()
             cached = self._later_stores = (tree, {}, stores, calls, bound)
         _, memo, stores, calls, bound = cached
-        if instance is None or instance.node is None:
-            return frozenset()
         key = (id(cls), id(instance.node))
         found = memo.get(key)
         if found is None:
@@ -4040,11 +4038,13 @@ class Walker:
         return _number(node)
 
     def _declared_global(self) -> frozenset:
-        """The names a `global` or `nonlocal` statement of this module names (cached per tree)."""
+        """The names a `global` or `nonlocal` statement of this module names (cached per tree; found in the text: no pass
+        over the tree for them)."""
         tree = self.model.tree
         cached = self.__dict__.get("_globals")
         if cached is None or cached[0] is not tree:
-            names = frozenset(name for n in syntax.nodes(tree) if type(n) is ast.Global or type(n) is ast.Nonlocal for name in n.names)
+            # (read from the text: a string holding such a line only adds names, which only makes an int unknown)
+            names = frozenset(name.strip() for names in _SCOPE_STATEMENT.findall(self.model.source.text) for name in names.split(","))
             cached = self._globals = (tree, names)
         return cached[1]
 

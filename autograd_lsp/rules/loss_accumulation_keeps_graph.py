@@ -234,10 +234,10 @@ def _accumulations(model: ModuleModel):
     # statement, so the two never report the same statement, and findings are sorted by place afterwards.
     for event in model.of_type(BindEvent):
         stmt = event.node
-        if isinstance(stmt, (ast.AugAssign, ast.Assign)) and _sums_without_grad(model, event):
-            continue
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
             prov = _candidate(model, stmt.value, event.ctx.scope)
+            if prov is not None and _sums_without_grad(model, event):
+                continue  # (asked last: the grad mode of a body may ask its callers')
             if prov is not None and _label(stmt.target) == event.name and not _number(model, event):
                 yield _accumulation(event, stmt, event.name, event.name, stmt.value, prov, "augassign")
             elif prov is not None and isinstance(stmt.target, ast.Subscript) and _label(stmt.target.value) == event.name:
@@ -249,7 +249,7 @@ def _accumulations(model: ModuleModel):
             for mine, other in ((binop.left, binop.right), (binop.right, binop.left)):
                 if _label(mine) == event.name and _label(event.target) == event.name:
                     prov = _candidate(model, other, event.ctx.scope)
-                    if prov is not None:
+                    if prov is not None and not _sums_without_grad(model, event):
                         yield _accumulation(event, stmt, event.name, event.name, other, prov, "add")
                     break
     for event in model.of_type(ItemStoreEvent):
