@@ -285,6 +285,7 @@ _CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
 # Python's dict methods that change its values (a mapping so changed keeps no known values)
 _DICT_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__", "__ior__"})
 _PLAIN_VALUES = (Kind.TENSOR, Kind.NUMBER, Kind.SEQUENCE, Kind.MAPPING, Kind.TEXT)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _SCOPE_STATEMENT = re.compile(r"^[ \t]*(?:global|nonlocal)[ \t]+([\w \t,]+)", re.MULTILINE)  # `global k, n` (names after it)
 _PURE_BUILTINS = frozenset(name for name in dir(builtins) if name not in ("exec", "eval"))  # (those two write a globals dict)
 
@@ -4044,7 +4045,9 @@ class Walker:
         cached = self.__dict__.get("_globals")
         if cached is None or cached[0] is not tree:
             # (read from the text: a string holding such a line only adds names, which only makes an int unknown)
-            names = frozenset(name.strip() for names in _SCOPE_STATEMENT.findall(self.model.source.text) for name in names.split(","))
+            text = self.model.source.text
+            names = frozenset(name.strip() for names in _SCOPE_STATEMENT.findall(text) for name in names.split(",")) \
+                if "global" in text or "nonlocal" in text else frozenset()
             cached = self._globals = (tree, names)
         return cached[1]
 
@@ -4507,16 +4510,25 @@ def _bound_names(roots: list) -> Counter:
     name is not counted: it keeps its tensor)."""
     found: Counter = Counter()
     pending = list(roots)
+    pop, push, push_all, child_fields, AST = pending.pop, pending.append, pending.extend, syntax.child_fields, ast.AST
     while pending:
         child = pending.pop()
-        if isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Name):
-            pending.append(child.value)
+        kind = type(child)
+        if kind is ast.Name:
+            if type(child.ctx) is not ast.Load:
+                found[child.id] += 1
             continue
-        if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
-            found[child.id] += 1
-        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if kind is ast.AugAssign and type(child.target) is ast.Name:
+            push(child.value)
+            continue
+        if kind in _DEFS:
             found[child.name] += 1
-        pending.extend(ast.iter_child_nodes(child))
+        for field in child_fields(kind):
+            value = getattr(child, field, None)
+            if type(value) is list:
+                push_all(item for item in value if isinstance(item, AST))
+            elif isinstance(value, AST):
+                push(value)
     return found
 
 
