@@ -219,14 +219,20 @@ def _random_state(model: ModuleModel, cls: ClassInfo, binds: list, builders: lis
                    f"`state_dict()` does not save them, so a module rebuilt and loaded from a checkpoint keeps its saved "
                    f"weights but draws other values, and they are read at line {read.lineno}. "
                    f"Register it with `self.register_buffer(\"{attr}\", ...)`")
-        fixes = []
-        statement = bind.node
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and statement.targets[0] is bind.target \
-                and edits.own_line(model, statement):
-            fixes.append(Fix(f"Register as a buffer: `self.register_buffer(\"{attr}\", ...)`", Safety.UNSAFE,
-                             (Edit(model.span(statement), f'self.register_buffer("{attr}", {model.text(bind.value)})'),)))
+        fixes = _register_fix(model, bind, attr)
         yield model.finding(RULE, bind.target, message, fixes=fixes, related=[(read, f"`self.{attr}` read here")],
                             attribute=attr, module=cls.name)
+
+
+def _register_fix(model: ModuleModel, bind: BindEvent, attr: str) -> list:
+    """`self.x = <value>` on its own line -> `self.register_buffer("x", <value>)` (unsafe: code that rebinds `self.x`
+    to a plain tensor later would then fail)."""
+    statement = bind.node
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and statement.targets[0] is bind.target \
+            and edits.own_line(model, statement):
+        return [Fix(f"Register as a buffer: `self.register_buffer(\"{attr}\", ...)`", Safety.UNSAFE,
+                    (Edit(model.span(statement), f'self.register_buffer("{attr}", {model.text(bind.value)})'),))]
+    return []
 
 
 def _saved_state(prov) -> bool:
@@ -281,12 +287,7 @@ def _running_counts(model: ModuleModel, cls: ClassInfo, binds: list, builders: l
         message = (f"`self.{attr}` is running state kept in a plain tensor attribute of the module `{cls.name}` (updated from "
                    f"itself at line {update.lineno}): `state_dict()` does not save it, so a checkpoint loaded into a new module "
                    f"starts it over from `{model.text(bind.value)}`. Register it with `self.register_buffer(\"{attr}\", ...)`")
-        fixes = []
-        statement = bind.node
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and statement.targets[0] is bind.target \
-                and edits.own_line(model, statement):
-            fixes.append(Fix(f"Register as a buffer: `self.register_buffer(\"{attr}\", ...)`", Safety.UNSAFE,
-                             (Edit(model.span(statement), f'self.register_buffer("{attr}", {model.text(bind.value)})'),)))
+        fixes = _register_fix(model, bind, attr)
         yield model.finding(RULE, bind.target, message, fixes=fixes, related=[(update, f"`self.{attr}` updated here")],
                             attribute=attr, module=cls.name)
 
