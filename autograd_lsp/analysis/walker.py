@@ -2002,12 +2002,13 @@ class Walker:
         key = (id(cls), id(instance.node))
         found = memo.get(key)
         if found is None:
-            own = {m.name: _self_names(m.node, stores_only=True) for m in cls.methods.values() if m.name != "__init__"}
             later = set()
             for name in bound.get(key[1], ()):
                 later |= stores.get(name, set())
-                for method in calls.get(name, ()):
-                    later |= own.get(method, set())
+                for method in calls.get(name, ()):  # (only the methods called on it: their stores on self)
+                    info = cls.methods.get(method)
+                    if info is not None and method != "__init__":
+                        later |= _self_names(info.node, stores_only=True)
             found = memo[key] = frozenset(later & _stored_names(cls))
         return found
 
