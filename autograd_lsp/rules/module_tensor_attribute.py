@@ -936,8 +936,8 @@ def _class_mentions(cls: ClassInfo, attr: str) -> int:
 
 
 def _outside_read(model: ModuleModel, cls: ClassInfo, attr: str, start: ast.stmt, statements_: list, instance) -> ast.AST | None:
-    """The first `<instance of cls>.<attr>` among the statements that reads the tensor's values or its dtype (not only its
-    shape), as the walk saw it: a floating tensor that is no Parameter, of the converted instance `instance` (reached
+    """The first `<instance of cls>.<attr>` among the statements that reads the tensor's dtype, or meets its values with
+    others' (an operand, an argument of a torch function), as the walk saw it: a floating tensor that is no Parameter, of the converted instance `instance` (reached
     from it by attributes and indexing, through locals bound once so and comprehensions over such)."""
     end = getattr(start, "end_lineno", start.lineno)
     for statement in statements_:
@@ -956,9 +956,9 @@ def _outside_read(model: ModuleModel, cls: ClassInfo, attr: str, start: ast.stmt
             if value is None or value.kind is not Kind.TENSOR or value.dtype != api.FLOAT or value.is_trainable_leaf:
                 continue
             parent = parents.get(id(node))
-            if type(parent) is ast.Attribute and parent.attr != "dtype" and uses.is_metadata(parent.attr):
-                continue  # (`.shape`: the conversion keeps it)
-            return node
+            if type(parent) is ast.Attribute and parent.attr == "dtype" or type(parent) is ast.BinOp and not any(type(side) is ast.Constant for side in (parent.left, parent.right)) \
+                    or type(parent) is ast.Call and any(a is node for a in parent.args) and (model.imports.qualname(parent.func) or "").startswith("torch."):
+                return node  # (its dtype, or its values met with others': not `.shape`, which the conversion keeps, nor `.tolist()`)
     return None
 
 
