@@ -19,14 +19,18 @@ given a `device=`, or one the caller got from elsewhere is not).
 
 A floating attribute that `forward` moves to the input's device only (`self.pe.to(x.device)`) is reported when this
 code converts the module (or one holding it) to another floating dtype (`model.half()`, `.to(torch.float64)`): the
-conversion leaves the attribute's dtype behind.
+conversion leaves the attribute's dtype behind. So is a floating one of any shape (`torch.tensor(0.5)` too) that code of
+this module reads from the outside (`model.embed.table.dtype`, `attn = model.blocks[0].attn; attn.scale`, a comprehension
+over `model.blocks`) after converting the very instance holding it, at the top level of the same body (no call
+between that may run a method rebinding it): the read gets the old dtype.
 
 A tensor made to require grad (`torch.tensor(v, requires_grad=True)`, 0-dim too) is trainable state that
 `parameters()` and `state_dict()` miss: reported when a method uses it. Several attributes bound by one statement
 (`self.x, self.y = x, y`) get one finding. Random values (`torch.randperm(n, device=d)`, any random factory without
 `generator=`) kept so in a module that has weights, read while building it (state made from them) and by another
 method (`.tolist()`, as an index...): `state_dict()` loses them, so a module rebuilt from a checkpoint draws others
-for the saved state made from the first ones.
+for the saved state made from the first ones (drawn on the branch `if order is None:` of an `order` that every
+construction this module shows leaves at None, the other branch keeping a given order).
 
 Not flagged: `nn.Parameter(...)`, `self.register_buffer(...)`, Python numbers, 0-dim tensors such as
 `torch.tensor(0.5)` (PyTorch lets a 0-dim CPU tensor combine with tensors on any device; but one that a method keeps
@@ -87,7 +91,7 @@ from ..analysis.provenance import Kind
 from ..analysis.syntax import attribute_name, nodes, statements
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
-from .passed_values import passed_sequence, passed_strings
+from .passed_values import passed_none, passed_sequence, passed_strings
 from .tree_order import children
 
 CODE = "AG009"
@@ -126,7 +130,8 @@ def check(model: ModuleModel):
         if counts:
             yield from _running_counts(model, cls, counts, builders)
         randoms = [bind for method in builders for bind in in_methods.get(method.scope, ()) if _random_factory(model, bind)]
-        if not candidates and not randoms:
+        converted = _conversions(model).get(id(cls))
+        if not candidates and not randoms and not converted:
             continue
         registered = _registered_names(cls)
         # plain tensors this module keeps, each left where it was made: one met only with another of them meets
@@ -171,7 +176,11 @@ def check(model: ModuleModel):
                         out.append(_finding(model, cls, later, attr, use, derived=True))  # `self.tem = self.tem.permute(2, 0, 1)`
             yield from out
             if randoms:
-                yield from _random_state(model, cls, randoms, builders, in_methods, reported | registered)
+                for found in _random_state(model, cls, randoms, builders, in_methods, reported | registered):
+                    reported.add(found.data["attribute"])
+                    yield found
+            if converted:
+                yield from _read_after_conversion(model, cls, builders, in_methods, reported | registered)
         finally:
             _UNMOVED.pop(id(cls.node), None)
             _MODELS.pop(id(cls.node), None)
@@ -205,8 +214,8 @@ def _random_state(model: ModuleModel, cls: ClassInfo, binds: list, builders: lis
         return  # (seeded while being built: a rebuilt module draws the same values)
     for bind in binds:
         attr = bind.name[5:]
-        if any(_names_match(attr, name) for name in skip) \
-                or sum(1 for method in builders for other in in_methods.get(method.scope, ()) if other.name == bind.name) > 1 \
+        others = [other for method in builders for other in in_methods.get(method.scope, ()) if other.name == bind.name and other is not bind]
+        if any(_names_match(attr, name) for name in skip) or others and not _only_branch_taken(model, bind, others) \
                 or _rebound_elsewhere(cls, attr, builders, anywhere=True) or _setattr_elsewhere(cls, attr, builders, in_methods):
             continue  # (rebound while being built, `self.w = nn.Parameter(self.w)`: what is kept is the last value)
         # (built from while being built, too: the state made from them is saved, they are not: pyro's masks)
@@ -222,6 +231,27 @@ def _random_state(model: ModuleModel, cls: ClassInfo, binds: list, builders: lis
         fixes = _register_fix(model, bind, attr)
         yield model.finding(RULE, bind.target, message, fixes=fixes, related=[(read, f"`self.{attr}` read here")],
                             attribute=attr, module=cls.name)
+
+
+def _only_branch_taken(model: ModuleModel, bind: BindEvent, others: list) -> bool:
+    """`if order is None: self.order = torch.randperm(n)` / `else: self.order = order` where every construction this module
+    shows leaves `order` at None: the other binds are on the branch no construction takes."""
+    function = bind.ctx.scope.function
+    if function is None:
+        return False
+    for node in statements(function.node.body, (ast.If, *_DEFS)):
+        test = node.test if type(node) is ast.If else None
+        if not (type(test) is ast.Compare and type(test.left) is ast.Name and len(test.ops) == 1 and type(test.ops[0]) in (ast.Is, ast.IsNot)
+                and type(test.comparators[0]) is ast.Constant and test.comparators[0].value is None):
+            continue
+        taken, skipped = (node.body, node.orelse) if type(test.ops[0]) is ast.Is else (node.orelse, node.body)
+        if _within(bind.node, taken) and all(other.ctx.scope is bind.ctx.scope and _within(other.node, skipped) for other in others):
+            return passed_none(model, function.node, test.left)
+    return False
+
+
+def _within(statement: ast.AST, block: list) -> bool:
+    return any(statement is node for inner in block for node in ast.walk(inner))
 
 
 def _register_fix(model: ModuleModel, bind: BindEvent, attr: str) -> list:
@@ -816,16 +846,153 @@ def _device_only(call: ast.Call) -> bool:
 def _dtype_conversion(model: ModuleModel, cls: ClassInfo) -> ast.Call | None:
     """`model.half()`, `net.to(torch.float64)`, `.double()` in this module, of an instance of the class or of a module that
     holds one: its weights change dtype, a plain attribute does not."""
+    found = _conversions(model).get(id(cls))
+    return found[0].node if found else None
+
+
+def _conversions(model: ModuleModel) -> dict:
+    """id of a module class -> the calls of this module converting to another floating dtype an instance of it or a module
+    holding one (a torch container of such modules too: `nn.Sequential(pre, net).to(torch.float64)`), in walk order."""
     converted = model.__dict__.get("_ag009_converted")
     if converted is None:
         converted = model.__dict__["_ag009_converted"] = {}
         for call in model.of_type(CallEvent):
             recv = call.receiver_prov
-            if recv is None or recv.kind is not Kind.MODULE or not isinstance(recv.module_class, ClassInfo) or not _to_float_dtype(model, call):
+            if recv is None or recv.kind is not Kind.MODULE or not _to_float_dtype(model, call):
                 continue
-            for held in _held_classes(recv.module_class):
-                converted.setdefault(id(held), call.node)
-    return converted.get(id(cls))
+            for held in _container_classes(recv):
+                events = converted.setdefault(id(held), [])
+                if call not in events:
+                    events.append(call)
+    return converted
+
+
+def _container_classes(prov, depth: int = 0) -> list:
+    """The workspace module classes a module value is or holds: its class and what that holds, or, for a torch container
+    (`nn.Sequential(a, b)`, `nn.ModuleList([...])`), what its elements are and hold."""
+    if prov is None or prov.kind is not Kind.MODULE or depth > 3:
+        return []
+    if isinstance(prov.module_class, ClassInfo):
+        return _held_classes(prov.module_class)
+    return [held for element in prov.elements for held in _container_classes(element, depth + 1)]
+
+
+def _read_after_conversion(model: ModuleModel, cls: ClassInfo, builders: list, in_methods: dict, skip: set):
+    """A floating plain tensor attribute (not a Parameter, not a buffer; any shape) that code of this module reads from
+    the outside (`loss.bins`, `model.blocks[0].attn.scale.dtype`) after converting a module holding it to another
+    floating dtype (`.half()`, `.to(torch.float64)`) at the top level of the same body: the conversion left it in its
+    old dtype, and that is what the read gets. Not when a call between the two may run one of the module's methods
+    and some method rebinds the attribute (`self.t = self.t.to(x)` in forward: converted on the next call)."""
+    conversions = [c for c in _conversions(model).get(id(cls), ()) if c.ctx.via is None]
+    if not conversions:
+        return
+    binds: dict = {}
+    for method in builders:
+        for bind in in_methods.get(method.scope, ()):
+            if bind.name.count(".") == 1 and not isinstance(bind.target, ast.Call):
+                binds.setdefault(bind.name[5:], []).append(bind)
+    facts = model.attribute_facts()[0]
+    plain = {}
+    for attr, found in binds.items():
+        if any(_names_match(attr, name) for name in skip) or _setattr_elsewhere(cls, attr, builders, in_methods):
+            continue
+        if all(b.prov is not None and b.prov.kind is Kind.TENSOR and not b.prov.is_trainable_leaf and b.prov.origin != "nn.Parameter"
+               for b in found) and facts[attr] > _class_mentions(cls, attr):
+            plain[attr] = found
+    if not plain:
+        return
+    for conversion in conversions:
+        body = conversion.ctx.scope.function.node.body if conversion.ctx.scope.function is not None else model.tree.body
+        statement = conversion.ctx.statement
+        if statement not in body:
+            continue  # (converted under a branch or in a loop: not surely before the read)
+        after = body[body.index(statement) + 1:]
+        for attr, found in list(plain.items()):
+            read = _outside_read(model, cls, attr, statement, after, conversion.receiver_prov)
+            if read is None:
+                continue
+            if _rebound_elsewhere(cls, attr, builders, anywhere=True) and _runs_between(model, conversion, read):
+                continue
+            del plain[attr]
+            bind = found[0]
+            converted = " ".join(model.text(conversion.node).split())[:40]
+            message = (f"`self.{attr}` is a plain floating tensor attribute of the module `{cls.name}`: `{converted}` at line "
+                       f"{conversion.node.lineno} converts the module's weights and buffers but not it, so line {read.lineno} "
+                       f"reads it in its old dtype. Register it with `self.register_buffer(\"{attr}\", ..., persistent=False)`")
+            fixes = []
+            statement_node = bind.node
+            if isinstance(statement_node, ast.Assign) and len(statement_node.targets) == 1 and statement_node.targets[0] is bind.target \
+                    and edits.own_line(model, statement_node):
+                fixes.append(Fix("Register as a non-persistent buffer (not saved in `state_dict()`)", Safety.UNSAFE,
+                                 (Edit(model.span(statement_node), f'self.register_buffer("{attr}", {model.text(bind.value)}, persistent=False)'),)))
+            yield model.finding(RULE, bind.target, message, fixes=fixes,
+                                related=[(conversion.node, "the module converted here"), (read, f"`{attr}` read here")],
+                                attribute=attr, module=cls.name)
+
+
+def _class_mentions(cls: ClassInfo, attr: str) -> int:
+    """How often `.<attr>` is written inside the class."""
+    return sum(1 for node in ast.walk(cls.node) if type(node) is ast.Attribute and node.attr == attr)
+
+
+def _outside_read(model: ModuleModel, cls: ClassInfo, attr: str, start: ast.stmt, statements_: list, instance) -> ast.AST | None:
+    """The first `<instance of cls>.<attr>` among the statements that reads the tensor's dtype, or meets its values with
+    others' (an operand, an argument of a torch function), as the walk saw it: a floating tensor that is no Parameter, of the converted instance `instance` (reached
+    from it by attributes and indexing, through locals bound once so and comprehensions over such)."""
+    end = getattr(start, "end_lineno", start.lineno)
+    for statement in statements_:
+        parents = None
+        for node in ast.walk(statement):
+            if not (type(node) is ast.Attribute and node.attr == attr and type(node.ctx) is ast.Load and node.lineno > end):
+                continue
+            owner = model.prov(node.value)
+            if owner is None or owner.kind is not Kind.MODULE or owner.module_class is not cls:
+                continue
+            if parents is None:
+                parents = {id(child): parent for parent in ast.walk(statement) for child in ast.iter_child_nodes(parent)}
+            if not _reached_from(model, node.value, instance, statements_, parents):
+                continue  # (another instance, or one reached some way not followed)
+            value = model.prov(node)
+            if value is None or value.kind is not Kind.TENSOR or value.dtype != api.FLOAT or value.is_trainable_leaf:
+                continue
+            parent = parents.get(id(node))
+            if type(parent) is ast.Attribute and parent.attr == "dtype" or type(parent) is ast.BinOp and not any(type(side) is ast.Constant for side in (parent.left, parent.right)) \
+                    or type(parent) is ast.Call and any(a is node for a in parent.args) and (model.imports.qualname(parent.func) or "").startswith("torch."):
+                return node  # (its dtype, or its values met with others': not `.shape`, which the conversion keeps, nor `.tolist()`)
+    return None
+
+
+def _reached_from(model: ModuleModel, node: ast.AST, instance, body: list, parents: dict, depth: int = 0) -> bool:
+    """`node` (`model.blocks[0].attn`, `layer.attn` of `for layer in model.blocks`, `attn` of `attn = model.attn`) is
+    reached from the converted instance itself: its root name holds that construction, or is a local of `body` bound
+    once to such a chain, or a comprehension's variable over one."""
+    while type(node) in (ast.Attribute, ast.Subscript):
+        node = node.value
+    if type(node) is not ast.Name or depth > 3 or instance is None or instance.node is None:
+        return False
+    held = model.prov(node)
+    if held is not None and held.kind is Kind.MODULE and held.node is instance.node:
+        return True
+    name, parent = node.id, parents.get(id(node))
+    while parent is not None:  # a comprehension around the read binding the name: its iterable
+        if type(parent) in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
+            for generator in parent.generators:
+                if type(generator.target) is ast.Name and generator.target.id == name:
+                    return _reached_from(model, generator.iter, instance, body, parents, depth + 1)
+        parent = parents.get(id(parent))
+    stores = [n for statement in body for n in ast.walk(statement) if type(n) is ast.Name and n.id == name and type(n.ctx) is ast.Store]
+    if len(stores) != 1:
+        return False
+    assign = next((s for s in body if type(s) is ast.Assign and len(s.targets) == 1 and s.targets[0] is stores[0]), None)
+    return assign is not None and _reached_from(model, assign.value, instance, body, parents, depth + 1)
+
+
+def _runs_between(model: ModuleModel, conversion: CallEvent, read: ast.AST) -> bool:
+    """A call of this module's code (a method, a module's forward) in the conversion's scope after it and before the read."""
+    scope = conversion.ctx.scope
+    return any(event.ctx.scope is scope and conversion.seq < event.seq and event.node.lineno <= read.lineno
+               and (event.function is not None or event.runs is not None)
+               for event in model.of_type(CallEvent))
 
 
 def _to_float_dtype(model: ModuleModel, call: CallEvent) -> bool:

@@ -40,6 +40,14 @@ def passed_strings(model: ModuleModel, function: ast.AST | None, node: ast.AST) 
     return frozenset(found) if type(node) is ast.Name and _passed(model, function, node.id, None, 0, string) and found else None
 
 
+def passed_none(model: ModuleModel, function: ast.AST | None, node: ast.AST) -> bool:
+    """Every call of `function` this module shows (one at least) leaves its parameter `node` at a None default or passes
+    None (or a parameter of its caller that is so in turn)."""
+    def none(model, value, key):
+        return type(value) is ast.Constant and value.value is None
+    return type(node) is ast.Name and _passed(model, function, node.id, None, 0, none)
+
+
 def _passed(model: ModuleModel, function: ast.AST | None, name: str, key: str | None, depth: int, accept=None) -> bool:
     info = model.functions.get(function) if function is not None else None
     if info is None or depth > _DEPTH or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
