@@ -945,11 +945,47 @@ def _feeds_another_model(model: ModuleModel, use: UseEvent, bind: BindEvent) -> 
     calls = _calls(model)
     parent = parents(model, use.ctx.statement).get(id(use.node))
     event = calls.get(id(parent)) if isinstance(parent, ast.Call) and use.node in parent.args else None
+    producer = bind.prov.node
+    if event is not None and event.role != "forward" and event.function is not None:
+        inner = _helper_forward_of(model, event, use.node)
+        return inner is not None and not (isinstance(producer, ast.Call) and model.text(producer.func) == inner)
     if event is None or event.role != "forward" or event.result is None or event.result.scalar is not None and event.runs is None \
             and event.result.shape is None:
         return False  # (a loss's result has a known size; a model's may too, from its layers' shapes: still a model)
-    producer = bind.prov.node
     return not (isinstance(producer, ast.Call) and model.text(producer.func) == model.text(parent.func))
+
+
+def _helper_forward_of(model: ModuleModel, call: CallEvent, argument: ast.expr) -> str | None:
+    """`d_loss_fn(disc, real, fake, labels)`: a plain helper of the workspace whose body hands the parameter that
+    `argument` lands on, unchanged, straight to a model's forward (`disc(fake, labels)`): that model as the caller names
+    it (`disc`, or the helper's own text where no argument gives it). None: the parameter is not known to go into
+    a model (a loss function, a rebinding, another use)."""
+    node = call.function.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(isinstance(a, ast.Starred) for a in call.node.args) \
+            or call.function.cls is not None:
+        return None
+    params = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+    passed = {id(value): name for name, value in zip(params, call.node.args)}
+    passed.update({id(kw.value): kw.arg for kw in call.node.keywords if kw.arg is not None})
+    name = passed.get(id(argument))
+    if name is None:
+        return None
+    calls, into, reads, given = _calls(model), None, 0, 0
+    for inner in nodes(node):
+        if type(inner) is ast.Name and inner.id == name:
+            if type(inner.ctx) is not ast.Load:
+                return None  # (rebound in the helper)
+            reads += 1
+        elif type(inner) is ast.Call and any(type(arg) is ast.Name and arg.id == name for arg in inner.args):
+            event = calls.get(id(inner))
+            if event is None or event.role != "forward" or not isinstance(inner.func, (ast.Name, ast.Attribute)):
+                return None  # (the parameter goes somewhere else too: a loss, an unknown call)
+            into = inner.func
+            given += sum(type(arg) is ast.Name and arg.id == name for arg in inner.args)
+    if into is None or reads != given:
+        return None  # (read otherwise too: `tgt.detach()`, an input gradient's `inputs=points`, a keyword)
+    given = callsite.argument_for(call, {into.id}) if type(into) is ast.Name else None
+    return model.text(given) if given is not None else model.text(into)
 
 
 def _first_loss_statements(model: ModuleModel, first: Site, second: Site, bind: BindEvent) -> list[ast.stmt]:
