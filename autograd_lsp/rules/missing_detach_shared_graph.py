@@ -2,7 +2,9 @@
 Flags a forward output consumed by two losses that are backpropagated by separate `backward()` calls with
 an `optimizer.step()` between them, where the first loss reaches the shared output without `.detach()`:
 the GAN pattern, where the discriminator loss uses the generator's `fake` and the generator loss uses it
-again (the DCGAN training loop). Helpers of the same workspace count: `d_step(fake)` then `g_step(fake)`.
+again (the DCGAN training loop). Helpers of the same workspace count: `d_step(fake)` then `g_step(fake)`; a first loss
+that a plain helper builds by handing the shared output straight to a model (`d_loss_fn(disc, real, fake)` running
+`disc(fake)`) is reported at that argument, where `.detach()` goes.
 The two backward calls may be one call in a loop: a loss rebuilt every iteration on a forward output computed
 once before the loop (SinGAN's generator steps on the `fake` of the discriminator's loop), with a step in the loop;
 or a helper run every iteration (`self.backward_D()`) on a forward another method keeps on `self` and runs only before
@@ -15,6 +17,8 @@ parameter left at a torch class default, `opt_class=optim.Adam`; or a submodule 
 a plain helper given `self.q1_optim`), then that loss's `backward()`: the weights it needs were changed in place. A
 loss built on every member of a module container (`[judge(x) for judge in self.judges]`) saved the container's weights;
 one optimizer per member (`[Adam(d.parameters()) for d in self.discs]`) stepped in turn by a loop over them steps some.
+A module derived from a workspace module whose forward runs the base's (`super().forward(v, q)`) keeps its weights as
+that base does.
 
 A helper may keep the shared forward on `self` itself (`self.pred_real = self.netD(real)` in `backward_D()`, read again by
 `backward_G()`); a gradient penalty's `torch.autograd.grad(..., create_graph=True)` carries the graph of what it was given.
