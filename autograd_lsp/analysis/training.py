@@ -556,10 +556,33 @@ def keeps_own_weights(model: ModuleModel, module: Provenance | None, depth: int 
         inner = forwards_of(model).get(id(forward), ()) if forward is not None else ()
         saving = {id(event.node) for event in inner if keeps_own_weights(model, called_module(model, event), depth + 1)
                   or _fed_own_graph(model, event) and _keeps_when_fed(model, called_module(model, event))}
+        if not saving and forward is not None:
+            saving = _base_forward_saving(model, cls, forward, depth)
         # every output goes through such a layer (`return enc, self.dec(enc)`: the first output saved no weight)
         outputs = flatten([forward.returns]) if saving and forward.returned_any else []
         cache[id(cls)] = bool(outputs) and all(out is not None and out.kind is Kind.TENSOR and out.graph & saving for out in outputs)
     return cache[id(cls)]
+
+
+def _base_forward_saving(model: ModuleModel, cls, forward, depth: int) -> set:
+    """`logits = super().forward(v, q)` in the forward of a module derived from a workspace module (`class GenB(BaseModel)`)
+    whose own forward keeps its weights whatever its input: the graph nodes of that forward's result (all of them went
+    through a layer that saved its weights). Empty where the forward calls no such base forward."""
+    if not cls.bases or not model.mentions("super"):
+        return set()
+    from .syntax import nodes
+    found = set()
+    for node in nodes(forward.node):
+        if not (type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "forward"
+                and type(node.func.value) is ast.Call and type(node.func.value.func) is ast.Name and node.func.value.func.id == "super"):
+            continue
+        result = model.prov(node)
+        if result is None or result.kind is not Kind.TENSOR or not result.graph:
+            continue
+        base = next((c for c in cls.bases if "forward" in c.methods), None)
+        if base is not None and keeps_own_weights(model, Provenance(Kind.MODULE, 0, module_class=base), depth + 1):
+            found |= result.graph | {id(node)}
+    return found
 
 
 def forwards_of(model: ModuleModel) -> dict:

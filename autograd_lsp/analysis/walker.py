@@ -3323,14 +3323,14 @@ class Walker:
             return None
         function = self.function
         cls = function.cls if function is not None else None
-        if cls is None or cls.is_module or isinstance(function.node, ast.Lambda) or self._is_static(function.node) \
-                or not self._builtin(receiver.func):
+        if cls is None or cls.is_module and method != "forward" or isinstance(function.node, ast.Lambda) \
+                or self._is_static(function.node) or not self._builtin(receiver.func):
             return None
         positional = [*function.node.args.posonlyargs, *function.node.args.args]
         instance = self.lookup(positional[0].arg) if positional else None
         if instance is None or instance.kind is not Kind.MODULE or not isinstance(instance.module_class, ClassInfo):
             return None
-        order = class_mro(instance.module_class)
+        order = _module_chain(instance.module_class, self.imports.qualname) if cls.is_module else class_mro(instance.module_class)
         at = next((i for i, c in enumerate(order or ()) if c is cls), None)
         if at is None:
             return None
@@ -5027,6 +5027,22 @@ def class_mro(cls: ClassInfo) -> list | None:
             lists = [l[1:] if l and l[0] is head else l for l in lists]
         return order
     return linear(cls, 0)
+
+
+def _module_chain(cls: ClassInfo, qualname) -> list | None:
+    """The workspace classes of an nn.Module subclass's single-inheritance chain, itself first, up to the one derived from
+    `nn.Module` itself (`class GenB(BaseModel)`, `class BaseModel(nn.Module)`): the order `super().forward(...)` looks in.
+    None where a class has several bases or a base of another module or library (where its forward comes from is unknown)."""
+    order, c = [], cls
+    while len(order) < 8:
+        order.append(c)
+        if len(c.node.bases) != 1:
+            return None
+        if not c.bases:
+            base = c.node.bases[0]
+            return order if qualname(base) == "torch.nn.Module" else None
+        c = c.bases[0]
+    return None
 
 
 def _inherits_attribute(cls: ClassInfo, attr: str) -> bool:

@@ -2,7 +2,9 @@
 Flags a forward output consumed by two losses that are backpropagated by separate `backward()` calls with
 an `optimizer.step()` between them, where the first loss reaches the shared output without `.detach()`:
 the GAN pattern, where the discriminator loss uses the generator's `fake` and the generator loss uses it
-again (the DCGAN training loop). Helpers of the same workspace count: `d_step(fake)` then `g_step(fake)`.
+again (the DCGAN training loop). Helpers of the same workspace count: `d_step(fake)` then `g_step(fake)`; a first loss
+that a plain helper builds by handing the shared output straight to a model (`d_loss_fn(disc, real, fake)` running
+`disc(fake)`) is reported at that argument, where `.detach()` goes.
 The two backward calls may be one call in a loop: a loss rebuilt every iteration on a forward output computed
 once before the loop (SinGAN's generator steps on the `fake` of the discriminator's loop), with a step in the loop;
 or a helper run every iteration (`self.backward_D()`) on a forward another method keeps on `self` and runs only before
@@ -15,6 +17,8 @@ parameter left at a torch class default, `opt_class=optim.Adam`; or a submodule 
 a plain helper given `self.q1_optim`), then that loss's `backward()`: the weights it needs were changed in place. A
 loss built on every member of a module container (`[judge(x) for judge in self.judges]`) saved the container's weights;
 one optimizer per member (`[Adam(d.parameters()) for d in self.discs]`) stepped in turn by a loop over them steps some.
+A module derived from a workspace module whose forward runs the base's (`super().forward(v, q)`) keeps its weights as
+that base does.
 
 A helper may keep the shared forward on `self` itself (`self.pred_real = self.netD(real)` in `backward_D()`, read again by
 `backward_G()`); a gradient penalty's `torch.autograd.grad(..., create_graph=True)` carries the graph of what it was given.
@@ -945,11 +949,47 @@ def _feeds_another_model(model: ModuleModel, use: UseEvent, bind: BindEvent) -> 
     calls = _calls(model)
     parent = parents(model, use.ctx.statement).get(id(use.node))
     event = calls.get(id(parent)) if isinstance(parent, ast.Call) and use.node in parent.args else None
+    producer = bind.prov.node
+    if event is not None and event.role != "forward" and event.function is not None:
+        inner = _helper_forward_of(model, event, use.node)
+        return inner is not None and not (isinstance(producer, ast.Call) and model.text(producer.func) == inner)
     if event is None or event.role != "forward" or event.result is None or event.result.scalar is not None and event.runs is None \
             and event.result.shape is None:
         return False  # (a loss's result has a known size; a model's may too, from its layers' shapes: still a model)
-    producer = bind.prov.node
     return not (isinstance(producer, ast.Call) and model.text(producer.func) == model.text(parent.func))
+
+
+def _helper_forward_of(model: ModuleModel, call: CallEvent, argument: ast.expr) -> str | None:
+    """`d_loss_fn(disc, real, fake, labels)`: a plain helper of the workspace whose body hands the parameter that
+    `argument` lands on, unchanged, straight to a model's forward (`disc(fake, labels)`): that model as the caller names
+    it (`disc`, or the helper's own text where no argument gives it). None: the parameter is not known to go into
+    a model (a loss function, a rebinding, another use)."""
+    node = call.function.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(isinstance(a, ast.Starred) for a in call.node.args) \
+            or call.function.cls is not None:
+        return None
+    params = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+    passed = {id(value): name for name, value in zip(params, call.node.args)}
+    passed.update({id(kw.value): kw.arg for kw in call.node.keywords if kw.arg is not None})
+    name = passed.get(id(argument))
+    if name is None:
+        return None
+    calls, into, reads, given = _calls(model), None, 0, 0
+    for inner in nodes(node):
+        if type(inner) is ast.Name and inner.id == name:
+            if type(inner.ctx) is not ast.Load:
+                return None  # (rebound in the helper)
+            reads += 1
+        elif type(inner) is ast.Call and any(type(arg) is ast.Name and arg.id == name for arg in inner.args):
+            event = calls.get(id(inner))
+            if event is None or event.role != "forward" or not isinstance(inner.func, (ast.Name, ast.Attribute)):
+                return None  # (the parameter goes somewhere else too: a loss, an unknown call)
+            into = inner.func
+            given += sum(type(arg) is ast.Name and arg.id == name for arg in inner.args)
+    if into is None or reads != given:
+        return None  # (read otherwise too: `tgt.detach()`, an input gradient's `inputs=points`, a keyword)
+    given = callsite.argument_for(call, {into.id}) if type(into) is ast.Name else None
+    return model.text(given) if given is not None else model.text(into)
 
 
 def _first_loss_statements(model: ModuleModel, first: Site, second: Site, bind: BindEvent) -> list[ast.stmt]:
