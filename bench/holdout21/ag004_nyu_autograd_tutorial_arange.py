@@ -1,0 +1,30 @@
+# source: https://github.com/Atcold/NYU-DLSP20/commit/c26a42e9d28ac0984a5a647f68902115d3b87900
+# symptom: Only Tensors of floating point and complex dtype can require gradients
+"""Atcold/NYU-DLSP20 (pytorch-Deep-Learning) 03-autograd_tutorial.ipynb before "Fix remaining
+arange float bug": the "Inference" cells build `x = torch.arange(1, n + 1, requires_grad=True)`
+(integer start and end, so an int64 tensor) and then `w @ x` with `w = torch.ones(n,
+requires_grad=True)`; the following cell uses `x = torch.arange(1, n + 1)` without grad."""
+import torch
+
+# Dynamic graphs!
+x = torch.randn(3, requires_grad=True)
+y = x * 2
+while y.data.norm() < 1000:
+    y = y * 2
+gradients = torch.FloatTensor([0.1, 1.0, 0.0001])
+y.backward(gradients)
+print(x.grad)
+
+# Inference
+n = 3
+x = torch.arange(1, n + 1, requires_grad=True)  # expect: AG004
+w = torch.ones(n, requires_grad=True)
+z = w @ x
+z.backward()
+print(x.grad, w.grad, sep='\n')
+
+x = torch.arange(1, n + 1)
+w = torch.ones(n, requires_grad=True)
+z = w @ x
+z.backward()
+print(x.grad, w.grad, sep='\n')
