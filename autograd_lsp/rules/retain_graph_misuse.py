@@ -236,7 +236,7 @@ class _Graph:
                 # a single torch layer fed data may keep only its input (nn.Linear): then a step changes nothing it saved
                 fed = any(p is not None and p.is_tensor and p.requires_grad for p in map(model.prov, node.args))
                 keeps = api.layer_keeps_parameters(cls.rsplit(".", 1)[-1], fed) if isinstance(cls, str) else None
-                if keeps is None and not fed and isinstance(cls, ClassInfo) and _layers_only(cls):
+                if keeps is None and not fed and isinstance(cls, ClassInfo) and _layers_only(cls, model):
                     # a workspace module of layers fed data: its first layer kept the data; only chained layers keep weights
                     keeps = keeps_own_weights(model, Provenance(Kind.MODULE, node.lineno, module_class=cls))
                 return keeps is not False
@@ -1225,15 +1225,30 @@ def _never_reused(model, event):
     return finding.with_severity(Severity.WARNING)
 
 
-def _layers_only(cls: ClassInfo) -> bool:
+def _super_runs_layers_only(cls: ClassInfo, forward, model: ModuleModel) -> bool:
+    """Every `super()` of the forward is `super().forward(...)` of a base whose forward is of layers only (the walker
+    runs that base's forward there: walker._module_chain); no `super()` at all: True."""
+    calls = [node for node in nodes(forward.node) if type(node) is ast.Call]
+    supers = sum(type(node.func) is ast.Name and node.func.id == "super" for node in calls)
+    if not supers:
+        return True
+    runs_base = sum(type(node.func) is ast.Attribute and node.func.attr == "forward" and type(node.func.value) is ast.Call
+                    and type(node.func.value.func) is ast.Name and node.func.value.func.id == "super" for node in calls)
+    if runs_base != supers or len(cls.node.bases) != 1 or len(cls.bases) != 1:
+        return False  # (another use of super(), or a base this module does not define: what it runs is not seen)
+    base = cls.bases[0]
+    return "forward" in base.methods and _layers_only(base, model)
+
+
+def _layers_only(cls: ClassInfo, model: ModuleModel) -> bool:
     """The class's forward reads of `self` only its layers and plain settings (no tensor of its own that a functional
-    op could save): what its layers keep is all it keeps."""
+    op could save): what its layers keep is all it keeps. `super().forward(x)` counts as such a read where the base it
+    runs is a workspace module of one single-inheritance chain up to nn.Module whose forward is of layers only too."""
     found = cls.__dict__.get("_layers_only")
     if found is None:
+        cls._layers_only = False  # (a class chain that meets itself: no claim)
         forward = cls.methods.get("forward")
-        # (`super().forward(x)` runs layers of a base class this walk does not see here)
-        found = forward is not None and not any(
-            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" for node in nodes(forward.node)) and all(
+        found = forward is not None and _super_runs_layers_only(cls, forward, model) and all(
             node.attr in cls.methods or _plain_attribute(cls.attribute(node.attr))
             for node in nodes(forward.node) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
             and node.value.id == "self" and isinstance(node.ctx, ast.Load))
