@@ -175,7 +175,10 @@ def spread(call: ast.Call, arg_provs: list) -> list | None:
 
 
 def argument_for(call, names: set) -> ast.expr | None:
-    """The argument of `call` that lands on one of the parameters `names` of the function it calls."""
+    """The argument of `call` that lands on one of the parameters `names` of the function it calls (None: not one,
+    or the function it calls is not known)."""
+    if call.function is None:
+        return None  # (model.callers of a function also lists calls whose callee the walk left unknown at that call)
     node = call.function.node
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(isinstance(a, ast.Starred) for a in call.node.args):
         return None
