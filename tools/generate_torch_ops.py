@@ -553,6 +553,19 @@ def collect() -> dict:
             size = next((i for i, (arg, kind, _) in enumerate(schema["args"]) if arg == "size" and kind.startswith("SymInt[")), None)
             if size is not None and not _is_out(schema) and size < len(positional):
                 factory_sizes.setdefault(name, {})[len(positional)] = size
+    # a reduction's options that are scalars in every overload having them (`p` of norm, `correction` of std): its result's
+    # shape is the dims and keepdim alone whatever they are (not quantile's `q`, a tensor in one overload: a dim more)
+    reduction_options = {}
+    for name in sorted(reductions & python_names):
+        kinds: dict[str, set] = {}
+        for schema in by_name.get(name, ()):
+            if not _is_out(schema):
+                for arg, kind, _ in schema["args"][1:]:
+                    kinds.setdefault(arg, set()).add(kind)
+        options = tuple(sorted(arg for arg, found in kinds.items() if arg not in ("dim", "keepdim", "dtype")
+                               and all(re.fullmatch(r"(Scalar|float|int|bool|str)\??", kind) for kind in found)))
+        if options:
+            reduction_options[name] = options
     same_values = {n for n in methods if not n.startswith("_") and not n.endswith("_") and n not in GRAPH_CUTS and _same_values(torch, n)}
     # (methods that act on autograd or storage rather than compute are not probed: calling them is not a value's op)
     keeps_numel = {n for n in tensor_ops & methods if not n.startswith("_") and not n.endswith("_") and _keeps_numel(torch, n)}
@@ -573,6 +586,7 @@ def collect() -> dict:
         "OUT_VARIANTS": out_variants & python_names,
         "POINTWISE": pointwise & python_names,
         "REDUCTIONS": reductions & python_names,
+        "REDUCTION_OPTIONS": reduction_options,
         "INT_RESULT": int_results,
         "FLOAT_RESULT": float_results,
         "NONDIFFERENTIABLE": (nondifferentiable & python_names) | {n for n in int_results if n not in inplace},
@@ -1078,6 +1092,8 @@ def render(facts: dict) -> str:
         "OUT_VARIANTS": "Ops with an `out=` variant.",
         "POINTWISE": "Ops tagged `pointwise`: the result has the broadcast shape of the inputs.",
         "REDUCTIONS": "Ops that reduce (a `keepdim` argument, or one element from a 2x3 input).",
+        "REDUCTION_OPTIONS": ("Reductions -> their arguments other than dim/keepdim/dtype that are scalars in every overload "
+                              "(`p` of norm, `correction` of std): the result's shape does not depend on them."),
         "INT_RESULT": "Tensor methods/functions whose result is an integer or bool tensor on float input.",
         "FLOAT_RESULT": "Tensor methods/functions whose result is floating point on integer input.",
         "NONDIFFERENTIABLE": "No gradient flows through the result (output_differentiability False, no derivative, or an integer result).",

@@ -1460,7 +1460,10 @@ class Walker:
         if prov.kind in (Kind.SEQUENCE, Kind.MODULE) and prov.elements:  # (a module: a container's layers)
             first = prov.elements[0]
             if all(element == first for element in prov.elements):
-                return first
+                # (an integer's value only where the loop runs once: the walk passes its body once)
+                return _INT_NUMBER if first is not None and first.value is not None and len(prov.elements) > 1 else first
+            if all(element is not None and element.kind is Kind.NUMBER and element.value is not None for element in prov.elements):
+                return _INT_NUMBER  # (`for k in [1, 2]`: an int, one of those)
             return _common_leaf(prov.elements, node) or _common_graph(prov.elements, node) or _common_module(prov.elements, node)
         if prov.kind is Kind.TENSOR and type(node) is ast.Call:
             piece = self._split_piece(node)
@@ -1549,6 +1552,9 @@ class Walker:
 
     def ev_Tuple(self, node):
         elements = tuple(self.ev(element, usage="element") for element in node.elts)
+        if any(prov is _INT_NUMBER for prov in elements):  # `[0]`, `(0, 1)`: the integers themselves (the dims a loop over them reduces)
+            elements = tuple(_int_number(element.value) if prov is _INT_NUMBER and type(element) is ast.Constant and type(element.value) is int
+                             else prov for prov, element in zip(elements, node.elts))
         exact = type(node) is ast.Tuple and not any(type(element) is ast.Starred for element in node.elts)
         # (a tuple display holds exactly these elements, in order, for good: `(loss,) + outputs` can be indexed)
         return Provenance(Kind.SEQUENCE, node.lineno, elements=elements, origin=_TUPLE if exact else "")
@@ -1958,6 +1964,8 @@ class Walker:
                 node.attr in cls.constructed or node.attr in cls.instances.get(id(instance.node), ())) \
                 or node.attr not in self._stored_after_construction(cls, instance)
             found = cls.attribute(node.attr, instance, constructed)
+            if found is None and constructed and instance is not None and type(instance.node) is ast.Call:
+                found = _normalised_argument(cls, node.attr, instance.node)  # `self.dims = [dims] if isinstance(dims, int) ...`
             if found is None:
                 found = self._late_attribute(cls, node.attr)
             if found is None and not any(node.attr in table for table in (cls.attributes, cls.constructed, cls.late)):
@@ -4034,9 +4042,13 @@ class Walker:
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
         if isinstance(node, ast.BinOp):  # `3 * 8 * 8`, `2 * n`
             return _fold(node.op, self._int_value(node.left), self._int_value(node.right))
-        if type(node) is ast.Subscript or type(node) is ast.Call:  # `x.shape[0]`, `x.size(0)` of a known dim
+        if type(node) is ast.Subscript or type(node) is ast.Call or type(node) is ast.Attribute:
+            # `x.shape[0]`, `x.size(0)` of a known dim; `self.d` an int a constructor's argument kept on `self`
             prov = self.prov_of(node)
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
+        if type(node) is ast.UnaryOp and type(node.op) is ast.USub and type(node.operand) is not ast.Constant:  # `-self.d`
+            value = self._int_value(node.operand)
+            return -value if isinstance(value, int) and not isinstance(value, bool) else None
         return _number(node)
 
     def _declared_global(self) -> frozenset:
@@ -4124,8 +4136,8 @@ class Walker:
         if op in api.REDUCTIONS:
             if not args and not named:
                 return ()
-            if set(named) - {"dim", "keepdim", "dtype"}:
-                return None
+            if set(named) - {"dim", "keepdim", "dtype"} - set(api.REDUCTION_OPTIONS.get(op, ())):
+                return None  # (an option of torch's that leaves the shape alone is no matter: `torch.norm(x, p=2, dim=-1)`)
             positional = bool(functions & {"sum_mean_dim", "argmax"})  # x.sum(1): dim first (x.norm(2): p first)
             if args and not positional or len(args) > 2:
                 return None
@@ -4700,7 +4712,110 @@ def _left_at_default(init: FunctionInfo | None, stored: Provenance, built) -> Pr
     bound: dict = {}
     _bind_defaults(init.node, built, bound, True)
     found = bound.get(params[index].arg)
+    if found is None:
+        found = _passed_int(params, index, built, len(args.posonlyargs) + len(args.args))
     return found if found is not None and found.kind is Kind.NUMBER else None
+
+
+def _normalised_argument(cls: ClassInfo, attr: str, built: ast.Call) -> Provenance | None:
+    """`self.dims = [dims] if isinstance(dims, int) else list(dims)`, stored once by __init__ from one parameter, read on an
+    instance whose construction passes (or leaves at its default) integer literals there: the integers it holds. The
+    symbolic __init__ knows no value of the parameter; this reads the store's expression with the construction's."""
+    init = cls.methods.get("__init__")
+    stmt = cls.attribute_nodes.get(attr)
+    if init is None or type(stmt) is not ast.Assign or type(stmt.value) not in (ast.IfExp, ast.List, ast.Tuple, ast.Call) \
+            or len(stmt.targets) != 1 or any(type(a) is ast.Starred for a in built.args) or any(kw.arg is None for kw in built.keywords):
+        return None
+    facts = init.__dict__.setdefault("normalised_stores", {})
+    if id(stmt) not in facts:
+        facts[id(stmt)] = _normalising_parameter(init.node, stmt)
+    found = facts[id(stmt)]
+    if found is None:
+        return None
+    index, positional = found
+    args = init.node.args
+    param = [*args.posonlyargs, *args.args, *args.kwonlyargs][index]
+    given = next((kw.value for kw in built.keywords if kw.arg == param.arg), None)
+    if given is None and index < positional and index - 1 < len(built.args):
+        given = built.args[index - 1]
+    if given is None:
+        defaults = dict(zip([*args.posonlyargs, *args.args][positional - len(args.defaults):], args.defaults))
+        defaults.update((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+        given = next((d for a, d in defaults.items() if a is param), None)
+    value = _literal_ints(given)
+    return None if value is None else _normalised(stmt.value, param.arg, value)
+
+
+def _normalising_parameter(function: ast.FunctionDef, stmt: ast.Assign) -> tuple | None:
+    """(index, number of positional parameters) of the one parameter a top-level store of __init__ reads, never rebound in
+    __init__; None otherwise."""
+    if stmt not in function.body:
+        return None  # (a store under a test or in a loop: not every construction's)
+    args = function.args
+    params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    read = {n.id for n in ast.walk(stmt.value) if type(n) is ast.Name} & {p.arg for p in params[1:]}
+    if len(read) != 1:
+        return None
+    name = read.pop()
+    for n in ast.walk(function):
+        if type(n) is ast.Name and n.id == name and type(n.ctx) is not ast.Load or type(n) in (ast.Global, ast.Nonlocal):
+            return None
+    return next(i for i, p in enumerate(params) if p.arg == name), len(args.posonlyargs) + len(args.args)
+
+
+def _literal_ints(node: ast.expr | None) -> Provenance | None:
+    """An integer literal, or a list or tuple display of them: as the walk has them (integers with their values)."""
+    value = _number(node) if node is not None else None
+    if isinstance(value, int):
+        return _int_number(value)
+    if type(node) in (ast.List, ast.Tuple) and node.elts:
+        elements = tuple(_literal_ints(element) for element in node.elts)
+        if None not in elements:
+            return Provenance(Kind.SEQUENCE, node.lineno, elements=elements, origin=_TUPLE if type(node) is ast.Tuple else "")
+    return None
+
+
+def _normalised(expr: ast.expr, name: str, value: Provenance) -> Provenance | None:
+    """What `expr` (made of the parameter `name`, integer literals, list/tuple displays, `list(...)`/`tuple(...)`, and an
+    `isinstance(name, int)` test choosing between them) is, `name` holding `value`; None where not known."""
+    kind = type(expr)
+    if kind is ast.Name:
+        return value if expr.id == name else None
+    if kind in (ast.Constant, ast.UnaryOp):
+        return _literal_ints(expr)
+    if kind in (ast.List, ast.Tuple):
+        elements = tuple(_normalised(element, name, value) for element in expr.elts)
+        if not elements or None in elements:
+            return None
+        return Provenance(Kind.SEQUENCE, expr.lineno, elements=elements, origin=_TUPLE if kind is ast.Tuple else "")
+    if kind is ast.Call and type(expr.func) is ast.Name and expr.func.id in ("list", "tuple") and len(expr.args) == 1 and not expr.keywords:
+        inner = _normalised(expr.args[0], name, value)
+        return inner if inner is not None and inner.kind is Kind.SEQUENCE else None
+    if kind is ast.IfExp:
+        test = expr.test
+        if type(test) is not ast.Call or type(test.func) is not ast.Name or test.func.id != "isinstance" or len(test.args) != 2 \
+                or type(test.args[0]) is not ast.Name or test.args[0].id != name:
+            return None
+        types = test.args[1].elts if type(test.args[1]) is ast.Tuple else [test.args[1]]
+        if not types or any(type(t) is not ast.Name for t in types):
+            return None
+        names = {t.id for t in types}
+        if names - {"int", "float", "bool", "str", "list", "tuple", "dict", "set"}:
+            return None  # (a class of its own, `Integral`: not known here)
+        is_a = "int" if value.kind is Kind.NUMBER else "tuple" if value.origin == _TUPLE else "list"
+        holds = is_a in names
+        return _normalised(expr.body if holds else expr.orelse, name, value)
+    return None
+
+
+def _passed_int(params: list, index: int, built: ast.Call, positional: int) -> Provenance | None:
+    """An integer literal the construction passes for that parameter (`RelLoss(d=2)`, `Window(8)`): that integer, with its
+    value (a dim or size a method reads back from `self`)."""
+    given = next((kw.value for kw in built.keywords if kw.arg == params[index].arg), None)
+    if given is None and index < positional and index - 1 < len(built.args):
+        given = built.args[index - 1]
+    value = _number(given) if given is not None else None
+    return _int_number(value) if isinstance(value, int) else None
 
 
 def _cut_or_number(a: Provenance | None, b: Provenance | None) -> Provenance | None:
