@@ -540,12 +540,17 @@ def collect() -> dict:
         if kind == "data" and match and match.group(1) in ("data", "obj"):
             factories[name] = "values"
     overwrites, partial_writes = _writes(derivatives, inplace)
-    index_shaped = {}
+    index_shaped, index_keywords = {}, {}
     for name, overloads in by_name.items():
         if not name.startswith("_") and not name.endswith("_"):
-            positions = {_index_shaped(torch, name, s) for s in overloads if not _is_out(s)} - {None}
+            found = {(position, s["args"][position][0] if position is not None else None)
+                     for s in overloads if not _is_out(s) for position in [_index_shaped(torch, name, s)]}
+            positions = {position for position, _ in found} - {None}
             if len(positions) == 1:
                 index_shaped[name] = positions.pop()
+                names = {arg for position, arg in found if position is not None}
+                if len(names) == 1:
+                    index_keywords[name] = names.pop()  # (its name, for `torch.gather(x, dim=1, index=i)`)
     factory_sizes = {}
     for name, kind in factories.items():  # `randint(low, high, size)`: where the shape is, by how many arguments come first
         for schema in by_name.get(name, ()):
@@ -623,6 +628,7 @@ def collect() -> dict:
         "DISTRIBUTION_PARAMETERS": _distribution_parameters(torch),
         "DISTRIBUTION_SHAPED_METHODS": _distribution_shaped_methods(torch),
         "INDEX_SHAPED": {n: p for n, p in index_shaped.items() if n in python_names},
+        "INDEX_SHAPED_KEYWORDS": {n: k for n, k in index_keywords.items() if n in python_names},
         "FACTORY_SIZES": {n: sizes for n, sizes in factory_sizes.items() if n in functions},
         "BETA_SCALED": {n: p for n, p in _beta_scaled(derivatives, by_name).items() if n in python_names},
         "PER_INPUT_VIEWS": _per_input_views(torch, schemas),
@@ -1142,6 +1148,7 @@ def render(facts: dict) -> str:
                                        "broadcast of the value given with the batch shape (log_prob) (found by calling them).",
         "INDEX_SHAPED": "Ops whose result has the shape of their index tensor -> its position (0: the receiver of a method call): "
                         "gather, take... (found by calling them with indices of several shapes).",
+        "INDEX_SHAPED_KEYWORDS": "INDEX_SHAPED ops -> the name of that index argument (given by keyword: `index=`).",
         "FACTORY_SIZES": "Factories -> {number of positional arguments without a default: position of the `size` argument} "
                          "(native_functions.yaml: randint(high, size), randint(low, high, size)).",
         "BETA_SCALED": "Ops computing beta * self + ... (derivatives.yaml: self's gradient is maybe_multiply(grad, beta)) -> "

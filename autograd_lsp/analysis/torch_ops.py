@@ -3536,6 +3536,12 @@ INDEX_SHAPED = {
     'take': 1,
 }
 
+# INDEX_SHAPED ops -> the name of that index argument (given by keyword: `index=`).
+INDEX_SHAPED_KEYWORDS = {
+    'gather': 'index',
+    'take': 'index',
+}
+
 # Factories -> {number of positional arguments without a default: position of the `size` argument} (native_functions.yaml: randint(high, size), randint(low, high, size)).
 FACTORY_SIZES = {
     'empty': {1: 0},

@@ -1556,6 +1556,10 @@ class Walker:
             elements = tuple(_int_number(element.value) if prov is _INT_NUMBER and type(element) is ast.Constant and type(element.value) is int
                              else prov for prov, element in zip(elements, node.elts))
         exact = type(node) is ast.Tuple and not any(type(element) is ast.Starred for element in node.elts)
+        if not node.elts and type(node) is ast.List:
+            # `batches = []`: empty (falsy), which the first `append` tells what every item is; branches that disagree on
+            # that (a merge) leave it unknown
+            return Provenance(Kind.SEQUENCE, node.lineno, origin="", truth=False)
         # (a tuple display holds exactly these elements, in order, for good: `(loss,) + outputs` can be indexed)
         return Provenance(Kind.SEQUENCE, node.lineno, elements=elements, origin=_TUPLE if exact else "")
 
@@ -2061,6 +2065,9 @@ class Walker:
         short = (callee or "").rsplit(".", 1)[-1]
         arg_usage = "other" if uses.is_reporter(short) else "arg"
         arg_provs = [self.ev(arg, usage=arg_usage, callee=callee) for arg in node.args]
+        for arg, prov in zip(node.args, arg_provs):
+            if prov is not None and prov.truth is False and prov.kind is Kind.SEQUENCE and type(arg) is ast.Name:
+                self.update(arg.id, prov.but(truth=None))  # (an empty list handed to a call: it may fill it)
         for index, arg in enumerate(node.args):
             if arg_provs[index] is None and type(arg) in (ast.Name, ast.Lambda):
                 arg_provs[index] = self._function_value(arg)
@@ -3199,6 +3206,17 @@ class Walker:
             pieces = tuple(piece for layer in recv.elements for piece in (None, layer)) if method == "insert" else recv.elements
             self.update(label(receiver), recv.but(elements=pieces + (None,), origin=""))
             return None
+        if recv.kind is Kind.SEQUENCE and (recv.truth is False or recv.truth is True and recv.origin == _EACH) and label(receiver):
+            # `batches.append((x, y))` to a list made empty (`[]`), or filled so before: every item is like what was
+            # appended (what the appends agree on), as a comprehension's are (`for x, y in batches`). Data only: plain
+            # tensors (or a tuple of them), no graph; anything else, or another method, leaves the items unknown
+            added = arg_provs[0] if method == "append" and len(node.args) == 1 and not node.keywords else None
+            if _plain_data(added) and not (recv.truth is True and len(recv.elements) != 1):
+                element = added if recv.truth is False else merge(recv.elements[0], added)
+                self.update(label(receiver), recv.but(elements=(element,), origin=_EACH, truth=True))
+                return None
+            recv = recv.but(elements=(), origin="", truth=None)
+            self.update(label(receiver), recv)
         if recv.kind is Kind.SEQUENCE and method in ("append", "extend", "insert") and node.args and label(receiver):
             # `outs.append(y)`: the list holds the tensors' graphs, which `torch.cat(outs)` joins and a forward returning
             # the list (or `tuple(outs)`) hands its caller (the elements stay as they were: how many is not known)
@@ -3277,7 +3295,7 @@ class Walker:
                 scalar = False if recv.scalar is False and method in api.KEEPS_NUMEL else None  # `losses.view(-1)`
             large = recv.as_large_as if method in api.KEEPS_NUMEL else frozenset()
             shape = self._op_shape(method, recv, node.args, node.keywords)
-            index = _index_argument(node, method, arg_provs, 1)
+            index = _index_argument(node, method, arg_provs, 1, self._keywords)
             if index is not None:  # `scores.gather(1, target.view(-1, 1))`: the index's shape
                 scalar, large, shape = (False if index.scalar is False else scalar), index.as_large_as, index.shape
             result = self.derive(node, recv, inputs, dtype=dtype, scalar=scalar, as_large_as=large, shape=shape)
@@ -4102,7 +4120,7 @@ class Walker:
             shape = self._joined_shape(short, node, arg_provs[0])
         elif first is not None and first.kind is Kind.TENSOR and node.args:
             shape = self._op_shape(short, first, node.args[1:], node.keywords)  # torch.flatten(x, 1), torch.sum(x, 0)
-        index = _index_argument(node, short, arg_provs, 0)
+        index = _index_argument(node, short, arg_provs, 0, self._keywords)
         if index is not None:  # torch.gather(x, 1, idx): the index's shape
             scalar, large, shape = (False if index.scalar is False else scalar), index.as_large_as, index.shape
         result = self.derive(node, tensors[0], inputs, dtype=dtype, nondiff=nondiff, scalar=scalar, as_large_as=large,
@@ -4676,14 +4694,27 @@ def _covered(info: FunctionInfo, ret: Provenance, arg_provs, offset: int) -> lis
     return [p for p in provs if p is not None and p.kind is Kind.TENSOR]
 
 
-def _index_argument(call: ast.Call, op: str, arg_provs, shift: int) -> Provenance | None:
-    """The index tensor, passed by position, of an op whose result has its shape (generated INDEX_SHAPED; shift 1: a
-    method call, whose receiver is position 0)."""
+def _plain_data(prov: Provenance | None) -> bool:
+    """A tensor that needs no grad and has no graph (a batch of data), or a tuple display of such tensors, numbers and
+    Nones (`(inputs, mask, None)`)."""
+    if prov is None:
+        return False
+    if prov.kind is Kind.TENSOR:
+        return prov.requires_grad is False and not prov.graph
+    return prov.kind is Kind.SEQUENCE and prov.origin == _TUPLE and bool(prov.elements) and not prov.graph and all(
+        element is None or element.kind is Kind.NUMBER or element.kind is Kind.TENSOR and _plain_data(element) for element in prov.elements)
+
+
+def _index_argument(call: ast.Call, op: str, arg_provs, shift: int, keywords=None) -> Provenance | None:
+    """The index tensor, passed by position or by its name (`index=`), of an op whose result has its shape (generated
+    INDEX_SHAPED; shift 1: a method call, whose receiver is position 0)."""
     position = api.INDEX_SHAPED.get(op)
     if position is None or any(isinstance(arg, ast.Starred) for arg in call.args):
         return None
     position -= shift
     prov = arg_provs[position] if 0 <= position < min(len(call.args), len(arg_provs)) else None
+    if prov is None and keywords and position >= len(call.args):
+        prov = keywords.get(api.INDEX_SHAPED_KEYWORDS.get(op))
     return prov if prov is not None and prov.kind is Kind.TENSOR else None
 
 
@@ -4727,9 +4758,10 @@ def _normalised_argument(cls: ClassInfo, attr: str, built: ast.Call) -> Provenan
             or len(stmt.targets) != 1 or any(type(a) is ast.Starred for a in built.args) or any(kw.arg is None for kw in built.keywords):
         return None
     facts = init.__dict__.setdefault("normalised_stores", {})
-    if id(stmt) not in facts:
-        facts[id(stmt)] = _normalising_parameter(init.node, stmt)
-    found = facts[id(stmt)]
+    entry = facts.get(id(stmt))
+    if entry is None or entry[0] is not stmt:  # (the statement itself kept: an id is reused once a tree is edited)
+        entry = facts[id(stmt)] = (stmt, _normalising_parameter(init.node, stmt))
+    found = entry[1]
     if found is None:
         return None
     index, positional = found
