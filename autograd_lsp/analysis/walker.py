@@ -3642,6 +3642,10 @@ class Walker:
         first = built.args[0] if name == "Sequential" and built is not None and built.args else None
         if isinstance(first, ast.Starred):
             first = self._first_appended(built)
+        elif isinstance(first, ast.Name):
+            # `conv = nn.Conv1d(...)` (maybe `conv = weight_norm(conv)`), then `nn.Sequential(conv, ...)`: that torch layer
+            layer = self.prov_of(first)
+            first = layer.node if layer is not None and layer.kind is Kind.MODULE and isinstance(layer.module_class, str) else None
         if isinstance(first, ast.Call):
             inner = first.func
             return (inner.attr if isinstance(inner, ast.Attribute) else getattr(inner, "id", None)), first
@@ -3722,6 +3726,10 @@ class Walker:
                               uninitialised=bool(data is not None and data.uninitialised), node=node)
         if qualname in api.DATA_LOADERS:
             return self._loader(node)
+        if qualname in api.MODULE_WRAPPERS:
+            # `conv = weight_norm(conv)`: the same layer (its weight recomputed from parameters), with the same forward
+            given = arg_provs[0] if arg_provs and node.args and not isinstance(node.args[0], ast.Starred) else None
+            return given if given is not None and given.kind is Kind.MODULE else None
         if qualname.startswith(api.OPTIMIZER_PREFIXES) and short[:1].isupper():
             if qualname.startswith(api.NOT_OPTIMIZERS_PREFIXES):
                 return None
