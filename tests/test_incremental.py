@@ -728,6 +728,53 @@ def train(batch):
 
 train(load_batch())
 ''', "return h * self.scale", "return h.clone().detach() + self.scale", "AG006"),
+    # a container's first layer named in __init__ (`proj = weight_norm(nn.Linear(...))`, then `nn.Sequential(proj, ...)`)
+    # is read from __init__'s walk when the forward runs the container: an edit of that layer must reach the forward
+    "named first layer": ('''import torch
+import torch.nn as nn
+
+
+class Refiner(nn.Module):
+    def __init__(self, width=6):
+        super().__init__()
+        self.embed = nn.Linear(width, width)
+        proj = nn.Linear(width, width)
+        proj = nn.utils.weight_norm(proj)
+        self.refine = nn.Sequential(proj, nn.Tanh())
+
+    def forward(self, x):
+        h = self.embed(x)
+        r = self.refine(h)
+        h.add_(1.0)
+        return (h * r).sum()
+
+
+Refiner()(torch.randn(2, 6)).backward()
+''', "proj = nn.utils.weight_norm(proj)", "proj = nn.Identity()", "AG006"),
+    # a buffer an op kept and then changed in place is another tensor once a method called in between stores it anew
+    # (walker._restored_later reads that method's body): an edit of the method must reach the forward
+    "buffer stored anew": ('''import torch
+import torch.nn as nn
+
+
+class Tracker(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.read = nn.Linear(4, 4)
+        self.register_buffer("trace", torch.ones(4))
+
+    def renew(self):
+        self.trace = torch.ones_like(self.trace)
+
+    def forward(self, x):
+        y = self.read(x) * self.trace
+        self.renew()
+        self.trace.mul_(0.5)
+        return y.sum()
+
+
+Tracker()(torch.randn(2, 4)).backward()
+''', "        self.trace = torch.ones_like(self.trace)\n", "        self.other = torch.ones_like(self.trace)\n", "AG006"),
 }
 
 

@@ -624,6 +624,7 @@ def collect() -> dict:
         "MODULES": _modules(torch, nn, F),
         "TUPLE_RESULTS": _tuple_results(torch, schemas),
         "DISTRIBUTIONS": _distributions(torch),
+        "MODULE_WRAPPERS": _module_wrappers(torch),
         "DISTRIBUTION_GRAD_METHODS": _distribution_grad_methods(torch),
         "DISTRIBUTION_PARAMETERS": _distribution_parameters(torch),
         "DISTRIBUTION_SHAPED_METHODS": _distribution_shaped_methods(torch),
@@ -780,6 +781,32 @@ def _tuple_results(torch, schemas) -> dict:
                              "dim": not all(s["returns"].startswith("(Tensor") for s in overloads), "names": tuple(fields)}
                 break
     return out
+
+
+def _module_wrappers(torch) -> set:
+    """Qualified names of the torch.nn.utils functions (and of its parametrizations) that return the module they are
+    called with: `conv = weight_norm(conv)` is still that Conv1d, with the same forward."""
+    import importlib
+    import warnings
+
+    found = set()
+    for package in ("torch.nn.utils", "torch.nn.utils.parametrizations"):
+        where = importlib.import_module(package)
+        for name in sorted(dir(where)):
+            function = getattr(where, name)
+            if name.startswith("_") or not inspect.isfunction(function):
+                continue
+            torch.manual_seed(0)
+            layer = torch.nn.Linear(3, 3)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = function(layer)
+            except Exception:  # (one needing more arguments, or another kind of value)
+                continue
+            if result is layer:
+                found.add(f"{package}.{name}")
+    return found
 
 
 def _distributions(torch) -> set:
@@ -1140,6 +1167,8 @@ def render(facts: dict) -> str:
                          "output on float input (int: indices; float: the input's own dtype); dim: only when called with a dim (max(x) is one tensor); "
                          "names: the fields of its named tuple (`.indices`).",
         "DISTRIBUTIONS": "torch.distributions classes (Distribution subclasses): they keep the tensors they are built from.",
+        "MODULE_WRAPPERS": "torch.nn.utils functions that hand back the very module they were given, changed in place "
+                           "(found by calling each with a fresh nn.Linear alone): weight_norm, spectral_norm...",
         "DISTRIBUTION_GRAD_METHODS": "Distribution methods whose result carries the graph of the tensors it was built from "
                                      "(found by calling them on distributions of tensors requiring grad): log_prob, entropy...",
         "DISTRIBUTION_PARAMETERS": "Distributions of scalar samples (support.event_dim 0) -> their constructor's parameters in order, "

@@ -262,6 +262,7 @@ MODULE_ITERATORS = ops.MODULE_ITERATORS  # model.parameters(), named_buffers(), 
 MODULE_METHODS = ops.MODULE_METHODS  # what nn.Module defines (an override may be run by torch: `train`, `_apply`...)
 # Where torch builds a module's parameters later and runs its `reset_parameters()` itself (FSDP from the meta device).
 DEFERRED_INIT = "torch.distributed"
+MODULE_WRAPPERS = ops.MODULE_WRAPPERS  # torch.nn.utils.weight_norm & co.: they return the module they were given
 DISTRIBUTIONS = ops.DISTRIBUTIONS  # torch.distributions.Normal & co.: they keep the tensors they are built from
 DISTRIBUTION_GRAD_METHODS = ops.DISTRIBUTION_GRAD_METHODS  # dist.log_prob(a), dist.entropy(): the graph of what it was built from
 DISTRIBUTION_PARAMETERS = ops.DISTRIBUTION_PARAMETERS  # Categorical(probs, logits): each parameter's trailing non-batch dims

@@ -3481,6 +3481,15 @@ DISTRIBUTIONS = frozenset({
     'Wishart',
 })
 
+# torch.nn.utils functions that hand back the very module they were given, changed in place (found by calling each with a fresh nn.Linear alone): weight_norm, spectral_norm...
+MODULE_WRAPPERS = frozenset({
+    'torch.nn.utils.parametrizations.orthogonal',
+    'torch.nn.utils.parametrizations.spectral_norm',
+    'torch.nn.utils.parametrizations.weight_norm',
+    'torch.nn.utils.spectral_norm',
+    'torch.nn.utils.weight_norm',
+})
+
 # Distribution methods whose result carries the graph of the tensors it was built from (found by calling them on distributions of tensors requiring grad): log_prob, entropy...
 DISTRIBUTION_GRAD_METHODS = frozenset({
     'cdf',

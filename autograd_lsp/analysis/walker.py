@@ -3559,11 +3559,20 @@ class Walker:
 
     def _mark(self, operand: ast.expr, op: str, node: ast.AST | None):
         # a view kept for backward shares its base's version counter: changing the base in place breaks it too
-        name = label(uses.aliased_base(operand))
+        base = uses.aliased_base(operand)
+        name = label(base)
         prov = self.lookup(name) if name is not None else None
+        if prov is None and name is not None and type(base) is ast.Attribute and name.startswith("self."):
+            prov = self.prov_of(base)  # (a tensor the module holds, read from its class's table: `self.history`)
+            if prov is not None and (prov.kind is not Kind.TENSOR or prov.requires_grad is not False
+                                     or self._restored_later(base.attr, node)):
+                prov = None
         # a function's tensor parameter (a forward's input) is saved too: the version check does not ask for a graph
         # (one already broken by an in-place change is saved anew, at its new version: a later change breaks this op's copy)
-        if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") \
+        # (and a tensor a module holds on `self` that needs no grad, a buffer such as a running history: the version
+        # check asks for no graph either, and a forward that reads it and then updates it in place breaks what it read)
+        if prov is not None and prov.kind is Kind.TENSOR \
+                and (prov.has_graph or prov.origin == "param" or (prov.requires_grad is False and name.startswith("self."))) \
                 and (prov.saved_by is None or id(prov.saved_node) in self.edited_saves):
             self.update(name, prov.but(saved_by=op, saved_node=node))
             function = self.function
@@ -3571,6 +3580,23 @@ class Walker:
                     and not self.branching and not self.left_early:
                 # a forward's input kept on every run, even if the name is rebound afterwards (`x = self.block(x) + x`)
                 function.__dict__.setdefault("kept_params", {}).setdefault(name, (prov, op))
+
+    def _restored_later(self, attr: str, node: ast.AST | None) -> bool:
+        """Whether the method walked calls, after `node`, a method of its class that stores `self.<attr>` anew
+        (`self.reset()` rebinding a buffer): an in-place change after that call changes another tensor."""
+        function = self.function
+        cls = function.cls if function is not None else None
+        line = getattr(node, "lineno", 0)
+        if cls is None or not function.node.args.args:
+            return True  # (not a method: no table to read it from)
+        me = function.node.args.args[0].arg
+        for call in syntax.nodes(function.node):
+            if type(call) is ast.Call and type(call.func) is ast.Attribute and type(call.func.value) is ast.Name \
+                    and call.func.value.id == me and call.lineno >= line:
+                method = cls.methods.get(call.func.attr)
+                if method is not None and attr in _self_names(method.node, stores_only=True):
+                    return True
+        return False
 
     def _note_sequential_order(self, node: ast.Call, layers: tuple):
         """`nn.Sequential(..., nn.ReLU(), nn.Dropout(0.5, inplace=True))`: an in-place layer right after a layer whose
@@ -3678,6 +3704,10 @@ class Walker:
         first = built.args[0] if name == "Sequential" and built is not None and built.args else None
         if isinstance(first, ast.Starred):
             first = self._first_appended(built)
+        elif isinstance(first, ast.Name):
+            # `conv = nn.Conv1d(...)` (maybe `conv = weight_norm(conv)`), then `nn.Sequential(conv, ...)`: that torch layer
+            layer = self.prov_of(first)
+            first = layer.node if layer is not None and layer.kind is Kind.MODULE and isinstance(layer.module_class, str) else None
         if isinstance(first, ast.Call):
             inner = first.func
             return (inner.attr if isinstance(inner, ast.Attribute) else getattr(inner, "id", None)), first
@@ -3758,6 +3788,10 @@ class Walker:
                               uninitialised=bool(data is not None and data.uninitialised), node=node)
         if qualname in api.DATA_LOADERS:
             return self._loader(node)
+        if qualname in api.MODULE_WRAPPERS:
+            # `conv = weight_norm(conv)`: the same layer (its weight recomputed from parameters), with the same forward
+            given = arg_provs[0] if arg_provs and node.args and not isinstance(node.args[0], ast.Starred) else None
+            return given if given is not None and given.kind is Kind.MODULE else None
         if qualname.startswith(api.OPTIMIZER_PREFIXES) and short[:1].isupper():
             if qualname.startswith(api.NOT_OPTIMIZERS_PREFIXES):
                 return None
