@@ -4490,7 +4490,8 @@ def _merge_branches(a: Provenance | None, b: Provenance | None) -> Provenance | 
         # graph (whether it requires grad, its dtype or size are not known)
         tensor = a if a.kind is Kind.TENSOR else b
         return tensor.but(leaf=None, requires_grad=None, dtype=None, scalar=None, shape=None, saved_by=None, saved_node=None,
-                          base=None, uninitialised=False, node=None)
+                          base=None, uninitialised=False, node=None,
+                          or_number=(tensor.has_graph or tensor.or_number) and not tensor.no_grad and not tensor.detached)
     if merged is not None and merged.kind is Kind.SEQUENCE and a.elements != b.elements:
         # `if pre_act: layers.append(nn.ReLU())`: which items the list holds is unknown now, not "none": what is
         # appended after it is not its first item
