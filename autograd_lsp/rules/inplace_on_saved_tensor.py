@@ -58,7 +58,9 @@ or `probs = probs.clone()` before an in-place edit.
 
 ## Fix safety
 Unsafe: the out-of-place rewrite (or the clone) rebinds the name to a new tensor, so other references to
-the old tensor no longer see the change.
+the old tensor no longer see the change. Every in-place edit of one saved tensor is reported (zeroing each border of
+a map: each line breaks the backward); the first carries the fix, and the later ones point back at it, since the
+clone before the first fixes them all.
 
 ## Runtime signature
 `RuntimeError: one of the variables needed for gradient computation has been modified by an inplace
@@ -98,11 +100,13 @@ def check(model: ModuleModel):
     sites = [site for site in loss_sites(model) if site.event is not None and site.is_tensor and site.prov.graph]
     returns = _graph_returns(model)
     reported = set()
+    first_edit: dict = {}  # a saved tensor -> its first edit reported (where the one fix goes)
     for event, op, saver, loop in events:
         key = id(saver)
-        # the first edit of a saved tensor is the bug; edits of the same tensor after it (zeroing each border of an
-        # attention map) are the same one, fixed by the same clone
-        once = (key, model.text(_base(event.target)), id(event.ctx.scope), id(event.ctx.via))
+        # every edit of a saved tensor is reported (zeroing each border of an attention map: each line breaks the
+        # backward, and each is where an out-of-place form would go), once per line
+        tensor = (key, model.text(_base(event.target)), id(event.ctx.scope), id(event.ctx.via))
+        once = (*tensor, event.node.lineno)
         if once in reported or id(event.node) in reported:
             continue  # (one line walked for two call sites: one finding)
         # a tensor saved later in the loop is edited by the next iteration: only a backward after the loop needs it
@@ -131,7 +135,8 @@ def check(model: ModuleModel):
         if layer is not None and (id(layer) in reported or model.prov(layer) is None):
             layer = None  # (reported once; a layer built in another file is reported at the call alone)
         reported.add(id(layer))
-        yield from _finding(model, event, backward, returned, op, saver, loop, layer)
+        earlier = first_edit.setdefault(tensor, event.node)
+        yield from _finding(model, event, backward, returned, op, saver, loop, layer, earlier if earlier is not event.node else None)
 
 
 def _candidate(model: ModuleModel, event: InplaceEvent) -> bool:
@@ -251,7 +256,10 @@ def _base(target: ast.expr) -> ast.expr:
     return target.value if isinstance(target, ast.Subscript) else target
 
 
-def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: str, saver, loop, layer: ast.Call | None):
+def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: str, saver, loop, layer: ast.Call | None,
+             earlier: ast.AST | None = None):
+    """`earlier`: an edit of the same saved tensor reported before this one; the fix offered there (a
+    clone before it, an out-of-place op) is this line's too, so this one offers none."""
     prov = event.prov
     target = _base(event.target)
     name = model.text(target)
@@ -284,7 +292,12 @@ def _finding(model: ModuleModel, event: InplaceEvent, backward, returned, op: st
     related = [(saver, f"`{op}` saves this tensor for its backward")]
     if backward is not None:
         related.append((backward.node, "the backward that needs the saved tensor"))
-    finding = model.finding(RULE, node, message, fixes=_fixes(model, event, target), related=related, target=name, saved_by=op)
+    fixes = _fixes(model, event, target)
+    if earlier is not None:
+        message += f" (it was already edited in place at line {earlier.lineno}: the fix there, before this line, fixes this one too)"
+        related.append((earlier, "the first in-place edit of the same saved tensor"))
+        fixes = ()
+    finding = model.finding(RULE, node, message, fixes=fixes, related=related, target=name, saved_by=op)
     if layer is None:
         return [finding]
     # the same bug at the construction of the in-place layer (a container's first layer, `self.act`): where the fix goes
