@@ -467,6 +467,8 @@ def _freed_then_reused(model, backwards, steps, graphs):
             a, b = parted(first, later)  # (both through one call: where they are in its body)
             if a is b or site(b) is site(a) or site(b).lineno <= site(a).lineno or id(site(b)) in reported:
                 continue
+            if _fresh_each_call(model, a, b, prov.graph | later_prov.graph):
+                continue  # two calls of one helper that builds its graph anew and backpropagates it: two graphs
             shared = model.shared_graph(later_prov.graph, prov.graph)  # (a helper's nodes: per call)
             if not shared or not runs_after(first, later) \
                     or not any(graphs.saves_any(graphs.node(ident)) for ident in shared):
@@ -483,6 +485,46 @@ def _freed_then_reused(model, backwards, steps, graphs):
             reported.add((finding.span.line, finding.span.col))
             yield from found
             break  # (one finding per freeing backward: the first backward through it again)
+
+
+def _fresh_each_call(model, a, b, graph) -> bool:
+    """`a` and `b` are the backward of one helper's body run by two of its calls (`check(3)`, then `check(5)`), and every
+    node of the graph it backpropagates was made while the helper ran: in its body, or in the body of a function it
+    calls there (a forward, a loss) through a call the graph holds. Then each call builds its own graph (from fresh
+    leaves, a fresh forward) and frees only that: nothing of it was made before the call, by the caller or elsewhere."""
+    if type(a) is not ThroughEvent or type(b) is not ThroughEvent or a.through is b.through or not graph:
+        return False
+    body = a.inner.ctx.scope.node
+    if body is not b.inner.ctx.scope.node or not isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    owners, calls = model._graph_owners()
+    inside, left, named = {body}, set(graph), {}
+    _note_calls(body, graph, named)
+    while left:
+        found = {ident for ident in left if owners.get(ident) in inside}
+        if not found:  # (a function whose calls in the graph are made inside: its nodes are made inside too)
+            more = {function for function in {owners.get(ident) for ident in left} - {None}
+                    if any(owners.get(call) in inside for call in calls.get(function, ()) if call in graph)
+                    or function.name in named or function.name in ("forward", "__call__") and named}
+            if not more:
+                return False  # (a node made outside the helper's run: the caller's, another method's, the module's)
+            inside |= more
+            for function in more:
+                _note_calls(function, graph, named)
+            continue
+        left -= found
+    return True
+
+
+def _note_calls(function, graph, named: dict) -> None:
+    """The calls of `function`'s own body that the graph holds, by the name they call (`model.q(s)`: "q"): a method
+    of an argument, which the walk of the body alone does not know, whose nodes the graph holds (a call-site walk)."""
+    for node in nodes(function):
+        if type(node) is ast.Call and id(node) in graph:
+            func = node.func
+            name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+            if name is not None:
+                named[name] = node
 
 
 def _freed_every_iteration(model):
