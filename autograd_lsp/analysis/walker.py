@@ -3284,6 +3284,11 @@ class Walker:
             if method == "type":  # always a dtype change: unknown unless the argument names it
                 return self.derive(node, recv, [(recv, receiver)], dtype=dtype, keep_dtype=False)
             return self.derive(node, recv, [(recv, receiver)], dtype=dtype or recv.dtype)
+        if method == "type_as" and len(node.args) == 1:  # `(a >= b).type_as(x)`: x's dtype (unknown when x's is), not a's
+            other = arg_provs[0] if arg_provs else None
+            dtype = other.dtype if other is not None and other.kind is Kind.TENSOR else None
+            return self.derive(node, recv, [(recv, receiver)], dtype=dtype, keep_dtype=False,
+                               nondiff="to" if dtype == api.INT else None)
         if method in api.NONDIFFERENTIABLE:
             dtype = api.INT if method in api.INT_RESULT_METHODS else recv.dtype
             scalar = True if method in api.REDUCTIONS and not node.args and not node.keywords else ("propagate" if method in api.SAME_SHAPE else None)
