@@ -19,10 +19,7 @@ given a `device=`, or one the caller got from elsewhere is not).
 
 A floating attribute that `forward` moves to the input's device only (`self.pe.to(x.device)`) is reported when this
 code converts the module (or one holding it) to another floating dtype (`model.half()`, `.to(torch.float64)`): the
-conversion leaves the attribute's dtype behind. So is a floating one of any shape (`torch.tensor(0.5)` too) that code of
-this module reads from the outside (`model.embed.table.dtype`, `attn = model.blocks[0].attn; attn.scale`, a comprehension
-over `model.blocks`) after converting the very instance holding it, at the top level of the same body (no call
-between that may run a method rebinding it): the read gets the old dtype.
+conversion leaves the attribute's dtype behind.
 
 A tensor made to require grad (`torch.tensor(v, requires_grad=True)`, 0-dim too) is trainable state that
 `parameters()` and `state_dict()` miss: reported when a method uses it. Several attributes bound by one statement
@@ -130,8 +127,7 @@ def check(model: ModuleModel):
         if counts:
             yield from _running_counts(model, cls, counts, builders)
         randoms = [bind for method in builders for bind in in_methods.get(method.scope, ()) if _random_factory(model, bind)]
-        converted = _conversions(model).get(id(cls))
-        if not candidates and not randoms and not converted:
+        if not candidates and not randoms:
             continue
         registered = _registered_names(cls)
         # plain tensors this module keeps, each left where it was made: one met only with another of them meets
@@ -179,8 +175,6 @@ def check(model: ModuleModel):
                 for found in _random_state(model, cls, randoms, builders, in_methods, reported | registered):
                     reported.add(found.data["attribute"])
                     yield found
-            if converted:
-                yield from _read_after_conversion(model, cls, builders, in_methods, reported | registered)
         finally:
             _UNMOVED.pop(id(cls.node), None)
             _MODELS.pop(id(cls.node), None)
@@ -875,124 +869,6 @@ def _container_classes(prov, depth: int = 0) -> list:
     if isinstance(prov.module_class, ClassInfo):
         return _held_classes(prov.module_class)
     return [held for element in prov.elements for held in _container_classes(element, depth + 1)]
-
-
-def _read_after_conversion(model: ModuleModel, cls: ClassInfo, builders: list, in_methods: dict, skip: set):
-    """A floating plain tensor attribute (not a Parameter, not a buffer; any shape) that code of this module reads from
-    the outside (`loss.bins`, `model.blocks[0].attn.scale.dtype`) after converting a module holding it to another
-    floating dtype (`.half()`, `.to(torch.float64)`) at the top level of the same body: the conversion left it in its
-    old dtype, and that is what the read gets. Not when a call between the two may run one of the module's methods
-    and some method rebinds the attribute (`self.t = self.t.to(x)` in forward: converted on the next call)."""
-    conversions = [c for c in _conversions(model).get(id(cls), ()) if c.ctx.via is None]
-    if not conversions:
-        return
-    binds: dict = {}
-    for method in builders:
-        for bind in in_methods.get(method.scope, ()):
-            if bind.name.count(".") == 1 and not isinstance(bind.target, ast.Call):
-                binds.setdefault(bind.name[5:], []).append(bind)
-    facts = model.attribute_facts()[0]
-    plain = {}
-    for attr, found in binds.items():
-        if any(_names_match(attr, name) for name in skip) or _setattr_elsewhere(cls, attr, builders, in_methods):
-            continue
-        if all(b.prov is not None and b.prov.kind is Kind.TENSOR and not b.prov.is_trainable_leaf and b.prov.origin != "nn.Parameter"
-               for b in found) and facts[attr] > _class_mentions(cls, attr):
-            plain[attr] = found
-    if not plain:
-        return
-    for conversion in conversions:
-        body = conversion.ctx.scope.function.node.body if conversion.ctx.scope.function is not None else model.tree.body
-        statement = conversion.ctx.statement
-        if statement not in body:
-            continue  # (converted under a branch or in a loop: not surely before the read)
-        after = body[body.index(statement) + 1:]
-        for attr, found in list(plain.items()):
-            read = _outside_read(model, cls, attr, statement, after, conversion.receiver_prov)
-            if read is None:
-                continue
-            if _rebound_elsewhere(cls, attr, builders, anywhere=True) and _runs_between(model, conversion, read):
-                continue
-            del plain[attr]
-            bind = found[0]
-            converted = " ".join(model.text(conversion.node).split())[:40]
-            message = (f"`self.{attr}` is a plain floating tensor attribute of the module `{cls.name}`: `{converted}` at line "
-                       f"{conversion.node.lineno} converts the module's weights and buffers but not it, so line {read.lineno} "
-                       f"reads it in its old dtype. Register it with `self.register_buffer(\"{attr}\", ..., persistent=False)`")
-            fixes = []
-            statement_node = bind.node
-            if isinstance(statement_node, ast.Assign) and len(statement_node.targets) == 1 and statement_node.targets[0] is bind.target \
-                    and edits.own_line(model, statement_node):
-                fixes.append(Fix("Register as a non-persistent buffer (not saved in `state_dict()`)", Safety.UNSAFE,
-                                 (Edit(model.span(statement_node), f'self.register_buffer("{attr}", {model.text(bind.value)}, persistent=False)'),)))
-            yield model.finding(RULE, bind.target, message, fixes=fixes,
-                                related=[(conversion.node, "the module converted here"), (read, f"`{attr}` read here")],
-                                attribute=attr, module=cls.name)
-
-
-def _class_mentions(cls: ClassInfo, attr: str) -> int:
-    """How often `.<attr>` is written inside the class."""
-    return sum(1 for node in ast.walk(cls.node) if type(node) is ast.Attribute and node.attr == attr)
-
-
-def _outside_read(model: ModuleModel, cls: ClassInfo, attr: str, start: ast.stmt, statements_: list, instance) -> ast.AST | None:
-    """The first `<instance of cls>.<attr>` among the statements that reads the tensor's dtype, or meets its values with
-    others' (an operand, an argument of a torch function), as the walk saw it: a floating tensor that is no Parameter, of the converted instance `instance` (reached
-    from it by attributes and indexing, through locals bound once so and comprehensions over such)."""
-    end = getattr(start, "end_lineno", start.lineno)
-    for statement in statements_:
-        parents = None
-        for node in ast.walk(statement):
-            if not (type(node) is ast.Attribute and node.attr == attr and type(node.ctx) is ast.Load and node.lineno > end):
-                continue
-            owner = model.prov(node.value)
-            if owner is None or owner.kind is not Kind.MODULE or owner.module_class is not cls:
-                continue
-            if parents is None:
-                parents = {id(child): parent for parent in ast.walk(statement) for child in ast.iter_child_nodes(parent)}
-            if not _reached_from(model, node.value, instance, statements_, parents):
-                continue  # (another instance, or one reached some way not followed)
-            value = model.prov(node)
-            if value is None or value.kind is not Kind.TENSOR or value.dtype != api.FLOAT or value.is_trainable_leaf:
-                continue
-            parent = parents.get(id(node))
-            if type(parent) is ast.Attribute and parent.attr == "dtype" or type(parent) is ast.BinOp and not any(type(side) is ast.Constant for side in (parent.left, parent.right)) \
-                    or type(parent) is ast.Call and any(a is node for a in parent.args) and (model.imports.qualname(parent.func) or "").startswith("torch."):
-                return node  # (its dtype, or its values met with others': not `.shape`, which the conversion keeps, nor `.tolist()`)
-    return None
-
-
-def _reached_from(model: ModuleModel, node: ast.AST, instance, body: list, parents: dict, depth: int = 0) -> bool:
-    """`node` (`model.blocks[0].attn`, `layer.attn` of `for layer in model.blocks`, `attn` of `attn = model.attn`) is
-    reached from the converted instance itself: its root name holds that construction, or is a local of `body` bound
-    once to such a chain, or a comprehension's variable over one."""
-    while type(node) in (ast.Attribute, ast.Subscript):
-        node = node.value
-    if type(node) is not ast.Name or depth > 3 or instance is None or instance.node is None:
-        return False
-    held = model.prov(node)
-    if held is not None and held.kind is Kind.MODULE and held.node is instance.node:
-        return True
-    name, parent = node.id, parents.get(id(node))
-    while parent is not None:  # a comprehension around the read binding the name: its iterable
-        if type(parent) in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
-            for generator in parent.generators:
-                if type(generator.target) is ast.Name and generator.target.id == name:
-                    return _reached_from(model, generator.iter, instance, body, parents, depth + 1)
-        parent = parents.get(id(parent))
-    stores = [n for statement in body for n in ast.walk(statement) if type(n) is ast.Name and n.id == name and type(n.ctx) is ast.Store]
-    if len(stores) != 1:
-        return False
-    assign = next((s for s in body if type(s) is ast.Assign and len(s.targets) == 1 and s.targets[0] is stores[0]), None)
-    return assign is not None and _reached_from(model, assign.value, instance, body, parents, depth + 1)
-
-
-def _runs_between(model: ModuleModel, conversion: CallEvent, read: ast.AST) -> bool:
-    """A call of this module's code (a method, a module's forward) in the conversion's scope after it and before the read."""
-    scope = conversion.ctx.scope
-    return any(event.ctx.scope is scope and conversion.seq < event.seq and event.node.lineno <= read.lineno
-               and (event.function is not None or event.runs is not None)
-               for event in model.of_type(CallEvent))
 
 
 def _to_float_dtype(model: ModuleModel, call: CallEvent) -> bool:
