@@ -751,6 +751,35 @@ class Refiner(nn.Module):
 
 Refiner()(torch.randn(2, 6)).backward()
 ''', "proj = nn.utils.weight_norm(proj)", "proj = nn.Identity()", "AG006"),
+    # a subclass running `super().forward(x)` keeps weights as its base's forward does (retain_graph_misuse._layers_only,
+    # kept on the subclass's record): an edit of the base's forward must reach what is kept for the subclass
+    "base forward edited": ('''import torch
+from torch import nn
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first = nn.Linear(6, 5)
+        self.second = nn.Linear(5, 3)
+
+    def forward(self, features):
+        return self.second(self.first(features))
+
+
+class TemperedEncoder(Encoder):
+    def forward(self, features):
+        return super().forward(features) / 3.0
+
+
+encoder = TemperedEncoder()
+opt = torch.optim.SGD(encoder.parameters(), lr=0.1)
+codes = encoder(torch.randn(4, 6))
+spread = codes.pow(2).mean()
+spread.backward(retain_graph=True)
+opt.step()
+codes.sum().backward()
+''', "return self.second(self.first(features))", "return self.first(features)", "AG003"),
     # a buffer an op kept and then changed in place is another tensor once a method called in between stores it anew
     # (walker._restored_later reads that method's body): an edit of the method must reach the forward
     "buffer stored anew": ('''import torch

@@ -1286,16 +1286,30 @@ def _layers_only(cls: ClassInfo, model: ModuleModel) -> bool:
     """The class's forward reads of `self` only its layers and plain settings (no tensor of its own that a functional
     op could save): what its layers keep is all it keeps. `super().forward(x)` counts as such a read where the base it
     runs is a workspace module of one single-inheritance chain up to nn.Module whose forward is of layers only too."""
-    found = cls.__dict__.get("_layers_only")
-    if found is None:
-        cls._layers_only = False  # (a class chain that meets itself: no claim)
-        forward = cls.methods.get("forward")
-        found = forward is not None and _super_runs_layers_only(cls, forward, model) and all(
-            node.attr in cls.methods or _plain_attribute(cls.attribute(node.attr))
-            for node in nodes(forward.node) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-            and node.value.id == "self" and isinstance(node.ctx, ast.Load))
-        cls._layers_only = found
+    # (kept with the forwards it was read from, this class's and its bases': the server's walk again of one function
+    # gives an edited base forward a new node while this class's record stays)
+    key = _forward_chain(cls)
+    cached = cls.__dict__.get("_layers_only")
+    if cached is not None and len(cached[0]) == len(key) and all(a is b for a, b in zip(cached[0], key)):
+        return cached[1]
+    cls._layers_only = (key, False)  # (a class chain that meets itself: no claim)
+    forward = cls.methods.get("forward")
+    found = forward is not None and _super_runs_layers_only(cls, forward, model) and all(
+        node.attr in cls.methods or _plain_attribute(cls.attribute(node.attr))
+        for node in nodes(forward.node) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+        and node.value.id == "self" and isinstance(node.ctx, ast.Load))
+    cls._layers_only = (key, found)
     return found
+
+
+def _forward_chain(cls: ClassInfo) -> tuple:
+    """The forward nodes of a class and of its single bases of this module, in order (None where one has none)."""
+    chain, c = [], cls
+    while c is not None and len(chain) < 8:
+        forward = c.methods.get("forward")
+        chain.append(forward.node if forward is not None else None)
+        c = c.bases[0] if len(c.bases) == 1 else None
+    return tuple(chain)
 
 
 def _plain_attribute(prov) -> bool:
