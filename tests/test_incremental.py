@@ -752,16 +752,35 @@ class Refiner(nn.Module):
 Refiner()(torch.randn(2, 6)).backward()
 ''', "proj = nn.utils.weight_norm(proj)", "proj = nn.Identity()", "AG006"),
     # a subclass running `super().forward(x)` keeps weights as its base's forward does (retain_graph_misuse._layers_only,
-    # kept on the subclass's record): an edit of the base's forward must reach what is kept for the subclass
-    "base forward edited": ('''import torch
+    # kept on the subclass's record): an edit of the base's forward must reach what is kept for the subclass (the text as
+    # a reviewer's random edits left it: `selfq.second` mistyped in __init__, then the forward's `self.` edited)
+    "base forward edited": ('''"""A module subclass whose forward runs its base's with `super().forward(...)`. Where the base is one layer fed data, the
+graph keeps only the data, so a step between two backward calls of a retained graph breaks nothing; where the base
+chains two layers, the second layer saved its weight, and the step in between breaks the second backward."""
+import torch
 from torch import nn
+
+
+class Embedder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Linear(6, 3)
+
+    def forward(self, features):
+        return self.table(features)
+
+
+class CenteredEmbedder(Embedder):
+    def forward(self, features):
+        out = super().forward(features)
+        return out - 0.5
 
 
 class Encoder(nn.Module):
     def __init__(self):
         super().__init__()
         self.first = nn.Linear(6, 5)
-        self.second = nn.Linear(5, 3)
+        selfq.second = nn.Linear(5, 3)
 
     def forward(self, features):
         return self.second(self.first(features))
@@ -772,14 +791,27 @@ class TemperedEncoder(Encoder):
         return super().forward(features) / 3.0
 
 
+embedder = CenteredEmbedder()
+opt_e = torch.optim.SGD(embedder.parameters(), lr=0.1)
+for _ in range(2):
+    codes = embedder(torch.randn(4, 6))
+    spread = codes.pow(2).mean()
+    opt_e.zero_grad()
+    spread.backward(retain_graph=True)
+    opt_e.step()
+    codes.sum().backward()
+print("one-layer base: ran")
+
 encoder = TemperedEncoder()
-opt = torch.optim.SGD(encoder.parameters(), lr=0.1)
-codes = encoder(torch.randn(4, 6))
-spread = codes.pow(2).mean()
-spread.backward(retain_graph=True)
-opt.step()
-codes.sum().backward()
-''', "return self.second(self.first(features))", "return self.first(features)", "AG003"),
+opt_t = torch.optim.SGD(encoder.parameters(), lr=0.1)
+for _ in range(2):
+    codes = encoder(torch.randn(4, 6))
+    spread = codes.pow(2).mean()
+    opt_t.zero_grad()
+    spread.backward(retain_graph=True)  # expect: AG003
+    opt_t.step()
+    codes.sum().backward()  # expect: AG003
+''', "return self.second(self.first(features))", "return self_.second(self.first(features))", "AG003"),
     # a buffer an op kept and then changed in place is another tensor once a method called in between stores it anew
     # (walker._restored_later reads that method's body): an edit of the method must reach the forward
     "buffer stored anew": ('''import torch
