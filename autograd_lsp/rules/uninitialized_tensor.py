@@ -103,19 +103,58 @@ def _uninitialised_factory(model: ModuleModel, event: CallEvent) -> str | None:
         return None
     call = event.node
     if short in api.UNINITIALISED_FACTORIES:
-        if event.keyword("out") is not None or _zero_sized(call):
+        if event.keyword("out") is not None or _zero_sized(call, event.ctx.scope):
             return None
         return short if call.args or event.keyword("size") is not None else None
-    if short in api.LEGACY_CONSTRUCTORS and call.args and not _zero_sized(call):
+    if short in api.LEGACY_CONSTRUCTORS and call.args and not _zero_sized(call, event.ctx.scope):
         if len(call.args) > 1 or _size_like(model, call.args[0], event.ctx.scope, event.seq):
             return short
     return None
 
 
-def _zero_sized(call: ast.Call) -> bool:
-    sizes = call.args[0].elts if len(call.args) == 1 and isinstance(call.args[0], (ast.Tuple, ast.List)) else call.args
+def _zero_sized(call: ast.Call, scope=None) -> bool:
+    """A size with a literal 0 (`torch.empty(0, d)`, `torch.empty(())`... an empty shape), also through the one
+    binding of a local shape (`shape = x.shape[:-1] + (0,)`): no element, so nothing uninitialised to read."""
+    args = call.args or [kw.value for kw in call.keywords if kw.arg == "size"]  # (`torch.empty(size=(0,))`)
+    sizes = args[0].elts if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)) else args
+    if len(args) == 1 and isinstance(args[0], ast.Name) and scope is not None and scope.function is not None:
+        sizes = _bound_shape(scope.function.node, args[0].id)
     return any(isinstance(size, ast.Constant) and size.value == 0 for size in sizes) or (
-        len(call.args) == 1 and isinstance(call.args[0], (ast.Tuple, ast.List)) and not call.args[0].elts)
+        len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)) and not args[0].elts)
+
+
+def _bound_shape(function: ast.AST, name: str) -> list:
+    """The literal sizes of the shape a function binds to `name` once (`(n, 0)`, `x.shape[:-1] + (0,)`: their elements);
+    none where it binds it otherwise or more than once."""
+    binds = [node for node in nodes(function) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr))
+             and any(isinstance(t, ast.Name) and t.id == name for t in _targets(node))]
+    if len(binds) != 1 or not isinstance(binds[0], ast.Assign):
+        return []
+    value, parts = binds[0].value, []
+    while isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        parts.append(value.right)
+        value = value.left
+    parts.append(value)
+    return [element for part in parts if isinstance(part, (ast.Tuple, ast.List)) for element in part.elts]
+
+
+def _targets(node: ast.AST) -> list:
+    if isinstance(node, ast.Assign):
+        found = list(node.targets)
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
+        found = [node.target]
+    else:
+        return []
+    out = []
+    while found:
+        target = found.pop()
+        if isinstance(target, (ast.Tuple, ast.List)):
+            found.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            found.append(target.value)
+        else:
+            out.append(target)
+    return out
 
 
 def _size_like(model: ModuleModel, arg: ast.expr, scope, before: int, depth: int = 0) -> bool:
