@@ -506,6 +506,25 @@ def _self_stores(method, attr: str) -> bool:
                for node in ast.walk(method.node))
 
 
+def _built_per_call(model: ModuleModel, cls) -> set:
+    """Ids of the constructions of `cls` made inside a method of a module and not kept on `self` there (`return
+    BatchLinear(weights=w, biases=b)` in a hypernetwork's forward): each call builds a new instance from what it
+    composed then, so that instance's state is not composed once."""
+    found = set()
+    for event in model.calls():
+        if id(event.node) not in cls.instances:
+            continue
+        function = event.ctx.scope.function
+        statement = event.ctx.statement
+        if function is None or function.cls is None or not function.cls.is_module:
+            continue
+        kept = isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and any(
+            isinstance(target, ast.Attribute) for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target]))
+        if not kept:
+            found.add(id(event.node))
+    return found
+
+
 def _module_attributes(model: ModuleModel):
     """`self.w_eff = self.scale * self.weight` in a class's `__init__`: a plain attribute with a graph, composed once at
     construction. An nn.Module's forward() reuses its freed graph and construction-time values on every call; in any
@@ -515,7 +534,10 @@ def _module_attributes(model: ModuleModel):
             continue
         # the class's own table, then each instance this module constructs (one instance may hold a graph another lacks)
         candidates, seen = [], set()
-        for table in [cls.known_attributes(), *cls.instances.values()]:
+        per_call = _built_per_call(model, cls)
+        if per_call and per_call >= set(cls.instances):
+            continue  # (every instance this module makes is made anew by each call that uses it)
+        for table in [cls.known_attributes(), *(table for ident, table in cls.instances.items() if ident not in per_call)]:
             for attr, prov in table.items():
                 if attr not in seen and prov is not None and prov.has_graph and prov.composed_from and not prov.no_grad and prov.node is not None:
                     seen.add(attr)
