@@ -540,17 +540,12 @@ def collect() -> dict:
         if kind == "data" and match and match.group(1) in ("data", "obj"):
             factories[name] = "values"
     overwrites, partial_writes = _writes(derivatives, inplace)
-    index_shaped, index_keywords = {}, {}
+    index_shaped = {}
     for name, overloads in by_name.items():
         if not name.startswith("_") and not name.endswith("_"):
-            found = {(position, s["args"][position][0] if position is not None else None)
-                     for s in overloads if not _is_out(s) for position in [_index_shaped(torch, name, s)]}
-            positions = {position for position, _ in found} - {None}
+            positions = {_index_shaped(torch, name, s) for s in overloads if not _is_out(s)} - {None}
             if len(positions) == 1:
                 index_shaped[name] = positions.pop()
-                names = {arg for position, arg in found if position is not None}
-                if len(names) == 1:
-                    index_keywords[name] = names.pop()  # (its name, for `torch.gather(x, dim=1, index=i)`)
     factory_sizes = {}
     for name, kind in factories.items():  # `randint(low, high, size)`: where the shape is, by how many arguments come first
         for schema in by_name.get(name, ()):
@@ -558,19 +553,6 @@ def collect() -> dict:
             size = next((i for i, (arg, kind, _) in enumerate(schema["args"]) if arg == "size" and kind.startswith("SymInt[")), None)
             if size is not None and not _is_out(schema) and size < len(positional):
                 factory_sizes.setdefault(name, {})[len(positional)] = size
-    # a reduction's options that are scalars in every overload having them (`p` of norm, `correction` of std): its result's
-    # shape is the dims and keepdim alone whatever they are (not quantile's `q`, a tensor in one overload: a dim more)
-    reduction_options = {}
-    for name in sorted(reductions & python_names):
-        kinds: dict[str, set] = {}
-        for schema in by_name.get(name, ()):
-            if not _is_out(schema):
-                for arg, kind, _ in schema["args"][1:]:
-                    kinds.setdefault(arg, set()).add(kind)
-        options = tuple(sorted(arg for arg, found in kinds.items() if arg not in ("dim", "keepdim", "dtype")
-                               and all(re.fullmatch(r"(Scalar|float|int|bool|str)\??", kind) for kind in found)))
-        if options:
-            reduction_options[name] = options
     same_values = {n for n in methods if not n.startswith("_") and not n.endswith("_") and n not in GRAPH_CUTS and _same_values(torch, n)}
     # (methods that act on autograd or storage rather than compute are not probed: calling them is not a value's op)
     keeps_numel = {n for n in tensor_ops & methods if not n.startswith("_") and not n.endswith("_") and _keeps_numel(torch, n)}
@@ -591,7 +573,6 @@ def collect() -> dict:
         "OUT_VARIANTS": out_variants & python_names,
         "POINTWISE": pointwise & python_names,
         "REDUCTIONS": reductions & python_names,
-        "REDUCTION_OPTIONS": reduction_options,
         "INT_RESULT": int_results,
         "FLOAT_RESULT": float_results,
         "NONDIFFERENTIABLE": (nondifferentiable & python_names) | {n for n in int_results if n not in inplace},
@@ -629,7 +610,6 @@ def collect() -> dict:
         "DISTRIBUTION_PARAMETERS": _distribution_parameters(torch),
         "DISTRIBUTION_SHAPED_METHODS": _distribution_shaped_methods(torch),
         "INDEX_SHAPED": {n: p for n, p in index_shaped.items() if n in python_names},
-        "INDEX_SHAPED_KEYWORDS": {n: k for n, k in index_keywords.items() if n in python_names},
         "FACTORY_SIZES": {n: sizes for n, sizes in factory_sizes.items() if n in functions},
         "BETA_SCALED": {n: p for n, p in _beta_scaled(derivatives, by_name).items() if n in python_names},
         "PER_INPUT_VIEWS": _per_input_views(torch, schemas),
@@ -1125,8 +1105,6 @@ def render(facts: dict) -> str:
         "OUT_VARIANTS": "Ops with an `out=` variant.",
         "POINTWISE": "Ops tagged `pointwise`: the result has the broadcast shape of the inputs.",
         "REDUCTIONS": "Ops that reduce (a `keepdim` argument, or one element from a 2x3 input).",
-        "REDUCTION_OPTIONS": ("Reductions -> their arguments other than dim/keepdim/dtype that are scalars in every overload "
-                              "(`p` of norm, `correction` of std): the result's shape does not depend on them."),
         "INT_RESULT": "Tensor methods/functions whose result is an integer or bool tensor on float input.",
         "FLOAT_RESULT": "Tensor methods/functions whose result is floating point on integer input.",
         "NONDIFFERENTIABLE": "No gradient flows through the result (output_differentiability False, no derivative, or an integer result).",
@@ -1177,7 +1155,6 @@ def render(facts: dict) -> str:
                                        "broadcast of the value given with the batch shape (log_prob) (found by calling them).",
         "INDEX_SHAPED": "Ops whose result has the shape of their index tensor -> its position (0: the receiver of a method call): "
                         "gather, take... (found by calling them with indices of several shapes).",
-        "INDEX_SHAPED_KEYWORDS": "INDEX_SHAPED ops -> the name of that index argument (given by keyword: `index=`).",
         "FACTORY_SIZES": "Factories -> {number of positional arguments without a default: position of the `size` argument} "
                          "(native_functions.yaml: randint(high, size), randint(low, high, size)).",
         "BETA_SCALED": "Ops computing beta * self + ... (derivatives.yaml: self's gradient is maybe_multiply(grad, beta)) -> "

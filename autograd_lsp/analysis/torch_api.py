@@ -35,10 +35,8 @@ POINTWISE = ops.POINTWISE  # the result has the broadcast shape of the inputs
 RESIZES = ops.RESIZES  # F.interpolate(x, size): the dims before the spatial ones, then `size` (its position)
 SAME_SHAPE = ops.SAME_SHAPE  # pointwise, or keeps its input's shape (softmax, clone...): one element iff the input has one
 REDUCTIONS = ops.REDUCTIONS
-REDUCTION_OPTIONS = ops.REDUCTION_OPTIONS  # (their options that leave the result's shape to dim/keepdim: norm's `p`)
 KEEPS_NUMEL = ops.KEEPS_NUMEL  # never fewer elements than the receiver (view, reshape, squeeze, expand...)
 INDEX_SHAPED = ops.INDEX_SHAPED  # op -> position of the index tensor whose shape the result has (gather, take)
-INDEX_SHAPED_KEYWORDS = ops.INDEX_SHAPED_KEYWORDS  # (that index's name: `torch.gather(x, dim=2, index=i)`)
 FACTORY_SIZES = ops.FACTORY_SIZES  # factory -> {positional arguments given: position of the size argument}
 VIEWS = ops.VIEWS  # the result may share storage (and, for autograd, the base) with the input
 # No gradient reaches the inputs through these: non-differentiable results and zero-gradient formulas.

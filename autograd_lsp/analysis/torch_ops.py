@@ -739,22 +739,6 @@ REDUCTIONS = frozenset({
     'var_mean',
 })
 
-# Reductions -> their arguments other than dim/keepdim/dtype that are scalars in every overload (`p` of norm, `correction` of std): the result's shape does not depend on them.
-REDUCTION_OPTIONS = {
-    'dist': ('p',),
-    'hash_tensor': ('mode',),
-    'nanquantile': ('interpolation',),
-    'native_norm': ('p',),
-    'norm': ('p',),
-    'pairwise_distance': ('eps', 'p'),
-    'pdist': ('p',),
-    'quantile': ('interpolation',),
-    'std': ('correction', 'unbiased'),
-    'std_mean': ('correction', 'unbiased'),
-    'var': ('correction', 'unbiased'),
-    'var_mean': ('correction', 'unbiased'),
-}
-
 # Tensor methods/functions whose result is an integer or bool tensor on float input.
 INT_RESULT = frozenset({
     'all',
@@ -3543,12 +3527,6 @@ DISTRIBUTION_SHAPED_METHODS = {
 INDEX_SHAPED = {
     'gather': 2,
     'take': 1,
-}
-
-# INDEX_SHAPED ops -> the name of that index argument (given by keyword: `index=`).
-INDEX_SHAPED_KEYWORDS = {
-    'gather': 'index',
-    'take': 'index',
 }
 
 # Factories -> {number of positional arguments without a default: position of the `size` argument} (native_functions.yaml: randint(high, size), randint(low, high, size)).

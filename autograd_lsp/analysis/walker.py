@@ -1476,10 +1476,7 @@ class Walker:
         if prov.kind in (Kind.SEQUENCE, Kind.MODULE) and prov.elements:  # (a module: a container's layers)
             first = prov.elements[0]
             if all(element == first for element in prov.elements):
-                # (an integer's value only where the loop runs once: the walk passes its body once)
-                return _INT_NUMBER if first is not None and first.value is not None and len(prov.elements) > 1 else first
-            if all(element is not None and element.kind is Kind.NUMBER and element.value is not None for element in prov.elements):
-                return _INT_NUMBER  # (`for k in [1, 2]`: an int, one of those)
+                return first
             return _common_leaf(prov.elements, node) or _common_graph(prov.elements, node) or _common_module(prov.elements, node)
         if prov.kind is Kind.TENSOR and type(node) is ast.Call:
             piece = self._split_piece(node)
@@ -1568,14 +1565,7 @@ class Walker:
 
     def ev_Tuple(self, node):
         elements = tuple(self.ev(element, usage="element") for element in node.elts)
-        if any(prov is _INT_NUMBER for prov in elements):  # `[0]`, `(0, 1)`: the integers themselves (the dims a loop over them reduces)
-            elements = tuple(_int_number(element.value) if prov is _INT_NUMBER and type(element) is ast.Constant and type(element.value) is int
-                             else prov for prov, element in zip(elements, node.elts))
         exact = type(node) is ast.Tuple and not any(type(element) is ast.Starred for element in node.elts)
-        if not node.elts and type(node) is ast.List:
-            # `batches = []`: empty (falsy), which the first `append` tells what every item is; branches that disagree on
-            # that (a merge) leave it unknown
-            return Provenance(Kind.SEQUENCE, node.lineno, origin="", truth=False)
         # (a tuple display holds exactly these elements, in order, for good: `(loss,) + outputs` can be indexed)
         return Provenance(Kind.SEQUENCE, node.lineno, elements=elements, origin=_TUPLE if exact else "")
 
@@ -1988,8 +1978,6 @@ class Walker:
                 node.attr in cls.constructed or node.attr in cls.instances.get(id(instance.node), ())) \
                 or node.attr not in self._stored_after_construction(cls, instance)
             found = cls.attribute(node.attr, instance, constructed)
-            if found is None and constructed and instance is not None and type(instance.node) is ast.Call:
-                found = _normalised_argument(cls, node.attr, instance.node)  # `self.dims = [dims] if isinstance(dims, int) ...`
             if found is None:
                 found = self._late_attribute(cls, node.attr)
             if found is None and not any(node.attr in table for table in (cls.attributes, cls.constructed, cls.late)):
@@ -2085,9 +2073,6 @@ class Walker:
         short = (callee or "").rsplit(".", 1)[-1]
         arg_usage = "other" if uses.is_reporter(short) else "arg"
         arg_provs = [self.ev(arg, usage=arg_usage, callee=callee) for arg in node.args]
-        for arg, prov in zip(node.args, arg_provs):
-            if prov is not None and prov.truth is False and prov.kind is Kind.SEQUENCE and type(arg) is ast.Name:
-                self.update(arg.id, prov.but(truth=None))  # (an empty list handed to a call: it may fill it)
         for index, arg in enumerate(node.args):
             if arg_provs[index] is None and type(arg) in (ast.Name, ast.Lambda):
                 arg_provs[index] = self._function_value(arg)
@@ -3226,17 +3211,6 @@ class Walker:
             pieces = tuple(piece for layer in recv.elements for piece in (None, layer)) if method == "insert" else recv.elements
             self.update(label(receiver), recv.but(elements=pieces + (None,), origin=""))
             return None
-        if recv.kind is Kind.SEQUENCE and (recv.truth is False or recv.truth is True and recv.origin == _EACH) and label(receiver):
-            # `batches.append((x, y))` to a list made empty (`[]`), or filled so before: every item is like what was
-            # appended (what the appends agree on), as a comprehension's are (`for x, y in batches`). Data only: plain
-            # tensors (or a tuple of them), no graph; anything else, or another method, leaves the items unknown
-            added = arg_provs[0] if method == "append" and len(node.args) == 1 and not node.keywords else None
-            if _plain_data(added) and not (recv.truth is True and len(recv.elements) != 1):
-                element = added if recv.truth is False else merge(recv.elements[0], added)
-                self.update(label(receiver), recv.but(elements=(element,), origin=_EACH, truth=True))
-                return None
-            recv = recv.but(elements=(), origin="", truth=None)
-            self.update(label(receiver), recv)
         if recv.kind is Kind.SEQUENCE and method in ("append", "extend", "insert") and node.args and label(receiver):
             # `outs.append(y)`: the list holds the tensors' graphs, which `torch.cat(outs)` joins and a forward returning
             # the list (or `tuple(outs)`) hands its caller (the elements stay as they were: how many is not known)
@@ -3320,7 +3294,7 @@ class Walker:
                 scalar = False if recv.scalar is False and method in api.KEEPS_NUMEL else None  # `losses.view(-1)`
             large = recv.as_large_as if method in api.KEEPS_NUMEL else frozenset()
             shape = self._op_shape(method, recv, node.args, node.keywords)
-            index = _index_argument(node, method, arg_provs, 1, self._keywords)
+            index = _index_argument(node, method, arg_provs, 1)
             if index is not None:  # `scores.gather(1, target.view(-1, 1))`: the index's shape
                 scalar, large, shape = (False if index.scalar is False else scalar), index.as_large_as, index.shape
             result = self.derive(node, recv, inputs, dtype=dtype, scalar=scalar, as_large_as=large, shape=shape)
@@ -4119,13 +4093,9 @@ class Walker:
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
         if isinstance(node, ast.BinOp):  # `3 * 8 * 8`, `2 * n`
             return _fold(node.op, self._int_value(node.left), self._int_value(node.right))
-        if type(node) is ast.Subscript or type(node) is ast.Call or type(node) is ast.Attribute:
-            # `x.shape[0]`, `x.size(0)` of a known dim; `self.d` an int a constructor's argument kept on `self`
+        if type(node) is ast.Subscript or type(node) is ast.Call:  # `x.shape[0]`, `x.size(0)` of a known dim
             prov = self.prov_of(node)
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
-        if type(node) is ast.UnaryOp and type(node.op) is ast.USub and type(node.operand) is not ast.Constant:  # `-self.d`
-            value = self._int_value(node.operand)
-            return -value if isinstance(value, int) and not isinstance(value, bool) else None
         return _number(node)
 
     def _declared_global(self) -> frozenset:
@@ -4178,7 +4148,7 @@ class Walker:
             shape = self._joined_shape(short, node, arg_provs[0])
         elif first is not None and first.kind is Kind.TENSOR and node.args:
             shape = self._op_shape(short, first, node.args[1:], node.keywords)  # torch.flatten(x, 1), torch.sum(x, 0)
-        index = _index_argument(node, short, arg_provs, 0, self._keywords)
+        index = _index_argument(node, short, arg_provs, 0)
         if index is not None:  # torch.gather(x, 1, idx): the index's shape
             scalar, large, shape = (False if index.scalar is False else scalar), index.as_large_as, index.shape
         result = self.derive(node, tensors[0], inputs, dtype=dtype, nondiff=nondiff, scalar=scalar, as_large_as=large,
@@ -4212,8 +4182,8 @@ class Walker:
         if op in api.REDUCTIONS:
             if not args and not named:
                 return ()
-            if set(named) - {"dim", "keepdim", "dtype"} - set(api.REDUCTION_OPTIONS.get(op, ())):
-                return None  # (an option of torch's that leaves the shape alone is no matter: `torch.norm(x, p=2, dim=-1)`)
+            if set(named) - {"dim", "keepdim", "dtype"}:
+                return None
             positional = bool(functions & {"sum_mean_dim", "argmax"})  # x.sum(1): dim first (x.norm(2): p first)
             if args and not positional or len(args) > 2:
                 return None
@@ -4757,27 +4727,14 @@ def _covered(info: FunctionInfo, ret: Provenance, arg_provs, offset: int) -> lis
     return [p for p in provs if p is not None and p.kind is Kind.TENSOR]
 
 
-def _plain_data(prov: Provenance | None) -> bool:
-    """A tensor that needs no grad and has no graph (a batch of data), or a tuple display of such tensors, numbers and
-    Nones (`(inputs, mask, None)`)."""
-    if prov is None:
-        return False
-    if prov.kind is Kind.TENSOR:
-        return prov.requires_grad is False and not prov.graph
-    return prov.kind is Kind.SEQUENCE and prov.origin == _TUPLE and bool(prov.elements) and not prov.graph and all(
-        element is None or element.kind is Kind.NUMBER or element.kind is Kind.TENSOR and _plain_data(element) for element in prov.elements)
-
-
-def _index_argument(call: ast.Call, op: str, arg_provs, shift: int, keywords=None) -> Provenance | None:
-    """The index tensor, passed by position or by its name (`index=`), of an op whose result has its shape (generated
-    INDEX_SHAPED; shift 1: a method call, whose receiver is position 0)."""
+def _index_argument(call: ast.Call, op: str, arg_provs, shift: int) -> Provenance | None:
+    """The index tensor, passed by position, of an op whose result has its shape (generated INDEX_SHAPED; shift 1: a
+    method call, whose receiver is position 0)."""
     position = api.INDEX_SHAPED.get(op)
     if position is None or any(isinstance(arg, ast.Starred) for arg in call.args):
         return None
     position -= shift
     prov = arg_provs[position] if 0 <= position < min(len(call.args), len(arg_provs)) else None
-    if prov is None and keywords and position >= len(call.args):
-        prov = keywords.get(api.INDEX_SHAPED_KEYWORDS.get(op))
     return prov if prov is not None and prov.kind is Kind.TENSOR else None
 
 
@@ -4806,111 +4763,7 @@ def _left_at_default(init: FunctionInfo | None, stored: Provenance, built) -> Pr
     bound: dict = {}
     _bind_defaults(init.node, built, bound, True)
     found = bound.get(params[index].arg)
-    if found is None:
-        found = _passed_int(params, index, built, len(args.posonlyargs) + len(args.args))
     return found if found is not None and found.kind is Kind.NUMBER else None
-
-
-def _normalised_argument(cls: ClassInfo, attr: str, built: ast.Call) -> Provenance | None:
-    """`self.dims = [dims] if isinstance(dims, int) else list(dims)`, stored once by __init__ from one parameter, read on an
-    instance whose construction passes (or leaves at its default) integer literals there: the integers it holds. The
-    symbolic __init__ knows no value of the parameter; this reads the store's expression with the construction's."""
-    init = cls.methods.get("__init__")
-    stmt = cls.attribute_nodes.get(attr)
-    if init is None or type(stmt) is not ast.Assign or type(stmt.value) not in (ast.IfExp, ast.List, ast.Tuple, ast.Call) \
-            or len(stmt.targets) != 1 or any(type(a) is ast.Starred for a in built.args) or any(kw.arg is None for kw in built.keywords):
-        return None
-    facts = init.__dict__.setdefault("normalised_stores", {})
-    entry = facts.get(id(stmt))
-    if entry is None or entry[0] is not stmt:  # (the statement itself kept: an id is reused once a tree is edited)
-        entry = facts[id(stmt)] = (stmt, _normalising_parameter(init.node, stmt))
-    found = entry[1]
-    if found is None:
-        return None
-    index, positional = found
-    args = init.node.args
-    param = [*args.posonlyargs, *args.args, *args.kwonlyargs][index]
-    given = next((kw.value for kw in built.keywords if kw.arg == param.arg), None)
-    if given is None and index < positional and index - 1 < len(built.args):
-        given = built.args[index - 1]
-    if given is None:
-        defaults = dict(zip([*args.posonlyargs, *args.args][positional - len(args.defaults):], args.defaults))
-        defaults.update((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
-        given = next((d for a, d in defaults.items() if a is param), None)
-    value = _literal_ints(given)
-    return None if value is None else _normalised(stmt.value, param.arg, value)
-
-
-def _normalising_parameter(function: ast.FunctionDef, stmt: ast.Assign) -> tuple | None:
-    """(index, number of positional parameters) of the one parameter a top-level store of __init__ reads, never rebound in
-    __init__; None otherwise."""
-    if stmt not in function.body:
-        return None  # (a store under a test or in a loop: not every construction's)
-    args = function.args
-    params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    read = {n.id for n in ast.walk(stmt.value) if type(n) is ast.Name} & {p.arg for p in params[1:]}
-    if len(read) != 1:
-        return None
-    name = read.pop()
-    for n in ast.walk(function):
-        if type(n) is ast.Name and n.id == name and type(n.ctx) is not ast.Load or type(n) in (ast.Global, ast.Nonlocal):
-            return None
-    return next(i for i, p in enumerate(params) if p.arg == name), len(args.posonlyargs) + len(args.args)
-
-
-def _literal_ints(node: ast.expr | None) -> Provenance | None:
-    """An integer literal, or a list or tuple display of them: as the walk has them (integers with their values)."""
-    value = _number(node) if node is not None else None
-    if isinstance(value, int):
-        return _int_number(value)
-    if type(node) in (ast.List, ast.Tuple) and node.elts:
-        elements = tuple(_literal_ints(element) for element in node.elts)
-        if None not in elements:
-            return Provenance(Kind.SEQUENCE, node.lineno, elements=elements, origin=_TUPLE if type(node) is ast.Tuple else "")
-    return None
-
-
-def _normalised(expr: ast.expr, name: str, value: Provenance) -> Provenance | None:
-    """What `expr` (made of the parameter `name`, integer literals, list/tuple displays, `list(...)`/`tuple(...)`, and an
-    `isinstance(name, int)` test choosing between them) is, `name` holding `value`; None where not known."""
-    kind = type(expr)
-    if kind is ast.Name:
-        return value if expr.id == name else None
-    if kind in (ast.Constant, ast.UnaryOp):
-        return _literal_ints(expr)
-    if kind in (ast.List, ast.Tuple):
-        elements = tuple(_normalised(element, name, value) for element in expr.elts)
-        if not elements or None in elements:
-            return None
-        return Provenance(Kind.SEQUENCE, expr.lineno, elements=elements, origin=_TUPLE if kind is ast.Tuple else "")
-    if kind is ast.Call and type(expr.func) is ast.Name and expr.func.id in ("list", "tuple") and len(expr.args) == 1 and not expr.keywords:
-        inner = _normalised(expr.args[0], name, value)
-        return inner if inner is not None and inner.kind is Kind.SEQUENCE else None
-    if kind is ast.IfExp:
-        test = expr.test
-        if type(test) is not ast.Call or type(test.func) is not ast.Name or test.func.id != "isinstance" or len(test.args) != 2 \
-                or type(test.args[0]) is not ast.Name or test.args[0].id != name:
-            return None
-        types = test.args[1].elts if type(test.args[1]) is ast.Tuple else [test.args[1]]
-        if not types or any(type(t) is not ast.Name for t in types):
-            return None
-        names = {t.id for t in types}
-        if names - {"int", "float", "bool", "str", "list", "tuple", "dict", "set"}:
-            return None  # (a class of its own, `Integral`: not known here)
-        is_a = "int" if value.kind is Kind.NUMBER else "tuple" if value.origin == _TUPLE else "list"
-        holds = is_a in names
-        return _normalised(expr.body if holds else expr.orelse, name, value)
-    return None
-
-
-def _passed_int(params: list, index: int, built: ast.Call, positional: int) -> Provenance | None:
-    """An integer literal the construction passes for that parameter (`RelLoss(d=2)`, `Window(8)`): that integer, with its
-    value (a dim or size a method reads back from `self`)."""
-    given = next((kw.value for kw in built.keywords if kw.arg == params[index].arg), None)
-    if given is None and index < positional and index - 1 < len(built.args):
-        given = built.args[index - 1]
-    value = _number(given) if given is not None else None
-    return _int_number(value) if isinstance(value, int) else None
 
 
 def _cut_or_number(a: Provenance | None, b: Provenance | None) -> Provenance | None:

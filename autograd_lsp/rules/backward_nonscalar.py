@@ -18,16 +18,12 @@ a builtin `range` loop's counter: `maps[0, t]`, or an int picked from a list of 
 `labels = [label] * n`), a slice of known bounds (`x[2:10]`; `x[i:i + 64]` for a `range(0, n, 64)` counter
 over n rows, n a multiple of 64), a comparison's mask, a distribution's
 batch shape (`Normal(mu, sigma)`, `Categorical(logits=l)`: l's dims but the last) in `sample()`, `entropy()`, `log_prob(x)`, a pick by an index factory's tensor (`w[torch.randint(0, n, (8,))]`),
-the pieces of an even split iterated (`for xb in data.split(64)`, sizes read back as `xb.shape[0]`), the items of a
-list made empty and filled by appending batches of data (`pairs.append((x, y))` ... `for x, y in pairs`), torch.nn
+the pieces of an even split iterated (`for xb in data.split(64)`, sizes read back as `xb.shape[0]`), torch.nn
 layers (Linear, convolutions, pooling, Flatten: dim 0 stays; normalisations keep their width; a convolution's or max
 pool's spatial sizes from the kernel, stride, padding and dilation literals it was built with), `F.interpolate(x, size)`,
 a reshape to sizes given (`x.view(n, -1)`, `n = x.size(0)` or `x.shape[0]` of a known dim), and a workspace model's forward walked with the input's shape (`model(torch.randn(8, 16))`: 8 rows whatever its
 layers' widths), or a method walked with the integer that sizes its factory (`draw(count=16)` making
-`torch.zeros(count, 4)`), or reading back a constructor's integers (`self.d` of `LpLoss(d=2)`; `self.dims = [dims] if
-isinstance(dims, int) else list(dims)` looped over: `for dim in self.dims: x = x.sum(dim, keepdim=True)`), with a
-reduction's options that leave its shape alone (`torch.norm(x, p=2, dim=-1)`) and an index given by keyword
-(`gather(x, dim=2, index=i)`). A helper's or a trainer's method's `backward()` (or `torch.autograd.grad`) of what it is given is
+`torch.zeros(count, 4)`). A helper's or a trainer's method's `backward()` (or `torch.autograd.grad`) of what it is given is
 judged at each call site that passes such a tensor (through up to three calls: `fit(batches)` -> `run_epoch` ->
 `step(inputs, labels)`; a method handed one `(inputs, targets)` batch is walked with its shapes), with the defaults the call leaves, a tuple spread into its parameters (`score(x, *net(x))`), and the functions it hands over (`self.objective(x)`
 of a function given to the constructor, a lambda default); a constructor's string kept on `self` picks the branch a
