@@ -67,9 +67,6 @@ class Provenance:
     nondiff: str | None = None  # non-differentiable op that cut the graph on the way here
     data_of: str | None = None  # label of the tensor whose storage `.data`/`.detach()` shares
     detached: bool = False
-    # TENSOR of unknown grad facts that is a Python number on some paths and, on the others, a tensor with a graph
-    # (`loss = criterion(...)`, then `loss = 0` under an `if`): whenever the tensor path runs, it holds that graph
-    or_number: bool = False
     module_class: object | None = None  # ClassInfo for user modules, a qualified name for torch.nn layers
     params: frozenset = frozenset()  # optimizer: labels of the parameters it updates (empty: unknown)
     elements: tuple = ()  # SEQUENCE: element provenances (None for unknown ones)
@@ -179,7 +176,6 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         truth=same("truth"),
         nondiff=same("nondiff"),
         uninitialised=a.uninitialised and b.uninitialised,
-        or_number=(a.or_number or b.or_number) and (a.or_number or a.has_graph) and (b.or_number or b.has_graph),
         module_class=same("module_class"),
         # two constructions of one layer class (`nn.MSELoss(reduction="none") if per_item else nn.MSELoss()`): what
         # either was built with is not what the merged one was

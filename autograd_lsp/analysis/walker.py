@@ -1666,11 +1666,7 @@ class Walker:
         body, orelse = self.ev(node.body), self.ev(node.orelse)
         if taken is not None:
             return body if taken else orelse  # `self.eps if eps is None else eps`, eps left at its None default
-        merged = merge(body, orelse) or _cut_or_number(body, orelse)
-        if merged is None and body is not None and orelse is not None and {body.kind, orelse.kind} == {Kind.NUMBER, Kind.TENSOR}:
-            either = _number_or_tensor(body, orelse)  # `kl * beta if step > warmup else 0.0`: only when it keeps a graph
-            return either if either.or_number else None
-        return merged
+        return merge(body, orelse) or _cut_or_number(body, orelse)
 
     def _known_test(self, test) -> bool | None:
         """Whether an `if` takes its body, where a walk for one call site knows: a None test (_none_test), or a flag this
@@ -4529,21 +4525,16 @@ def _merge_branches(a: Provenance | None, b: Provenance | None) -> Provenance | 
         return a.but(keys=keys, elements=tuple(merge(values_a[k], values_b[k]) if k in values_a and k in values_b else None for k in keys))
     merged = merge(a, b)
     if merged is None and a is not None and b is not None and {a.kind, b.kind} == {Kind.NUMBER, Kind.TENSOR}:
-        return _number_or_tensor(a, b)
+        # `total = 0`, then `total += term` in one branch: a number or that tensor; what is built on it keeps the tensor's
+        # graph (whether it requires grad, its dtype or size are not known)
+        tensor = a if a.kind is Kind.TENSOR else b
+        return tensor.but(leaf=None, requires_grad=None, dtype=None, scalar=None, shape=None, saved_by=None, saved_node=None,
+                          base=None, uninitialised=False, node=None)
     if merged is not None and merged.kind is Kind.SEQUENCE and a.elements != b.elements:
         # `if pre_act: layers.append(nn.ReLU())`: which items the list holds is unknown now, not "none": what is
         # appended after it is not its first item
         return merged.but(origin=_SOME_ITEMS)
     return merged
-
-
-def _number_or_tensor(a: Provenance, b: Provenance) -> Provenance:
-    """`total = 0`, then `total += term` in one branch: a number or that tensor; what is built on it keeps the tensor's
-    graph (whether it requires grad, its dtype or size are not known)."""
-    tensor = a if a.kind is Kind.TENSOR else b
-    return tensor.but(leaf=None, requires_grad=None, dtype=None, scalar=None, shape=None, saved_by=None, saved_node=None,
-                      base=None, uninitialised=False, node=None,
-                      or_number=(tensor.has_graph or tensor.or_number) and not tensor.no_grad and not tensor.detached)
 
 
 def _none_outside(function, loop: ast.AST, name: str) -> bool:

@@ -1,8 +1,7 @@
 """## What it does
 Flags a tensor that carries an autograd graph (a loss, a model output) accumulated across the iterations of
 a loop — `total += loss`, `total = total + loss` (also `loss if total is None else total + loss`), `losses.append(loss)`, `history["loss"].append(loss)`,
-`stats["loss"] += loss`, `by_step[step] = loss` (a key the loop changes; also of a loss that is a plain number on some
-paths, `aux = 0` under an `if`, a tensor with its graph on the others: then `float(aux)` is the advice and no fix is offered), `total.add_(loss)` (also into a getter's tensor, `stats.slot("loss").add_(loss)`), or `meter.update(loss, n)` of a method
+`stats["loss"] += loss`, `by_step[step] = loss` (a key the loop changes), `total.add_(loss)` (also into a getter's tensor, `stats.slot("loss").add_(loss)`), or `meter.update(loss, n)` of a method
 that adds its argument to its object's state (also `logger.store(loss=loss)` of a `def store(self, **kw)` keeping each
 keyword's value, `for k, v in kw.items()`; also through a function of the workspace that hands it on,
 `self.sum += allreduce(val.cpu())`; then reported at the method's statement too) — where the accumulator is never
@@ -131,20 +130,13 @@ def _graph_value(prov: Provenance | None) -> Provenance | None:
     if prov is None:
         return None
     for item in flatten([prov]) if prov.kind is Kind.SEQUENCE else [prov]:
-        if item is not None and item.kind is Kind.TENSOR and (item.has_graph or _graph_or_number(item)) and not item.no_grad \
-                and not item.detached:
+        if item is not None and item.kind is Kind.TENSOR and item.has_graph and not item.no_grad and not item.detached:
             return item
         if item is not None and item.kind is Kind.MAPPING:  # `{"loss": loss, "n": n}`: a value of it that keeps a graph
             found = next((value for value in map(_graph_value, item.elements) if value is not None), None)
             if found is not None:
                 return found
     return None
-
-
-def _graph_or_number(prov: Provenance) -> bool:
-    """A loss that is a plain number on some paths (`loss_aux = 0` under an `if`) and a tensor with its graph on the
-    others: each iteration that takes the tensor's path keeps that graph."""
-    return prov.or_number and prov.leaf is None and prov.requires_grad is None
 
 
 UNKNOWN = object()
@@ -1183,7 +1175,6 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
         related.append((backward.node, "this backward frees the graph's buffers, but the accumulator still references it"))
     held = [element for element in acc.value.elts if _graph_value(model.prov(element)) is not None] \
         if isinstance(acc.value, (ast.List, ast.Tuple)) else []
-    maybe_number = acc.prov is not None and _graph_or_number(acc.prov)  # (`.detach()`/`.item()` fail on its number)
     if held:  # a list or tuple display (`meter.update([a, b])`, `log.append((loss, n))`): its tensors are what to detach
         detached = [_suffixed(model.text(element), element, "detach") for element in held]
         message = (f"`{statement}` makes `{acc.accumulator}` reference the graph of `{value_text}` from {where} "
@@ -1191,9 +1182,7 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
                    f"(or `.item()`) in it")
         fix = Fix(f"Keep {', '.join(f'`{text}`' for text in detached)}", Safety.SAFE,
                   tuple(Edit(model.span(element), text) for element, text in zip(held, detached)))
-        if any(p is not None and _graph_or_number(p) for p in map(model.prov, held)):
-            fix = None
-        return model.finding(RULE, acc.statement, message, fixes=[fix] if fix is not None else [], related=related, accumulator=acc.accumulator,
+        return model.finding(RULE, acc.statement, message, fixes=[fix], related=related, accumulator=acc.accumulator,
                              loop_line=loop.node.lineno if loop is not None else None)
     message = (f"`{statement}` makes `{acc.accumulator}` reference the graph of `{value_text}` from {where} "
                f"({'; '.join(facts)}): memory grows each iteration. Accumulate `{_suffixed(value_text, acc.value, 'item')}` "
@@ -1214,11 +1203,6 @@ def _finding(model: ModuleModel, acc: Accumulation, loop: Loop | None, hook, bac
         fixes = [item, detach] if item_ok else [detach, item]
     else:
         fixes = [detach]
-    if maybe_number:
-        message = (f"`{statement}` makes `{acc.accumulator}` reference the graph of `{value_text}` from {where} "
-                   f"({'; '.join(facts)}): memory grows each iteration. Accumulate `float({value_text})` (`{value_text}` "
-                   f"is a plain number on some paths, where `.item()` and `.detach()` fail)")
-        fixes = []
     return model.finding(RULE, acc.statement, message, fixes=fixes, related=related, accumulator=acc.accumulator,
                          loop_line=loop.node.lineno if loop is not None else None)
 
