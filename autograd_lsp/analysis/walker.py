@@ -3541,11 +3541,9 @@ class Walker:
         base = uses.aliased_base(operand)
         name = label(base)
         prov = self.lookup(name) if name is not None else None
-        if prov is None and name is not None and type(base) is ast.Attribute and name.startswith("self."):
+        if prov is None and name is not None and type(base) is ast.Attribute and name.startswith("self.") \
+                and not self._restored_later(base.attr, node):
             prov = self.prov_of(base)  # (a tensor the module holds, read from its class's table: `self.history`)
-            if prov is not None and (prov.kind is not Kind.TENSOR or prov.requires_grad is not False
-                                     or self._restored_later(base.attr, node)):
-                prov = None
         # a function's tensor parameter (a forward's input) is saved too: the version check does not ask for a graph
         # (one already broken by an in-place change is saved anew, at its new version: a later change breaks this op's copy)
         # (and a tensor a module holds on `self` that needs no grad, a buffer such as a running history: the version
