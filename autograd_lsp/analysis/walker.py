@@ -3541,8 +3541,7 @@ class Walker:
         base = uses.aliased_base(operand)
         name = label(base)
         prov = self.lookup(name) if name is not None else None
-        if prov is None and name is not None and type(base) is ast.Attribute and name.startswith("self.") \
-                and not self._restored_later(base.attr, node):
+        if prov is None and name is not None and type(base) is ast.Attribute and name.startswith("self."):
             prov = self.prov_of(base)  # (a tensor the module holds, read from its class's table: `self.history`)
         # a function's tensor parameter (a forward's input) is saved too: the version check does not ask for a graph
         # (one already broken by an in-place change is saved anew, at its new version: a later change breaks this op's copy)
@@ -3557,23 +3556,6 @@ class Walker:
                     and not self.branching and not self.left_early:
                 # a forward's input kept on every run, even if the name is rebound afterwards (`x = self.block(x) + x`)
                 function.__dict__.setdefault("kept_params", {}).setdefault(name, (prov, op))
-
-    def _restored_later(self, attr: str, node: ast.AST | None) -> bool:
-        """Whether the method walked calls, after `node`, a method of its class that stores `self.<attr>` anew
-        (`self.reset()` rebinding a buffer): an in-place change after that call changes another tensor."""
-        function = self.function
-        cls = function.cls if function is not None else None
-        line = getattr(node, "lineno", 0)
-        if cls is None or not function.node.args.args:
-            return True  # (not a method: no table to read it from)
-        me = function.node.args.args[0].arg
-        for call in syntax.nodes(function.node):
-            if type(call) is ast.Call and type(call.func) is ast.Attribute and type(call.func.value) is ast.Name \
-                    and call.func.value.id == me and call.lineno >= line:
-                method = cls.methods.get(call.func.attr)
-                if method is not None and attr in _self_names(method.node, stores_only=True):
-                    return True
-        return False
 
     def _note_sequential_order(self, node: ast.Call, layers: tuple):
         """`nn.Sequential(..., nn.ReLU(), nn.Dropout(0.5, inplace=True))`: an in-place layer right after a layer whose
