@@ -3538,17 +3538,11 @@ class Walker:
 
     def _mark(self, operand: ast.expr, op: str, node: ast.AST | None):
         # a view kept for backward shares its base's version counter: changing the base in place breaks it too
-        base = uses.aliased_base(operand)
-        name = label(base)
+        name = label(uses.aliased_base(operand))
         prov = self.lookup(name) if name is not None else None
-        if prov is None and name is not None and type(base) is ast.Attribute and name.startswith("self."):
-            prov = self.prov_of(base)  # (a tensor the module holds, read from its class's table: `self.history`)
         # a function's tensor parameter (a forward's input) is saved too: the version check does not ask for a graph
         # (one already broken by an in-place change is saved anew, at its new version: a later change breaks this op's copy)
-        # (and a tensor a module holds on `self` that needs no grad, a buffer such as a running history: the version
-        # check asks for no graph either, and a forward that reads it and then updates it in place breaks what it read)
-        if prov is not None and prov.kind is Kind.TENSOR \
-                and (prov.has_graph or prov.origin == "param" or (prov.requires_grad is False and name.startswith("self."))) \
+        if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") \
                 and (prov.saved_by is None or id(prov.saved_node) in self.edited_saves):
             self.update(name, prov.but(saved_by=op, saved_node=node))
             function = self.function

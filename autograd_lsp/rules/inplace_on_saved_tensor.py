@@ -11,9 +11,7 @@ forward returns such an output… (of `pow` only
 when its exponent requires grad: `d.pow(2)` keeps `d`, not its result), or an input of `pow`, `log`, `sin`,
 `abs`, the activations that save their input (`gelu`, `silu`, `elu`…), and of a product (`*`, `@`, `matmul`,
 `linear`, `conv2d`) when the other factor requires grad: what torch's `derivatives.yaml` says each op's backward
-keeps, given which inputs require grad (a buffer the module holds on `self`, read by such an op and then updated in place in
-the same forward, `scores = self.keys(q) * self.usage; self.usage.mul_(0.9)`, counts too: the version check asks for no
-graph; a normalisation written in place, `x /= x.norm(dim=-1, keepdim=True)`,
+keeps, given which inputs require grad (a normalisation written in place, `x /= x.norm(dim=-1, keepdim=True)`,
 edits what the norm kept; in a helper, or a plain class's method, the output of such an op computed from its
 parameters (scaled by its sizes too, `q @ k.t() / q.shape[-1] ** 0.5`) is judged at each call with what the call passes: `t = v.norm(dim=-1); t += eps` given a tensor that requires grad; an input a child module's forward keeps is kept by
 the call (an `nn.Sequential` whose first layer was built beforehand and handed over by name keeps what that layer keeps,
