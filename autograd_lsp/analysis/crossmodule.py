@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..source import Source, SourceError, read_source
 from .model import ClassInfo, FunctionInfo
+from . import syntax
 
 log = logging.getLogger(__name__)
 
@@ -750,7 +751,7 @@ def _summary(model):
         assigned = set()
         for node in ordered:
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                assigned |= _targets(node)
+                assigned |= syntax.bound_names(node)
         summary = (_Ordered(ordered), star, assigned)
         model._direct_summary = summary
     return summary
@@ -797,21 +798,6 @@ def _binds_value_or_class(model, name: str) -> bool:
     if any(isinstance(node, ast.ClassDef) and node.name == name for node in top):
         return True
     return name in assigned and name not in model.imports.names
-
-
-def _targets(node) -> set:
-    """The names an assignment binds: `a, (b, *c) = ...` binds a, b, c; `x.y = ...` and `x[i] = ...` bind none."""
-    targets = list(node.targets) if isinstance(node, ast.Assign) else [node.target]  # a copy: the tree stays whole
-    names = set()
-    while targets:
-        target = targets.pop()
-        if isinstance(target, ast.Name):
-            names.add(target.id)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            targets.extend(target.elts)
-        elif isinstance(target, ast.Starred):
-            targets.append(target.value)
-    return names
 
 
 def _last_binding(model, name: str):
@@ -875,7 +861,7 @@ def _binds(node, name: str) -> bool:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return node.name == name
     if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        return name in _targets(node)
+        return name in syntax.bound_names(node)
     if isinstance(node, ast.Import):
         return any((alias.asname or alias.name.split(".", 1)[0]) == name for alias in node.names)
     if isinstance(node, ast.ImportFrom):

@@ -287,6 +287,13 @@ class ModuleModel:
             if (role is None or event.role == role) and (method is None or event.method == method):
                 yield event
 
+    def calls_by_node(self) -> dict:
+        """id of a call node -> its call event in this module's walk (indexed once, with the events)."""
+        index = self.__dict__.get("_call_index")
+        if index is None or index[0] != len(self.events):
+            index = self._call_index = (len(self.events), {id(event.node): event for event in self._by_type(CallEvent)})
+        return index[1]
+
     def _by_type(self, kind: type) -> list:
         # Eighteen rules each filter the events by kind, several times: index them once, in execution order, all
         # kinds in one pass (a pass per kind asked was ~15% of the rules' time).

@@ -183,6 +183,31 @@ def always_after(function: ast.AST, statement: ast.stmt, node: ast.AST) -> bool:
     return False  # (a statement of an `except` handler's list is its handler's body: found above)
 
 
+def bound_names(node: ast.AST) -> set:
+    """The names an assignment binds: `a, (b, *c) = ...` binds a, b, c; `x.y = ...` and `x[i] = ...` bind none (an
+    Assign, AugAssign, AnnAssign, For or NamedExpr)."""
+    targets = list(node.targets) if isinstance(node, ast.Assign) else [node.target]  # a copy: the tree stays whole
+    names = set()
+    while targets:
+        target = targets.pop()
+        if isinstance(target, ast.Name):
+            names.add(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            targets.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            targets.append(target.value)
+    return names
+
+
+def super_call(node: ast.AST, method: str | None = None) -> bool:
+    """`node` is `super().<method>(...)`; with no method, the bare `super()` call itself."""
+    if type(node) is not ast.Call:
+        return False
+    if method is None:
+        return type(node.func) is ast.Name and node.func.id == "super"
+    return type(node.func) is ast.Attribute and node.func.attr == method and super_call(node.func.value)
+
+
 def stores(node: ast.AST, name: str) -> bool:
     """`name` (a plain name) is assigned somewhere under `node`, nested functions and classes excluded."""
     stack = [node]

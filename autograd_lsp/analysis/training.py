@@ -570,11 +570,10 @@ def _base_forward_saving(model: ModuleModel, cls, forward, depth: int) -> set:
     through a layer that saved its weights). Empty where the forward calls no such base forward."""
     if not cls.bases or not model.mentions("super"):
         return set()
-    from .syntax import nodes
+    from .syntax import nodes, super_call
     found = set()
     for node in nodes(forward.node):
-        if not (type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "forward"
-                and type(node.func.value) is ast.Call and type(node.func.value.func) is ast.Name and node.func.value.func.id == "super"):
+        if not super_call(node, "forward"):
             continue
         result = model.prov(node)
         if result is None or result.kind is not Kind.TENSOR or not result.graph:

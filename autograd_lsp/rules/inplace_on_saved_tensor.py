@@ -72,7 +72,7 @@ import sys
 from dataclasses import replace
 
 from ..analysis import syntax
-from ..analysis.model import BindEvent, CallEvent, InplaceEvent, ModuleModel
+from ..analysis.model import BindEvent, InplaceEvent, ModuleModel
 from ..analysis.provenance import Kind
 from ..analysis.torch_api import operator_op, out_of_place, saved_inputs, saves_output
 from ..analysis.training import GRAPH_RETURNING
@@ -181,7 +181,7 @@ def _saved_later(model: ModuleModel, loop, event, name: str):
         if isinstance(node, ast.BinOp) and operator_op(node.op):
             op, operands = operator_op(node.op), [node.left, node.right]
         elif isinstance(node, ast.Call):
-            call = _calls(model).get(id(node))
+            call = model.calls_by_node().get(id(node))
             if call is None or call.role is not None or not (call.qualname or call.method):
                 continue
             op = (call.qualname or call.method).rsplit(".", 1)[-1]
@@ -199,13 +199,6 @@ def _returned_several(model: ModuleModel, saver) -> bool:
     """The saving node is a call that returned a tuple (a forward's `return c2, c3`): each element is kept apart."""
     found = model.prov(saver) if isinstance(saver, ast.Call) else None
     return found is not None and found.kind is Kind.SEQUENCE
-
-
-def _calls(model: ModuleModel) -> dict:
-    found = model.__dict__.get("_ag006_calls")
-    if found is None:
-        found = model.__dict__["_ag006_calls"] = {id(event.node): event for event in model.of_type(CallEvent)}
-    return found
 
 
 def _computed_through(model: ModuleModel, key: int, graph: frozenset) -> bool:

@@ -264,7 +264,7 @@ def _same_self(model: ModuleModel, forward: CallEvent, call: CallEvent, step) ->
     if not isinstance(step.through.func, ast.Attribute):
         # a plain helper given this instance's optimizer (`update(self.q_opt, loss)` in a method, with the forward's method
         # called on `self` too): the optimizer's parameters are named by this `self`
-        helper = _calls(model).get(id(step.through))
+        helper = model.calls_by_node().get(id(step.through))
         receiver = step.direct.receiver
         given = callsite.argument_for(helper, {receiver.id}) if helper is not None and helper.function is not None \
             and isinstance(receiver, ast.Name) else None
@@ -321,7 +321,7 @@ def _next_iteration(model: ModuleModel, site: Site, steps: list):
     """(loop, forward, step): the loss is rebuilt every iteration of a training loop, but on a forward output computed once
     before the loop (`fake` of the discriminator's loop, reused by every generator step); the optimizer steps in the loop,
     so the next iteration backpropagates through that forward again: freed, or (retained) saved before the step."""
-    calls = _calls(model)
+    calls = model.calls_by_node()
     _, loss = backward_target(model, site.event)
     for loop, start, end, stepping in _stepping_loops(site, steps):
         if loss is None or not loop.contains(loss.loop):
@@ -360,7 +360,7 @@ def _state_next_iteration(model: ModuleModel, site: Site, steps: list):
     function = site.event.function
     if site.event.ctx.via is not None or not _state_graph(model, site.event):
         return None
-    calls = _calls(model)
+    calls = model.calls_by_node()
     makers = {}
     for ident in _state_graph(model, site.event):
         event = calls.get(ident)
@@ -384,18 +384,6 @@ def _state_next_iteration(model: ModuleModel, site: Site, steps: list):
             if step is not None:
                 return loop, forward, step
     return None
-
-
-def _calls(model: ModuleModel) -> dict:
-    calls = model.__dict__.get("_ag017_calls")
-    if calls is None:
-        calls = model.__dict__["_ag017_calls"] = {id(event.node): event for event in model.of_type(CallEvent)}
-    return calls
-
-
-def _forward_name(model: ModuleModel, event: CallEvent) -> str | None:
-    target = event.receiver if event.method == "forward" else event.node.func
-    return model.text(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
 
 
 def _trainable_forward(model: ModuleModel, event: CallEvent) -> bool:
@@ -649,7 +637,7 @@ def _own_state_graph(model: ModuleModel, call: CallEvent) -> frozenset:
         return frozenset()
     cache = model.__dict__.setdefault("_ag017_own_state", {})
     if id(function) not in cache:
-        calls = _calls(model)
+        calls = model.calls_by_node()
         kept = frozenset(event.prov.node and id(event.prov.node) for event in model.of_type(BindEvent) if event.name.startswith("self.")
                          and event.ctx.scope.function is function and event.ctx.via is None
                          and event.prov is not None and event.prov.kind is Kind.TENSOR)
@@ -687,7 +675,7 @@ def _state_graph(model: ModuleModel, call: CallEvent) -> frozenset:
         return frozenset()
     cache = model.__dict__.setdefault("_ag017_state", {})
     if id(function) not in cache:
-        calls = _calls(model)
+        calls = model.calls_by_node()
         # what other methods of the class keep on `self` (a forward computed inside a helper it calls is fresh per call)
         kept = frozenset().union(*(event.prov.graph for event in model.of_type(BindEvent) if event.name.startswith("self.")
                                    and event.prov is not None and event.prov.kind is Kind.TENSOR and event.ctx.via is None
@@ -712,7 +700,7 @@ def _state_graph(model: ModuleModel, call: CallEvent) -> frozenset:
 
 def _recomputed_between(model: ModuleModel, first: Site, second: Site, shared: frozenset) -> bool:
     """A call between the two backward sites runs again the method that made a shared forward (`self.forward()`)."""
-    calls = _calls(model)
+    calls = model.calls_by_node()
     makers = {id(event.ctx.scope.function) for ident in shared for event in [calls.get(ident)]
               if event is not None and event.ctx.scope.function is not None and event.ctx.scope.function is not first.event.ctx.scope.function}
     if not makers:
@@ -770,7 +758,7 @@ def _helper_retains(model: ModuleModel, function) -> bool:
 def _finding(model: ModuleModel, first: Site, second: Site, step: CallEvent, shared: frozenset, stale: str | None = None):
     within = None
     if stale is not None:  # (the value named is one the stale module's forward went into: its weights are what broke)
-        calls = _calls(model)
+        calls = model.calls_by_node()
         within = frozenset(ident for ident in shared if ident in calls and _forward_name(model, calls[ident]) == stale)
     shared_text, shared_bind, shared_name = _shared_value(model, first, second, shared, within)
     what = f"`{shared_text}`" if shared_text else "a forward output"
@@ -946,7 +934,7 @@ def _detach_fix(model: ModuleModel, first: Site, second: Site, name: str | None,
 def _feeds_another_model(model: ModuleModel, use: UseEvent, bind: BindEvent) -> bool:
     """`D(fake)`: the shared value goes straight into another model's forward (not a loss function), so the first loss
     keeps its own graph through that model once the value is detached."""
-    calls = _calls(model)
+    calls = model.calls_by_node()
     parent = parents(model, use.ctx.statement).get(id(use.node))
     event = calls.get(id(parent)) if isinstance(parent, ast.Call) and use.node in parent.args else None
     producer = bind.prov.node
@@ -974,7 +962,7 @@ def _helper_forward_of(model: ModuleModel, call: CallEvent, argument: ast.expr) 
     name = passed.get(id(argument))
     if name is None:
         return None
-    calls, into, reads, given = _calls(model), None, 0, 0
+    calls, into, reads, given = model.calls_by_node(), None, 0, 0
     for inner in nodes(node):
         if type(inner) is ast.Name and inner.id == name:
             if type(inner.ctx) is not ast.Load:

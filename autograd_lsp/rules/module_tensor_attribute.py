@@ -839,14 +839,8 @@ def _device_only(call: ast.Call) -> bool:
 
 def _dtype_conversion(model: ModuleModel, cls: ClassInfo) -> ast.Call | None:
     """`model.half()`, `net.to(torch.float64)`, `.double()` in this module, of an instance of the class or of a module that
-    holds one: its weights change dtype, a plain attribute does not."""
-    found = _conversions(model).get(id(cls))
-    return found[0].node if found else None
-
-
-def _conversions(model: ModuleModel) -> dict:
-    """id of a module class -> the calls of this module converting to another floating dtype an instance of it or a module
-    holding one (a torch container of such modules too: `nn.Sequential(pre, net).to(torch.float64)`), in walk order."""
+    holds one (a torch container of such modules too: `nn.Sequential(pre, net).to(torch.float64)`): its weights change
+    dtype, a plain attribute does not. The first such call in walk order."""
     converted = model.__dict__.get("_ag009_converted")
     if converted is None:
         converted = model.__dict__["_ag009_converted"] = {}
@@ -855,10 +849,8 @@ def _conversions(model: ModuleModel) -> dict:
             if recv is None or recv.kind is not Kind.MODULE or not _to_float_dtype(model, call):
                 continue
             for held in _container_classes(recv):
-                events = converted.setdefault(id(held), [])
-                if call not in events:
-                    events.append(call)
-    return converted
+                converted.setdefault(id(held), call.node)
+    return converted.get(id(cls))
 
 
 def _container_classes(prov, depth: int = 0) -> list:

@@ -90,7 +90,7 @@ from ..analysis.model import BindEvent, CallEvent, ClassInfo, ItemStoreEvent, Mo
 from ..analysis.provenance import Kind, Provenance, flatten
 from ..analysis import torch_api as api
 from ..analysis import uses
-from ..analysis.syntax import nodes, statements
+from ..analysis.syntax import nodes, statements, super_call
 from ..analysis.training import called_module, is_frozen, keeps_own_weights, mine, never_together, parted, runs_after, shown, site
 from ..findings import Edit, Fix, Safety, Severity, Span
 
@@ -1271,11 +1271,10 @@ def _super_runs_layers_only(cls: ClassInfo, forward, model: ModuleModel) -> bool
     """Every `super()` of the forward is `super().forward(...)` of a base whose forward is of layers only (the walker
     runs that base's forward there: walker._module_chain); no `super()` at all: True."""
     calls = [node for node in nodes(forward.node) if type(node) is ast.Call]
-    supers = sum(type(node.func) is ast.Name and node.func.id == "super" for node in calls)
+    supers = sum(super_call(node) for node in calls)
     if not supers:
         return True
-    runs_base = sum(type(node.func) is ast.Attribute and node.func.attr == "forward" and type(node.func.value) is ast.Call
-                    and type(node.func.value.func) is ast.Name and node.func.value.func.id == "super" for node in calls)
+    runs_base = sum(super_call(node, "forward") for node in calls)
     if runs_base != supers or len(cls.node.bases) != 1 or len(cls.bases) != 1:
         return False  # (another use of super(), or a base this module does not define: what it runs is not seen)
     base = cls.bases[0]

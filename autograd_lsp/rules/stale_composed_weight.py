@@ -510,10 +510,8 @@ def _built_per_call(model: ModuleModel, cls) -> set:
     """Ids of the constructions of `cls` made inside a method of a module and not kept on `self` there (`return
     BatchLinear(weights=w, biases=b)` in a hypernetwork's forward): each call builds a new instance from what it
     composed then, so that instance's state is not composed once."""
-    found = set()
-    for event in model.calls():
-        if id(event.node) not in cls.instances:
-            continue
+    found, calls = set(), model.calls_by_node()
+    for event in filter(None, map(calls.get, cls.instances)):
         function = event.ctx.scope.function
         statement = event.ctx.statement
         if function is None or function.cls is None or not function.cls.is_module:

@@ -65,7 +65,7 @@ from ..analysis import torch_ops as ops
 from ..analysis import uses
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, InplaceEvent, ModuleModel, UseEvent
 from ..analysis.provenance import Kind
-from ..analysis.syntax import basic_index, body_statement, dotted, nodes, parents
+from ..analysis.syntax import basic_index, body_statement, bound_names, dotted, nodes, parents
 from ..findings import Edit, Fix, Safety, Severity, Span
 
 CODE = "AG012"
@@ -127,7 +127,7 @@ def _bound_shape(function: ast.AST, name: str) -> list:
     """The literal sizes of the shape a function binds to `name` once (`(n, 0)`, `x.shape[:-1] + (0,)`: their elements);
     none where it binds it otherwise or more than once."""
     binds = [node for node in nodes(function) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr))
-             and any(isinstance(t, ast.Name) and t.id == name for t in _targets(node))]
+             and name in bound_names(node)]
     if len(binds) != 1 or not isinstance(binds[0], ast.Assign):
         return []
     value, parts = binds[0].value, []
@@ -136,25 +136,6 @@ def _bound_shape(function: ast.AST, name: str) -> list:
         value = value.left
     parts.append(value)
     return [element for part in parts if isinstance(part, (ast.Tuple, ast.List)) for element in part.elts]
-
-
-def _targets(node: ast.AST) -> list:
-    if isinstance(node, ast.Assign):
-        found = list(node.targets)
-    elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
-        found = [node.target]
-    else:
-        return []
-    out = []
-    while found:
-        target = found.pop()
-        if isinstance(target, (ast.Tuple, ast.List)):
-            found.extend(target.elts)
-        elif isinstance(target, ast.Starred):
-            found.append(target.value)
-        else:
-            out.append(target)
-    return out
 
 
 def _size_like(model: ModuleModel, arg: ast.expr, scope, before: int, depth: int = 0) -> bool:
