@@ -72,7 +72,7 @@ import ast
 import sys
 import textwrap
 
-from ..analysis import callsite, syntax, torch_api as api
+from ..analysis import callsite, syntax, torch_api as api, uses
 from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, ClassInfo, FunctionInfo, InplaceEvent, ModuleModel, ThroughEvent
 from ..analysis.provenance import Kind, Provenance
 from ..findings import Edit, Fix, Safety, Severity, Span
@@ -396,7 +396,7 @@ def _pending_backward(model, event, owner, prov, sites, binds, label: str | None
         if not depends:
             continue
         for bound in _computed_before(model, binds, _binding(binds, site.value.id, loss, site.event.seq), event.seq):
-            saver, where = _saver(model, owner, prov, bound, binds, label)
+            saver, where = _saver(model, owner, prov, bound, binds, label, event.seq)
             if saver is not None:
                 return site, where.node, saver
             found = found or (site, bound.node, None)
@@ -479,7 +479,8 @@ def _layer_loop_label(model, owner: ast.expr) -> str | None:
     return f"{model.text(loop.iter)}.*"
 
 
-def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds, label: str | None = None) -> tuple[str | None, BindEvent]:
+def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds, label: str | None = None,
+           write_seq: int | None = None) -> tuple[str | None, BindEvent]:
     """The op of the pending forward that saved `owner` for its backward (torch's derivatives.yaml), and the binding
     it lies in; (None, bound) when none did."""
     if prov.kept_for_backward:
@@ -493,7 +494,7 @@ def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds, label: str | N
         bind = pending.pop(0)
         if bind.value is None:
             continue
-        found = _saver_in(model, bind.value, label, {}, calls, binds, 0, set())
+        found = None if _rebound(binds, label, bind, write_seq) else _saver_in(model, bind.value, label, {}, calls, binds, 0, set())
         if found is not None:
             return found, bind
         for earlier in _graph_inputs(model, binds, bind):
@@ -501,6 +502,19 @@ def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds, label: str | N
                 seen.add(id(earlier))
                 pending.append(earlier)
     return None, bound
+
+
+def _rebound(binds, label: str, bind: BindEvent, write_seq: int | None) -> bool:
+    """`probs = probs.gather(1, idx)` at or after `bind` and before the write: the `probs` an op of `bind` saved is the
+    old tensor, not the one written (unless the new one is a view of it, sharing its storage)."""
+    if write_seq is None:
+        return False
+    for later in binds.get(label, ()):
+        if bind.seq <= later.seq < write_seq and later.ctx.scope is bind.ctx.scope and later.value is not None:
+            base = uses.aliased_base(later.value)
+            if not (isinstance(base, ast.Name) and base.id == label):
+                return True
+    return False
 
 
 def _saver_in(model, expr: ast.expr, label: str, params: dict, calls, binds, depth: int, seen: set) -> str | None:
