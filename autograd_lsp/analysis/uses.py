@@ -190,6 +190,13 @@ def may_return_self(name: str) -> bool:
     return name in ops.VIEWS or (name in ops.DEVICE_MOVES and not name.startswith("new_")) or name in ("contiguous", "float")
 
 
+def may_share_input(name: str) -> bool:
+    """Views, conversions that may hand back the tensor itself, `detach()`, and methods returning `self` (in-place ops,
+    `requires_grad_`): the result may be, or share storage with, the tensor it is called on. Not `clone()` (a copy)."""
+    return (may_return_self(name) or name in ops.VIEWS or name in ops.SAME_VALUES and name != "clone"
+            or name in ops.GRAPH_CUTS or name in ops.BOOKKEEPING or name in ops.INPLACE)
+
+
 def moves_device(name: str) -> bool:
     """`to`, `cuda`, `cpu`, `type_as`, `new_zeros`...: the result's device is chosen by the call."""
     return name in ops.DEVICE_MOVES

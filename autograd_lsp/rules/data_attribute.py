@@ -396,7 +396,7 @@ def _pending_backward(model, event, owner, prov, sites, binds, label: str | None
         if not depends:
             continue
         for bound in _computed_before(model, binds, _binding(binds, site.value.id, loss, site.event.seq), event.seq):
-            saver, where = _saver(model, owner, prov, bound, binds, label, event.seq)
+            saver, where = _saver(model, owner, prov, bound, binds, label, event)
             if saver is not None:
                 return site, where.node, saver
             found = found or (site, bound.node, None)
@@ -480,7 +480,7 @@ def _layer_loop_label(model, owner: ast.expr) -> str | None:
 
 
 def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds, label: str | None = None,
-           write_seq: int | None = None) -> tuple[str | None, BindEvent]:
+           write=None) -> tuple[str | None, BindEvent]:
     """The op of the pending forward that saved `owner` for its backward (torch's derivatives.yaml), and the binding
     it lies in; (None, bound) when none did."""
     if prov.kept_for_backward:
@@ -494,7 +494,7 @@ def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds, label: str | N
         bind = pending.pop(0)
         if bind.value is None:
             continue
-        found = None if _rebound(binds, label, bind, write_seq) else _saver_in(model, bind.value, label, {}, calls, binds, 0, set())
+        found = None if _rebound(model, binds, label, bind, write) else _saver_in(model, bind.value, label, {}, calls, binds, 0, set())
         if found is not None:
             return found, bind
         for earlier in _graph_inputs(model, binds, bind):
@@ -504,17 +504,43 @@ def _saver(model, owner: ast.expr, prov, bound: BindEvent, binds, label: str | N
     return None, bound
 
 
-def _rebound(binds, label: str, bind: BindEvent, write_seq: int | None) -> bool:
+def _rebound(model, binds, label: str, bind: BindEvent, write) -> bool:
     """`probs = probs.gather(1, idx)` at or after `bind` and before the write: the `probs` an op of `bind` saved is the
-    old tensor, not the one written (unless the new one is a view of it, sharing its storage)."""
-    if write_seq is None:
+    old tensor, not the one written. Only a rebinding that surely ran (in the saving statement itself, or in the write's
+    own block) to a surely new tensor counts: `w = w.to(device)`, `w = w.t()` or `w = other` may hold the saved storage."""
+    if write is None:
         return False
     for later in binds.get(label, ()):
-        if bind.seq <= later.seq < write_seq and later.ctx.scope is bind.ctx.scope and later.value is not None:
-            base = uses.aliased_base(later.value)
-            if not (isinstance(base, ast.Name) and base.id == label):
-                return True
+        if bind.seq <= later.seq < write.seq and later.ctx.scope is bind.ctx.scope and later.value is not None \
+                and (later.ctx.statement is bind.ctx.statement or _same_block(model, later.ctx.statement, write.ctx.statement)) \
+                and _fresh_tensor(model, later.value):
+            return True
     return False
+
+
+def _same_block(model, first: ast.stmt, second: ast.stmt) -> bool:
+    """Both statements in one statement list (a body, an `else:`), so the first ran whenever the second did."""
+    parent_map = syntax.parents(model, model.tree)
+    parent = parent_map.get(id(second))
+    if parent is None or parent_map.get(id(first)) is not parent:
+        return False
+    return any(type(block) is list and first in block and second in block for block in
+               (getattr(parent, field, None) for field in ("body", "orelse", "finalbody")))
+
+
+def _fresh_tensor(model, value: ast.expr) -> bool:
+    """An op's new result (`x * y`, `x.pow(2)`, `x.gather(...)`), not a name, a view or a conversion that may hand back
+    its input (`x.to(device)`, `x.float()`, `x.detach()`, `torch.squeeze(x)`); a view of a new result is new too."""
+    value = uses.aliased_base(value)
+    if isinstance(value, ast.BinOp):
+        return True
+    if not isinstance(value, ast.Call):
+        return False
+    qualname = model.imports.qualname(value.func)
+    name = qualname.rsplit(".", 1)[-1] if qualname else value.func.attr if isinstance(value.func, ast.Attribute) else None
+    if name is None:
+        return False
+    return not uses.may_share_input(name)
 
 
 def _saver_in(model, expr: ast.expr, label: str, params: dict, calls, binds, depth: int, seen: set) -> str | None:
