@@ -610,7 +610,7 @@ def _sites(model: ModuleModel) -> list[Site]:
             arguments = [(argument, given.graph) for argument in [*event.through.args, *(kw.value for kw in event.through.keywords)]
                          for given in [model.prov(argument)] if given is not None and given.kind is Kind.TENSOR and given.graph
                          and given.graph <= prov.graph]
-            sites.append(Site(event, prov.graph, retains, text, arguments))
+            sites.append(Site(event, prov.graph | _calls_through(event), retains, text, arguments))
         elif is_backward(event):
             target, prov = backward_target(model, event)
             if prov is None or prov.kind is not Kind.TENSOR or not prov.graph:
@@ -627,6 +627,17 @@ def _sites(model: ModuleModel) -> list[Site]:
                 sites.append(Site(event, graph, _helper_retains(model, event.function), model.text(event.node), arguments, kept))
     sites.sort(key=lambda site: site.seq)
     return sites
+
+
+def _calls_through(event: ThroughEvent) -> frozenset:
+    """The calls that ran this backward (this scope's, and the ones in the bodies down to it): what their bodies made is
+    made anew by each of them (a forward run inside `optim_step(model, opt, x, y)`, a loss of the argument expression it
+    is given): a graph of its own per call, unless the same call holds both (`model.shared_graph`)."""
+    found = set()
+    while type(event) is ThroughEvent:
+        found.add(id(event.through))
+        event = event.inner
+    return frozenset(found)
 
 
 def _own_state_graph(model: ModuleModel, call: CallEvent) -> frozenset:
