@@ -529,19 +529,19 @@ class ModuleModel:
             memo[ident] = True  # (a recursive helper meets its own question: shared, as before)
             function = owners.get(ident)
             result = True
+            if function is not None:  # (a call inside a helper's body too: made anew by each call of that helper)
+                through = calls.get(function, frozenset())
+                in_a, in_b = through & a, through & b
+                if in_a and in_b:
+                    result = any(shared(call) for call in in_a & in_b)
             callee = callees.get(ident)
-            if callee is not None:
+            if callee is not None and result:
                 # the id of a call of a helper: both graphs came out of that call; they share something only where they
                 # share a node of its body (when both hold some: else what the body did is unknown, so shared)
                 body_a = [i for i in a if owners.get(i) is callee]
                 body_b = [i for i in b if owners.get(i) is callee]
                 if body_a and body_b:
                     result = any(shared(i) for i in set(body_a) & set(body_b))
-            if function is not None and result:  # (a call inside a helper's body too: made anew by each call of that helper)
-                through = calls.get(function, frozenset())
-                in_a, in_b = through & a, through & b
-                if in_a and in_b:
-                    result = any(shared(call) for call in in_a & in_b)
             memo[ident] = result
             return result
 

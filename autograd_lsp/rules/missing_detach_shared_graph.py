@@ -126,7 +126,7 @@ def _check(model: ModuleModel):
         for second in sites[index + 1:]:
             if second.event.ctx.scope is not first.event.ctx.scope or id(second) in reported:
                 continue
-            shared = model.shared_graph(first.graph | first.kept, second.graph)
+            shared = _made_apart(model, first, second, model.shared_graph(first.graph | first.kept, second.graph))
             if not shared:
                 continue
             between = [s for s in steps if s.ctx.scope is first.event.ctx.scope and first.seq <= s.seq < second.seq and
@@ -627,6 +627,25 @@ def _sites(model: ModuleModel) -> list[Site]:
                 sites.append(Site(event, graph, _helper_retains(model, event.function), model.text(event.node), arguments, kept))
     sites.sort(key=lambda site: site.seq)
     return sites
+
+
+def _made_apart(model: ModuleModel, first: Site, second: Site, shared: frozenset) -> frozenset:
+    """Two backward calls that separate calls of helpers run (`update(critic, opt, replay)` twice): a node of a function
+    that no call of this file is known to run (`critic.policy(obs)`, a method of a module given to the helper) is made
+    inside those calls, each its own, unless something both hold put it there (kept on `self`: `first.kept`)."""
+    if type(first.event) is not ThroughEvent or type(second.event) is not ThroughEvent or not shared:
+        return shared
+    if _calls_through(first.event) & _calls_through(second.event):
+        return shared
+    owners, calls = model._graph_owners()
+    here = set()  # the function the two calls stand in, and the ones around it: what they make is made once for both
+    function = first.event.ctx.scope.function
+    node = function.node if function is not None else None
+    while node is not None:
+        here.add(node)
+        node = owners.get(id(node))
+    return frozenset(ident for ident in shared if ident in first.kept or (function := owners.get(ident)) is None or function in here
+                     or calls.get(function))
 
 
 def _calls_through(event: ThroughEvent) -> frozenset:
