@@ -631,8 +631,9 @@ def _sites(model: ModuleModel) -> list[Site]:
 
 def _made_apart(model: ModuleModel, first: Site, second: Site, shared: frozenset) -> frozenset:
     """Two backward calls that separate calls of helpers run (`update(critic, opt, replay)` twice): a node of a function
-    that no call of this file is known to run (`critic.policy(obs)`, a method of a module given to the helper) is made
-    inside those calls, each its own, unless something both hold put it there (kept on `self`: `first.kept`)."""
+    that no call of their own scope runs (`critic.policy(obs)` in the helper, a method of the module it is given) is made
+    inside those calls, each its own, unless something both hold put it there (kept on `self`: `first.kept`; a call in
+    their scope before them that both graphs hold, or of a method that keeps it on `self`, `self.forward()`)."""
     if type(first.event) is not ThroughEvent or type(second.event) is not ThroughEvent or not shared:
         return shared
     if _calls_through(first.event) & _calls_through(second.event):
@@ -644,8 +645,13 @@ def _made_apart(model: ModuleModel, first: Site, second: Site, shared: frozenset
     while node is not None:
         here.add(node)
         node = owners.get(id(node))
+    scope = first.event.ctx.scope
+    keeps = {event.ctx.scope.function.node for event in model.of_type(BindEvent) if event.name.startswith("self.")
+             and event.ctx.scope.function is not None}
+    made_here = {event.function.node for event in model.calls() if event.function is not None and event.ctx.scope is scope
+                 and event.seq < second.seq and (event.function.node in keeps or id(event.node) in first.graph and id(event.node) in second.graph)}
     return frozenset(ident for ident in shared if ident in first.kept or (function := owners.get(ident)) is None or function in here
-                     or calls.get(function))
+                     or function in made_here)
 
 
 def _calls_through(event: ThroughEvent) -> frozenset:
