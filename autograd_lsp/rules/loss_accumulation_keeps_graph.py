@@ -544,9 +544,11 @@ def _judge(model: ModuleModel, acc: Accumulation):
             return None
     elif not _defined_before(model, acc, loop) or acc.form == "store" and not _new_key_each_iteration(acc, loop):
         return None
-    elif not loop.forwards and not loop.is_training and _reset_by_enclosing(loop, acc):
+    elif (not loop.forwards and not loop.is_training or _written_out(loop)) and _reset_by_enclosing(loop, acc):
         # an inner loop summing pieces of one forward (per-class or per-head losses), the sum started again by the
-        # loop around it: it lives one outer iteration and shares that iteration's graph; nothing grows
+        # loop around it: it lives one outer iteration and shares that iteration's graph; nothing grows. Or an inner
+        # loop over a written-out tuple (`for model, opt in ((ref, ref_opt), (test, test_opt)):`, one step of each
+        # model, their losses compared): as many graphs as the tuple has entries, started again each outer iteration
         return None
     backward = Part(BACKWARD, acc.helper) if acc.helper is not None else _per_iteration_backward(model, acc, loop, hook)
     if acc.prov is None and backward is None:
@@ -663,6 +665,13 @@ def _through_targets(model: ModuleModel) -> dict:
                 if argument is not None:
                     found[id(call.node)] = argument
     return found
+
+
+def _written_out(loop: Loop) -> bool:
+    """A `for` over a tuple or list written out in the code: as many iterations as it has entries, no more."""
+    node = loop.node
+    return isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, (ast.Tuple, ast.List)) \
+        and not any(isinstance(element, ast.Starred) for element in node.iter.elts)
 
 
 def _reset_by_enclosing(loop: Loop, acc: Accumulation) -> bool:
