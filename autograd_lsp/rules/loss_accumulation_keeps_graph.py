@@ -544,6 +544,8 @@ def _judge(model: ModuleModel, acc: Accumulation):
             return None
     elif not _defined_before(model, acc, loop) or acc.form == "store" and not _new_key_each_iteration(acc, loop):
         return None
+    elif acc.form == "append" and _bounded_deque(model, acc):
+        return None  # (`collections.deque(maxlen=n)` drops its oldest entry: it keeps the last n graphs, nothing grows)
     elif (not loop.forwards and not loop.is_training or _written_out(loop)) and _reset_by_enclosing(loop, acc):
         # an inner loop summing pieces of one forward (per-class or per-head losses), the sum started again by the
         # loop around it: it lives one outer iteration and shares that iteration's graph; nothing grows. Or an inner
@@ -716,6 +718,24 @@ def _reset_in(body: list[ast.stmt], acc: Accumulation) -> bool:
             elif isinstance(node, ast.Delete) and any(acc.base in ast.unparse(target) for target in node.targets):
                 return True
     return False
+
+
+def _bounded_deque(model: ModuleModel, acc: Accumulation) -> bool:
+    """The accumulator was last bound, in this scope, to `collections.deque(..., maxlen=n)` with an `n` given (not None)."""
+    calls = model.calls_by_node()
+    bound = None
+    for event in model.of_type(BindEvent):
+        if event.seq >= acc.event.seq:
+            break
+        if event.name == acc.base and event.ctx.scope is acc.event.ctx.scope:
+            bound = event
+    stmt = bound.ctx.statement if bound is not None else None
+    value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+    event = calls.get(id(value)) if isinstance(value, ast.Call) else None
+    if event is None or event.qualname != "collections.deque":
+        return False
+    size = next((kw.value for kw in value.keywords if kw.arg == "maxlen"), value.args[1] if len(value.args) > 1 else None)
+    return size is not None and not (isinstance(size, ast.Constant) and size.value is None)
 
 
 def _defined_before(model: ModuleModel, acc: Accumulation, loop: Loop) -> bool:
