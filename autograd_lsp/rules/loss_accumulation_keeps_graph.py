@@ -712,6 +712,11 @@ def _reset_in(body: list[ast.stmt], acc: Accumulation) -> bool:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 if any(_label(target) in (acc.accumulator, acc.base) for target in targets):
                     return True
+                # (`self.values, self.masks = [], []`: each name of a written-out tuple is bound anew)
+                if any(isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List))
+                       and len(target.elts) == len(node.value.elts) and not any(isinstance(e, ast.Starred) for e in target.elts)
+                       and any(_label(element) in (acc.accumulator, acc.base) for element in target.elts) for target in targets):
+                    return True
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "clear" and \
                     _label(node.func.value) == acc.base:
                 return True
