@@ -529,19 +529,19 @@ class ModuleModel:
             memo[ident] = True  # (a recursive helper meets its own question: shared, as before)
             function = owners.get(ident)
             result = True
+            if function is not None:  # (a call inside a helper's body too: made anew by each call of that helper)
+                through = calls.get(function, frozenset())
+                in_a, in_b = through & a, through & b
+                if in_a and in_b:
+                    result = any(shared(call) for call in in_a & in_b)
             callee = callees.get(ident)
-            if callee is not None:
+            if callee is not None and result:
                 # the id of a call of a helper: both graphs came out of that call; they share something only where they
                 # share a node of its body (when both hold some: else what the body did is unknown, so shared)
                 body_a = [i for i in a if owners.get(i) is callee]
                 body_b = [i for i in b if owners.get(i) is callee]
                 if body_a and body_b:
                     result = any(shared(i) for i in set(body_a) & set(body_b))
-            elif function is not None:
-                through = calls.get(function, frozenset())
-                in_a, in_b = through & a, through & b
-                if in_a and in_b:
-                    result = any(shared(call) for call in in_a & in_b)
             memo[ident] = result
             return result
 
@@ -552,18 +552,28 @@ class ModuleModel:
         found = self.__dict__.get("_graph_owners_index")
         if found is None:
             owners: dict = {}
-            stack = [(child, None) for child in ast.iter_child_nodes(self.tree)]
-            while stack:
-                node, function = stack.pop()
-                if function is not None:
-                    owners[id(node)] = function
-                inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else function
-                stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+            seen: set = set()
+
+            def own(stack):
+                while stack:
+                    node, function = stack.pop()
+                    seen.add(id(node))
+                    if function is not None:
+                        owners[id(node)] = function
+                    inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else function
+                    stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+
+            own([(child, None) for child in ast.iter_child_nodes(self.tree)])
             calls: dict = {}
             for event in self.calls():
                 info = event.function
                 if info is not None and info.node is not None:
                     calls.setdefault(info.node, set()).add(id(event.node))
+            # a helper of another module that a call here walked: its body's nodes are its own as well (made by each call)
+            for node in list(calls):
+                if id(node) not in seen and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                    seen.add(id(node))
+                    own([(child, node) for child in ast.iter_child_nodes(node)])
             found = self.__dict__["_graph_owners_index"] = (owners, {node: frozenset(ids) for node, ids in calls.items()})
         return found
 

@@ -590,6 +590,20 @@ class Walker:
         if init is not None and not init.walked and not init.walking:
             self.walk_function(init)
 
+    def _walk_closure(self, node: ast.Call):
+        """`optimizer.step(closure)` runs the closure (LBFGS: several times): a def of this module that nothing else
+        calls (nested in the training function, so no walk of its own) is walked here, so that its backward and its
+        reset are known as the step's."""
+        argument = node.args[0] if node.args else next((kw.value for kw in node.keywords if kw.arg == "closure"), None)
+        if type(argument) is not ast.Name or self.summary_only:
+            return
+        scope = self.scope
+        while scope is not None and argument.id not in scope.defs:
+            scope = scope.parent
+        info = scope.defs.get(argument.id) if scope is not None else None
+        if isinstance(info, FunctionInfo) and not info.walked and not info.walking and info.owner is self and not info.node.args.args:
+            self.walk_function(info)
+
     def walk_function(self, info: FunctionInfo):
         if info.walked or info.walking:
             return
@@ -3119,6 +3133,7 @@ class Walker:
             self._forward_hook(node, recv)
         if method == "step" and self._is_optimizer(receiver, recv):
             event.role = "step"
+            self._walk_closure(node)
             return None
         if method == "requires_grad_":
             event.role = "requires_grad_"

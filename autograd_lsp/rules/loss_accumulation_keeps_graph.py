@@ -544,9 +544,13 @@ def _judge(model: ModuleModel, acc: Accumulation):
             return None
     elif not _defined_before(model, acc, loop) or acc.form == "store" and not _new_key_each_iteration(acc, loop):
         return None
-    elif not loop.forwards and not loop.is_training and _reset_by_enclosing(loop, acc):
+    elif acc.form == "append" and _bounded_deque(model, acc):
+        return None  # (`collections.deque(maxlen=n)` drops its oldest entry: it keeps the last n graphs, nothing grows)
+    elif (not loop.forwards and not loop.is_training or _written_out(loop)) and _reset_by_enclosing(loop, acc):
         # an inner loop summing pieces of one forward (per-class or per-head losses), the sum started again by the
-        # loop around it: it lives one outer iteration and shares that iteration's graph; nothing grows
+        # loop around it: it lives one outer iteration and shares that iteration's graph; nothing grows. Or an inner
+        # loop over a written-out tuple (`for model, opt in ((ref, ref_opt), (test, test_opt)):`, one step of each
+        # model, their losses compared): as many graphs as the tuple has entries, started again each outer iteration
         return None
     backward = Part(BACKWARD, acc.helper) if acc.helper is not None else _per_iteration_backward(model, acc, loop, hook)
     if acc.prov is None and backward is None:
@@ -665,6 +669,13 @@ def _through_targets(model: ModuleModel) -> dict:
     return found
 
 
+def _written_out(loop: Loop) -> bool:
+    """A `for` over a tuple or list written out in the code: as many iterations as it has entries, no more."""
+    node = loop.node
+    return isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, (ast.Tuple, ast.List)) \
+        and not any(isinstance(element, ast.Starred) for element in node.iter.elts)
+
+
 def _reset_by_enclosing(loop: Loop, acc: Accumulation) -> bool:
     outer = loop.parent
     while outer is not None:
@@ -701,12 +712,35 @@ def _reset_in(body: list[ast.stmt], acc: Accumulation) -> bool:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 if any(_label(target) in (acc.accumulator, acc.base) for target in targets):
                     return True
+                # (`self.values, self.masks = [], []`: each name of a written-out tuple is bound anew)
+                if any(isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List))
+                       and len(target.elts) == len(node.value.elts) and not any(isinstance(e, ast.Starred) for e in target.elts)
+                       and any(_label(element) in (acc.accumulator, acc.base) for element in target.elts) for target in targets):
+                    return True
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "clear" and \
                     _label(node.func.value) == acc.base:
                 return True
             elif isinstance(node, ast.Delete) and any(acc.base in ast.unparse(target) for target in node.targets):
                 return True
     return False
+
+
+def _bounded_deque(model: ModuleModel, acc: Accumulation) -> bool:
+    """The accumulator was last bound, in this scope, to `collections.deque(..., maxlen=n)` with an `n` given (not None)."""
+    calls = model.calls_by_node()
+    bound = None
+    for event in model.of_type(BindEvent):
+        if event.seq >= acc.event.seq:
+            break
+        if event.name == acc.base and event.ctx.scope is acc.event.ctx.scope:
+            bound = event
+    stmt = bound.ctx.statement if bound is not None else None
+    value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+    event = calls.get(id(value)) if isinstance(value, ast.Call) else None
+    if event is None or event.qualname != "collections.deque":
+        return False
+    size = next((kw.value for kw in value.keywords if kw.arg == "maxlen"), value.args[1] if len(value.args) > 1 else None)
+    return size is not None and not (isinstance(size, ast.Constant) and size.value is None)
 
 
 def _defined_before(model: ModuleModel, acc: Accumulation, loop: Loop) -> bool:

@@ -126,7 +126,7 @@ def _check(model: ModuleModel):
         for second in sites[index + 1:]:
             if second.event.ctx.scope is not first.event.ctx.scope or id(second) in reported:
                 continue
-            shared = model.shared_graph(first.graph | first.kept, second.graph)
+            shared = _made_apart(model, first, second, model.shared_graph(first.graph | first.kept, second.graph))
             if not shared:
                 continue
             between = [s for s in steps if s.ctx.scope is first.event.ctx.scope and first.seq <= s.seq < second.seq and
@@ -610,7 +610,7 @@ def _sites(model: ModuleModel) -> list[Site]:
             arguments = [(argument, given.graph) for argument in [*event.through.args, *(kw.value for kw in event.through.keywords)]
                          for given in [model.prov(argument)] if given is not None and given.kind is Kind.TENSOR and given.graph
                          and given.graph <= prov.graph]
-            sites.append(Site(event, prov.graph, retains, text, arguments))
+            sites.append(Site(event, prov.graph | _calls_through(event), retains, text, arguments))
         elif is_backward(event):
             target, prov = backward_target(model, event)
             if prov is None or prov.kind is not Kind.TENSOR or not prov.graph:
@@ -627,6 +627,42 @@ def _sites(model: ModuleModel) -> list[Site]:
                 sites.append(Site(event, graph, _helper_retains(model, event.function), model.text(event.node), arguments, kept))
     sites.sort(key=lambda site: site.seq)
     return sites
+
+
+def _made_apart(model: ModuleModel, first: Site, second: Site, shared: frozenset) -> frozenset:
+    """Two backward calls that separate calls of helpers run (`update(critic, opt, replay)` twice): a node of a function
+    that no call of their own scope runs (`critic.policy(obs)` in the helper, a method of the module it is given) is made
+    inside those calls, each its own, unless something both hold put it there (kept on `self`: `first.kept`; a call in
+    their scope before them that both graphs hold, or of a method that keeps it on `self`, `self.forward()`)."""
+    if type(first.event) is not ThroughEvent or type(second.event) is not ThroughEvent or not shared:
+        return shared
+    if _calls_through(first.event) & _calls_through(second.event):
+        return shared
+    owners, calls = model._graph_owners()
+    here = set()  # the function the two calls stand in, and the ones around it: what they make is made once for both
+    function = first.event.ctx.scope.function
+    node = function.node if function is not None else None
+    while node is not None:
+        here.add(node)
+        node = owners.get(id(node))
+    scope = first.event.ctx.scope
+    keeps = {event.ctx.scope.function.node for event in model.of_type(BindEvent) if event.name.startswith("self.")
+             and event.ctx.scope.function is not None}
+    made_here = {event.function.node for event in model.calls() if event.function is not None and event.ctx.scope is scope
+                 and event.seq < second.seq and (event.function.node in keeps or id(event.node) in first.graph and id(event.node) in second.graph)}
+    return frozenset(ident for ident in shared if ident in first.kept or (function := owners.get(ident)) is None or function in here
+                     or function in made_here)
+
+
+def _calls_through(event: ThroughEvent) -> frozenset:
+    """The calls that ran this backward (this scope's, and the ones in the bodies down to it): what their bodies made is
+    made anew by each of them (a forward run inside `optim_step(model, opt, x, y)`, a loss of the argument expression it
+    is given): a graph of its own per call, unless the same call holds both (`model.shared_graph`)."""
+    found = set()
+    while type(event) is ThroughEvent:
+        found.add(id(event.through))
+        event = event.inner
+    return frozenset(found)
 
 
 def _own_state_graph(model: ModuleModel, call: CallEvent) -> frozenset:
