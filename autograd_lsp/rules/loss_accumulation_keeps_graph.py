@@ -546,11 +546,15 @@ def _judge(model: ModuleModel, acc: Accumulation):
         return None
     elif acc.form == "append" and _bounded_deque(model, acc):
         return None  # (`collections.deque(maxlen=n)` drops its oldest entry: it keeps the last n graphs, nothing grows)
-    elif (not loop.forwards and not loop.is_training or _written_out(loop)) and _reset_by_enclosing(loop, acc):
+    elif not loop.forwards and not loop.is_training and _reset_by_enclosing(loop, acc):
         # an inner loop summing pieces of one forward (per-class or per-head losses), the sum started again by the
-        # loop around it: it lives one outer iteration and shares that iteration's graph; nothing grows. Or an inner
-        # loop over a written-out tuple (`for model, opt in ((ref, ref_opt), (test, test_opt)):`, one step of each
-        # model, their losses compared): as many graphs as the tuple has entries, started again each outer iteration
+        # loop around it: it lives one outer iteration and shares that iteration's graph; nothing grows
+        return None
+    elif _written_out(loop) and loop.parent is not None and _reset_each_iteration(loop.parent.node.body, acc) \
+            and not _moved_on(loop.parent.node, acc):
+        # an inner loop over a written-out tuple (`for model, opt in ((ref, ref_opt), (test, test_opt)):`, one step of
+        # each model, their losses compared): as many graphs as the tuple has entries, the list made anew on every
+        # pass of the loop around it (not only on some), and not handed on to a list that outlives it
         return None
     backward = Part(BACKWARD, acc.helper) if acc.helper is not None else _per_iteration_backward(model, acc, loop, hook)
     if acc.prov is None and backward is None:
@@ -740,7 +744,30 @@ def _bounded_deque(model: ModuleModel, acc: Accumulation) -> bool:
     if event is None or event.qualname != "collections.deque":
         return False
     size = next((kw.value for kw in value.keywords if kw.arg == "maxlen"), value.args[1] if len(value.args) > 1 else None)
-    return size is not None and not (isinstance(size, ast.Constant) and size.value is None)
+    if size is None or isinstance(size, ast.Constant) and size.value is None:
+        return False
+    # (a parameter defaulting to None, `def run(window=None): deque(maxlen=window)`, may leave it unbounded)
+    function = bound.ctx.scope.function
+    if isinstance(size, ast.Name) and function is not None:
+        args = function.node.args
+        positional = args.posonlyargs + args.args
+        defaults = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):], args.defaults))
+        defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+        default = defaults.get(size.id)
+        if default is not None and isinstance(default, ast.Constant) and default.value is None:
+            return False
+    return True
+
+
+def _moved_on(outer: ast.AST, acc: Accumulation) -> bool:
+    """`everything.extend(pair)`, `history.append(pair)`, `kept += pair` in the loop around: its graphs outlive it."""
+    for node in ast.walk(outer):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("extend", "append", "insert") \
+                and any(_label(arg) in (acc.accumulator, acc.base) for arg in node.args):
+            return True
+        if isinstance(node, ast.AugAssign) and _label(node.value) in (acc.accumulator, acc.base):
+            return True
+    return False
 
 
 def _defined_before(model: ModuleModel, acc: Accumulation, loop: Loop) -> bool:
