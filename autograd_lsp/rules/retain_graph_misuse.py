@@ -471,7 +471,8 @@ def _freed_then_reused(model, backwards, steps, graphs):
                 continue  # two calls of one helper that builds its graph anew and backpropagates it: two graphs
             shared = model.shared_graph(later_prov.graph, prov.graph)  # (a helper's nodes: per call)
             if not shared or not runs_after(first, later) \
-                    or not any(graphs.saves_any(graphs.node(ident)) for ident in shared):
+                    or not any(graphs.saves_any(graphs.node(ident)) and not _apart_outputs(model, graphs, ident, prov.graph, later_prov.graph)
+                               for ident in shared):
                 continue
             a, b = shown(model, first, later)  # (where they part, when that body is this module's)
             if any(s.ctx.scope is scope and first.seq < s.seq < later.seq for s in steps) and site(b).lineno in _ag017_lines(model) \
@@ -485,6 +486,148 @@ def _freed_then_reused(model, backwards, steps, graphs):
             reported.add((finding.span.line, finding.span.col))
             yield from found
             break  # (one finding per freeing backward: the first backward through it again)
+
+
+def _apart_outputs(model, graphs, ident: int, a: frozenset, b: frozenset) -> bool:
+    """`ident` is a call of a workspace module (`a, v = policy(s)`) that each graph holds through other outputs than the
+    other's (the unpacked targets its graph holds: walker._output_marked), and the forward it runs computes those outputs
+    from nothing in common but its arguments: `return self.actor(s), self.critic(s)`, each head a call of its own (a
+    module given to the constructor or built in __init__, whatever it is: its call builds its own nodes). What the
+    arguments carry is in both graphs by its own nodes, judged there. Shared: a local both outputs are computed from (a
+    trunk's `h = self.body(s)`), a value read from `self` or from outside, an output the graph holds whole."""
+    event = graphs.calls.get(ident)
+    if event is None or event.role != "forward" or event.runs is None:
+        return False
+    statement = event.ctx.statement
+    if type(statement) is not ast.Assign or len(statement.targets) != 1 or statement.value is not event.node \
+            or type(statement.targets[0]) not in (ast.Tuple, ast.List):
+        return False
+    places = {id(element): index for index, element in enumerate(statement.targets[0].elts)}
+    took_a = {places[i] for i in a if i in places}
+    took_b = {places[i] for i in b if i in places}
+    if not took_a or not took_b or took_a & took_b:
+        return False
+    function = event.runs.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    flow = _forward_flow(function)
+    if flow is None:
+        return False
+    returns, reach = flow
+    width = len(statement.targets[0].elts)
+    if any(len(elements) != width for elements in returns):
+        return False
+    used_a = set().union(*(reach(elements[index]) for elements in returns for index in took_a))
+    used_b = set().union(*(reach(elements[index]) for elements in returns for index in took_b))
+    return not used_a & used_b
+
+
+def _forward_flow(function):
+    """The tuple displays a forward returns (every `return`), and `reach(expression)`: what it is computed from in the
+    body, but the forward's arguments and the modules it calls (`self.actor`, `F.relu`): the locals it reads (each
+    binding of them, followed), the values it reads from `self` or from outside. None: a body this cannot follow."""
+    inner = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    own = []
+    stack = list(function.body)
+    while stack:
+        node = stack.pop()
+        own.append(node)
+        if isinstance(node, inner) or isinstance(node, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom)):
+            return None  # (a nested def, a generator, a name of another scope: not followed)
+        stack.extend(ast.iter_child_nodes(node))
+    returns = []
+    for node in own:
+        if type(node) is ast.Return:
+            if type(node.value) not in (ast.Tuple, ast.List) or any(type(e) is ast.Starred for e in node.value.elts):
+                return None
+            returns.append(node.value.elts)
+    if not returns:
+        return None
+    arguments = function.args
+    params = [arg.arg for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]]
+    params += [arg.arg for arg in (arguments.vararg, arguments.kwarg) if arg is not None]
+    receiver = params[0] if params else None
+    bound: dict = {}
+
+    def bind(target, value):
+        if type(target) is ast.Name:
+            bound.setdefault(target.id, []).append(value)
+        elif type(target) in (ast.Tuple, ast.List):
+            for element in target.elts:
+                bind(element, value)
+        elif type(target) is ast.Starred:
+            bind(target.value, value)
+        elif type(target) is ast.Subscript:  # (`h[:, 0] = v`: h holds v too)
+            base = target.value
+            while type(base) in (ast.Subscript, ast.Attribute):
+                base = base.value
+            if type(base) is ast.Name and base.id != receiver:
+                bind(base, value)
+
+    for node in own:
+        kind = type(node)
+        if kind is ast.Assign:
+            for target in node.targets:
+                bind(target, node.value)
+        elif kind in (ast.AugAssign, ast.AnnAssign) and node.value is not None:
+            bind(node.target, node.value)
+        elif kind in (ast.For, ast.AsyncFor, ast.comprehension):
+            bind(node.target, node.iter)
+        elif kind is ast.NamedExpr:
+            bind(node.target, node.value)
+        elif kind in (ast.With, ast.AsyncWith):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    bind(item.optional_vars, item.context_expr)
+        elif kind is ast.ExceptHandler and node.name:
+            bound.setdefault(node.name, []).append(None)
+        elif kind in (ast.Import, ast.ImportFrom):
+            for alias in node.names:
+                bound.setdefault((alias.asname or alias.name).split(".")[0], []).append(None)
+
+    def module_reference(func) -> bool:
+        """`self.actor`, `self.heads[0]`, `F.relu`, `torch.cat`: names a module or function (its call is a node of its
+        own), not a value computed in the body."""
+        while type(func) is ast.Attribute or type(func) is ast.Subscript and type(func.slice) is ast.Constant:
+            func = func.value
+        return type(func) is ast.Name and (func.id == receiver or func.id not in bound and func.id not in params)
+
+    def reach(expression) -> frozenset:
+        used = set()
+        stack = [expression]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if node is None:
+                used.add(("unknown", None))
+            elif kind is ast.Call:
+                if not module_reference(node.func):
+                    stack.append(node.func)
+                stack.extend(node.args)
+                stack.extend(keyword.value for keyword in node.keywords)
+            elif kind is ast.Attribute and _rooted_at(node, receiver):
+                used.add(("self", ast.unparse(node)))  # (a value read from the module: shared if both read it)
+            elif kind is ast.Name:
+                name = node.id
+                if name in bound:
+                    if ("local", name) not in used:  # (each binding of it followed once: `h = h + 1` reads itself)
+                        used.add(("local", name))
+                        stack.extend(bound[name])
+                elif name == receiver:
+                    used.add(("self", name))
+                elif name not in params:
+                    used.add(("outside", name))
+            else:
+                stack.extend(ast.iter_child_nodes(node))
+        return frozenset(used)
+
+    return returns, reach
+
+
+def _rooted_at(node, name) -> bool:
+    while type(node) is ast.Attribute:
+        node = node.value
+    return type(node) is ast.Name and node.id == name
 
 
 def _fresh_each_call(model, a, b, graph) -> bool:
