@@ -1232,7 +1232,7 @@ class Walker:
         elif isinstance(target, (ast.Tuple, ast.List)):
             star = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)), None)
             elements = self._unpack(value, prov, len(target.elts), star)
-            if type(value) is ast.Call and star is None and len(elements) > 1:
+            if type(value) is ast.Call and star is None and len(elements) > 1 and type(self.stmt) is ast.Assign and self.stmt.value is value:
                 elements = _output_marked(value, target, elements)
             for element_target, (element_value, element_prov) in zip(target.elts, elements):
                 self.assign(element_target, element_value, element_prov)
@@ -5479,7 +5479,7 @@ def _output_marked(call: ast.Call, target: ast.Tuple | ast.List, elements: list)
     """`a, v = model(x)`: each unpacked output of a call whose graph holds the call also holds its own target's node
     (`a`'s, `v`'s), so that a graph tells which outputs of that call it was built from (AG003: two losses of the two
     disjoint heads of one forward backpropagate two graphs). Where the target is bound, the output's graph is the call's
-    plus that one id: no other graph holds it unless it holds that very output."""
+    plus that one id: no other graph holds it unless it holds that very output. (ModuleModel.output_marks: those ids.)"""
     marked = []
     for element_target, (element_value, element_prov) in zip(target.elts, elements):
         if element_value is None and element_prov is not None and element_prov.kind is Kind.TENSOR and id(call) in element_prov.graph:
