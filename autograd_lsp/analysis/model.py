@@ -424,6 +424,20 @@ class ModuleModel:
         self.source = source
         self._ascii = [line.isascii() for line in source.lines] if not source.text.isascii() else None
 
+    def output_marks(self) -> dict:
+        """id of a call whose outputs an assignment unpacks (`a, v = policy(s)`) -> the ids of those targets, which the
+        walk adds to the graph of the output each one takes (walker._output_marked). One pass over the tree, on first use."""
+        found = self.__dict__.get("_output_marks")
+        if found is None:
+            found = self.__dict__["_output_marks"] = {}
+            for node in ast.walk(self.tree):
+                if type(node) is ast.Assign and type(node.value) is ast.Call:
+                    for target in node.targets:
+                        if type(target) in (ast.Tuple, ast.List) and len(target.elts) > 1 \
+                                and not any(type(element) is ast.Starred for element in target.elts):
+                            found[id(node.value)] = found.get(id(node.value), frozenset()) | {id(element) for element in target.elts}
+        return found
+
     def passed_by_calls(self) -> dict:
         """Per called name (`Foo(...)`, `x.Foo(...)`, `super().__init__(...)`): the keyword names its calls pass (None
         among them: a `**options` that is not a function's own `**kwargs` passed on) and the most positional arguments

@@ -1246,6 +1246,8 @@ class Walker:
         elif isinstance(target, (ast.Tuple, ast.List)):
             star = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)), None)
             elements = self._unpack(value, prov, len(target.elts), star)
+            if type(value) is ast.Call and star is None and len(elements) > 1 and type(self.stmt) is ast.Assign and self.stmt.value is value:
+                elements = _output_marked(value, target, elements)
             for element_target, (element_value, element_prov) in zip(target.elts, elements):
                 self.assign(element_target, element_value, element_prov)
         elif isinstance(target, ast.Starred):
@@ -5486,3 +5488,16 @@ def _none_default_parameters(function) -> set:
 
 def _derives(cls: ClassInfo, base: ClassInfo, depth: int = 0) -> bool:
     return depth < 8 and any(b is base or isinstance(b, ClassInfo) and _derives(b, base, depth + 1) for b in cls.bases or ())
+
+
+def _output_marked(call: ast.Call, target: ast.Tuple | ast.List, elements: list) -> list:
+    """`a, v = model(x)`: each unpacked output of a call whose graph holds the call also holds its own target's node
+    (`a`'s, `v`'s), so that a graph tells which outputs of that call it was built from (AG003: two losses of the two
+    disjoint heads of one forward backpropagate two graphs). Where the target is bound, the output's graph is the call's
+    plus that one id: no other graph holds it unless it holds that very output. (ModuleModel.output_marks: those ids.)"""
+    marked = []
+    for element_target, (element_value, element_prov) in zip(target.elts, elements):
+        if element_value is None and element_prov is not None and element_prov.kind is Kind.TENSOR and id(call) in element_prov.graph:
+            element_prov = element_prov.but(graph=element_prov.graph | {id(element_target)})
+        marked.append((element_value, element_prov))
+    return marked

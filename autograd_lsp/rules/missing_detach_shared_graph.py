@@ -923,13 +923,14 @@ def _shared_value(model: ModuleModel, first: Site, second: Site, shared: frozens
     Returns (text for the message, its binding, the name a fix may detach: None when several names hold it,
     as with `y1, y2 = model(x)`)."""
     best, holders = None, {}
+    marks = model.output_marks()  # (`y1, y2 = model(x)`: each output's graph holds its target too)
     for event in model.of_type(BindEvent):
         if event.seq >= first.seq:
             break
         prov = event.prov
         if event.ctx.scope is not first.event.ctx.scope or prov is None or prov.kind is not Kind.TENSOR or prov.node is None:
             continue
-        if id(prov.node) in shared and prov.graph <= shared | {id(prov.node)} and (within is None or (prov.graph | {id(prov.node)}) & within):
+        if id(prov.node) in shared and prov.graph <= shared | {id(prov.node)} | marks.get(id(prov.node), frozenset()) and (within is None or (prov.graph | {id(prov.node)}) & within):
             holders.setdefault(id(prov.node), set()).add(event.name)
             if best is None or len(prov.graph) >= len(best.prov.graph):
                 best = event

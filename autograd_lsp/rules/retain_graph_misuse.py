@@ -471,7 +471,8 @@ def _freed_then_reused(model, backwards, steps, graphs):
                 continue  # two calls of one helper that builds its graph anew and backpropagates it: two graphs
             shared = model.shared_graph(later_prov.graph, prov.graph)  # (a helper's nodes: per call)
             if not shared or not runs_after(first, later) \
-                    or not any(graphs.saves_any(graphs.node(ident)) for ident in shared):
+                    or not any(graphs.saves_any(graphs.node(ident)) and not _apart_outputs(model, graphs, ident, prov.graph, later_prov.graph)
+                               for ident in shared):
                 continue
             a, b = shown(model, first, later)  # (where they part, when that body is this module's)
             if any(s.ctx.scope is scope and first.seq < s.seq < later.seq for s in steps) and site(b).lineno in _ag017_lines(model) \
@@ -485,6 +486,222 @@ def _freed_then_reused(model, backwards, steps, graphs):
             reported.add((finding.span.line, finding.span.col))
             yield from found
             break  # (one finding per freeing backward: the first backward through it again)
+
+
+def _apart_outputs(model, graphs, ident: int, a: frozenset, b: frozenset) -> bool:
+    """`ident` is a call of a workspace module (`a, v = policy(s)`) that each graph holds through other outputs than the
+    other's (the unpacked targets its graph holds: walker._output_marked), and the forward it runs provably computes
+    those outputs apart: `return self.actor(s), self.critic(s)`, each output a call of its own module (one set in
+    __init__: handed to the constructor or built there), whose operands are the forward's arguments, constants, or
+    locals computed from them by calls of their own. Not apart (the claim needs proof): two outputs reaching one call,
+    one local or one module (a local unpacked from one call, `a, b = self.net(x)`, `.split`/`.chunk`); a value read
+    from `self` or from outside; a method call on a value the walk does not know (`context.mul(...)`, `self.feat.matmul`,
+    a method of the class, `super().forward`); an argument of the call that carries the call's own graph (a loop-carried
+    `hx`/`prev` rebound from its outputs). What the arguments carry otherwise is in both graphs by its own nodes."""
+    event = graphs.calls.get(ident)
+    if event is None or event.role != "forward" or event.runs is None or event.runs.cls is None:
+        return False
+    statement = event.ctx.statement
+    if type(statement) is not ast.Assign or len(statement.targets) != 1 or statement.value is not event.node \
+            or type(statement.targets[0]) not in (ast.Tuple, ast.List):
+        return False
+    places = {id(element): index for index, element in enumerate(statement.targets[0].elts)}
+    took_a = {places[i] for i in a if i in places}
+    took_b = {places[i] for i in b if i in places}
+    if not took_a or not took_b or took_a & took_b:
+        return False
+    if _carries_own_graph(model, event):
+        return False
+    function = event.runs.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    flow = _forward_flow(model, function, event.runs.cls)
+    if flow is None:
+        return False
+    returns, reach = flow
+    width = len(statement.targets[0].elts)
+    if any(len(elements) != width for elements in returns):
+        return False
+    used_a = set().union(*(reach(elements[index]) for elements in returns for index in took_a))
+    used_b = set().union(*(reach(elements[index]) for elements in returns for index in took_b))
+    if any(kind == "unknown" for kind, _ in used_a | used_b):
+        return False
+    return not used_a & used_b
+
+
+def _carries_own_graph(model, event) -> bool:
+    """An argument of the call `event` is a name that some binding in its scope gives a graph holding this very call
+    (`logits, value, hx = model(obs, hx)`; `nxt, score = net(prev)` ... `prev = nxt`): the next call's outputs then
+    share the earlier call's graph through it."""
+    names = {node.id if type(node) is ast.Name else ast.unparse(node)
+             for argument in [*event.node.args, *(keyword.value for keyword in event.node.keywords)]
+             for node in ast.walk(argument) if type(node) in (ast.Name, ast.Attribute)}  # (`self.hx`: its label)
+    if not names:
+        return False
+    ident = id(event.node)
+    for bind in model.of_type(BindEvent):
+        if bind.name in names and bind.ctx.scope is event.ctx.scope and bind.prov is not None and ident in bind.prov.graph:
+            return True
+    return False
+
+
+def _forward_flow(model, function, cls):
+    """The tuple displays a forward returns (every `return`), and `reach(expression)`: what it is computed from in the
+    body: the calls it makes ("call"), the modules of `self` it calls ("module"), the locals it reads ("local"), and
+    ("unknown", ...) for anything that is not provably its own: a value of `self` or from outside, a method call on a
+    value not known, a local of a loop or a `with`. (A local unpacked from one call reaches that call: two outputs of
+    it share it.) None: a body this cannot follow."""
+    inner = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    own = []
+    stack = list(function.body)
+    while stack:
+        node = stack.pop()
+        own.append(node)
+        if isinstance(node, inner) or isinstance(node, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom)):
+            return None  # (a nested def, a generator, a name of another scope: not followed)
+        stack.extend(ast.iter_child_nodes(node))
+    returns = []
+    for node in own:
+        if type(node) is ast.Return:
+            if type(node.value) not in (ast.Tuple, ast.List) or any(type(e) is ast.Starred for e in node.value.elts):
+                return None
+            returns.append(node.value.elts)
+    if not returns:
+        return None
+    arguments = function.args
+    params = [arg.arg for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]]
+    params += [arg.arg for arg in (arguments.vararg, arguments.kwarg) if arg is not None]
+    receiver = params[0] if params else None
+    bound: dict = {}
+
+    def bind(target, value):
+        if type(target) is ast.Name:
+            bound.setdefault(target.id, []).append(value)
+        elif type(target) in (ast.Tuple, ast.List, ast.Starred):
+            for element in (target.elts if type(target) is not ast.Starred else [target.value]):
+                bind(element, value)  # (`a, b = self.net(x)`, `.split(...)`: each reaches that one call: shared)
+        elif type(target) is ast.Subscript:  # (`h[:, 0] = v`: h holds v too)
+            base = target.value
+            while type(base) in (ast.Subscript, ast.Attribute):
+                base = base.value
+            if type(base) is ast.Name and base.id != receiver:
+                bind(base, value)
+
+    for node in own:
+        kind = type(node)
+        if kind is ast.Assign:
+            for target in node.targets:
+                bind(target, node.value)
+        elif kind in (ast.AugAssign, ast.AnnAssign) and node.value is not None:
+            bind(node.target, node.value)
+        elif kind in (ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr):
+            bind(node.target, None)
+        elif kind in (ast.With, ast.AsyncWith):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    bind(item.optional_vars, None)
+        elif kind is ast.ExceptHandler and node.name:
+            bound.setdefault(node.name, []).append(None)
+        elif kind in (ast.Import, ast.ImportFrom):
+            for alias in node.names:
+                bound.setdefault((alias.asname or alias.name).split(".")[0], []).append(None)
+
+    modules = _imported_modules(model)
+    own_modules = _init_modules(cls)
+
+    def reach(expression) -> frozenset:
+        used = set()
+        stack = [expression]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if node is None:
+                used.add(("unknown", None))
+            elif kind is ast.Call:
+                used.add(("call", id(node)))
+                func = node.func
+                entry = None
+                if type(func) is ast.Subscript and type(func.slice) is ast.Constant:
+                    func, entry = func.value, func.slice.value  # (`self.heads[0](x)`: one entry of a module list)
+                if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == receiver:
+                    if func.attr in own_modules:
+                        used.add(("module", (func.attr, entry)))  # (`self.actor(s)`: a module of its own)
+                    else:
+                        used.add(("unknown", None))  # (a method of the class, a value of self: not known)
+                else:
+                    root = func
+                    while type(root) is ast.Attribute:
+                        root = root.value
+                    if type(root) is ast.Call and root is not func:
+                        stack.append(func)  # (`self.head(s).clamp(-5, 2)`: a method of a value computed here: read it)
+                    elif type(root) is not ast.Name:
+                        used.add(("unknown", None))  # (`f()(x)`, `fs[0](x)`)
+                    elif root.id in bound or root.id in params:
+                        stack.append(func)  # (`x.float()`: a method of a local or an argument: read it)
+                    elif root.id not in modules:
+                        used.add(("unknown", None))  # (`context.mul(...)`: a value from outside)
+                stack.extend(node.args)
+                stack.extend(keyword.value for keyword in node.keywords)
+            elif kind is ast.Attribute and _rooted_at(node, receiver):
+                used.add(("unknown", None))  # (a value read from the module: state, a cache)
+            elif kind is ast.Name:
+                name = node.id
+                if name in bound:
+                    if ("local", name) not in used:  # (each binding of it followed once: `h = h + 1` reads itself)
+                        used.add(("local", name))
+                        stack.extend(bound[name])
+                elif name not in params or name == receiver:
+                    if name not in modules:
+                        used.add(("unknown", None))
+            else:
+                stack.extend(ast.iter_child_nodes(node))
+        if not any(kind == "module" for kind, _ in used):
+            used.add(("unknown", None))  # (an output that no module of its own computes)
+        return frozenset(used)
+
+    return returns, reach
+
+
+def _imported_modules(model) -> set:
+    """Names the module binds by `import torch` / `import torch.nn.functional as F`, and by `from torch... import x`:
+    modules and functions, whose calls build nodes of their own (not values that carry a graph)."""
+    found = set()
+    for node in ast.walk(model.tree):
+        if type(node) is ast.Import:
+            found.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif type(node) is ast.ImportFrom and node.level == 0 and node.module and node.module.split(".")[0] == "torch":
+            found.update(alias.asname or alias.name for alias in node.names)
+    return found
+
+
+def _init_modules(cls) -> set:
+    """Attributes of `self` that the class's own __init__ sets (`self.actor = actor`, `self.v = nn.Linear(...)`,
+    `self.heads = nn.ModuleList(...)`) and no other method of it sets, and that are no method of it."""
+    init = set()
+    elsewhere = set()
+    methods = set()
+    for statement in cls.node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            methods.add(statement.name)
+            into = init if statement.name == "__init__" else elsewhere
+            receiver = statement.args.args[0].arg if statement.args.args else None
+            for node in ast.walk(statement):
+                targets = node.targets if type(node) is ast.Assign else [node.target] if type(node) in (ast.AugAssign, ast.AnnAssign) else []
+                for target in targets:
+                    for element in ast.walk(target):
+                        if type(element) is ast.Attribute and type(element.value) is ast.Name and element.value.id == receiver:
+                            into.add(element.attr)
+        elif type(statement) in (ast.Assign, ast.AnnAssign):
+            for target in (statement.targets if type(statement) is ast.Assign else [statement.target]):
+                if type(target) is ast.Name:
+                    methods.add(target.id)
+    return init - elsewhere - methods
+
+
+def _rooted_at(node, name) -> bool:
+    while type(node) is ast.Attribute:
+        node = node.value
+    return type(node) is ast.Name and node.id == name
 
 
 def _fresh_each_call(model, a, b, graph) -> bool:
