@@ -103,13 +103,32 @@ def _uninitialised_factory(model: ModuleModel, event: CallEvent) -> str | None:
         return None
     call = event.node
     if short in api.UNINITIALISED_FACTORIES:
-        if event.keyword("out") is not None or _zero_sized(call, event.ctx.scope):
+        if event.keyword("out") is not None or _zero_sized(call, event.ctx.scope) or _unordered_size(model, call):
             return None
         return short if call.args or event.keyword("size") is not None else None
     if short in api.LEGACY_CONSTRUCTORS and call.args and not _zero_sized(call, event.ctx.scope):
         if len(call.args) > 1 or _size_like(model, call.args[0], event.ctx.scope, event.seq):
             return short
     return None
+
+
+def _unordered_size(model: ModuleModel, call: ast.Call) -> bool:
+    """`torch.empty(list(set(permutations(rows, 4))))`: a size made of a set or of itertools' permutations /
+    combinations (through `list`, `tuple`, `sorted`) is no shape (a set has no order; those yield tuples): torch raises
+    TypeError ("size must be tuple of ints") before anything is allocated, let alone read."""
+    if len(call.args) != 1 or call.keywords and any(kw.arg == "size" for kw in call.keywords):
+        return False
+    arg = call.args[0]
+    while isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id in ("list", "tuple", "sorted") \
+            and len(arg.args) == 1 and model.imports.qualname(arg.func) is None:
+        arg = arg.args[0]
+    if isinstance(arg, (ast.Set, ast.SetComp)):
+        return True
+    if not isinstance(arg, ast.Call):
+        return False
+    qualname = model.imports.qualname(arg.func) or (arg.func.id if isinstance(arg.func, ast.Name) else "")
+    return qualname in ("set", "frozenset", "itertools.permutations", "itertools.combinations", "itertools.product",
+                        "itertools.combinations_with_replacement")
 
 
 def _zero_sized(call: ast.Call, scope=None) -> bool:
@@ -224,7 +243,7 @@ def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
         # is the constructor mistaken for "make a tensor of n".
         return _finding(model, creation, short, where)
     if kind == READ:
-        return _read_by_caller(model, creation, short)
+        return None if isinstance(where.value, ast.Tuple) else _read_by_caller(model, creation, short)
     if kind != BOUND:
         return None
     if isinstance(where, ast.Attribute):  # self.w = nn.Parameter(torch.Tensor(n, m))
@@ -245,7 +264,8 @@ def _read_by_caller(model: ModuleModel, creation: CallEvent, short: str):
     """`def init_state(self, n): return torch.empty(n, self.hidden)` whose caller computes with the result before writing
     it (`h = self.init_state(b); h = self.cell(x, h)`): a helper not named as an allocator that hands out garbage its
     own caller then reads. Reported at the allocation (where `zeros` goes), pointing at the caller's read; silent when
-    a caller may fill it first, passes it on, or lies in another module."""
+    a caller may fill it first, passes it on, or lies in another module (and for storage handed back in a tuple,
+    `return x, torch.empty(n)`: which element the caller reads is not followed)."""
     owner = creation.ctx.scope.function
     if owner is None or _allocator(owner) or _allocator(owner.context_of):
         return None
@@ -264,6 +284,11 @@ def _check_references(model: ModuleModel, creation: CallEvent, short: str, value
     read = _first_read(model, creation, short, values, detail)
     if read is None or container is not None and _list_escapes(model, creation, container, detail["seq"]):
         return None
+    if isinstance(read, ast.Return) and isinstance(read.value, ast.Tuple) and short in api.UNINITIALISED_FACTORIES \
+            and container is None:
+        # `out = torch.empty(n, d); return x, w, out`: storage asked for and handed back in a bundle, as
+        # `return x, torch.empty(...)` is: which element a caller then reads or fills is not followed
+        return None
     return _finding(model, creation, short, read, target=target)
 
 
@@ -273,7 +298,10 @@ def _list_escapes(model: ModuleModel, creation: CallEvent, name: ast.Name, read_
     `zip(bufs, params)`) or indexing it hands out the elements themselves, which the references follow."""
     events = _call_events(model)
     parent_of = parents(model, model.tree)  # (once per module, for the few lists of uninitialised tensors)
+    owner = creation.ctx.scope.function
     for node in _name_loads(model).get(name.id, ()):
+        if owner is not None and not _inside(owner.node, node):
+            continue  # (a list of the same name in another function is another list)
         parent = parent_of.get(id(node))
         if isinstance(parent, ast.Subscript) and parent.value is node or isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
             continue
@@ -304,7 +332,7 @@ def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set
     script's top level also sees the functions it calls itself (walked at that call, in order: `update_ema()`)."""
     owner = creation.ctx.scope.function
     index = _references_by_node(model)
-    references, pending, followed, crossed = [], [], set(), []
+    references, pending, followed, crossed, lists = [], [], set(), [], []
 
     def follow(after: int) -> bool:
         """Queue the references of values not followed yet (a view bound to a name: `rows = x[a:b]`); False when
@@ -333,6 +361,9 @@ def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set
         else:
             kind, node = _classify(model, event.node, parents(model, event.ctx.statement), values)
             if kind == BOUND:
+                stmt = event.ctx.statement
+                if isinstance(node, ast.Name) and isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.ListComp):
+                    lists.append(node)  # `views = [buf[i].view(1) for i in ...]`: views of it, kept in a list
                 kind = NEUTRAL if isinstance(node, ast.Name) else ESCAPE
         if kind == NEUTRAL:
             if not follow(event.seq):
@@ -346,6 +377,8 @@ def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set
     if first_read is None:
         return None
     read_event, node = first_read
+    if any(_list_escapes(model, creation, name, read_event.seq) for name in lists):
+        return None  # the list of its views handed to something first (`copy_into(sources, views)`): filled, maybe
     if isinstance(node, ast.Return) and short in api.UNINITIALISED_FACTORIES and (_allocator(owner) or _empty_there(owner, creation.node, node)):
         return None
     # A read inside a loop that also writes the tensor may only happen after an earlier iteration wrote it.
@@ -628,6 +661,8 @@ def _call_argument(model: ModuleModel, call: ast.Call | None, arg: ast.AST, pare
     if call is None:
         return ESCAPE, None
     event = _call_events(model).get(id(call))
+    if event is not None and event.role == "forward" and _call_unresolved(model, event, call.func):
+        return ESCAPE, None  # `acqf(X)` of an object whose class has no nn.Module base and no `__call__` the walk found
     if event is not None and event.role == "forward":
         # A module's forward computes with its input; one whose result is dropped (`model(torch.empty(1, 3, 64, 64))`
         # to warm kernels up) puts the garbage nowhere that is read.
@@ -748,6 +783,24 @@ def _torch_layer(model: ModuleModel, event: CallEvent, func: ast.expr) -> bool:
     if prov is None and isinstance(func, ast.Attribute) and owner is not None and isinstance(owner.module_class, ClassInfo):
         prov = owner.module_class.attribute(func.attr)
     return prov is not None and prov.kind is Kind.MODULE and isinstance(prov.module_class, str)
+
+
+def _call_unresolved(model: ModuleModel, event: CallEvent, func: ast.expr) -> bool:
+    """The called object is an instance of a class the walk knows (`ExpectedImprovement(model=mock)` imported from a
+    library) but not as an nn.Module, and no `__call__` of it was found: what the call does with its arguments is
+    unknown (its body may hand them only to a mock's `posterior(X)`, which reads nothing), so it is no proof of a read."""
+    if event.function is not None or event.runs is not None:
+        return False
+    prov = model.prov(func)
+    owner = event.receiver_prov
+    if prov is None and isinstance(func, ast.Attribute) and owner is not None and isinstance(owner.module_class, ClassInfo):
+        prov = owner.module_class.attribute(func.attr)
+    if prov is None and isinstance(func, ast.Name):  # (the name's binding last before the call, in its scope)
+        binds = [bind for bind in model.of_type(BindEvent) if bind.name == func.id and bind.ctx.scope is event.ctx.scope
+                 and bind.seq < event.seq]
+        prov = max(binds, key=lambda bind: bind.seq).prov if binds else None
+    cls = prov.module_class if prov is not None else None
+    return isinstance(cls, ClassInfo) and not cls.is_module
 
 
 def _call_events(model: ModuleModel) -> dict[int, CallEvent]:
@@ -891,6 +944,8 @@ def _first_class_read(model, cls, target, creation_stmt, parent_of, attributes):
             reads.append((node, where or node))
     if not reads:
         return None
+    if not writes and _frozen(model, target, creation_stmt, parent_of, attributes):
+        return None  # a frozen weight nothing here writes: pre-trained values a checkpoint load puts there
     if not writes:
         return min(reads, key=lambda r: _position(r[0]))[1]
     method = _method_of(cls, writes[0])
@@ -904,6 +959,32 @@ def _first_class_read(model, cls, target, creation_stmt, parent_of, attributes):
     before = [r for r in reads if _method_of(cls, r[0]) is method and _position(r[0]) < first_write
               and _reached_on_first_call(cls, method, r[0], target.attr, parent_of, attributes)]
     return min(before, key=lambda r: _position(r[0]))[1] if before else None
+
+
+def _frozen(model: ModuleModel, target: ast.Attribute, creation_stmt: ast.stmt, parent_of, attributes) -> bool:
+    """`self.w = nn.Parameter(torch.empty(n, m), requires_grad=False)`, or `self.w.requires_grad = False` /
+    `self.w.requires_grad_(False)` in the class: a parameter never trained. With nothing in the class that writes it,
+    its values can only come from outside, a `load_state_dict` of pre-trained (or quantized) weights: a frozen
+    weight left as allocated would be garbage for good, which no code means (a trainable one may mean training from
+    scratch, where the garbage is read: still reported)."""
+    for node in ast.walk(creation_stmt):
+        if isinstance(node, ast.Call) and model.imports.qualname(node.func) in api.PARAMETER_CLASSES \
+                and any(kw.arg == "requires_grad" and isinstance(kw.value, ast.Constant) and kw.value.value is False
+                        for kw in node.keywords):
+            return True
+    for node in [*attributes.get("requires_grad", ()), *attributes.get("requires_grad_", ())]:
+        owner = node.value
+        if not (isinstance(owner, ast.Attribute) and owner.attr == target.attr and isinstance(owner.value, ast.Name)
+                and owner.value.id == "self"):
+            continue
+        parent = parent_of.get(id(node))
+        if node.attr == "requires_grad" and isinstance(node.ctx, ast.Store) and isinstance(parent, ast.Assign) \
+                and isinstance(parent.value, ast.Constant) and parent.value.value is False:
+            return True
+        if node.attr == "requires_grad_" and isinstance(parent, ast.Call) and parent.func is node and len(parent.args) == 1 \
+                and isinstance(parent.args[0], ast.Constant) and parent.args[0].value is False:
+            return True
+    return False
 
 
 def _never_run(model: ModuleModel, cls: ClassInfo, method: ast.FunctionDef) -> bool:
