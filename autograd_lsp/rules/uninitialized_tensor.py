@@ -17,8 +17,13 @@ returns or hands it to unknown code: `affine(x, self.gain, self.shift)`), or whe
 runs (a `reset_parameters()` that `__init__` never calls, its name used nowhere else in a file that builds the module and hands nothing to torch.distributed); a method that assigns the attribute its real value only after reading it (a running
 statistic replaced at the end of `train()`) reads the garbage on its first call, when any `if` around the read is
 about the tensor itself or true with the values `__init__` set (a guard on other state may be what delays it).
-`return torch.empty(...)` itself (an allocator handing storage to its caller) and
-anything passed to an unknown function (which may fill it) are left alone, unless the helper is not named as an
+A frozen parameter (`requires_grad=False`, `.requires_grad = False`) that nothing in the class writes is a
+pre-trained or quantized weight a checkpoint load fills: left alone. Not reads: `x.new(...)` and `new_*` (dtype and
+device only), a call of an object whose class is known but neither as an nn.Module nor with a `__call__` (its body
+unknown: `acqf(X)` over a stub model), a buffer whose element views went, as a list, to a copy first, and a "size"
+made of a set or of itertools permutations (torch raises TypeError before allocating).
+`return torch.empty(...)` itself (an allocator handing storage to its caller; also a named one in a tuple,
+`return x, out`) and anything passed to an unknown function (which may fill it) are left alone, unless the helper is not named as an
 allocator and a caller in the same module computes with what it returns before writing it (`h = self.init_state(n)`
 then `self.cell(x, h)`): that is reported at the allocation. A script's top-level allocation (one tensor, or a list of
 them from a comprehension, `ema = [torch.empty(p.shape) for p in params]`) is also followed into the functions the script
