@@ -805,7 +805,11 @@ def _call_unresolved(model: ModuleModel, event: CallEvent, func: ast.expr) -> bo
                  and bind.seq < event.seq]
         prov = max(binds, key=lambda bind: bind.seq).prov if binds else None
     cls = prov.module_class if prov is not None else None
-    return isinstance(cls, ClassInfo) and not cls.is_module
+    if not isinstance(cls, ClassInfo) or cls.is_module:
+        return False
+    # a class of this file with a forward (on a base the walk could not resolve: `class Net(timm_base.Module)`) is most
+    # likely a module whose forward, there for the reader to see, computes with its input: kept as before
+    return not any(c is cls for c in model.classes.values()) or not any("forward" in c.methods for c in _lineage(cls))
 
 
 def _call_events(model: ModuleModel) -> dict[int, CallEvent]:
