@@ -415,6 +415,24 @@ def _list_escapes(model: ModuleModel, creation: CallEvent, name: ast.Name, read_
     return False
 
 
+def _views_comprehension(loop: ast.AST, current: ast.AST, parent_of) -> ast.Name | None:
+    """`chunks = [c.view(-1) for c in flat.split(sizes)]`: the pieces of a split (a view op of torch's table) kept, as
+    views, in a named list: the name (its list is followed as a list of views, as `[flat[i] for i ...]` is); None
+    for any other iteration (which may read)."""
+    if not (isinstance(loop, ast.comprehension) and isinstance(current, ast.Call) and isinstance(current.func, ast.Attribute)
+            and current.func.attr in ops.VIEWS and isinstance(loop.target, ast.Name) and not loop.ifs):
+        return None
+    comp = parent_of.get(id(loop))
+    stmt = parent_of.get(id(comp))
+    if not (isinstance(comp, ast.ListComp) and len(comp.generators) == 1 and isinstance(stmt, ast.Assign)
+            and stmt.value is comp and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        return None
+    elt, var = comp.elt, loop.target.id
+    while isinstance(elt, ast.Call) and isinstance(elt.func, ast.Attribute) and elt.func.attr in ops.VIEWS:
+        elt = elt.func.value
+    return stmt.targets[0] if isinstance(elt, ast.Name) and elt.id == var else None
+
+
 def _views_filled(model: ModuleModel, creation: CallEvent, name: ast.Name, read_seq: int) -> bool:
     """`views = [flat[i].view(1) for i in ...]` handed, between the allocation and the read, as an argument to a call
     that writes a list's elements: a foreach in-place op of torch's table (`torch._foreach_copy_(views, src)`) or a
@@ -733,7 +751,8 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
         if isinstance(parent, (ast.Return, ast.Yield, ast.YieldFrom)):
             return READ, parent
         if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is current:
-            return READ, current
+            views = _views_comprehension(parent, current, parent_of)
+            return (BOUND, views) if views is not None else (READ, current)
         if isinstance(parent, ast.AugAssign):
             return READ, parent
         if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and parent.value is current:
