@@ -61,6 +61,23 @@ PYTHON_VALUES = ("item", "tolist", "numpy")
 DEVICE_MOVES = ("to", "cuda", "cpu", "xpu", "mps", "type_as", "type")
 
 
+def _factory_methods(torch, methods) -> set:
+    """`x.new*(...)`: probed on two receivers of the same dtype and device whose values differ, each method given a
+    size (and a fill value where it takes one) must give the same result: the receiver's values are never read."""
+    found = set()
+    a, b = torch.zeros(3), torch.full((3,), 7.0)
+    for name in sorted(n for n in methods if n == "new" or n.startswith("new_")):
+        for args in ((2,), ((2,), 1.5), ((2,), (1,))):
+            try:
+                x, y = getattr(a, name)(*args), getattr(b, name)(*args)
+            except (TypeError, RuntimeError):
+                continue
+            if x.dtype == y.dtype and x.shape == y.shape and (name in ("new", "new_empty", "new_empty_strided") or torch.equal(x, y)):
+                found.add(name)  # (an uninitialised result's values are whatever the allocator left: not compared)
+            break
+    return found
+
+
 def _torchgen_root() -> str:
     import torchgen
 
@@ -596,6 +613,7 @@ def collect() -> dict:
         "SAME_VALUES": same_values | {n for n in DEVICE_MOVES if hasattr(torch.Tensor, n)},
         "BOOKKEEPING": {n for n in NOT_VALUE_WRITES if hasattr(torch.Tensor, n)},
         "DEVICE_MOVES": {n for n in DEVICE_MOVES if hasattr(torch.Tensor, n)} | {n for n in methods if n.startswith("new_")},
+        "FACTORY_METHODS": _factory_methods(torch, methods),
         "OVERWRITES": overwrites,
         "PARTIAL_WRITES": partial_writes,
         "METHODS": methods,
@@ -1130,6 +1148,8 @@ def render(facts: dict) -> str:
         "SAME_VALUES": "Tensor methods whose result holds the same values (copies, dtype/device/layout conversions; maybe the tensor itself).",
         "BOOKKEEPING": "Tensor methods ending in `_` that change flags, sharing or shape, never values (requires_grad_, resize_...).",
         "DEVICE_MOVES": "Tensor methods whose result's device is chosen by the call (to, cuda, type_as, new_zeros...).",
+        "FACTORY_METHODS": "Tensor methods that make a new tensor taking only the receiver's dtype and device, never its values "
+                           "(new_zeros, new_empty..., the legacy `new(*sizes)` / `new(data)`).",
         "OVERWRITES": "In-place ops that replace every value without reading it (their gradient for self is zeros_like).",
         "PARTIAL_WRITES": "In-place ops that replace some values without reading them (gradient zero where written).",
         "METHODS": "Callable attributes of torch.Tensor.",

@@ -2325,6 +2325,17 @@ DEVICE_MOVES = frozenset({
     'xpu',
 })
 
+# Tensor methods that make a new tensor taking only the receiver's dtype and device, never its values (new_zeros, new_empty..., the legacy `new(*sizes)` / `new(data)`).
+FACTORY_METHODS = frozenset({
+    'new',
+    'new_empty',
+    'new_empty_strided',
+    'new_full',
+    'new_ones',
+    'new_tensor',
+    'new_zeros',
+})
+
 # In-place ops that replace every value without reading it (their gradient for self is zeros_like).
 OVERWRITES = frozenset({
     'bernoulli_',

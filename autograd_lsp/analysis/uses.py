@@ -133,8 +133,8 @@ def is_conversion(name: str) -> bool:
 
 
 def is_tensor_factory_method(name: str) -> bool:
-    """`x.new_zeros(n)`, `x.new_empty(n)`: a new tensor that takes only x's dtype and device."""
-    return name.startswith("new_") and name in ops.METHODS
+    """`x.new_zeros(n)`, `x.new_empty(n)`, the legacy `x.new(n)`: a new tensor that takes only x's dtype and device."""
+    return name in ops.FACTORY_METHODS
 
 
 def is_tensor_method(name: str) -> bool:

@@ -17,8 +17,15 @@ returns or hands it to unknown code: `affine(x, self.gain, self.shift)`), or whe
 runs (a `reset_parameters()` that `__init__` never calls, its name used nowhere else in a file that builds the module and hands nothing to torch.distributed); a method that assigns the attribute its real value only after reading it (a running
 statistic replaced at the end of `train()`) reads the garbage on its first call, when any `if` around the read is
 about the tensor itself or true with the values `__init__` set (a guard on other state may be what delays it).
-`return torch.empty(...)` itself (an allocator handing storage to its caller) and
-anything passed to an unknown function (which may fill it) are left alone, unless the helper is not named as an
+Not reads: `x.new(...)` and `new_*` (dtype and device only), a buffer whose element views went, as a list, first to
+what writes them (a foreach in-place op, a function of the workspace whose body writes that list's elements; not
+print, logging, `len`, `dict`), and a "size" whose items are tuples (itertools permutations / combinations / product,
+through `set`/`list`/`sorted`: torch raises TypeError before allocating; a set of ints is a valid shape).
+Storage handed back as a bare item of a tuple (`return x, out`) is followed into the callers of this module that
+unpack it (reported at the first that computes with that item before writing it; silent when every caller writes it
+or hands it on first); with no such caller, or a bundle kept whole, the return is a read as before, and so is a tuple
+that computes with it itself (`return running, running.mean()`).
+`return torch.empty(...)` itself (an allocator handing storage to its caller) and anything passed to an unknown function (which may fill it) are left alone, unless the helper is not named as an
 allocator and a caller in the same module computes with what it returns before writing it (`h = self.init_state(n)`
 then `self.cell(x, h)`): that is reported at the allocation. A script's top-level allocation (one tensor, or a list of
 them from a comprehension, `ema = [torch.empty(p.shape) for p in params]`) is also followed into the functions the script
@@ -103,13 +110,35 @@ def _uninitialised_factory(model: ModuleModel, event: CallEvent) -> str | None:
         return None
     call = event.node
     if short in api.UNINITIALISED_FACTORIES:
-        if event.keyword("out") is not None or _zero_sized(call, event.ctx.scope):
+        if event.keyword("out") is not None or _zero_sized(call, event.ctx.scope) or _unordered_size(model, call):
             return None
         return short if call.args or event.keyword("size") is not None else None
     if short in api.LEGACY_CONSTRUCTORS and call.args and not _zero_sized(call, event.ctx.scope):
         if len(call.args) > 1 or _size_like(model, call.args[0], event.ctx.scope, event.seq):
             return short
     return None
+
+
+def _unordered_size(model: ModuleModel, call: ast.Call) -> bool:
+    """`torch.empty(list(set(permutations(rows, 4))))`: a "size" whose items are tuples, from itertools' permutations /
+    combinations / product (through `set`, `list`, `tuple`, `sorted`) or a set of tuple literals, is no shape: torch
+    raises TypeError ("size must be tuple of ints") before anything is allocated, let alone read. A set of ints
+    (`sorted(set(dims))`, `list({n, m})`) is a valid shape: not this."""
+    if len(call.args) != 1 or call.keywords and any(kw.arg == "size" for kw in call.keywords):
+        return False
+    arg = call.args[0]
+    while isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) \
+            and arg.func.id in ("list", "tuple", "sorted", "set", "frozenset") \
+            and len(arg.args) == 1 and model.imports.qualname(arg.func) is None:
+        arg = arg.args[0]
+    if isinstance(arg, ast.Set):
+        return bool(arg.elts) and all(isinstance(elt, ast.Tuple) for elt in arg.elts)
+    if isinstance(arg, ast.SetComp):
+        return isinstance(arg.elt, ast.Tuple)
+    if not isinstance(arg, ast.Call):
+        return False
+    return model.imports.qualname(arg.func) in ("itertools.permutations", "itertools.combinations", "itertools.product",
+                                                "itertools.combinations_with_replacement")
 
 
 def _zero_sized(call: ast.Call, scope=None) -> bool:
@@ -224,6 +253,9 @@ def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
         # is the constructor mistaken for "make a tensor of n".
         return _finding(model, creation, short, where)
     if kind == READ:
+        if isinstance(where.value, ast.Tuple):
+            index = next((i for i, elt in enumerate(where.value.elts) if elt is creation.node), None)
+            return _tuple_returned(model, creation, short, index, None) if index is not None else None
         return _read_by_caller(model, creation, short)
     if kind != BOUND:
         return None
@@ -258,12 +290,103 @@ def _read_by_caller(model: ModuleModel, creation: CallEvent, short: str):
     return None
 
 
+def _tuple_returned(model: ModuleModel, creation: CallEvent, short: str, element: int, read: ast.AST | None):
+    """Storage handed back as the `element`-th item of a tuple (`return x, out`, `return x, torch.empty(n)`). Each
+    caller of this module that unpacks the tuple (`src, dst = pair(n)`) is followed through that one name: reported
+    at the first that computes with it before writing it; silent when every caller writes it or hands it on first
+    (`torch.mul(src, 2, out=dst)`, `h.zero_()`). Otherwise (no caller here, a caller that keeps the bundle, a use the
+    walk did not tie to the call): `read`, the return itself, as before (None: silent)."""
+    owner = creation.ctx.scope.function
+    if owner is None or _allocator(owner) or _allocator(owner.context_of):
+        return None
+    calls = [call for call in model.callers(owner.context_of or owner) if call.ctx.scope.function is not owner
+             and call.result is not None and call.result.node is call.node]
+    filled = bool(calls)
+    for call in calls:
+        stmt = call.ctx.statement
+        name = None
+        if isinstance(stmt, ast.Assign) and stmt.value is call.node and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], (ast.Tuple, ast.List)) and element < len(stmt.targets[0].elts) \
+                and isinstance(stmt.targets[0].elts[element], ast.Name) \
+                and not any(isinstance(n, ast.Starred) for n in stmt.targets[0].elts):
+            name = stmt.targets[0].elts[element].id
+        first = _first_use(model, call, name) if name is not None else None
+        if first is None:
+            filled = False
+            if name is None and read is None:  # (`pair = make(n); pair[1].sum()`: the bundle, followed whole)
+                found = _first_read(model, call, short, {id(call.node)}, caller=True)
+                if found is not None and not isinstance(found, ast.Return):
+                    return _finding(model, creation, short, found, via=call.node)
+            continue
+        kind, node = first
+        if kind == READ:
+            return _finding(model, creation, short, node, via=call.node)
+        if kind not in (WRITE, ESCAPE):
+            filled = False
+    return None if filled or read is None else _finding(model, creation, short, read)
+
+
+def _first_use(model: ModuleModel, call: CallEvent, name: str):
+    """(kind, node) of the first use of `name`, one item of the tuple `call` returned and unpacked, in the caller's
+    body (the same body walked again at a script's call of it is the same code); None when the walk tied none to it."""
+    function = call.ctx.scope.function
+    uses = [event for event in _references_by_node(model).get(id(call.node), ()) if event.seq > call.seq
+            and _base_name(event.node) == name
+            and (event.ctx.scope.function is function or function is not None and event.ctx.scope.function is not None
+                 and event.ctx.scope.function.node is function.node)]
+    if not uses:
+        return None
+    event = min(uses, key=lambda event: event.seq)
+    if isinstance(event, InplaceEvent):
+        return (WRITE, None) if event.form == "setitem" else ((NEUTRAL, None) if event.reshape else (READ, event.node))
+    kind, node = _classify(model, event.node, parents(model, event.ctx.statement), {id(call.node)})
+    if kind == BOUND:
+        kind = NEUTRAL if isinstance(node, ast.Name) else ESCAPE
+    return kind, (node or event.node)
+
+
+def _tuple_element(read: ast.Return, target: str | None) -> int | None:
+    """`return x, out` with `target` ("out") a bare item of the tuple, read nowhere else in it: its index; None when
+    the tuple itself computes with it (`return running, running.mean()`) or it is not there as a bare name."""
+    if target is None:
+        return None
+    index = None
+    for i, elt in enumerate(read.value.elts):
+        if isinstance(elt, ast.Name) and elt.id == target:
+            if index is not None:
+                return None
+            index = i
+        elif any(isinstance(node, ast.Name) and node.id == target for node in ast.walk(elt)):
+            return None
+    return index
+
+
+def _base_name(node: ast.AST) -> str | None:
+    """The name a use or write is of (`acc` in `acc.sum()`, `acc += x`, `acc[0] = 1`)."""
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            node = node.target
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            node = node.targets[0]
+        elif isinstance(node, (ast.Subscript, ast.Attribute, ast.Starred)):
+            node = node.value
+        else:
+            return None
+
+
 def _check_references(model: ModuleModel, creation: CallEvent, short: str, values: set[int], target: str | None = None,
                       container: ast.Name | None = None):
     detail: dict = {}
     read = _first_read(model, creation, short, values, detail)
     if read is None or container is not None and _list_escapes(model, creation, container, detail["seq"]):
         return None
+    if isinstance(read, ast.Return) and isinstance(read.value, ast.Tuple) and short in api.UNINITIALISED_FACTORIES \
+            and container is None and (index := _tuple_element(read, target)) is not None:
+        # `out = torch.empty(n, d); return x, w, out`: storage handed back in a bundle: what the callers that unpack it
+        # do with that item first (`x, w, out = make(n); torch.mul(x, w, out=out)`)
+        return _tuple_returned(model, creation, short, index, read)
     return _finding(model, creation, short, read, target=target)
 
 
@@ -273,7 +396,10 @@ def _list_escapes(model: ModuleModel, creation: CallEvent, name: ast.Name, read_
     `zip(bufs, params)`) or indexing it hands out the elements themselves, which the references follow."""
     events = _call_events(model)
     parent_of = parents(model, model.tree)  # (once per module, for the few lists of uninitialised tensors)
+    owner = creation.ctx.scope.function
     for node in _name_loads(model).get(name.id, ()):
+        if owner is not None and not _inside(owner.node, node):
+            continue  # (a list of the same name in another function is another list)
         parent = parent_of.get(id(node))
         if isinstance(parent, ast.Subscript) and parent.value is node or isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
             continue
@@ -289,6 +415,92 @@ def _list_escapes(model: ModuleModel, creation: CallEvent, name: ast.Name, read_
     return False
 
 
+def _views_comprehension(loop: ast.AST, current: ast.AST, parent_of) -> ast.Name | None:
+    """`chunks = [c.view(-1) for c in flat.split(sizes)]`: the pieces of a split (a view op of torch's table) kept, as
+    views, in a named list: the name (its list is followed as a list of views, as `[flat[i] for i ...]` is); None
+    for any other iteration (which may read)."""
+    if not (isinstance(loop, ast.comprehension) and isinstance(current, ast.Call) and isinstance(current.func, ast.Attribute)
+            and current.func.attr in ops.VIEWS and isinstance(loop.target, ast.Name) and not loop.ifs):
+        return None
+    comp = parent_of.get(id(loop))
+    stmt = parent_of.get(id(comp))
+    if not (isinstance(comp, ast.ListComp) and len(comp.generators) == 1 and isinstance(stmt, ast.Assign)
+            and stmt.value is comp and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        return None
+    elt, var = comp.elt, loop.target.id
+    while isinstance(elt, ast.Call) and isinstance(elt.func, ast.Attribute) and elt.func.attr in ops.VIEWS:
+        elt = elt.func.value
+    return stmt.targets[0] if isinstance(elt, ast.Name) and elt.id == var else None
+
+
+def _views_filled(model: ModuleModel, creation: CallEvent, name: ast.Name, read_seq: int) -> bool:
+    """`views = [flat[i].view(1) for i in ...]` handed, between the allocation and the read, as an argument to a call
+    that writes a list's elements: a foreach in-place op of torch's table (`torch._foreach_copy_(views, src)`) or a
+    function of the workspace whose body writes the elements of that parameter (`for t, s in zip(dst, src):
+    t.copy_(s)`). Printing, logging, `len`, `dict(...)` and unknown callables write nothing: not this."""
+    events = _call_events(model)
+    parent_of = parents(model, model.tree)
+    owner = creation.ctx.scope.function
+    for node in _name_loads(model).get(name.id, ()):
+        if owner is not None and not _inside(owner.node, node):
+            continue
+        parent = parent_of.get(id(node))
+        keyword = None
+        if isinstance(parent, ast.keyword):
+            keyword, parent = parent.arg, parent_of.get(id(parent))
+        if not isinstance(parent, ast.Call) or node is parent.func or id(parent) not in events:
+            continue
+        event = events[id(parent)]
+        if not creation.seq < event.seq < read_seq:
+            continue
+        qualname = model.imports.qualname(parent.func) or ""
+        short = qualname.rpartition(".")[2]
+        if qualname.startswith("torch.") and short.startswith("_foreach_") and short.endswith("_"):
+            return True  # (torch's in-place foreach ops: `_foreach_copy_`, `_foreach_zero_`...)
+        function = event.function
+        fn = getattr(function, "node", None)
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+        if getattr(function, "cls", None) is not None and isinstance(parent.func, ast.Attribute) and params:
+            params = params[1:]  # (a method called on its instance: `self` is bound)
+        if keyword is not None:
+            param = keyword
+        else:
+            index = next((i for i, arg in enumerate(parent.args) if arg is node), None)
+            param = params[index] if index is not None and index < len(params) else None
+        if param is not None and _writes_elements(fn, param):
+            return True
+    return False
+
+
+def _writes_elements(fn: ast.AST, param: str) -> bool:
+    """The body writes the elements of its list parameter `param`: an in-place write of a loop variable drawn from it
+    (`for dst, src in zip(param, other): dst.copy_(src)`, `dst[...] = src`), of `param[i]`, or a foreach in-place op
+    given it (rebinding an item, `param[i] = x`, writes no tensor)."""
+    drawn = {param}
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.For, ast.comprehension)) \
+                and any(isinstance(n, ast.Name) and n.id == param for n in ast.walk(node.iter)):
+            drawn |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    element = lambda t: isinstance(t, ast.Name) and t.id in drawn - {param} \
+        or isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == param  # noqa: E731
+    for node in ast.walk(fn):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        if any(isinstance(t, ast.Subscript) and element(t.value) for t in targets):
+            return True  # (`dst[...] = src`, `param[i][:] = src`)
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        attr = node.func.attr
+        if attr.startswith("_foreach_") and attr.endswith("_") \
+                and any(isinstance(arg, ast.Name) and arg.id == param for arg in node.args):
+            return True
+        if attr in ops.OVERWRITES or attr in ops.PARTIAL_WRITES:
+            if element(node.func.value):
+                return True
+    return False
+
+
 def _name_loads(model: ModuleModel) -> dict[str, list[ast.Name]]:
     found = model.__dict__.get("_ag012_name_loads")
     if found is None:
@@ -299,12 +511,13 @@ def _name_loads(model: ModuleModel) -> dict[str, list[ast.Name]]:
     return found
 
 
-def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set[int], detail: dict | None = None) -> ast.AST | None:
+def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set[int], detail: dict | None = None,
+                caller: bool = False) -> ast.AST | None:
     """Where the values `creation` made are first read in its own function before anything writes them, or None. A
     script's top level also sees the functions it calls itself (walked at that call, in order: `update_ema()`)."""
     owner = creation.ctx.scope.function
     index = _references_by_node(model)
-    references, pending, followed, crossed = [], [], set(), []
+    references, pending, followed, crossed, lists = [], [], set(), [], []
 
     def follow(after: int) -> bool:
         """Queue the references of values not followed yet (a view bound to a name: `rows = x[a:b]`); False when
@@ -315,6 +528,9 @@ def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set
                 if event.seq <= after:
                     continue
                 function = event.ctx.scope.function
+                if caller and function is not owner and function is not None and owner is not None \
+                        and function.node is owner.node:
+                    continue  # (the caller's body walked again, at the script's call of it: the same code)
                 if function is not owner:
                     if owner is not None or not _run_by_script(model, function, event.seq, creation):
                         return False  # read or written in another function: beyond what order within one body can tell
@@ -333,6 +549,9 @@ def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set
         else:
             kind, node = _classify(model, event.node, parents(model, event.ctx.statement), values)
             if kind == BOUND:
+                stmt = event.ctx.statement
+                if isinstance(node, ast.Name) and isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.ListComp):
+                    lists.append(node)  # `views = [buf[i].view(1) for i in ...]`: views of it, kept in a list
                 kind = NEUTRAL if isinstance(node, ast.Name) else ESCAPE
         if kind == NEUTRAL:
             if not follow(event.seq):
@@ -346,6 +565,8 @@ def _first_read(model: ModuleModel, creation: CallEvent, short: str, values: set
     if first_read is None:
         return None
     read_event, node = first_read
+    if any(_views_filled(model, creation, name, read_event.seq) for name in lists):
+        return None  # the list of its views handed first to what writes them (`copy_into(views, sources)`)
     if isinstance(node, ast.Return) and short in api.UNINITIALISED_FACTORIES and (_allocator(owner) or _empty_there(owner, creation.node, node)):
         return None
     # A read inside a loop that also writes the tensor may only happen after an earlier iteration wrote it.
@@ -530,7 +751,8 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
         if isinstance(parent, (ast.Return, ast.Yield, ast.YieldFrom)):
             return READ, parent
         if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is current:
-            return READ, current
+            views = _views_comprehension(parent, current, parent_of)
+            return (BOUND, views) if views is not None else (READ, current)
         if isinstance(parent, ast.AugAssign):
             return READ, parent
         if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and parent.value is current:
