@@ -190,6 +190,10 @@ def may_return_self(name: str) -> bool:
     return name in ops.VIEWS or (name in ops.DEVICE_MOVES and not name.startswith("new_")) or name in ("contiguous", "float")
 
 
+# Python container methods that add an item (a list's, a deque's): what they are given is held by the container.
+ADDS_ITEMS = frozenset({"append", "extend", "insert"})
+
+
 def may_share_input(name: str) -> bool:
     """Views, conversions that may hand back the tensor itself, `detach()`, and methods returning `self` (in-place ops,
     `requires_grad_`): the result may be, or share storage with, the tensor it is called on. Not `clone()` (a copy)."""

@@ -3218,13 +3218,13 @@ class Walker:
             # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order (None: one not known)
             self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],), origin=""))
             return None
-        if recv.kind is Kind.SEQUENCE and method in ("append", "extend", "insert") and recv.elements and recv.origin != _SOME_ITEMS \
+        if recv.kind is Kind.SEQUENCE and method in uses.ADDS_ITEMS and recv.elements and recv.origin != _SOME_ITEMS \
                 and _layer_list(recv) and label(receiver):
             # a layer list given what is not known to be one layer: the layers around it are no longer neighbours
             pieces = tuple(piece for layer in recv.elements for piece in (None, layer)) if method == "insert" else recv.elements
             self.update(label(receiver), recv.but(elements=pieces + (None,), origin=""))
             return None
-        if recv.kind is Kind.SEQUENCE and method in ("append", "extend", "insert") and node.args and label(receiver):
+        if recv.kind is Kind.SEQUENCE and method in uses.ADDS_ITEMS and node.args and label(receiver):
             # `outs.append(y)`: the list holds the tensors' graphs, which `torch.cat(outs)` joins and a forward returning
             # the list (or `tuple(outs)`) hands its caller (the elements stay as they were: how many is not known)
             added = arg_provs[-1]

@@ -88,7 +88,7 @@ import sys
 
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, ItemStoreEvent, ModuleModel, ThroughEvent, UseEvent
 from ..analysis.provenance import Kind, Provenance, flatten
-from ..analysis import torch_api as api
+from ..analysis import callsite, torch_api as api
 from ..analysis import uses
 from ..analysis.syntax import nodes, statements, super_call
 from ..analysis.training import called_module, is_frozen, keeps_own_weights, mine, never_together, parted, runs_after, shown, site
@@ -510,7 +510,7 @@ def _apart_outputs(model, graphs, ident: int, a: frozenset, b: frozenset) -> boo
     took_b = {places[i] for i in b if i in places}
     if not took_a or not took_b or took_a & took_b:
         return False
-    if _carries_own_graph(model, event):
+    if _carries_own_graph(model, event) or not _arguments_without_graph(model, event):
         return False
     function = event.runs.node
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -529,6 +529,35 @@ def _apart_outputs(model, graphs, ident: int, a: frozenset, b: frozenset) -> boo
     return not used_a & used_b
 
 
+def _arguments_without_graph(model, event) -> bool:
+    """No tensor the call is given is known to carry a graph: one it carries (an encoder's output, a loop-carried
+    prediction) is in both losses' graphs, with what its ops saved (a layer's saved input, not always known here)."""
+    for argument in [*event.node.args, *(keyword.value for keyword in event.node.keywords)]:
+        if type(argument) is ast.Starred:
+            return False
+        prov = model.prov(argument)
+        if prov is not None and prov.kind is Kind.TENSOR and prov.graph:
+            return False
+    # a parameter of the function the call is in: what its callers here pass (`prev = train_step(model, obs, prev)`,
+    # the previous step's prediction fed back)
+    function = event.ctx.scope.function
+    if function is not None and event.ctx.via is None:
+        read = {node.id for argument in [*event.node.args, *(keyword.value for keyword in event.node.keywords)]
+                for node in ast.walk(argument) if type(node) is ast.Name}
+        params = read & {a.arg for a in [*function.node.args.posonlyargs, *function.node.args.args, *function.node.args.kwonlyargs]}
+        for call in model.callers(function) if params else ():
+            for param in params:
+                passed = callsite.argument_for(call, {param})
+                prov = model.prov(passed) if passed is not None else None
+                if prov is not None and prov.kind is Kind.TENSOR and prov.graph:
+                    return False
+                if type(passed) is ast.Name and any(  # (rebound in a loop from a result with a graph: its later passes)
+                        bind.name == passed.id and bind.ctx.scope is call.ctx.scope and bind.prov is not None
+                        and bind.prov.kind is Kind.TENSOR and bind.prov.graph for bind in model.of_type(BindEvent)):
+                    return False
+    return True
+
+
 def _carries_own_graph(model, event) -> bool:
     """An argument of the call `event` is a name that some binding in its scope gives a graph holding this very call
     (`logits, value, hx = model(obs, hx)`; `nxt, score = net(prev)` ... `prev = nxt`): the next call's outputs then
@@ -542,6 +571,13 @@ def _carries_own_graph(model, event) -> bool:
     for bind in model.of_type(BindEvent):
         if bind.name in names and bind.ctx.scope is event.ctx.scope and bind.prov is not None and ident in bind.prov.graph:
             return True
+    for call in model.of_type(CallEvent):  # (`history.append(softmax(logits))`, `history[-1]` the next call's input)
+        if call.method is not None and call.receiver is not None and call.ctx.scope is event.ctx.scope \
+                and (ast.unparse(call.receiver) in names) and call.method in uses.ADDS_ITEMS:
+            for argument in call.node.args:
+                prov = model.prov(argument)
+                if prov is None or ident in prov.graph:
+                    return True
     return False
 
 
@@ -562,6 +598,8 @@ def _forward_flow(model, function, cls):
         stack.extend(ast.iter_child_nodes(node))
     returns = []
     for node in own:
+        if type(node) is ast.Expr and type(node.value) is not ast.Constant:
+            return None  # (`x.mul_(self.gain)`, a call for its effect: what it changes is not followed)
         if type(node) is ast.Return:
             if type(node.value) not in (ast.Tuple, ast.List) or any(type(e) is ast.Starred for e in node.value.elts):
                 return None
@@ -667,8 +705,9 @@ def _imported_modules(model) -> set:
     modules and functions, whose calls build nodes of their own (not values that carry a graph)."""
     found = set()
     for node in ast.walk(model.tree):
-        if type(node) is ast.Import:
-            found.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        if type(node) is ast.Import:  # (torch's own; another module's attributes may be tensors with a graph)
+            found.update((alias.asname or alias.name).split(".")[0] for alias in node.names
+                         if alias.name.split(".")[0] in ("torch", "math"))
         elif type(node) is ast.ImportFrom and node.level == 0 and node.module and node.module.split(".")[0] == "torch":
             found.update(alias.asname or alias.name for alias in node.names)
     return found
