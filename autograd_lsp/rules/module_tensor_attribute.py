@@ -1506,9 +1506,34 @@ def _stated_dtype(model: ModuleModel, node: ast.AST, function: ast.AST | None, c
         if type(inner) is ast.keyword and inner.arg == "dtype" or type(inner) is ast.Call and type(inner.func) is ast.Attribute \
                 and (inner.func.attr in api.MODULE_DTYPE_METHODS or inner.func.attr in ("to", "type", "type_as")):
             return None
-    if _default_dtype_set(model) or not _floating(model, node, function, cls):
+        if type(inner) is ast.Call:
+            qualname = model.imports.qualname(inner.func) or ""
+            short = qualname.rsplit(".", 1)[-1]
+            if qualname.startswith("torch.") and (short in api.LIKE_FACTORIES or short in api.DATA_FACTORIES
+                                                  and not all(_number_literal(a) for a in inner.args[:1])):
+                return None  # (`torch.tensor(array)`, `torch.from_numpy(a)`, `zeros_like(t)`: the data's dtype)
+        if type(inner) is ast.Name and type(inner.ctx) is ast.Load and function is not None and inner is not node:
+            held = model.prov(inner)
+            if held is not None and held.kind is Kind.TENSOR and held.dtype == api.FLOAT:
+                assigns = _local_bindings(model, function)[1].get(inner.id, [])
+                if not assigns or any(
+                        _stated_dtype(model, a.value, function, cls, depth + 1) not in (_DEFAULT_DTYPE, False) for a in assigns):
+                    return None  # (a local made in another dtype, or one not known)
+    if _default_dtype_set(model):
         return None
+    if not _floating(model, node, function, cls):
+        prov = model.prov(node)
+        return False if depth and prov is not None and prov.kind is Kind.TENSOR and prov.dtype == api.INT else None
     return _DEFAULT_DTYPE
+
+
+def _number_literal(node: ast.AST) -> bool:
+    """`3`, `-1.5`, `[0.1, 0.2]`, `((1, 2), (3, 4))`: Python numbers, whose tensor has the default dtype (or an integer one)."""
+    if type(node) is ast.UnaryOp:
+        node = node.operand
+    if type(node) in (ast.List, ast.Tuple):
+        return all(_number_literal(e) for e in node.elts)
+    return type(node) is ast.Constant and type(node.value) in (int, float, bool)
 
 
 def _named_dtype(model: ModuleModel, node: ast.AST) -> str | None:
