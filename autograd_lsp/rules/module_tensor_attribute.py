@@ -1634,8 +1634,9 @@ def _converted_read(model: ModuleModel, cls: ClassInfo, attr: str, conversion: C
     for statement in after:
         parents = {id(child): parent for parent in ast.walk(statement) for child in ast.iter_child_nodes(parent)}
         reads = []
+        deferred = {id(inner) for n in ast.walk(statement) if isinstance(n, _DEFS) for inner in ast.walk(n) if inner is not n}
         for node in ast.walk(statement):
-            if type(node) is ast.Attribute and node.attr == attr and node.lineno > end:
+            if type(node) is ast.Attribute and node.attr == attr and node.lineno > end and id(node) not in deferred:
                 if type(node.ctx) is not ast.Load:
                     return None  # (stored anew: `m.scale = m.scale.half()`)
                 owner = model.prov(node.value)
@@ -1651,6 +1652,9 @@ def _converted_read(model: ModuleModel, cls: ClassInfo, attr: str, conversion: C
                     return None
                 if event is not None and _changes(model, cls, attr, event, rebinds):
                     return None
+                if event is None and not _builtin_call(model, node) and not (model.imports.qualname(node.func) or "").startswith("torch.") \
+                        and _given_module(model, node):
+                    return None  # (a call the walk did not record, given the module: unknown)
         for node in sorted(reads, key=lambda n: (n.lineno, n.col_offset)):
             if _meets_old_dtype(model, node, parents):
                 return node
@@ -1702,11 +1706,15 @@ def _changes(model: ModuleModel, cls: ClassInfo, attr: str, event: CallEvent, re
         if event.method in api.MODULE_METHODS and not overridden:
             return False  # (`model.eval()`, `model.parameters()`: torch's own)
         return attr in rebinds or _stored_elsewhere(model, cls, attr) or event.method not in api.MODULE_METHODS
-    func = event.node.func
-    if type(func) is ast.Name and model.imports.qualname(func) in (None, func.id) and func.id not in _workspace_names(model) \
-            and hasattr(builtins, func.id) and func.id not in ("setattr", "vars", "exec", "eval"):
+    if _builtin_call(model, event.node):
         return False  # (`print(...)`, `len(...)`)
     return _receives_module(model, event)
+
+
+def _builtin_call(model: ModuleModel, node: ast.Call) -> bool:
+    func = node.func
+    return type(func) is ast.Name and model.imports.qualname(func) in (None, func.id) and func.id not in _workspace_names(model) \
+        and hasattr(builtins, func.id) and func.id not in ("setattr", "vars", "exec", "eval")
 
 
 def _workspace_names(model: ModuleModel) -> set:
@@ -1738,8 +1746,12 @@ def _own_method(cls: ClassInfo, function) -> bool:
 
 
 def _receives_module(model: ModuleModel, event: CallEvent) -> bool:
+    return _given_module(model, event.node)
+
+
+def _given_module(model: ModuleModel, node: ast.Call) -> bool:
     """The call is given a module, or a value read off one (its attribute), or is a method of one."""
-    values = [*event.node.args, *(kw.value for kw in event.node.keywords), event.node.func]
+    values = [*node.args, *(kw.value for kw in node.keywords), node.func]
     for value in values:
         for inner in ast.walk(value):
             if type(inner) in (ast.Name, ast.Attribute, ast.Subscript):
