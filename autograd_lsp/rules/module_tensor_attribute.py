@@ -1712,9 +1712,19 @@ def _changes(model: ModuleModel, cls: ClassInfo, attr: str, event: CallEvent, re
 
 
 def _builtin_call(model: ModuleModel, node: ast.Call) -> bool:
+    """`print(...)`, `len(...)`: a builtin given no function it may call (`map(fix, [m])`, `sorted(key=...)`)."""
     func = node.func
-    return type(func) is ast.Name and model.imports.qualname(func) in (None, func.id) and func.id not in _workspace_names(model) \
-        and hasattr(builtins, func.id) and func.id not in ("setattr", "vars", "exec", "eval")
+    if not (type(func) is ast.Name and model.imports.qualname(func) in (None, func.id) and func.id not in _workspace_names(model)
+            and hasattr(builtins, func.id) and func.id not in ("setattr", "vars", "exec", "eval")):
+        return False
+    for value in [*node.args, *(kw.value for kw in node.keywords)]:
+        if type(value) is ast.Lambda:
+            return False
+        if type(value) in (ast.Name, ast.Subscript):
+            prov = model.prov(value)
+            if prov is None or prov.kind is Kind.FUNCTION:
+                return False
+    return True
 
 
 def _workspace_names(model: ModuleModel) -> set:
