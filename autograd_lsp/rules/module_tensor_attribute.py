@@ -1545,7 +1545,28 @@ def _named_dtype(model: ModuleModel, node: ast.AST) -> str | None:
 def _default_dtype_set(model: ModuleModel) -> bool:
     found = model.__dict__.get("_ag009_default_dtype_set")
     if found is None:
-        found = model.__dict__["_ag009_default_dtype_set"] = any(event.qualname in api.DEFAULT_DTYPE_SETTERS for event in model.calls())
+        found = model.__dict__["_ag009_default_dtype_set"] = any(event.qualname in api.DEFAULT_DTYPE_SETTERS for event in model.calls()) \
+            or _imports_workspace(model)
+    return found
+
+
+_KNOWN_LIBRARIES = frozenset({"torch", "numpy", "scipy", "typing_extensions"})
+
+
+def _imports_workspace(model: ModuleModel) -> bool:
+    """The file imports a module that is neither the standard library's nor torch's (`import config`, `from helpers
+    import fix`): code the walk does not see here may set the default dtype or store the attribute."""
+    found = model.__dict__.get("_ag009_imports_workspace")
+    if found is None:
+        names = []
+        for node in ast.walk(model.tree):
+            if type(node) is ast.Import:
+                names += [alias.name for alias in node.names]
+            elif type(node) is ast.ImportFrom:
+                names.append("." if node.level else node.module or ".")
+        found = model.__dict__["_ag009_imports_workspace"] = any(
+            name.startswith(".") or name.split(".")[0] not in _KNOWN_LIBRARIES and name.split(".")[0] not in sys.stdlib_module_names
+            for name in names)
     return found
 
 
@@ -1624,6 +1645,7 @@ def _converted_read(model: ModuleModel, cls: ClassInfo, attr: str, conversion: C
     instance = conversion.receiver_prov
     scope = conversion.ctx.scope
     chain = _converted_in_place(conversion)
+    target = _module_dtype_target(model, conversion)
     events = [e for e in model.of_type(CallEvent) if e.ctx.scope is scope and e.seq > conversion.seq and e.ctx.via is None]
     by_node = {id(e.node): e for e in events}
     end = getattr(conversion.ctx.statement, "end_lineno", conversion.ctx.statement.lineno)
@@ -1656,12 +1678,12 @@ def _converted_read(model: ModuleModel, cls: ClassInfo, attr: str, conversion: C
                         and _given_module(model, node):
                     return None  # (a call the walk did not record, given the module: unknown)
         for node in sorted(reads, key=lambda n: (n.lineno, n.col_offset)):
-            if _meets_old_dtype(model, node, parents):
+            if _meets_old_dtype(model, node, parents, target, body):
                 return node
         for node in ast.walk(statement):  # a method of the instance run here (`net(x)`), reading it inside
             event = by_node.get(id(node)) if type(node) is ast.Call else None
             if event is not None:
-                inner = _read_in_method(model, cls, attr, event, instance, conversion, chain, body)
+                inner = _read_in_method(model, cls, attr, event, instance, conversion, chain, body, target)
                 if inner is not None:
                     return inner
     return None
@@ -1744,7 +1766,7 @@ def _stored_elsewhere(model: ModuleModel, cls: ClassInfo, attr: str) -> bool:
         init = cls.methods.get("__init__")
         inside = {id(n) for n in ast.walk(init.node)} if init is not None else set()
         text = model.source.text
-        found = "setattr(" in text or "__dict__" in text or "vars(" in text or any(
+        found = "setattr(" in text or "__dict__" in text or "vars(" in text or _imports_workspace(model) or any(
             type(n) is ast.Attribute and type(n.ctx) is not ast.Load and n.attr in (attr, "data") and id(n) not in inside
             for n in ast.walk(model.tree))
         model.__dict__[key] = found
@@ -1775,9 +1797,10 @@ def _given_module(model: ModuleModel, node: ast.Call) -> bool:
     return False
 
 
-def _meets_old_dtype(model: ModuleModel, node: ast.AST, parents: dict) -> bool:
-    """The read meets the attribute's dtype: `.dtype` reported or compared (not as a branch's test, a guard; not handed
-    on to convert something else), or its values a matmul's operand with a tensor."""
+def _meets_old_dtype(model: ModuleModel, node: ast.AST, parents: dict, target: str, body: list) -> bool:
+    """The read meets the attribute's dtype: `.dtype` reported or compared (not as a branch's test, a guard, nor in an
+    `assert`, a deliberate check; not handed on to convert something else), or its values a matmul's operand with a
+    tensor the code proves to be in the conversion's dtype (`torch.randn(..., dtype=torch.float64)`, `x.half()`)."""
     parent = parents.get(id(node))
     if type(parent) is ast.Attribute and parent.attr == "dtype":
         user = parents.get(id(parent))
@@ -1785,26 +1808,59 @@ def _meets_old_dtype(model: ModuleModel, node: ast.AST, parents: dict) -> bool:
                 or type(user) is ast.Call and type(user.func) is ast.Name and user.func.id == "print" and any(a is parent for a in user.args):
             child, above = user, parents.get(id(user))
             while above is not None:
-                if type(above) in (ast.If, ast.While, ast.IfExp) and child is above.test:
-                    return False  # (`if m.scale.dtype != x.dtype: ...`: a guard)
+                if type(above) in (ast.If, ast.While, ast.IfExp) and child is above.test or type(above) is ast.Assert:
+                    return False  # (`if m.scale.dtype != x.dtype: ...`: a guard; `assert m.t.dtype == torch.float32`)
                 child, above = above, parents.get(id(above))
             return True
         return False
-    return _matmul_operand(model, node, parents, parent)
+    other = _matmul_operand(model, node, parents, parent)
+    return other is not None and _operand_dtype(model, other, body) == target
 
 
-def _matmul_operand(model: ModuleModel, node: ast.AST, parents: dict, parent: ast.AST | None) -> bool:
+def _matmul_operand(model: ModuleModel, node: ast.AST, parents: dict, parent: ast.AST | None) -> ast.AST | None:
+    """The other operand of the matmul that `node` is an operand of (`x @ node`, `torch.matmul(node, x)`, `node.matmul(x)`)."""
     matmul = api.OPERATOR_OPS["MatMult"]
     if type(parent) is ast.BinOp and type(parent.op) is ast.MatMult:
-        other = parent.right if parent.left is node else parent.left
-        return not _constant(other)
+        return parent.right if parent.left is node else parent.left
     if type(parent) is ast.Call and any(a is node for a in parent.args):
         qualname = model.imports.qualname(parent.func) or ""
-        return qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] == matmul and len(parent.args) == 2
+        if qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] == matmul and len(parent.args) == 2 and not parent.keywords:
+            return parent.args[1] if parent.args[0] is node else parent.args[0]
+        return None
     if type(parent) is ast.Attribute and parent.attr == matmul:
         call = parents.get(id(parent))
-        return type(call) is ast.Call and call.func is parent and len(call.args) == 1 and not _constant(call.args[0])
-    return False
+        if type(call) is ast.Call and call.func is parent and len(call.args) == 1 and not call.keywords:
+            return call.args[0]
+    return None
+
+
+def _operand_dtype(model: ModuleModel, node: ast.AST, body: list, depth: int = 0) -> str | None:
+    """The floating dtype the code proves a tensor has: the last `.half()`/`.double()`/`.to(torch.float64)` of its
+    chain, or a torch call's `dtype=torch.float64`, or a name of `body` bound once, at its top level, to such an
+    expression. None otherwise (a cast to a dtype read off something, data of unknown dtype, an attribute)."""
+    if depth > 4:
+        return None
+    if type(node) is ast.Call:
+        func = node.func
+        if type(func) is ast.Attribute and func.attr in api.MODULE_DTYPE_METHODS:
+            return api.MODULE_DTYPE_METHODS[func.attr] if not node.args and not node.keywords else None
+        if type(func) is ast.Attribute and func.attr in ("to", "type"):
+            for argument in [*node.args, *(kw.value for kw in node.keywords if kw.arg in ("dtype", "dst_type"))]:
+                named = _named_dtype(model, argument)
+                if named is not None:
+                    return named
+            return None
+        if (model.imports.qualname(func) or "").startswith("torch."):
+            dtype = next((kw.value for kw in node.keywords if kw.arg == "dtype"), None)
+            return _named_dtype(model, dtype) if dtype is not None else None
+        return None
+    if type(node) is ast.Name:
+        stores = [n for statement in body for n in ast.walk(statement) if type(n) is ast.Name and n.id == node.id and type(n.ctx) is not ast.Load]
+        if len(stores) != 1:
+            return None
+        assign = next((s for s in body if type(s) is ast.Assign and len(s.targets) == 1 and s.targets[0] is stores[0]), None)
+        return _operand_dtype(model, assign.value, body, depth + 1) if assign is not None else None
+    return None
 
 
 def _bound_by(receiver: ast.AST, conversion: CallEvent, body: list) -> bool:
@@ -1818,11 +1874,13 @@ def _bound_by(receiver: ast.AST, conversion: CallEvent, body: list) -> bool:
 
 
 def _read_in_method(model: ModuleModel, cls: ClassInfo, attr: str, event: CallEvent, instance, conversion: CallEvent,
-                    chain: str | None, body: list) -> ast.AST | None:
+                    chain: str | None, body: list, target: str | None = None) -> ast.AST | None:
     """`net(x)` / `net.encode(x)` of the converted instance itself, running a method of its class that reads
-    `self.<attr>` at its top level as a matmul operand with a tensor, the attribute not stored in that method."""
+    `self.<attr>` at its top level (not under a branch, loop, `with` or `try`) as a matmul operand with one of its own
+    parameters, never rebound or cast there, that the call gives a tensor proven in the conversion's dtype
+    (`net(torch.randn(3, 4).half())`); the attribute not stored in that method, and no autocast in the file."""
     method = event.runs if event.runs is not None else event.function
-    if method is None or not _own_method(cls, method):
+    if method is None or not _own_method(cls, method) or target is None or "autocast" in model.source.text:
         return None
     receiver = event.node.func.value if event.runs is None and type(event.node.func) is ast.Attribute else event.node.func
     held = model.prov(receiver) or event.receiver_prov
@@ -1833,11 +1891,29 @@ def _read_in_method(model: ModuleModel, cls: ClassInfo, attr: str, event: CallEv
     if any(type(n) is ast.Attribute and n.attr == attr and _self_name(n.value) and type(n.ctx) is not ast.Load for n in ast.walk(function)) \
             or any(type(n) is ast.Attribute and n.attr == "dtype" and _self_attribute(n.value, attr) for n in ast.walk(function)):
         return None  # (stored there, or its dtype checked there: `if self.t.dtype != x.dtype`)
+    arguments = function.args
+    if arguments.posonlyargs or any(type(a) is ast.Starred for a in event.node.args) or any(kw.arg is None for kw in event.node.keywords):
+        return None
+    params = [a.arg for a in arguments.args[1:]]
+    stored = {n.id for n in ast.walk(function) if type(n) is ast.Name and type(n.ctx) is not ast.Load}
     parents = {id(child): node for child, node in _parents(function).items()}
-    for node in ast.walk(function):
-        if type(node) is ast.Attribute and node.attr == attr and _self_name(node.value) and type(node.ctx) is ast.Load \
-                and _matmul_operand(model, node, parents, parents.get(id(node))):
-            return node
+    for statement in function.body:
+        if type(statement) not in (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return):
+            continue  # (under a branch, a loop, `with` or `try`: maybe not run, or guarded)
+        deferred = {id(inner) for n in ast.walk(statement) if isinstance(n, (*_DEFS, ast.Lambda)) for inner in ast.walk(n)}
+        for node in ast.walk(statement):
+            if not (type(node) is ast.Attribute and node.attr == attr and _self_name(node.value) and type(node.ctx) is ast.Load
+                    and id(node) not in deferred):
+                continue
+            other = _matmul_operand(model, node, parents, parents.get(id(node)))
+            if type(other) is not ast.Name or other.id not in params or other.id in stored:
+                continue
+            index = params.index(other.id)
+            given = next((kw.value for kw in event.node.keywords if kw.arg == other.id), None)
+            if given is None and index < len(event.node.args):
+                given = event.node.args[index]
+            if given is not None and _operand_dtype(model, given, body) == target:
+                return node
     return None
 
 
