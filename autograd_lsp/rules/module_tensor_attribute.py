@@ -1550,12 +1550,9 @@ def _default_dtype_set(model: ModuleModel) -> bool:
     return found
 
 
-_KNOWN_LIBRARIES = frozenset({"torch", "numpy", "scipy", "typing_extensions"})
-
-
 def _imports_workspace(model: ModuleModel) -> bool:
     """The file imports a module that is neither the standard library's nor torch's (`import config`, `from helpers
-    import fix`): code the walk does not see here may set the default dtype or store the attribute."""
+    import fix`, a library): code the walk does not see here may set the default dtype or store the attribute."""
     found = model.__dict__.get("_ag009_imports_workspace")
     if found is None:
         names = []
@@ -1565,7 +1562,7 @@ def _imports_workspace(model: ModuleModel) -> bool:
             elif type(node) is ast.ImportFrom:
                 names.append("." if node.level else node.module or ".")
         found = model.__dict__["_ag009_imports_workspace"] = any(
-            name.startswith(".") or name.split(".")[0] not in _KNOWN_LIBRARIES and name.split(".")[0] not in sys.stdlib_module_names
+            name.startswith(".") or name.split(".")[0] != "torch" and name.split(".")[0] not in sys.stdlib_module_names
             for name in names)
     return found
 
