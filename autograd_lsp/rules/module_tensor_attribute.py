@@ -1861,8 +1861,13 @@ def _operand_dtype(model: ModuleModel, node: ast.AST, body: list, depth: int = 0
 
 
 def _bound_by(receiver: ast.AST, conversion: CallEvent, body: list) -> bool:
-    """`net = Net().half()` then `net(x)`: the name, bound once in the body, holds the conversion's result."""
+    """`net = Net().half()` then `net(x)`, or `net = Net()`, `net.half()` then `net(x)`: the name, bound once in the
+    body, holds the conversion's result, or the module the statement converts in place."""
     statement = conversion.ctx.statement
+    if type(receiver) is ast.Name and type(statement) is ast.Expr and statement.value is conversion.node \
+            and type(conversion.receiver) is ast.Name and conversion.receiver.id == receiver.id:
+        stores = [n for s in body for n in ast.walk(s) if type(n) is ast.Name and n.id == receiver.id and type(n.ctx) is not ast.Load]
+        return len(stores) == 1 and stores[0].lineno < statement.lineno
     if type(receiver) is not ast.Name or not (type(statement) is ast.Assign and len(statement.targets) == 1
                                               and type(statement.targets[0]) is ast.Name and statement.targets[0].id == receiver.id
                                               and statement.value is conversion.node):
