@@ -19,7 +19,13 @@ given a `device=`, or one the caller got from elsewhere is not).
 
 A floating attribute that `forward` moves to the input's device only (`self.pe.to(x.device)`) is reported when this
 code converts the module (or one holding it) to another floating dtype (`model.half()`, `.to(torch.float64)`): the
-conversion leaves the attribute's dtype behind.
+conversion leaves the attribute's dtype behind. So is a floating one of any shape whose builders leave it in a dtype
+the code states (float32 when none is named) that this module reads after converting an instance holding it to another
+floating dtype, at the top level of the same body: from the outside (`x @ model.proj.basis`, its `.dtype` reported or
+compared) or in a method of that instance a later call runs (`net(x)` whose forward does `x @ self.basis`). Not when
+the read is guarded (`.to(x.dtype)`, `.type_as(x)`, a `.dtype` test), gives an integer result or only metadata, nor
+when between the two the attribute is stored anew, the module converted again, or a call the analysis cannot follow
+is given the module.
 
 A tensor made to require grad (`torch.tensor(v, requires_grad=True)`, 0-dim too) is trainable state that
 `parameters()` and `state_dict()` miss: reported when a method uses it. Several attributes bound by one statement
@@ -77,6 +83,7 @@ cuda:0 and cpu!`. On CPU, silent: after `model.to(device)` the attribute stays b
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 import sys
 from dataclasses import replace
@@ -127,7 +134,8 @@ def check(model: ModuleModel):
         if counts:
             yield from _running_counts(model, cls, counts, builders)
         randoms = [bind for method in builders for bind in in_methods.get(method.scope, ()) if _random_factory(model, bind)]
-        if not candidates and not randoms:
+        converted = _converted_by(model).get(id(cls))
+        if not candidates and not randoms and not converted:
             continue
         registered = _registered_names(cls)
         # plain tensors this module keeps, each left where it was made: one met only with another of them meets
@@ -175,6 +183,8 @@ def check(model: ModuleModel):
                 for found in _random_state(model, cls, randoms, builders, in_methods, reported | registered):
                     reported.add(found.data["attribute"])
                     yield found
+            if converted:
+                yield from _read_after_conversion(model, cls, converted, builders, in_methods, reported | registered)
         finally:
             _UNMOVED.pop(id(cls.node), None)
             _MODELS.pop(id(cls.node), None)
@@ -1415,3 +1425,520 @@ def _finding(model: ModuleModel, cls: ClassInfo, bind: BindEvent, attr: str, use
                          (Edit(span, f'self.register_buffer("{attr}", {value_text}, persistent=False)'),)))
     return model.finding(RULE, bind.target, message, fixes=fixes, related=[(use, f"`self.{attr}` combined with other tensors here")],
                          attribute=attr, module=cls.name)
+
+
+# --- a plain floating attribute read after the module holding it was converted to another floating dtype ---
+
+def _converted_by(model: ModuleModel) -> dict:
+    """id of a module class -> the calls of this module converting an instance of it, or a module holding one, to a
+    known floating dtype other than float32 (`.half()`, `.double()`, `.to(torch.float64)`), in walk order."""
+    found = model.__dict__.get("_ag009_converted_reads")
+    if found is None:
+        found = model.__dict__["_ag009_converted_reads"] = {}
+        for call in model.of_type(CallEvent):
+            recv = call.receiver_prov
+            if recv is None or recv.kind is not Kind.MODULE or call.ctx.via is not None:
+                continue
+            target = _module_dtype_target(model, call)
+            if not target or target == _DEFAULT_DTYPE:
+                continue
+            for held in _container_classes(recv):
+                events = found.setdefault(id(held), [])
+                if call not in events:
+                    events.append(call)
+    return found
+
+
+_DEFAULT_DTYPE = api.DTYPE_NAMES.get("float")  # what a floating factory makes while no default dtype is set
+
+
+def _module_dtype_target(model: ModuleModel, call: CallEvent):
+    """The dtype a call on a module converts it to (`.half()` -> float16, `.to(torch.float64)`, `.to(dtype=...)`);
+    False when it converts no dtype (`.to("cuda")`, `.to(x.device)`, `.eval()`); None when that is unknown
+    (`.to(other)`, `.to(some_name)`, `.apply(fn)`, `.type(t)`)."""
+    method = call.method
+    if method in api.MODULE_DTYPE_METHODS:
+        return api.MODULE_DTYPE_METHODS[method]
+    if method in ("apply", "_apply"):
+        return None
+    if method not in ("to", "type"):
+        return False
+    node = call.node
+    arguments = [*node.args, *(kw.value for kw in node.keywords if kw.arg in ("dtype", "dst_type", "tensor", "other"))]
+    for argument in arguments:
+        qualname = model.imports.qualname(argument)
+        name = qualname.rsplit(".", 1)[-1] if qualname and qualname.startswith("torch.") else None
+        if name in api.DTYPE_NAMES:
+            return api.DTYPE_NAMES[name]
+    device = [kw for kw in node.keywords if kw.arg == "device"]
+    if all(type(a) is ast.Constant and isinstance(a.value, str) or type(a) is ast.Attribute and a.attr == "device"
+           or type(a) is ast.Call and (model.imports.qualname(a.func) or "") == "torch.device" for a in node.args) \
+            and (node.args or device) and not any(kw.arg == "dtype" for kw in node.keywords):
+        return False  # (`.to("cuda")`, `.to(x.device)`, `.to(torch.device(...))`, `.to(device=d)`)
+    return None
+
+
+def _stated_dtype(model: ModuleModel, node: ast.AST, function: ast.AST | None, cls: ClassInfo, depth: int = 0) -> str | None:
+    """The floating dtype a builder's expression makes, when the code states it or leaves it at the default:
+    `.half()` / `.to(torch.float16)` / `dtype=torch.float64` last in the chain, else float32 for a floating value
+    with no dtype named anywhere in it. None when unknown (a dtype taken from a variable, an argument...)."""
+    if depth > 6:
+        return None
+    if type(node) is ast.Call and type(node.func) is ast.Attribute:
+        method = node.func.attr
+        if method in api.MODULE_DTYPE_METHODS and not node.args:
+            return api.MODULE_DTYPE_METHODS[method]
+        if method in ("to", "type"):
+            for argument in [*node.args, *(kw.value for kw in node.keywords if kw.arg in ("dtype", "dst_type"))]:
+                named = _named_dtype(model, argument)
+                if named is not None:
+                    return named
+                if type(argument) is ast.Call and model.imports.qualname(argument.func) in api.DEFAULT_DTYPE_GETTERS:
+                    return _DEFAULT_DTYPE if not _default_dtype_set(model) else None
+            if _device_only(node):
+                return _stated_dtype(model, node.func.value, function, cls, depth + 1)
+            return None
+    if type(node) is ast.Call:
+        dtype = next((kw.value for kw in node.keywords if kw.arg == "dtype"), None)
+        if dtype is not None:
+            return _named_dtype(model, dtype)
+    for inner in ast.walk(node):  # a dtype chosen inside (`torch.sqrt(torch.tensor(d, dtype=t))`): not followed
+        if type(inner) is ast.keyword and inner.arg == "dtype" or type(inner) is ast.Call and type(inner.func) is ast.Attribute \
+                and (inner.func.attr in api.MODULE_DTYPE_METHODS or inner.func.attr in ("to", "type", "type_as")):
+            return None
+        if type(inner) is ast.Call:
+            qualname = model.imports.qualname(inner.func) or ""
+            short = qualname.rsplit(".", 1)[-1]
+            if qualname.startswith("torch.") and (short in api.LIKE_FACTORIES or short in api.DATA_FACTORIES
+                                                  and not all(_number_literal(a) for a in inner.args[:1])):
+                return None  # (`torch.tensor(array)`, `torch.from_numpy(a)`, `zeros_like(t)`: the data's dtype)
+        if type(inner) is ast.Name and type(inner.ctx) is ast.Load and function is not None and inner is not node:
+            held = model.prov(inner)
+            if held is not None and held.kind is Kind.TENSOR and held.dtype == api.FLOAT:
+                assigns = _local_bindings(model, function)[1].get(inner.id, [])
+                if not assigns or any(
+                        _stated_dtype(model, a.value, function, cls, depth + 1) not in (_DEFAULT_DTYPE, False) for a in assigns):
+                    return None  # (a local made in another dtype, or one not known)
+    if _default_dtype_set(model):
+        return None
+    if not _floating(model, node, function, cls):
+        prov = model.prov(node)
+        return False if depth and prov is not None and prov.kind is Kind.TENSOR and prov.dtype == api.INT else None
+    return _DEFAULT_DTYPE
+
+
+def _number_literal(node: ast.AST) -> bool:
+    """`3`, `-1.5`, `[0.1, 0.2]`, `((1, 2), (3, 4))`: Python numbers, whose tensor has the default dtype (or an integer one)."""
+    if type(node) is ast.UnaryOp:
+        node = node.operand
+    if type(node) in (ast.List, ast.Tuple):
+        return all(_number_literal(e) for e in node.elts)
+    return type(node) is ast.Constant and type(node.value) in (int, float, bool)
+
+
+def _named_dtype(model: ModuleModel, node: ast.AST) -> str | None:
+    qualname = model.imports.qualname(node)
+    name = qualname.rsplit(".", 1)[-1] if qualname and qualname.startswith("torch.") else None
+    return api.DTYPE_NAMES.get(name)
+
+
+def _default_dtype_set(model: ModuleModel) -> bool:
+    found = model.__dict__.get("_ag009_default_dtype_set")
+    if found is None:
+        found = model.__dict__["_ag009_default_dtype_set"] = any(event.qualname in api.DEFAULT_DTYPE_SETTERS for event in model.calls()) \
+            or _imports_workspace(model)
+    return found
+
+
+def _imports_workspace(model: ModuleModel) -> bool:
+    """The file imports a module that is neither the standard library's nor torch's (`import config`, `from helpers
+    import fix`, a library): code the walk does not see here may set the default dtype or store the attribute."""
+    found = model.__dict__.get("_ag009_imports_workspace")
+    if found is None:
+        names = []
+        for node in ast.walk(model.tree):
+            if type(node) is ast.Import:
+                names += [alias.name for alias in node.names]
+            elif type(node) is ast.ImportFrom:
+                names.append("." if node.level else node.module or ".")
+        found = model.__dict__["_ag009_imports_workspace"] = any(
+            name.startswith(".") or name.split(".")[0] != "torch" and name.split(".")[0] not in sys.stdlib_module_names
+            for name in names)
+    return found
+
+
+def _conversion_overrides(cls) -> bool:
+    """A class that converts its own way (`_apply`, `to`, `half`... overridden): what a conversion does to it is unknown."""
+    return isinstance(cls, ClassInfo) and bool((api.DEVICE_OVERRIDES | api.MODULE_DTYPE_METHODS.keys() | {"type", "apply"}) & cls.methods.keys())
+
+
+def _read_after_conversion(model: ModuleModel, cls: ClassInfo, conversions: list, builders: list, in_methods: dict, skip: set):
+    """A floating plain tensor attribute (no Parameter, no buffer; any shape) whose builders leave it in a dtype the code
+    states (float32 by default) that this module reads after converting an instance holding it to another floating
+    dtype (`.double()`, `.half()`, `.to(torch.float64)`), at the top level of the same body: from the outside
+    (`model.blocks[0].attn.scale.dtype`, `x @ model.proj.basis`), or in a method of the instance that a later call
+    runs (`net(x)` whose forward does `x @ self.basis`). The read must meet the old dtype: its `.dtype` reported or
+    compared (not in a branch's test: a guard), or its values in a matmul with another tensor; not `.to(x)`,
+    `.type_as(x)`, `.shape`, `.tolist()`, a comparison or an integer result. Silent when between the conversion and the
+    read the attribute is stored anew, the module is converted again (back, or to an unknown dtype), or a call that the
+    analysis cannot follow receives the module or the attribute."""
+    if _conversion_overrides(cls):
+        return
+    binds: dict = {}
+    for method in builders:
+        for bind in in_methods.get(method.scope, ()):
+            if bind.name.count(".") == 1 and not isinstance(bind.target, ast.Call):
+                binds.setdefault(bind.name[5:], []).append(bind)
+    facts = model.attribute_facts()[0]
+    plain = {}
+    for attr, found in binds.items():
+        if any(_names_match(attr, name) for name in skip) or _setattr_elsewhere(cls, attr, builders, in_methods):
+            continue
+        if not all(b.prov is not None and b.prov.kind is Kind.TENSOR and b.prov.dtype == api.FLOAT and not b.prov.is_trainable_leaf
+                   and b.prov.origin != "nn.Parameter" for b in found):
+            continue
+        dtypes = {_stated_dtype(model, b.value, b.ctx.scope.function.node if b.ctx.scope.function else None, cls) for b in found}
+        if len(dtypes) != 1 or None in dtypes:
+            continue  # (its dtype unknown, or not one)
+        plain[attr] = (found, dtypes.pop())
+    if not plain:
+        return
+    rebinds = {attr for attr in plain if _rebound_elsewhere(cls, attr, builders, anywhere=True)}
+    for conversion in conversions:
+        if _conversion_overrides(conversion.receiver_prov.module_class):
+            continue
+        body = conversion.ctx.scope.function.node.body if conversion.ctx.scope.function is not None else model.tree.body
+        statement = conversion.ctx.statement
+        if statement not in body:
+            continue  # (converted under a branch or in a loop: not surely before the read)
+        target = _module_dtype_target(model, conversion)
+        after = body[body.index(statement) + 1:]
+        for attr, (found, dtype) in list(plain.items()):
+            if dtype == target:
+                continue  # (made in the dtype the module is converted to)
+            read = _converted_read(model, cls, attr, conversion, body, after, rebinds)
+            if read is None:
+                continue
+            del plain[attr]
+            bind = found[0]
+            converted = " ".join(model.text(conversion.node).split())[:40]
+            message = (f"`self.{attr}` is a plain floating tensor attribute of the module `{cls.name}`: `{converted}` at line "
+                       f"{conversion.node.lineno} converts the module's weights and buffers to {target} but not it, so line "
+                       f"{read.lineno} meets it in {dtype}. Register it with `self.register_buffer(\"{attr}\", ..., persistent=False)`")
+            fixes = []
+            statement_node = bind.node
+            if isinstance(statement_node, ast.Assign) and len(statement_node.targets) == 1 and statement_node.targets[0] is bind.target \
+                    and edits.own_line(model, statement_node):
+                fixes.append(Fix("Register as a non-persistent buffer (not saved in `state_dict()`)", Safety.UNSAFE,
+                                 (Edit(model.span(statement_node), f'self.register_buffer("{attr}", {model.text(bind.value)}, persistent=False)'),)))
+            yield model.finding(RULE, bind.target, message, fixes=fixes,
+                                related=[(conversion.node, "the module converted here"), (read, f"`{attr}` read here")],
+                                attribute=attr, module=cls.name)
+
+
+def _converted_read(model: ModuleModel, cls: ClassInfo, attr: str, conversion: CallEvent, body: list, after: list, rebinds: set) -> ast.AST | None:
+    """The first read of `attr` of the converted instance after the conversion that meets its old dtype, walking the
+    statements in order and stopping (None) at anything that may change what the attribute or the module holds."""
+    instance = conversion.receiver_prov
+    scope = conversion.ctx.scope
+    chain = _converted_in_place(conversion)
+    target = _module_dtype_target(model, conversion)
+    events = [e for e in model.of_type(CallEvent) if e.ctx.scope is scope and e.seq > conversion.seq and e.ctx.via is None]
+    by_node = {id(e.node): e for e in events}
+    end = getattr(conversion.ctx.statement, "end_lineno", conversion.ctx.statement.lineno)
+    # (later calls in the conversion's own statement: `Net().double().to(device)`)
+    for event in events:
+        if event.ctx.statement is conversion.ctx.statement and event.node is not conversion.node and _changes(model, cls, attr, event, rebinds):
+            return None
+    for statement in after:
+        parents = {id(child): parent for parent in ast.walk(statement) for child in ast.iter_child_nodes(parent)}
+        reads = []
+        deferred = {id(inner) for n in ast.walk(statement) if isinstance(n, _DEFS) for inner in ast.walk(n) if inner is not n}
+        for node in ast.walk(statement):
+            if type(node) is ast.Attribute and node.attr == attr and node.lineno > end and id(node) not in deferred:
+                if type(node.ctx) is not ast.Load:
+                    return None  # (stored anew: `m.scale = m.scale.half()`)
+                owner = model.prov(node.value)
+                if owner is not None and owner.kind is Kind.MODULE and owner.module_class is cls \
+                        and (_reached_from(model, node.value, instance, after, parents) or _same_chain(node.value, chain)):
+                    reads.append(node)
+            elif chain is not None and type(node) in (ast.Attribute, ast.Name) and type(node.ctx) is not ast.Load \
+                    and ast.unparse(node) == chain:
+                return None  # (`self.net = Other()`: another module from here on)
+            elif type(node) is ast.Call:
+                event = by_node.get(id(node))
+                if event is None and type(node.func) is ast.Name and node.func.id == "setattr":
+                    return None
+                if event is not None and _changes(model, cls, attr, event, rebinds):
+                    return None
+                if event is None and not _builtin_call(model, node) and not (model.imports.qualname(node.func) or "").startswith("torch.") \
+                        and _given_module(model, node):
+                    return None  # (a call the walk did not record, given the module: unknown)
+        for node in sorted(reads, key=lambda n: (n.lineno, n.col_offset)):
+            if _meets_old_dtype(model, node, parents, target, body):
+                return node
+        for node in ast.walk(statement):  # a method of the instance run here (`net(x)`), reading it inside
+            event = by_node.get(id(node)) if type(node) is ast.Call else None
+            if event is not None:
+                inner = _read_in_method(model, cls, attr, event, instance, conversion, chain, body, target)
+                if inner is not None:
+                    return inner
+    return None
+
+
+def _converted_in_place(conversion: CallEvent) -> str | None:
+    """`self.net = self.net.to(torch.float64)` / `self.net.double()`: the converted module is what the expression
+    `self.net` holds from there on (its text), when the walk does not tell which construction it is."""
+    receiver, statement = conversion.receiver, conversion.ctx.statement
+    if type(receiver) is not ast.Attribute:
+        return None
+    text = ast.unparse(receiver)
+    if type(statement) is ast.Expr and statement.value is conversion.node \
+            or type(statement) is ast.Assign and len(statement.targets) == 1 and statement.value is conversion.node \
+            and ast.unparse(statement.targets[0]) == text:
+        return text
+    return None
+
+
+def _same_chain(node: ast.AST, chain: str | None) -> bool:
+    while chain is not None and type(node) in (ast.Attribute, ast.Subscript):
+        if type(node) is ast.Attribute and ast.unparse(node) == chain:
+            return True
+        node = node.value
+    return False
+
+
+def _changes(model: ModuleModel, cls: ClassInfo, attr: str, event: CallEvent, rebinds: set) -> bool:
+    """A call between the conversion and the read that may convert the module again or store the attribute anew: a
+    module's conversion (`.float()` back, `.to(t)` unknown; not a device move), code of the workspace when some code
+    stores the attribute (a method rebinding it, `fix(m): m.scale = ...`, `setattr`), an override of a module method,
+    or a call that is neither torch's nor a builtin receiving a module or a value read off one (`cast(model)`)."""
+    recv = event.receiver_prov
+    if recv is not None and recv.kind is Kind.MODULE and _module_dtype_target(model, event) is not False:
+        return True  # (converted again: back, to another dtype, or to one unknown)
+    if event.function is not None or event.runs is not None:
+        return attr in rebinds or _stored_elsewhere(model, cls, attr)
+    if event.qualname is not None and event.qualname.startswith("torch.") or recv is not None and recv.kind is Kind.TENSOR:
+        return False
+    if recv is not None and recv.kind is Kind.MODULE and event.method:
+        overridden = any(isinstance(c, ClassInfo) and event.method in c.methods for c in _container_classes(recv))
+        if event.method in api.MODULE_METHODS and not overridden:
+            return False  # (`model.eval()`, `model.parameters()`: torch's own)
+        return attr in rebinds or _stored_elsewhere(model, cls, attr) or event.method not in api.MODULE_METHODS
+    if _builtin_call(model, event.node):
+        return False  # (`print(...)`, `len(...)`)
+    return _receives_module(model, event)
+
+
+def _builtin_call(model: ModuleModel, node: ast.Call) -> bool:
+    """`print(...)`, `len(...)`: a builtin given no function it may call (`map(fix, [m])`, `sorted(key=...)`)."""
+    func = node.func
+    if not (type(func) is ast.Name and model.imports.qualname(func) in (None, func.id) and func.id not in _workspace_names(model)
+            and hasattr(builtins, func.id) and func.id not in ("setattr", "vars", "exec", "eval")):
+        return False
+    for value in [*node.args, *(kw.value for kw in node.keywords)]:
+        if type(value) is ast.Lambda:
+            return False
+        if type(value) in (ast.Name, ast.Subscript):
+            prov = model.prov(value)
+            if prov is None or prov.kind is Kind.FUNCTION:
+                return False
+    return True
+
+
+def _workspace_names(model: ModuleModel) -> set:
+    found = model.__dict__.get("_ag009_workspace_names")
+    if found is None:
+        found = model.__dict__["_ag009_workspace_names"] = {n.id for n in ast.walk(model.tree) if type(n) is ast.Name and type(n.ctx) is ast.Store} \
+            | {n.name for n in ast.walk(model.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    return found
+
+
+def _stored_elsewhere(model: ModuleModel, cls: ClassInfo, attr: str) -> bool:
+    """Some code stores `<x>.<attr>` (or a tensor's `.data`) outside the class's constructor, or may through
+    `setattr`/`__dict__`: a workspace call may then change what the attribute holds."""
+    key = ("_ag009_stored", id(cls.node), attr)
+    found = model.__dict__.get(key)
+    if found is None:
+        init = cls.methods.get("__init__")
+        inside = {id(n) for n in ast.walk(init.node)} if init is not None else set()
+        text = model.source.text
+        found = "setattr(" in text or "__dict__" in text or "vars(" in text or _imports_workspace(model) or any(
+            type(n) is ast.Attribute and type(n.ctx) is not ast.Load and n.attr in (attr, "data") and id(n) not in inside
+            for n in ast.walk(model.tree))
+        model.__dict__[key] = found
+    return found
+
+
+def _own_method(cls: ClassInfo, function) -> bool:
+    return any(function is method for method in cls.methods.values())
+
+
+def _receives_module(model: ModuleModel, event: CallEvent) -> bool:
+    return _given_module(model, event.node)
+
+
+def _given_module(model: ModuleModel, node: ast.Call) -> bool:
+    """The call is given a module, or a value read off one (its attribute), or is a method of one."""
+    values = [*node.args, *(kw.value for kw in node.keywords), node.func]
+    for value in values:
+        for inner in ast.walk(value):
+            if type(inner) in (ast.Name, ast.Attribute, ast.Subscript):
+                prov = model.prov(inner)
+                if prov is not None and prov.kind is Kind.MODULE:
+                    return True
+                if type(inner) is ast.Attribute:
+                    owner = model.prov(inner.value)
+                    if owner is not None and owner.kind is Kind.MODULE:
+                        return True
+    return False
+
+
+def _meets_old_dtype(model: ModuleModel, node: ast.AST, parents: dict, target: str, body: list) -> bool:
+    """The read meets the attribute's dtype: `.dtype` reported or compared (not as a branch's test, a guard, nor in an
+    `assert`, a deliberate check; not handed on to convert something else), or its values a matmul's operand with a
+    tensor the code proves to be in the conversion's dtype (`torch.randn(..., dtype=torch.float64)`, `x.half()`)."""
+    parent = parents.get(id(node))
+    if type(parent) is ast.Attribute and parent.attr == "dtype":
+        user = parents.get(id(parent))
+        if type(user) is ast.Compare or type(user) is ast.FormattedValue \
+                or type(user) is ast.Call and type(user.func) is ast.Name and user.func.id == "print" and any(a is parent for a in user.args):
+            child, above = user, parents.get(id(user))
+            while above is not None:
+                if type(above) in (ast.If, ast.While, ast.IfExp) and child is above.test or type(above) is ast.Assert:
+                    return False  # (`if m.scale.dtype != x.dtype: ...`: a guard; `assert m.t.dtype == torch.float32`)
+                child, above = above, parents.get(id(above))
+            return True
+        return False
+    other = _matmul_operand(model, node, parents, parent)
+    return other is not None and _operand_dtype(model, other, body) == target
+
+
+def _matmul_operand(model: ModuleModel, node: ast.AST, parents: dict, parent: ast.AST | None) -> ast.AST | None:
+    """The other operand of the matmul that `node` is an operand of (`x @ node`, `torch.matmul(node, x)`, `node.matmul(x)`)."""
+    matmul = api.OPERATOR_OPS["MatMult"]
+    if type(parent) is ast.BinOp and type(parent.op) is ast.MatMult:
+        return parent.right if parent.left is node else parent.left
+    if type(parent) is ast.Call and any(a is node for a in parent.args):
+        qualname = model.imports.qualname(parent.func) or ""
+        if qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] == matmul and len(parent.args) == 2 and not parent.keywords:
+            return parent.args[1] if parent.args[0] is node else parent.args[0]
+        return None
+    if type(parent) is ast.Attribute and parent.attr == matmul:
+        call = parents.get(id(parent))
+        if type(call) is ast.Call and call.func is parent and len(call.args) == 1 and not call.keywords:
+            return call.args[0]
+    return None
+
+
+def _operand_dtype(model: ModuleModel, node: ast.AST, body: list, depth: int = 0) -> str | None:
+    """The floating dtype the code proves a tensor has: the last `.half()`/`.double()`/`.to(torch.float64)` of its
+    chain, or a torch call's `dtype=torch.float64`, or a name of `body` bound once, at its top level, to such an
+    expression. None otherwise (a cast to a dtype read off something, data of unknown dtype, an attribute)."""
+    if depth > 4:
+        return None
+    if type(node) is ast.Call:
+        func = node.func
+        if type(func) is ast.Attribute and func.attr in api.MODULE_DTYPE_METHODS:
+            return api.MODULE_DTYPE_METHODS[func.attr] if not node.args and not node.keywords else None
+        if type(func) is ast.Attribute and func.attr in ("to", "type"):
+            for argument in [*node.args, *(kw.value for kw in node.keywords if kw.arg in ("dtype", "dst_type"))]:
+                named = _named_dtype(model, argument)
+                if named is not None:
+                    return named
+            return None
+        if (model.imports.qualname(func) or "").startswith("torch."):
+            dtype = next((kw.value for kw in node.keywords if kw.arg == "dtype"), None)
+            return _named_dtype(model, dtype) if dtype is not None else None
+        return None
+    if type(node) is ast.Name:
+        stores = [n for statement in body for n in ast.walk(statement) if type(n) is ast.Name and n.id == node.id and type(n.ctx) is not ast.Load]
+        if len(stores) != 1:
+            return None
+        assign = next((s for s in body if type(s) is ast.Assign and len(s.targets) == 1 and s.targets[0] is stores[0]), None)
+        return _operand_dtype(model, assign.value, body, depth + 1) if assign is not None else None
+    return None
+
+
+def _bound_by(receiver: ast.AST, conversion: CallEvent, body: list) -> bool:
+    """`net = Net().half()` then `net(x)`, or `net = Net()`, `net.half()` then `net(x)`: the name, bound once in the
+    body, holds the conversion's result, or the module the statement converts in place."""
+    statement = conversion.ctx.statement
+    if type(receiver) is ast.Name and type(statement) is ast.Expr and statement.value is conversion.node \
+            and type(conversion.receiver) is ast.Name and conversion.receiver.id == receiver.id:
+        stores = [n for s in body for n in ast.walk(s) if type(n) is ast.Name and n.id == receiver.id and type(n.ctx) is not ast.Load]
+        return len(stores) == 1 and stores[0].lineno < statement.lineno
+    if type(receiver) is not ast.Name or not (type(statement) is ast.Assign and len(statement.targets) == 1
+                                              and type(statement.targets[0]) is ast.Name and statement.targets[0].id == receiver.id
+                                              and statement.value is conversion.node):
+        return False
+    return sum(1 for s in body for n in ast.walk(s) if type(n) is ast.Name and n.id == receiver.id and type(n.ctx) is not ast.Load) == 1
+
+
+def _read_in_method(model: ModuleModel, cls: ClassInfo, attr: str, event: CallEvent, instance, conversion: CallEvent,
+                    chain: str | None, body: list, target: str | None = None) -> ast.AST | None:
+    """`net(x)` / `net.encode(x)` of the converted instance itself, running a method of its class that reads
+    `self.<attr>` at its top level (not under a branch, loop, `with` or `try`) as a matmul operand with one of its own
+    parameters, never rebound or cast there, that the call gives a tensor proven in the conversion's dtype
+    (`net(torch.randn(3, 4).half())`); the attribute not stored in that method, and no autocast in the file."""
+    method = event.runs if event.runs is not None else event.function
+    if method is None or not _own_method(cls, method) or target is None or "autocast" in model.source.text:
+        return None
+    receiver = event.node.func.value if event.runs is None and type(event.node.func) is ast.Attribute else event.node.func
+    held = model.prov(receiver) or event.receiver_prov
+    if not (held is not None and held.kind is Kind.MODULE and instance is not None and held.node is instance.node
+            or ast.unparse(receiver) == chain or _bound_by(receiver, conversion, body)):
+        return None
+    function = method.node
+    if any(type(n) is ast.Attribute and n.attr == attr and _self_name(n.value) and type(n.ctx) is not ast.Load for n in ast.walk(function)) \
+            or any(type(n) is ast.Attribute and n.attr == "dtype" and _self_attribute(n.value, attr) for n in ast.walk(function)):
+        return None  # (stored there, or its dtype checked there: `if self.t.dtype != x.dtype`)
+    arguments = function.args
+    if arguments.posonlyargs or any(type(a) is ast.Starred for a in event.node.args) or any(kw.arg is None for kw in event.node.keywords):
+        return None
+    params = [a.arg for a in arguments.args[1:]]
+    stored = {n.id for n in ast.walk(function) if type(n) is ast.Name and type(n.ctx) is not ast.Load}
+    parents = {id(child): node for child, node in _parents(function).items()}
+    for statement in function.body:
+        if type(statement) not in (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return):
+            continue  # (under a branch, a loop, `with` or `try`: maybe not run, or guarded)
+        deferred = {id(inner) for n in ast.walk(statement) if isinstance(n, (*_DEFS, ast.Lambda)) for inner in ast.walk(n)}
+        for node in ast.walk(statement):
+            if not (type(node) is ast.Attribute and node.attr == attr and _self_name(node.value) and type(node.ctx) is ast.Load
+                    and id(node) not in deferred):
+                continue
+            other = _matmul_operand(model, node, parents, parents.get(id(node)))
+            if type(other) is not ast.Name or other.id not in params or other.id in stored:
+                continue
+            index = params.index(other.id)
+            given = next((kw.value for kw in event.node.keywords if kw.arg == other.id), None)
+            if given is None and index < len(event.node.args):
+                given = event.node.args[index]
+            if given is not None and _operand_dtype(model, given, body) == target:
+                return node
+    return None
+
+
+def _reached_from(model: ModuleModel, node: ast.AST, instance, body: list, parents: dict, depth: int = 0) -> bool:
+    """`node` (`model.blocks[0].attn`, `layer.attn` of `for layer in model.blocks`, `attn` of `attn = model.attn`) is
+    reached from the converted instance itself: its root name holds that construction, or is a local of `body` bound
+    once to such a chain, or a comprehension's variable over one."""
+    while type(node) in (ast.Attribute, ast.Subscript):
+        node = node.value
+    if type(node) is not ast.Name or depth > 3 or instance is None or instance.node is None:
+        return False
+    held = model.prov(node)
+    if held is not None and held.kind is Kind.MODULE and held.node is instance.node:
+        return True
+    name, parent = node.id, parents.get(id(node))
+    while parent is not None:  # a comprehension around the read binding the name: its iterable
+        if type(parent) in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
+            for generator in parent.generators:
+                if type(generator.target) is ast.Name and generator.target.id == name:
+                    return _reached_from(model, generator.iter, instance, body, parents, depth + 1)
+        parent = parents.get(id(parent))
+    stores = [n for statement in body for n in ast.walk(statement) if type(n) is ast.Name and n.id == name and type(n.ctx) is ast.Store]
+    if len(stores) != 1:
+        return False
+    assign = next((s for s in body if type(s) is ast.Assign and len(s.targets) == 1 and s.targets[0] is stores[0]), None)
+    return assign is not None and _reached_from(model, assign.value, instance, body, parents, depth + 1)
