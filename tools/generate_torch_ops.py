@@ -580,12 +580,6 @@ def collect() -> dict:
             dtype = value.dtype if name != "Tensor" else torch.get_default_dtype()
             legacy[name] = str(dtype).rsplit(".", 1)[-1]
     dtypes = {name: _dtype_class(torch, getattr(torch, name)) for name in dir(torch) if isinstance(getattr(torch, name), torch.dtype)}
-    dtype_names = {name: str(getattr(torch, name)).rsplit(".", 1)[-1] for name in dtypes}
-    module_dtype_methods = {}
-    for name in sorted(dtypes):
-        if callable(getattr(nn.Module, name, None)):
-            layer = getattr(nn.Linear(1, 1), name)()
-            module_dtype_methods[name] = str(layer.weight.dtype).rsplit(".", 1)[-1]
 
     return {
         "version": torch.__version__.split("+")[0],
@@ -611,8 +605,6 @@ def collect() -> dict:
             kind.startswith("Generator") for s in by_name.get(n, ()) for _, kind, _ in s["args"])},
         "LEGACY_CONSTRUCTORS": legacy,
         "DTYPES": dtypes,
-        "DTYPE_NAMES": dtype_names,
-        "MODULE_DTYPE_METHODS": module_dtype_methods,
         "METADATA_METHODS": {n for n in METADATA_METHODS if hasattr(torch.Tensor, n)},
         "METADATA_ATTRIBUTES": {n for n in METADATA_ATTRIBUTES if hasattr(torch.Tensor, n) or n in ("shape", "grad", "_base")},
         "QUERY_FUNCTIONS": {n for n in QUERY_FUNCTIONS if callable(getattr(torch, n, None))},
@@ -1148,8 +1140,6 @@ def render(facts: dict) -> str:
         "RANDOM_FACTORIES": "Factories whose values are drawn at random (their schema takes a `Generator? generator`).",
         "LEGACY_CONSTRUCTORS": "torch.FloatTensor & co. -> the dtype they make.",
         "DTYPES": "torch dtypes -> class: float (floating and complex) or int (integer and bool).",
-        "DTYPE_NAMES": "torch dtypes -> their own name (torch.half is torch.float16, torch.float is torch.float32).",
-        "MODULE_DTYPE_METHODS": "nn.Module methods converting its floating parameters and buffers -> the dtype they convert to (half, double...).",
         "METADATA_METHODS": "Tensor methods that read facts or do autograd bookkeeping, not values.",
         "METADATA_ATTRIBUTES": "Tensor attributes that are facts about it, not its values.",
         "QUERY_FUNCTIONS": "torch functions whose result is a fact about their argument (type, size), not its values.",

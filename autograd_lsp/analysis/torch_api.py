@@ -82,9 +82,6 @@ ENABLE_GRAD_CONTEXTS = {"torch.enable_grad", "torch.autograd.enable_grad"}
 SET_GRAD_ENABLED = {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"}
 
 DEFAULT_DTYPE_SETTERS = {"torch.set_default_dtype", "torch.set_default_tensor_type"}
-DEFAULT_DTYPE_GETTERS = {"torch.get_default_dtype"}  # float32 unless a setter above ran
-DTYPE_NAMES = ops.DTYPE_NAMES  # torch.half -> float16, torch.float -> float32...
-MODULE_DTYPE_METHODS = ops.MODULE_DTYPE_METHODS  # module.half() -> float16, .double() -> float64, .float() -> float32...
 
 SIZE_CLASSES = {"torch.Size"}  # what it is given are sizes: a one-element tensor among them counts as a number
 
