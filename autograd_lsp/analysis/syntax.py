@@ -183,6 +183,14 @@ def always_after(function: ast.AST, statement: ast.stmt, node: ast.AST) -> bool:
     return False  # (a statement of an `except` handler's list is its handler's body: found above)
 
 
+def none_default_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set:
+    """The parameters whose default is `None` (`def run(window=None)`)."""
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+    return {arg.arg for arg, default in pairs if type(default) is ast.Constant and default.value is None}
+
+
 def bound_names(node: ast.AST) -> set:
     """The names an assignment binds: `a, (b, *c) = ...` binds a, b, c; `x.y = ...` and `x[i] = ...` bind none (an
     Assign, AugAssign, AnnAssign, For or NamedExpr)."""

@@ -1325,7 +1325,7 @@ class Walker:
         if not (type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self"):
             return None
         name, default = _none_defaulted(value)
-        if name is None or name not in _none_default_parameters(init.node):
+        if name is None or name not in syntax.none_default_parameters(init.node):
             return None
         passed = self.model.passed_by_calls()
         positional = [arg.arg for arg in [*init.node.args.posonlyargs, *init.node.args.args]][1:]
@@ -5477,13 +5477,6 @@ def _none_defaulted(value) -> tuple:
         return None, None
     kept, default = (value.orelse, value.body) if type(test.ops[0]) is ast.Is else (value.body, value.orelse)
     return (test.left.id, default) if type(kept) is ast.Name and kept.id == test.left.id else (None, None)
-
-
-def _none_default_parameters(function) -> set:
-    args = function.args
-    positional = [*args.posonlyargs, *args.args]
-    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
-    return {arg.arg for arg, default in pairs if type(default) is ast.Constant and default.value is None}
 
 
 def _derives(cls: ClassInfo, base: ClassInfo, depth: int = 0) -> bool:

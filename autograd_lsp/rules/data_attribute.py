@@ -512,20 +512,12 @@ def _rebound(model, binds, label: str, bind: BindEvent, write) -> bool:
         return False
     for later in binds.get(label, ()):
         if bind.seq <= later.seq < write.seq and later.ctx.scope is bind.ctx.scope and later.value is not None \
-                and (later.ctx.statement is bind.ctx.statement or _same_block(model, later.ctx.statement, write.ctx.statement)) \
+                and (later.ctx.statement is bind.ctx.statement or syntax.always_after(
+                    later.ctx.scope.function.node if later.ctx.scope.function is not None else model.tree,
+                    later.ctx.statement, write.ctx.statement)) \
                 and _fresh_tensor(model, later.value):
             return True
     return False
-
-
-def _same_block(model, first: ast.stmt, second: ast.stmt) -> bool:
-    """Both statements in one statement list (a body, an `else:`), so the first ran whenever the second did."""
-    parent_map = syntax.parents(model, model.tree)
-    parent = parent_map.get(id(second))
-    if parent is None or parent_map.get(id(first)) is not parent:
-        return False
-    return any(type(block) is list and first in block and second in block for block in
-               (getattr(parent, field, None) for field in ("body", "orelse", "finalbody")))
 
 
 def _fresh_tensor(model, value: ast.expr) -> bool:

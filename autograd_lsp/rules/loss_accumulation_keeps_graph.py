@@ -64,7 +64,7 @@ from dataclasses import dataclass, replace
 from ..analysis.model import BindEvent, CallEvent, Event, ItemStoreEvent, Loop, ModuleModel, ThroughEvent
 from ..analysis import callsite, torch_api as api, uses
 from ..analysis.provenance import Kind, Provenance, flatten
-from ..analysis.syntax import nodes, parents, statements
+from ..analysis.syntax import none_default_parameters, nodes, parents, statements
 from ..analysis.training import (BACKWARD, EPOCH_HOOKS, STEP_HOOKS, Part, TrainingUnit, backward_target, called_module, keeps_own_weights,
                                  step_closure, step_owners, training_units)
 from ..findings import Edit, Fix, Safety, Severity
@@ -748,21 +748,13 @@ def _bounded_deque(model: ModuleModel, acc: Accumulation) -> bool:
         return False
     # (a parameter defaulting to None, `def run(window=None): deque(maxlen=window)`, may leave it unbounded)
     function = bound.ctx.scope.function
-    if isinstance(size, ast.Name) and function is not None:
-        args = function.node.args
-        positional = args.posonlyargs + args.args
-        defaults = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):], args.defaults))
-        defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
-        default = defaults.get(size.id)
-        if default is not None and isinstance(default, ast.Constant) and default.value is None:
-            return False
-    return True
+    return not (isinstance(size, ast.Name) and function is not None and size.id in none_default_parameters(function.node))
 
 
 def _moved_on(outer: ast.AST, acc: Accumulation) -> bool:
     """`everything.extend(pair)`, `history.append(pair)`, `kept += pair` in the loop around: its graphs outlive it."""
     for node in ast.walk(outer):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("extend", "append", "insert") \
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in uses.ADDS_ITEMS \
                 and any(_label(arg) in (acc.accumulator, acc.base) for arg in node.args):
             return True
         if isinstance(node, ast.AugAssign) and _label(node.value) in (acc.accumulator, acc.base):

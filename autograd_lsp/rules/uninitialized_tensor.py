@@ -455,8 +455,8 @@ def _views_filled(model: ModuleModel, creation: CallEvent, name: ast.Name, read_
             continue
         qualname = model.imports.qualname(parent.func) or ""
         short = qualname.rpartition(".")[2]
-        if qualname.startswith("torch.") and short.startswith("_foreach_") and short.endswith("_"):
-            return True  # (torch's in-place foreach ops: `_foreach_copy_`, `_foreach_zero_`...)
+        if qualname.startswith("torch.") and _foreach_inplace(short):
+            return True
         function = event.function
         fn = getattr(function, "node", None)
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -472,6 +472,11 @@ def _views_filled(model: ModuleModel, creation: CallEvent, name: ast.Name, read_
         if param is not None and _writes_elements(fn, param):
             return True
     return False
+
+
+def _foreach_inplace(name: str) -> bool:
+    """torch's in-place foreach ops (`_foreach_copy_`, `_foreach_zero_`...), which write every tensor of their lists."""
+    return name.startswith("_foreach_") and name.endswith("_")
 
 
 def _writes_elements(fn: ast.AST, param: str) -> bool:
@@ -492,8 +497,7 @@ def _writes_elements(fn: ast.AST, param: str) -> bool:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
         attr = node.func.attr
-        if attr.startswith("_foreach_") and attr.endswith("_") \
-                and any(isinstance(arg, ast.Name) and arg.id == param for arg in node.args):
+        if _foreach_inplace(attr) and any(isinstance(arg, ast.Name) and arg.id == param for arg in node.args):
             return True
         if attr in ops.OVERWRITES or attr in ops.PARTIAL_WRITES:
             if element(node.func.value):
