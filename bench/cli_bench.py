@@ -182,10 +182,25 @@ def profile_cli(info: CliInfo, python: str, roots: list[Path], out_dir: Path, to
     prof.unlink(missing_ok=True)
     args = check_cmd(info, roots, 1, cache=False)[len(info.cmd) + 1:]
     if len(info.cmd) >= 3 and info.cmd[1] == "-m":  # python -m autograd_lsp
-        target = ["-m", info.cmd[2]]
+        run, argv0 = f"runpy.run_module({info.cmd[2]!r}, run_name='__main__', alter_sys=True)", info.cmd[2]
     else:  # a Python script: the venv entry point or a snapshot launcher
-        target = [info.cmd[-1]]
-    cmd = [python, "-m", "cProfile", "-o", str(prof), *target, "check", *args]
+        run, argv0 = f"runpy.run_path({info.cmd[-1]!r}, run_name='__main__')", info.cmd[-1]
+    # Not `python -m cProfile`: the CLI's entry ends a check with os._exit (no heap teardown), which would end the
+    # process before cProfile writes its file. Here os._exit raises SystemExit, and the profile is written after.
+    code = "\n".join([
+        "import cProfile, os, runpy, sys",
+        "def _exit(code):",
+        "    raise SystemExit(code)",
+        "os._exit = _exit",
+        f"sys.argv = {[argv0, 'check', *map(str, args)]!r}",
+        "profile = cProfile.Profile()",
+        "try:",
+        f"    profile.runcall(lambda: {run})",
+        "except SystemExit:",
+        "    pass",
+        f"profile.dump_stats({str(prof)!r})",
+    ])
+    cmd = [python, "-c", code]
     proc = subprocess.run(cmd, cwd=str(CLI_CWD), env=cli_env(), capture_output=True, text=True, timeout=3600)
     if not prof.exists():
         return f"profiling failed (rc={proc.returncode}): {proc.stderr.strip()[-500:]}"
