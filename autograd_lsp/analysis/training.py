@@ -28,8 +28,10 @@ BACKWARD_WRAPPERS = {"accelerator", "fabric", "engine", "model_engine", "strateg
 BACKWARD_METHODS = {"manual_backward"}  # Lightning's manual optimisation: `self.manual_backward(loss)`
 GRADIENT_FUNCTIONS = {"torch.autograd.grad"}  # gradients returned instead of accumulated into `.grad`
 ZEROING_METHODS = {"zero_", "fill_", "mul_", "detach_", "requires_grad_"}  # on `p.grad`: `p.grad.zero_()`
-ZEROING_WORDS = ("zero", "clear_grad", "reset_grad", "set_grad_none", "grads_to_none", "grad_to_none")  # helpers we cannot see into
-_ZEROING_WORD = re.compile("|".join(map(re.escape, ZEROING_WORDS)))  # (any of them in a name: one search per call)
+# Names of helpers we cannot see into that reset gradients: `zero_grads()`, `clear_grad()`, `reset_grads()`, and
+# "grad(s) (to) none" however it is spelt (`set_grads_none()`, `grads_to_none()`, `set_grad_to_none()`)
+ZEROING_WORDS = ("zero", "clear_grad", "reset_grad", r"grads?_(?:to_)?none")
+_ZEROING_WORD = re.compile("|".join(ZEROING_WORDS))  # (any of them in a name: one search per call)
 
 
 @dataclass(eq=False)
