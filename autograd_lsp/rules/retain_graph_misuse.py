@@ -1229,8 +1229,34 @@ def _fed_from_before_loop(model, loop, graph) -> bool:
         if id(event.node) not in graph or event.ctx.scope is not loop.scope:
             continue
         for argument in [*event.node.args, *(kw.value for kw in event.node.keywords)]:
-            if isinstance(argument, ast.Name) and argument.id not in loop.assigned and model.prov(argument) is None:
+            if isinstance(argument, ast.Name) and argument.id not in loop.assigned and _may_hold_graph(model, argument, loop.scope.function):
                 return True
+    return False
+
+
+def _may_hold_graph(model, argument: ast.Name, function) -> bool:
+    """A value whose graph is not known: unknown, or a parameter of `function` that a call this module shows fills with
+    a value that carries a graph, or that a call computed without its graph being known (`train(X, contents_Y)` of
+    targets a network computed before: each iteration backpropagates through them again). A parameter filled with
+    values of unknown origin (the items of a loader) or by no visible call is taken as the data it names."""
+    prov = model.prov(argument)
+    if prov is None:
+        return True
+    if prov.kind is not Kind.TENSOR or prov.origin != "param" or prov.requires_grad is not None or prov.detached or function is None:
+        return False
+    for call in model.callers(function):
+        if call.function is not function:
+            return True  # (run some other way: `model(x)` running forward)
+        value = callsite.argument_for(call, {argument.id})
+        if value is None:
+            if argument.id in {keyword.arg for keyword in call.node.keywords} or \
+                    any(type(arg) is ast.Starred for arg in call.node.args) or any(keyword.arg is None for keyword in call.node.keywords):
+                return True  # (passed in a way not matched here)
+            continue  # (left at its default)
+        passed = model.prov(value)
+        if passed is not None and passed.kind in (Kind.TENSOR, Kind.SEQUENCE) and (
+                passed.has_graph or passed.requires_grad is None and not passed.detached and passed.origin.endswith(")")):
+            return True  # (a graph, or what a call computed without knowing its graph: not data read from a loader)
     return False
 
 
