@@ -2159,7 +2159,16 @@ class Walker:
     def _forget_values(self, node: ast.expr):
         """The dict `node` names, and every other name of this scope bound to the same display, hold unknown values."""
         name = label(node)
-        prov = self.lookup(name) if name is not None and self.is_bound(name) else None
+        if name is None:
+            return
+        scope = self.scope  # (one search of the scopes: called for every name passed to a call)
+        while scope is not None:
+            if name in scope.bindings:
+                prov = scope.bindings[name]
+                break
+            scope = scope.parent
+        else:
+            return
         if prov is None or prov.kind is not Kind.MAPPING or not (prov.elements or prov.keys):
             return
         shared = [other for other, value in self.scope.bindings.items() if value is not None and value.kind is Kind.MAPPING
