@@ -484,7 +484,7 @@ def _passed_plain_tensor(model: ModuleModel, cls: ClassInfo, init, bind: BindEve
         return False
     passed = cls.constructed.get(bind.name.split(".", 1)[1])
     return (passed is not None and passed.kind is Kind.TENSOR and passed.requires_grad is False and passed.leaf is True
-            and not passed.is_trainable_leaf and passed.origin != "param" and passed.module_class is None
+            and not passed.is_trainable_leaf and passed.origin not in ("param", "nn.Parameter") and passed.module_class is None
             and passed.node is not None and _places_nothing(model, passed.node))
 
 
