@@ -1236,9 +1236,9 @@ def _fed_from_before_loop(model, loop, graph) -> bool:
 
 def _may_hold_graph(model, argument: ast.Name, function) -> bool:
     """A value whose graph is not known: unknown, or a parameter of `function` that a call this module shows fills with
-    a value that carries a graph, or that a call computed without its graph being known (`train(X, contents_Y)` of
-    targets a network computed before: each iteration backpropagates through them again). A parameter filled with
-    values of unknown origin (the items of a loader) or by no visible call is taken as the data it names."""
+    a value that carries a graph, or that a function of this module computed without its graph being known
+    (`train(X, contents_Y)` of targets a network computed before: each iteration backpropagates through them again).
+    A parameter filled with a loader's items (moved, reshaped), or by no visible call, is taken as the data it names."""
     prov = model.prov(argument)
     if prov is None:
         return True
@@ -1255,9 +1255,28 @@ def _may_hold_graph(model, argument: ast.Name, function) -> bool:
             continue  # (left at its default)
         passed = model.prov(value)
         if passed is not None and passed.kind in (Kind.TENSOR, Kind.SEQUENCE) and (
-                passed.has_graph or passed.requires_grad is None and not passed.detached and passed.origin.endswith(")")):
-            return True  # (a graph, or what a call computed without knowing its graph: not data read from a loader)
+                passed.has_graph and not _maybe_frozen(model, passed)
+                or passed.requires_grad is None and not passed.detached and _made_by_own_function(model, passed)):
+            return True  # (a graph, or what a function of this module computed without its graph known: not a loader's data)
     return False
+
+
+def _maybe_frozen(model, prov) -> bool:
+    """The parameters the value was computed from may have been switched off (`teacher.requires_grad_(False)`, a loop
+    setting `p.requires_grad = False`): then it carries no graph at all."""
+    from ..analysis.toggles import matches, requires_grad_changes
+
+    names = {label[:-2] if label.endswith(".*") else label for label in prov.composed_from}
+    return not names or any(toggle.value is not True and matches(toggle.targets, names) for toggle in requires_grad_changes(model))
+
+
+def _made_by_own_function(model, prov) -> bool:
+    """The value is what a function defined in this module returned (`contents_Y = get_contents(...)`: features a network
+    computed), not a tensor method's result (`images.to(device)`) or a library's."""
+    origin = prov.origin
+    if not origin.endswith("()") or origin.startswith("."):
+        return False
+    return any(info.name == origin[:-2] and info.cls is None for info in model.functions.values())
 
 
 def _returned(model, event, graph, depth: int = 0) -> bool:
