@@ -29,8 +29,9 @@ BACKWARD_METHODS = {"manual_backward"}  # Lightning's manual optimisation: `self
 GRADIENT_FUNCTIONS = {"torch.autograd.grad"}  # gradients returned instead of accumulated into `.grad`
 ZEROING_METHODS = {"zero_", "fill_", "mul_", "detach_", "requires_grad_"}  # on `p.grad`: `p.grad.zero_()`
 # Names of helpers we cannot see into that reset gradients: `zero_grads()`, `clear_grad()`, `reset_grads()`, and
-# setting "grad(s) (to) none" (`set_grads_none()`, `set_grad_to_none()`, `grads_to_none()`; not `check_grads_none()`)
-ZEROING_WORDS = ("zero", "clear_grad", "reset_grad", r"set_grads?_(?:to_)?none", r"grads?_to_none")
+# setting "grad(s)/gradients (to) none" (`set_grads_none()`, `set_gradients_to_none()`, `setGradsToNone()`,
+# `grads_to_none()`; not `check_grads_none()`). Names are matched lowercased.
+ZEROING_WORDS = ("zero", "clear_grad", "reset_grad", r"set_?grad(?:ient)?s?_?(?:to_?)?none", r"grad(?:ient)?s?_?to_?none")
 _ZEROING_WORD = re.compile("|".join(ZEROING_WORDS))  # (any of them in a name: one search per call)
 
 
