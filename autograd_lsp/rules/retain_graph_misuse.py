@@ -1231,17 +1231,31 @@ def _fed_from_before_loop(model, loop, graph) -> bool:
         for argument in [*event.node.args, *(kw.value for kw in event.node.keywords)]:
             if isinstance(argument, ast.Name) and argument.id not in loop.assigned and _may_hold_graph(model, argument, loop.scope.function):
                 return True
+    function = loop.scope.function
+    if function is None:
+        return False
+    # a parameter read anywhere in a computation of the graph in the loop (`(student(x) - targets) ** 2`,
+    # `targets.view_as(out)`, `kl_div(log_p, F.softmax(teacher_logits / T, 1))`), not only passed to a call
+    seen = set()
+    for node in nodes(loop.node):
+        if id(node) not in graph:
+            continue
+        for read in nodes(node):
+            if type(read) is ast.Name and id(read) not in seen and type(read.ctx) is ast.Load:
+                seen.add(id(read))
+                if read.id not in loop.assigned and _may_hold_graph(model, read, function, unknown=False):
+                    return True
     return False
 
 
-def _may_hold_graph(model, argument: ast.Name, function) -> bool:
+def _may_hold_graph(model, argument: ast.Name, function, unknown: bool = True) -> bool:
     """A value whose graph is not known: unknown, or a parameter of `function` that a call this module shows fills with
     a value that carries a graph, or that a function of this module computed without its graph being known
     (`train(X, contents_Y)` of targets a network computed before: each iteration backpropagates through them again).
     A parameter filled with a loader's items (moved, reshaped), or by no visible call, is taken as the data it names."""
     prov = model.prov(argument)
     if prov is None:
-        return True
+        return unknown
     if prov.kind is not Kind.TENSOR or prov.origin != "param" or prov.requires_grad is not None or prov.detached or function is None:
         return False
     for call in model.callers(function):
