@@ -263,6 +263,8 @@ def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
         function = creation.ctx.scope.function
         if function is None or function.cls is None:
             return None
+        if _frozen_slot(model, function, creation, where, stmt):
+            return None
         read = _class_attribute_read(model, function.cls, where, stmt)
         if read is None:
             return None
@@ -271,6 +273,33 @@ def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
     if isinstance(parent_list := parents(model, stmt).get(id(where)), ast.Assign) and isinstance(parent_list.value, ast.ListComp):
         return _check_references(model, creation, short, values, target=model.text(where), container=where)
     return _check_references(model, creation, short, values, target=model.text(where))
+
+
+def _frozen_slot(model: ModuleModel, function, creation: CallEvent, where: ast.Attribute, stmt: ast.stmt) -> bool:
+    """`self.weight = nn.Parameter(torch.empty(d, k), requires_grad=False)`, or one frozen by the constructor right after
+    (`self.weight.requires_grad = False`): a frozen parameter left empty is a slot for weights a checkpoint fills
+    (LoRA's pre-trained W0, quantised kernels); nobody trains it from garbage."""
+    parent_of = parents(model, stmt)
+    node = parent_of.get(id(creation.node))
+    while node is not None and node is not stmt:
+        if type(node) is ast.Call and model.imports.qualname(node.func) in api.PARAMETER_CLASSES and any(
+                keyword.arg == "requires_grad" and type(keyword.value) is ast.Constant and keyword.value.value is False
+                for keyword in node.keywords):
+            return True
+        node = parent_of.get(id(node))
+    target = model.text(where)
+    for node in nodes(function.node):
+        if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Attribute \
+                and node.targets[0].attr == "requires_grad" and type(node.value) is ast.Constant and node.value.value is False:
+            written = node.targets[0].value
+        elif type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "requires_grad_" and len(node.args) == 1 \
+                and type(node.args[0]) is ast.Constant and node.args[0].value is False and not node.keywords:
+            written = node.func.value
+        else:
+            continue
+        if model.text(written) == target:
+            return True
+    return False
 
 
 def _read_by_caller(model: ModuleModel, creation: CallEvent, short: str):
