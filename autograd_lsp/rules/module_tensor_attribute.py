@@ -81,6 +81,7 @@ import re
 import sys
 from dataclasses import replace
 
+from ..analysis import callsite
 from ..analysis import torch_api as api
 from ..analysis import uses
 from ..analysis.model import BindEvent, CallEvent, ClassInfo, ModuleModel
@@ -484,8 +485,24 @@ def _passed_plain_tensor(model: ModuleModel, cls: ClassInfo, init, bind: BindEve
         return False
     passed = cls.constructed.get(bind.name.split(".", 1)[1])
     return (passed is not None and passed.kind is Kind.TENSOR and passed.requires_grad is False and passed.leaf is True
-            and not passed.is_trainable_leaf and passed.origin not in ("param", "nn.Parameter") and passed.module_class is None
-            and passed.node is not None and _places_nothing(model, passed.node))
+            and not passed.is_trainable_leaf and passed.origin != "param" and passed.module_class is None
+            and passed.node is not None and _places_nothing(model, passed.node)
+            and not _parameters_passed(model, init, value.id))
+
+
+def _parameters_passed(model: ModuleModel, init, name: str) -> bool:
+    """Every construction this module shows passes an `nn.Parameter` itself for `name` (a frozen one shared from another
+    module: `Synthesis(analysis.window)`): stored on the module, it is registered as its parameter. Its `.data` or
+    `.detach()` is a plain tensor."""
+    calls = model.callers(init)
+
+    def parameter(node) -> bool:
+        if type(node) is ast.IfExp:
+            return parameter(node.body) and parameter(node.orelse)
+        prov = model.prov(node)
+        return prov is not None and prov.kind is Kind.TENSOR and prov.origin == "nn.Parameter" and not prov.detached \
+            and prov.data_of is None
+    return bool(calls) and all((value := callsite.argument_for(call, {name})) is not None and parameter(value) for call in calls)
 
 
 def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | None, locals_: tuple, cls: ClassInfo | None = None) -> bool:

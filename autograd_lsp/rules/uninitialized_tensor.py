@@ -276,30 +276,69 @@ def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
 
 
 def _frozen_slot(model: ModuleModel, function, creation: CallEvent, where: ast.Attribute, stmt: ast.stmt) -> bool:
-    """`self.weight = nn.Parameter(torch.empty(d, k), requires_grad=False)`, or one frozen by the constructor right after
-    (`self.weight.requires_grad = False`): a frozen parameter left empty is a slot for weights a checkpoint fills
-    (LoRA's pre-trained W0, quantised kernels); nobody trains it from garbage."""
+    """`self.weight = nn.Parameter(torch.empty(d, k), requires_grad=False)`, or one the constructor freezes right after
+    (`self.weight.requires_grad = False`), in a class this file never builds: a frozen parameter left empty in library
+    code is a slot for weights a checkpoint fills (LoRA's pre-trained W0, quantised kernels). Not when the constructor
+    reads it, the freeze may not run (another block's `if`), the file turns any requires_grad on again, or runs the
+    module itself (a "fixed random projection" made with torch.empty: garbage)."""
     parent_of = parents(model, stmt)
-    node = parent_of.get(id(creation.node))
+    wrapper, node = None, parent_of.get(id(creation.node))
     while node is not None and node is not stmt:
-        if type(node) is ast.Call and model.imports.qualname(node.func) in api.PARAMETER_CLASSES and any(
-                keyword.arg == "requires_grad" and type(keyword.value) is ast.Constant and keyword.value.value is False
-                for keyword in node.keywords):
-            return True
+        if type(node) is ast.Call and model.imports.qualname(node.func) in api.PARAMETER_CLASSES:
+            wrapper = node
         node = parent_of.get(id(node))
+    if wrapper is None or function.name != "__init__" or function.cls is None:
+        return False
     target = model.text(where)
-    for node in nodes(function.node):
-        if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Attribute \
-                and node.targets[0].attr == "requires_grad" and type(node.value) is ast.Constant and node.value.value is False:
-            written = node.targets[0].value
-        elif type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "requires_grad_" and len(node.args) == 1 \
-                and type(node.args[0]) is ast.Constant and node.args[0].value is False and not node.keywords:
-            written = node.func.value
-        else:
-            continue
-        if model.text(written) == target:
-            return True
-    return False
+    frozen = any(keyword.arg == "requires_grad" and _false(keyword.value) for keyword in wrapper.keywords)
+    freezes = set()
+    block = next((body for body in _blocks(function.node) if any(s is stmt for s in body)), ())
+    for later in block:  # (a later statement of the creation's own block: it runs whenever the creation does)
+        written = _requires_grad_written(later.value if type(later) is ast.Expr else later)
+        if written is not None and written[1] is False and model.text(written[0]) == target and later.lineno > stmt.lineno:
+            frozen = True
+            freezes.add(id(written[0]))
+    forward = function.cls.methods.get("forward")
+    if not frozen or forward is not None and model.callers(forward):
+        return False  # (built and run here: its values are what this file gives it)
+    for node in nodes(model.tree):
+        written = _requires_grad_written(node)
+        if written is not None and written[1] is not False:
+            return False  # (turned on again somewhere, or set from a flag)
+    return not any(type(node) is ast.Attribute and node.attr == where.attr and type(node.ctx) is ast.Load
+                   and id(node) not in freezes and model.text(node) == target for node in nodes(function.node))
+
+
+def _blocks(function: ast.AST):
+    """The statement lists of a function's body, its own and those of its compound statements (not nested defs)."""
+    pending = [function.body]
+    while pending:
+        body = pending.pop()
+        yield body
+        for stmt in body:
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                pending.extend(value for name in ("body", "orelse", "finalbody") if isinstance(value := getattr(stmt, name, None), list))
+                pending.extend(handler.body for handler in getattr(stmt, "handlers", ()))
+
+
+def _requires_grad_written(node: ast.AST):
+    """(what, value) of `what.requires_grad = value` or `what.requires_grad_(value)` (value: True, False or None for a
+    computed one), else None."""
+    if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Attribute \
+            and node.targets[0].attr == "requires_grad":
+        return node.targets[0].value, _literal_flag(node.value)
+    if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "requires_grad_":
+        flag = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "requires_grad"), None)
+        return node.func.value, True if flag is None else _literal_flag(flag)
+    return None
+
+
+def _literal_flag(node: ast.AST) -> bool | None:
+    return node.value if type(node) is ast.Constant and type(node.value) is bool else None
+
+
+def _false(node: ast.AST) -> bool:
+    return type(node) is ast.Constant and node.value is False
 
 
 def _read_by_caller(model: ModuleModel, creation: CallEvent, short: str):
