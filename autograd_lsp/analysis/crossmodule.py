@@ -706,9 +706,11 @@ _INSTALLED: dict = {}
 
 
 def namespace_package(directory: Path) -> bool:
-    """A directory of modules without an __init__.py that no installed library of its name hides: Python 3 imports
-    it as a namespace package (`from common.nets import QNet` with no common/__init__.py)."""
-    return directory.is_dir() and next(directory.glob("*.py"), None) is not None and not _installed(directory.name)
+    """A directory of modules or packages without an __init__.py that no installed library of its name hides: Python 3
+    imports it as a namespace package (`from common.nets import QNet` with no common/__init__.py; `megatron/` holding
+    only the packages `megatron/core/`, `megatron/training/`)."""
+    return directory.is_dir() and (next(directory.glob("*.py"), None) is not None or next(directory.glob("*/__init__.py"), None)
+                                   is not None) and not _installed(directory.name)
 
 
 def _installed(top: str) -> bool:
