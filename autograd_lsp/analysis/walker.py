@@ -4169,13 +4169,15 @@ class Walker:
         if op in api.REDUCTIONS:
             if not args and not named:
                 return ()
-            if set(named) - {"dim", "keepdim", "dtype"}:
+            # where torch's overloads taking a dim put it: x.sum(1), x.logsumexp(-1), x.norm(2, 1) (p first)
+            entry = api.REDUCTION_DIMS.get(op)
+            if entry is None or set(named) - {"dim", "keepdim", *entry["free"]}:
                 return None
-            positional = bool(functions & {"sum_mean_dim", "argmax"})  # x.sum(1): dim first (x.norm(2): p first)
-            if args and not positional or len(args) > 2:
+            at, kept = entry["dim"], entry["keepdim"]
+            if len(args) > (at + 1 if kept is None else max(at, kept) + 1) or len(args) > at + 1 and kept != at + 1:
                 return None
-            dim = args[0] if args else named.get("dim")
-            keep = args[1] if len(args) > 1 else named.get("keepdim")
+            dim = args[at] if len(args) > at else named.get("dim")
+            keep = args[kept] if kept is not None and len(args) > kept else named.get("keepdim")
             keepdim = False if keep is None else _const(keep)
             if dim is None:
                 return None
