@@ -1823,6 +1823,10 @@ class Walker:
         if operand is None or operand.kind not in (Kind.TENSOR, Kind.NUMBER):
             return None
         if operand.kind is Kind.NUMBER:
+            if operand.value is not None and not isinstance(node.op, ast.UAdd):
+                # `-n`, `~n`: not n's integer (nor its range counter)
+                value = -operand.value if isinstance(node.op, ast.USub) else None
+                return operand.but(value=value, counter=None, truth=None)
             return operand
         return self.combine(node, [(operand, node.operand)])
 
@@ -4080,9 +4084,13 @@ class Walker:
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
         if isinstance(node, ast.BinOp):  # `3 * 8 * 8`, `2 * n`
             return _fold(node.op, self._int_value(node.left), self._int_value(node.right))
-        if type(node) is ast.Subscript or type(node) is ast.Call:  # `x.shape[0]`, `x.size(0)` of a known dim
+        if type(node) is ast.Subscript or type(node) is ast.Call or type(node) is ast.Attribute:
+            # `x.shape[0]`, `x.size(0)` of a known dim; `self.d` kept from a constructor's integer
             prov = self.prov_of(node)
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
+        if type(node) is ast.UnaryOp and type(node.op) is ast.USub and not isinstance(node.operand, ast.Constant):
+            value = self._int_value(node.operand)  # `-self.d`, `-n`
+            return -value if type(value) is int else None
         return _number(node)
 
     def _declared_global(self) -> frozenset:
