@@ -2484,7 +2484,7 @@ class Walker:
         return value is what it makes of these arguments. Memoised by the facts of the arguments and the grad mode.
         Returns _NOT_WALKED when the summary has to do."""
         keyword_provs = keyword_provs or {}
-        if info.__dict__.get("sized_by_arguments", False):
+        if info.__dict__.get("sized_by_arguments", False) or callsite.keeps_dims(info):
             arg_provs, keyword_provs = self._valued(node, arg_provs, keyword_provs)
         passed = [*arg_provs, *keyword_provs.values()]
         if info.__dict__.get("dtype_from_arguments", False):
@@ -2532,7 +2532,8 @@ class Walker:
         # (and a body that picks a loss's class or reduction from a config it is given: `get_loss(config)`)
         configured = info.__dict__.get("configured_by_arguments", False) and any(
             p is not None and p.kind in (Kind.MODULE, Kind.TEXT) for p in passed)
-        configured = configured or _switches_option(info, node, keyword_provs)
+        configured = configured or _switches_option(info, node, keyword_provs) or callsite.keeps_dims(info) and any(
+            p is not None and p.kind is Kind.NUMBER and type(p.value) is int for p in passed)
         if (not (info.uses_arguments or sized or backprops or cuts or configured or dtyped) or not info.walked
                 or self.context_depth >= callsite.MAX_DEPTH or info.walking or info.owner is None or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
