@@ -116,9 +116,10 @@ def _parse(entry: dict) -> dict | None:
         return None
     full = match["name"]
     name, _, overload = full.partition(".")
-    args = []
+    args, positional = [], None
     for raw in _split(match["args"]):
         if raw == "*":
+            positional = len(args)
             continue
         kind, _, rest = raw.rpartition(" ")
         arg, _, default = rest.partition("=")
@@ -126,6 +127,7 @@ def _parse(entry: dict) -> dict | None:
     tags = entry.get("tags", [])
     tags = [tags] if isinstance(tags, str) else list(tags)
     return {"full": full, "name": name, "overload": overload, "args": args, "returns": match["returns"],
+            "positional": len(args) if positional is None else positional,
             "variants": [v.strip() for v in entry.get("variants", "function").split(",")], "tags": tags,
             "composite": "dispatch" not in entry and "structured_delegate" not in entry
             or "CompositeImplicitAutograd" in str(entry.get("dispatch", {}))}
@@ -590,6 +592,7 @@ def collect() -> dict:
         "OUT_VARIANTS": out_variants & python_names,
         "POINTWISE": pointwise & python_names,
         "REDUCTIONS": reductions & python_names,
+        "REDUCTION_DIMS": {n: d for n, d in _reduction_dims(by_name).items() if n in reductions & python_names},
         "INT_RESULT": int_results,
         "FLOAT_RESULT": float_results,
         "NONDIFFERENTIABLE": (nondifferentiable & python_names) | {n for n in int_results if n not in inplace},
@@ -744,6 +747,37 @@ def _shaped_like_view(torch, name: str) -> bool:
         except Exception:
             return False
     return True
+
+
+def _reduction_dims(by_name: dict) -> dict:
+    """Reductions along a `dim` (an int or int list, not a Dimname) -> dim: its position among the arguments after self
+    in every such overload; keepdim: the same for `keepdim` (None: keyword-only in one, or absent); free: the other
+    arguments, never tensors, which do not shape the result (`p`, `dtype`, `unbiased`); those before dim (`norm(p, dim)`)
+    are all free. An op whose overloads disagree on where dim is is left out."""
+    out = {}
+    for name, overloads in by_name.items():
+        if name.startswith("_"):
+            continue
+        dimmed = [s for s in overloads if not _is_out(s) and s["args"] and s["args"][0][1] == "Tensor"
+                  and any(arg == "dim" and kind.startswith("int") for arg, kind, _ in s["args"])]
+        if not dimmed:
+            continue
+        dims, keeps, names, tensors = set(), set(), set(), set()
+        for schema in dimmed:
+            slots = [arg for arg, _, _ in schema["args"][1:schema["positional"]]]
+            dims.add(slots.index("dim") if "dim" in slots else None)
+            keeps.add(slots.index("keepdim") if "keepdim" in slots else None)
+            for arg, kind, _ in schema["args"][1:]:
+                (tensors if "Tensor" in kind else names).add(arg)
+        if len(dims) != 1 or None in dims:
+            continue
+        dim = dims.pop()
+        free = names - tensors - {"dim", "keepdim"}
+        before = {tuple(arg for arg, _, _ in schema["args"][1:dim + 1]) for schema in dimmed}
+        if len(before) != 1 or not set(next(iter(before))) <= free:
+            continue
+        out[name] = {"dim": dim, "keepdim": keeps.pop() if len(keeps) == 1 else None, "free": tuple(sorted(free))}
+    return out
 
 
 def _tuple_results(torch, schemas) -> dict:
@@ -1123,6 +1157,9 @@ def render(facts: dict) -> str:
         "OUT_VARIANTS": "Ops with an `out=` variant.",
         "POINTWISE": "Ops tagged `pointwise`: the result has the broadcast shape of the inputs.",
         "REDUCTIONS": "Ops that reduce (a `keepdim` argument, or one element from a 2x3 input).",
+        "REDUCTION_DIMS": ("Reductions along a `dim` -> dim: its position after self (the same in every overload taking an "
+                           "int dim); keepdim: its position, None where not positional in every one; free: the other "
+                           "arguments, never tensors (`p`, `dtype`, `unbiased`), which do not shape the result."),
         "INT_RESULT": "Tensor methods/functions whose result is an integer or bool tensor on float input.",
         "FLOAT_RESULT": "Tensor methods/functions whose result is floating point on integer input.",
         "NONDIFFERENTIABLE": "No gradient flows through the result (output_differentiability False, no derivative, or an integer result).",

@@ -59,6 +59,27 @@ def _keeps_reduction(cls) -> bool:
     return found
 
 
+_DIM_KEYWORDS = frozenset({"dim", "dims", "start_dim", "end_dim"})
+
+
+def keeps_dims(function) -> bool:
+    """The constructor of a plain class (a loss or metric helper) whose methods pass `dim=self.<attr>` (or
+    `start_dim=-self.<attr>`) to an op: the integers it is given decide what its calls reduce (`LpLoss(d=2)`)."""
+    cls = function.cls if function is not None and function.name == "__init__" else None
+    if cls is None or cls.is_module:
+        return False
+    found = cls.__dict__.get("_keeps_dims")
+    if found is None:
+        found = cls._keeps_dims = any(
+            type(node) is ast.keyword and node.arg in _DIM_KEYWORDS and _self_attribute(
+                node.value.operand if type(node.value) is ast.UnaryOp else node.value) for node in nodes(cls.node))
+    return found
+
+
+def _self_attribute(node) -> bool:
+    return type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == "self"
+
+
 def _tests_text(cls) -> bool:
     """A class whose methods test `self.<attr> == "..."`: the string its constructor is given picks a branch (`if
     self.model == "byol":`), found once per class."""

@@ -35,6 +35,7 @@ POINTWISE = ops.POINTWISE  # the result has the broadcast shape of the inputs
 RESIZES = ops.RESIZES  # F.interpolate(x, size): the dims before the spatial ones, then `size` (its position)
 SAME_SHAPE = ops.SAME_SHAPE  # pointwise, or keeps its input's shape (softmax, clone...): one element iff the input has one
 REDUCTIONS = ops.REDUCTIONS
+REDUCTION_DIMS = ops.REDUCTION_DIMS  # reduction -> where its dim and keepdim are, and the arguments that do not shape it
 KEEPS_NUMEL = ops.KEEPS_NUMEL  # never fewer elements than the receiver (view, reshape, squeeze, expand...)
 INDEX_SHAPED = ops.INDEX_SHAPED  # op -> position of the index tensor whose shape the result has (gather, take)
 FACTORY_SIZES = ops.FACTORY_SIZES  # factory -> {positional arguments given: position of the size argument}

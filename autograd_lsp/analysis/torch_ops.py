@@ -739,6 +739,38 @@ REDUCTIONS = frozenset({
     'var_mean',
 })
 
+# Reductions along a `dim` -> dim: its position after self (the same in every overload taking an int dim); keepdim: its position, None where not positional in every one; free: the other arguments, never tensors (`p`, `dtype`, `unbiased`), which do not shape the result.
+REDUCTION_DIMS = {
+    'all': {'dim': 0, 'free': (), 'keepdim': 1},
+    'amax': {'dim': 0, 'free': (), 'keepdim': 1},
+    'amin': {'dim': 0, 'free': (), 'keepdim': 1},
+    'any': {'dim': 0, 'free': (), 'keepdim': 1},
+    'argmax': {'dim': 0, 'free': (), 'keepdim': 1},
+    'argmin': {'dim': 0, 'free': (), 'keepdim': 1},
+    'count_nonzero': {'dim': 0, 'free': (), 'keepdim': None},
+    'frobenius_norm': {'dim': 0, 'free': (), 'keepdim': 1},
+    'hash_tensor': {'dim': 0, 'free': ('mode',), 'keepdim': None},
+    'kthvalue': {'dim': 1, 'free': ('k',), 'keepdim': 2},
+    'logsumexp': {'dim': 0, 'free': (), 'keepdim': 1},
+    'max': {'dim': 0, 'free': (), 'keepdim': 1},
+    'mean': {'dim': 0, 'free': ('dtype',), 'keepdim': 1},
+    'median': {'dim': 0, 'free': (), 'keepdim': 1},
+    'min': {'dim': 0, 'free': (), 'keepdim': 1},
+    'mode': {'dim': 0, 'free': (), 'keepdim': 1},
+    'nanmean': {'dim': 0, 'free': ('dtype',), 'keepdim': 1},
+    'nanmedian': {'dim': 0, 'free': (), 'keepdim': 1},
+    'nansum': {'dim': 0, 'free': ('dtype',), 'keepdim': 1},
+    'native_norm': {'dim': 1, 'free': ('dtype', 'p'), 'keepdim': 2},
+    'norm': {'dim': 1, 'free': ('dtype', 'p'), 'keepdim': 2},
+    'nuclear_norm': {'dim': 0, 'free': (), 'keepdim': 1},
+    'prod': {'dim': 0, 'free': ('dtype',), 'keepdim': 1},
+    'std': {'dim': 0, 'free': ('correction', 'unbiased'), 'keepdim': None},
+    'std_mean': {'dim': 0, 'free': ('correction', 'unbiased'), 'keepdim': None},
+    'sum': {'dim': 0, 'free': ('dtype',), 'keepdim': 1},
+    'var': {'dim': 0, 'free': ('correction', 'unbiased'), 'keepdim': None},
+    'var_mean': {'dim': 0, 'free': ('correction', 'unbiased'), 'keepdim': None},
+}
+
 # Tensor methods/functions whose result is an integer or bool tensor on float input.
 INT_RESULT = frozenset({
     'all',

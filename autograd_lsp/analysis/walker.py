@@ -1823,6 +1823,10 @@ class Walker:
         if operand is None or operand.kind not in (Kind.TENSOR, Kind.NUMBER):
             return None
         if operand.kind is Kind.NUMBER:
+            if operand.value is not None and not isinstance(node.op, ast.UAdd):
+                # `-n`, `~n`: not n's integer (nor its range counter)
+                value = -operand.value if isinstance(node.op, ast.USub) else None
+                return operand.but(value=value, counter=None, truth=None)
             return operand
         return self.combine(node, [(operand, node.operand)])
 
@@ -2489,7 +2493,7 @@ class Walker:
         return value is what it makes of these arguments. Memoised by the facts of the arguments and the grad mode.
         Returns _NOT_WALKED when the summary has to do."""
         keyword_provs = keyword_provs or {}
-        if info.__dict__.get("sized_by_arguments", False):
+        if info.__dict__.get("sized_by_arguments", False) or callsite.keeps_dims(info):
             arg_provs, keyword_provs = self._valued(node, arg_provs, keyword_provs)
         passed = [*arg_provs, *keyword_provs.values()]
         if info.__dict__.get("dtype_from_arguments", False):
@@ -2537,7 +2541,8 @@ class Walker:
         # (and a body that picks a loss's class or reduction from a config it is given: `get_loss(config)`)
         configured = info.__dict__.get("configured_by_arguments", False) and any(
             p is not None and p.kind in (Kind.MODULE, Kind.TEXT) for p in passed)
-        configured = configured or _switches_option(info, node, keyword_provs)
+        configured = configured or _switches_option(info, node, keyword_provs) or callsite.keeps_dims(info) and any(
+            p is not None and p.kind is Kind.NUMBER and type(p.value) is int for p in passed)
         if (not (info.uses_arguments or sized or backprops or cuts or configured or dtyped) or not info.walked
                 or self.context_depth >= callsite.MAX_DEPTH or info.walking or info.owner is None or isinstance(info.node, ast.Lambda)):
             return _NOT_WALKED
@@ -4089,9 +4094,13 @@ class Walker:
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
         if isinstance(node, ast.BinOp):  # `3 * 8 * 8`, `2 * n`
             return _fold(node.op, self._int_value(node.left), self._int_value(node.right))
-        if type(node) is ast.Subscript or type(node) is ast.Call:  # `x.shape[0]`, `x.size(0)` of a known dim
+        if type(node) is ast.Subscript or type(node) is ast.Call or type(node) is ast.Attribute:
+            # `x.shape[0]`, `x.size(0)` of a known dim; `self.d` kept from a constructor's integer
             prov = self.prov_of(node)
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
+        if type(node) is ast.UnaryOp and type(node.op) is ast.USub and not isinstance(node.operand, ast.Constant):
+            value = self._int_value(node.operand)  # `-self.d`, `-n`
+            return -value if type(value) is int else None
         return _number(node)
 
     def _declared_global(self) -> frozenset:
@@ -4178,13 +4187,15 @@ class Walker:
         if op in api.REDUCTIONS:
             if not args and not named:
                 return ()
-            if set(named) - {"dim", "keepdim", "dtype"}:
+            # where torch's overloads taking a dim put it: x.sum(1), x.logsumexp(-1), x.norm(2, 1) (p first)
+            entry = api.REDUCTION_DIMS.get(op)
+            if entry is None or set(named) - {"dim", "keepdim", *entry["free"]}:
                 return None
-            positional = bool(functions & {"sum_mean_dim", "argmax"})  # x.sum(1): dim first (x.norm(2): p first)
-            if args and not positional or len(args) > 2:
+            at, kept = entry["dim"], entry["keepdim"]
+            if len(args) > (at + 1 if kept is None else max(at, kept) + 1) or len(args) > at + 1 and kept != at + 1:
                 return None
-            dim = args[0] if args else named.get("dim")
-            keep = args[1] if len(args) > 1 else named.get("keepdim")
+            dim = args[at] if len(args) > at else named.get("dim")
+            keep = args[kept] if kept is not None and len(args) > kept else named.get("keepdim")
             keepdim = False if keep is None else _const(keep)
             if dim is None:
                 return None

@@ -13,7 +13,8 @@ its width; a helper's layers built from the integers a call passes, `double_conv
 given as its layer's output (`layer.register_forward_hook(self.save)`, kept on `self` and read by another method), a stack, a `DataLoader` batch with `batch_size > 1` (also inside a
 helper called once with it), or a factory's size argument (`torch.randint(0, k, (n,))`); or a tensor whose *shape*
 is known to have a dim of several elements (analysis/shapes.py): followed from factories and literals through
-elementwise ops, reshapes, reductions along a dim (`x.sum(dim=1)`), indexing that keeps a dim (`scores[:, 0]`, also by
+elementwise ops, reshapes, reductions along a dim wherever torch's signature puts it (`x.sum(dim=1)`,
+`x.logsumexp(-1)`, `torch.norm(x, 2, -1)`), indexing that keeps a dim (`scores[:, 0]`, also by
 a builtin `range` loop's counter: `maps[0, t]`, or an int picked from a list of ints repeated: `out[i, labels[i]]` of
 `labels = [label] * n`), a slice of known bounds (`x[2:10]`; `x[i:i + 64]` for a `range(0, n, 64)` counter
 over n rows, n a multiple of 64), a comparison's mask, a distribution's
@@ -27,7 +28,8 @@ layers' widths), or a method walked with the integer that sizes its factory (`dr
 judged at each call site that passes such a tensor (through up to three calls: `fit(batches)` -> `run_epoch` ->
 `step(inputs, labels)`; a method handed one `(inputs, targets)` batch is walked with its shapes), with the defaults the call leaves, a tuple spread into its parameters (`score(x, *net(x))`), and the functions it hands over (`self.objective(x)`
 of a function given to the constructor, a lambda default); a constructor's string kept on `self` picks the branch a
-method takes (`if self.kind == "cosine":`); a plain class's `__call__` inherited from a base class is walked for
+method takes (`if self.kind == "cosine":`), and a plain loss class's integers kept on `self` the dims its call
+reduces (`LpLoss(d=2)` flattening `start_dim=-self.d`, then summing `dim=self.axis`); a plain class's `__call__` inherited from a base class is walked for
 the subclass's instance, with its own overriding methods and what `super().__init__(...)` set (keywords too).
 
 ## Why is this bad?
