@@ -70,10 +70,25 @@ def keeps_dims(function) -> bool:
         return False
     found = cls.__dict__.get("_keeps_dims")
     if found is None:
-        found = cls._keeps_dims = any(
-            type(node) is ast.keyword and node.arg in _DIM_KEYWORDS and _self_attribute(
-                node.value.operand if type(node.value) is ast.UnaryOp else node.value) for node in nodes(cls.node))
+        attrs = {value.attr for node in nodes(cls.node) if type(node) is ast.keyword and node.arg in _DIM_KEYWORDS
+                 for value in [node.value.operand if type(node.value) is ast.UnaryOp else node.value] if _self_attribute(value)}
+        found = cls._keeps_dims = bool(attrs) and not _dims_changed(function, attrs)
     return found
+
+
+def _dims_changed(init, attrs: set) -> bool:
+    """Those attributes may hold other values than the constructor gave them: stored anywhere in the module but by
+    the constructor's own `self.<attr> = ...` (`crit.dim = (0, 1)`, a helper's `loss_fn.dim = ...`, another method's
+    `self.dim = ...`), or the module sets attributes by name (`setattr`, `__dict__`, `vars()`)."""
+    model = getattr(init.owner, "model", None)
+    if model is None:
+        return True
+    text = model.source.text
+    if "setattr(" in text or "__dict__" in text or "vars(" in text:
+        return True
+    inside = {id(node) for node in nodes(init.node)}
+    return any(type(node) is ast.Attribute and node.attr in attrs and type(node.ctx) is not ast.Load
+               and not (id(node) in inside and _self_attribute(node)) for node in nodes(model.tree))
 
 
 def _self_attribute(node) -> bool:

@@ -4094,6 +4094,8 @@ class Walker:
             return prov.value if prov is not None and prov.kind is Kind.NUMBER else None
         if isinstance(node, ast.BinOp):  # `3 * 8 * 8`, `2 * n`
             return _fold(node.op, self._int_value(node.left), self._int_value(node.right))
+        if type(node) is ast.Attribute and not self._constructor_integer(node):
+            return None
         if type(node) is ast.Subscript or type(node) is ast.Call or type(node) is ast.Attribute:
             # `x.shape[0]`, `x.size(0)` of a known dim; `self.d` kept from a constructor's integer
             prov = self.prov_of(node)
@@ -4102,6 +4104,14 @@ class Walker:
             value = self._int_value(node.operand)  # `-self.d`, `-n`
             return -value if type(value) is int else None
         return _number(node)
+
+    def _constructor_integer(self, node: ast.Attribute) -> bool:
+        """`self.d` in a method of a class whose constructor alone sets `d` (nothing else in the module stores a `.d`,
+        nor sets attributes by name): the integer a construction gave it is what the method reads."""
+        function = self.function
+        init = function.cls.methods.get("__init__") if function is not None and function.cls is not None else None
+        return type(node.value) is ast.Name and node.value.id == "self" and init is not None \
+            and not callsite._dims_changed(init, {node.attr})
 
     def _declared_global(self) -> frozenset:
         """The names a `global` or `nonlocal` statement of this module names (cached per tree; found in the text: no pass
@@ -4197,8 +4207,8 @@ class Walker:
             dim = args[at] if len(args) > at else named.get("dim")
             keep = args[kept] if kept is not None and len(args) > kept else named.get("keepdim")
             keepdim = False if keep is None else _const(keep)
-            if dim is None:
-                return None
+            if dim is None or isinstance(dim, (ast.Tuple, ast.List)) and not dim.elts:
+                return None  # (`dim=()`: every dim for some reductions, none for others)
             dims = self._ints(dim.elts) if isinstance(dim, (ast.Tuple, ast.List)) else self._ints([dim])
             if dims is None or None in dims or not isinstance(keepdim, bool):
                 return None
