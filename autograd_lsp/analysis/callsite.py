@@ -9,6 +9,7 @@ same kind of value share one walk.
 from __future__ import annotations
 
 import ast
+import re
 
 from .provenance import Kind, Provenance
 from .syntax import nodes
@@ -60,6 +61,14 @@ def _keeps_reduction(cls) -> bool:
 
 
 _DIM_KEYWORDS = frozenset({"dim", "dims", "start_dim", "end_dim"})
+_DIM_OF_SELF = re.compile(r"dims?\s*=\s*-?\s*self\s*\.")
+
+
+def _class_text(function, cls) -> str:
+    model = getattr(function.owner, "model", None)
+    if model is None:
+        return "dim=self."  # (no text to search: the tree is)
+    return "\n".join(model.source.lines[cls.node.lineno - 1:cls.node.end_lineno or cls.node.lineno])
 
 
 def keeps_dims(function) -> bool:
@@ -69,6 +78,8 @@ def keeps_dims(function) -> bool:
     if cls is None or cls.is_module:
         return False
     found = cls.__dict__.get("_keeps_dims")
+    if found is None and not _DIM_OF_SELF.search(_class_text(function, cls)):
+        found = cls._keeps_dims = False  # (the class's text names no `dim=self.`: most classes, no walk of their tree)
     if found is None:
         attrs = {value.attr for node in nodes(cls.node) if type(node) is ast.keyword and node.arg in _DIM_KEYWORDS
                  for value in [node.value.operand if type(node.value) is ast.UnaryOp else node.value] if _self_attribute(value)}
@@ -83,12 +94,19 @@ def _dims_changed(init, attrs: set) -> bool:
     model = getattr(init.owner, "model", None)
     if model is None:
         return True
-    text = model.source.text
-    if "setattr(" in text or "__dict__" in text or "vars(" in text:
+    stores = model.__dict__.get("_attribute_stores")
+    if stores is None:  # (once per module: attribute name -> the attributes stored or deleted by that name)
+        stores = model.__dict__["_attribute_stores"] = {}
+        text = model.source.text
+        if "setattr(" in text or "__dict__" in text or "vars(" in text:
+            stores[None] = True
+        for node in nodes(model.tree):
+            if type(node) is ast.Attribute and type(node.ctx) is not ast.Load:
+                stores.setdefault(node.attr, []).append(node)
+    if None in stores:
         return True
-    inside = {id(node) for node in nodes(init.node)}
-    return any(type(node) is ast.Attribute and node.attr in attrs and type(node.ctx) is not ast.Load
-               and not (id(node) in inside and _self_attribute(node)) for node in nodes(model.tree))
+    first, last = init.node.lineno, init.node.end_lineno or init.node.lineno
+    return any(not (_self_attribute(node) and first <= node.lineno <= last) for attr in attrs for node in stores.get(attr, ()))
 
 
 def _self_attribute(node) -> bool:

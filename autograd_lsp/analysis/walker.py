@@ -4106,11 +4106,13 @@ class Walker:
         return _number(node)
 
     def _constructor_integer(self, node: ast.Attribute) -> bool:
-        """`self.d` in a method of a class whose constructor alone sets `d` (nothing else in the module stores a `.d`,
-        nor sets attributes by name): the integer a construction gave it is what the method reads."""
+        """`self.d` in a method of a plain class (a loss or metric helper, not an nn.Module) whose constructor alone sets
+        `d` (nothing else in the module stores a `.d`, nor sets attributes by name): the integer a construction gave it
+        is what the method reads."""
         function = self.function
-        init = function.cls.methods.get("__init__") if function is not None and function.cls is not None else None
-        return type(node.value) is ast.Name and node.value.id == "self" and init is not None \
+        cls = function.cls if function is not None else None
+        init = cls.methods.get("__init__") if cls is not None and not cls.is_module else None
+        return init is not None and type(node.value) is ast.Name and node.value.id == "self" \
             and not callsite._dims_changed(init, {node.attr})
 
     def _declared_global(self) -> frozenset:
