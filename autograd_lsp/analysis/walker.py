@@ -3218,6 +3218,17 @@ class Walker:
             # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order (None: one not known)
             self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],), origin=""))
             return None
+        if recv.kind is Kind.SEQUENCE and recv.origin == _SOME_ITEMS and method in uses.ADDS_ITEMS and label(receiver):
+            # `if norm is not None: layers.append(norm(c))`, then `layers.append(nn.ReLU())`: the items before are not
+            # known, the layers appended from here on end the list in order (a container built from it keeps them as
+            # neighbours); anything else added leaves no known end
+            added = arg_provs[0] if method == "append" and len(node.args) == 1 and not node.keywords else None
+            if added is not None and added.kind is Kind.MODULE and not recv.elements and (recv.tail or _layer_list(recv)):
+                self.update(label(receiver), recv.but(tail=recv.tail + (added,)))
+                return None
+            if recv.tail:
+                recv = recv.but(tail=())
+                self.update(label(receiver), recv)
         if recv.kind is Kind.SEQUENCE and method in uses.ADDS_ITEMS and recv.elements and recv.origin != _SOME_ITEMS \
                 and _layer_list(recv) and label(receiver):
             # a layer list given what is not known to be one layer: the layers around it are no longer neighbours
@@ -3771,6 +3782,10 @@ class Walker:
             layers = tuple(flatten(arg_provs)) if api.layer_parameters(short) is None and arg_provs else ()
             if short == "Sequential" and len(layers) > 1 and not self.summary_only and not self._order_changed(node):
                 self._note_sequential_order(node, layers)
+            elif short == "Sequential" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred) and arg_provs \
+                    and (listed := arg_provs[0]) is not None and listed.kind is Kind.SEQUENCE and listed.origin == _SOME_ITEMS \
+                    and len(listed.tail) > 1 and not self.summary_only and not self._order_changed(node):
+                self._note_sequential_order(node, listed.tail)  # (the known end of `*layers`: its neighbours there)
             if short == "Sequential" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred) \
                     and isinstance(node.args[0].value, ast.Name) and self.function is not None and self.function.name == "__init__":
                 # `nn.Sequential(*layers)`: its first layer is read from the appends when the container runs (_first_layer)
