@@ -3592,7 +3592,10 @@ class Walker:
                 continue
             first, name = before.module_class.rsplit(".", 1)[-1], layer.module_class.rsplit(".", 1)[-1]
             built = layer.node
-            if not api.saves_output(first) or _const(_argument(built, "inplace", api.layer(name).get("inplace"))) is not True:
+            if not api.saves_output(first):
+                continue
+            inplace = self._inplace_flag(built, name)
+            if inplace is None:
                 continue
             needed = api.noop_unless_positive(api.layer_op(name))
             if needed is not None and not _writes(built, api.layer_op(name), 0):
@@ -3600,9 +3603,9 @@ class Walker:
                 argument = _argument(built, needed, 0)
                 if not (isinstance(argument, ast.Name) and self.function is not None and self.function.name == "__init__"):
                     continue
-                hazards.append((first, before.node, name, built, (self.function.context_of or self.function, argument.id)))
+                hazards.append((first, before.node, name, built, (self.function.context_of or self.function, argument.id), inplace))
                 continue
-            hazards.append((first, before.node, name, built, None))
+            hazards.append((first, before.node, name, built, None, inplace))
         if hazards:
             self.model.__dict__.setdefault("_sequential_hazards", {})[id(node)] = hazards
         else:  # (a container walked again, by the server's function walk, may have lost them)
@@ -3635,10 +3638,112 @@ class Walker:
     def _sequential_hazards(self, node: ast.Call, built: ast.Call | None):
         """(saving layer, its node, in-place layer, its node) of the container `built` that certainly write."""
         found = self.model.__dict__.get("_sequential_hazards", {}).get(id(built)) if built is not None else None
-        for first, first_node, name, layer_node, parameter in found or ():
+        for first, first_node, name, layer_node, parameter, inplace in found or ():
             if parameter is not None and not self._constructed_positive(*parameter):
                 continue
+            if inplace is not True and not self._constructed_true(*inplace):
+                continue
             yield first, first_node, name, layer_node
+
+    def _inplace_flag(self, built: ast.Call, name: str):
+        """Whether the torch.nn layer `built` (of class `name`) works in place: True for `inplace=True`; in a constructor,
+        for `inplace=flag` with `flag` one of its parameters, or `**params` of a dict display bound once in it
+        (`params = {} if inplace is None else {"inplace": inplace}`), (init, test, parameters): asked when the container
+        runs, of every construction seen (_constructed_true); None otherwise (an unknown flag is no in-place layer)."""
+        given = _argument(built, "inplace", api.layer(name).get("inplace"))
+        if given is not None or not any(kw.arg is None for kw in built.keywords):
+            if _const(given) is True:
+                return True
+            value = given
+        else:
+            value = self._splatted_keyword(built, "inplace")
+            if value is None:
+                return None
+        function = self.function
+        init = function and (function.context_of or function)
+        if init is None or init.name != "__init__" or init.node is not self.scope.node:
+            return None
+        params = {a.arg for a in [*init.node.args.posonlyargs, *init.node.args.args, *init.node.args.kwonlyargs]}
+        stored = _bound_names(init.node.body)
+        if isinstance(value, ast.Constant):
+            test, truth = None, value.value
+        elif isinstance(value, ast.Name) and value.id in params and stored.get(value.id, 0) == 0:
+            test, truth = None, value.id
+        elif isinstance(value, tuple):  # (a test of parameters, the flag in the branch it picks)
+            test, truth = value
+            if isinstance(truth, ast.Name) and truth.id in params and stored.get(truth.id, 0) == 0:
+                truth = truth.id
+            elif isinstance(truth, ast.Constant):
+                truth = truth.value
+            else:
+                return None
+        else:
+            return None
+        if test is None and truth is True:
+            return True
+        if test is None and not isinstance(truth, str):
+            return None
+        return (init, test, truth)
+
+    def _splatted_keyword(self, built: ast.Call, keyword: str):
+        """The value `**params` gives `keyword`, `params` a name this function binds once, at its top level, to a dict
+        display (the node), or to `{...} if test else {...}` with the key in one branch: (test taken, value) / (test not
+        taken, value) as a pair (test, value) with the test negated where needed; None where not known."""
+        splats = [kw.value for kw in built.keywords if kw.arg is None]
+        if len(splats) != 1 or not isinstance(splats[0], ast.Name) or any(kw.arg == keyword for kw in built.keywords):
+            return None
+        name = splats[0].id
+        body = self.scope.node.body if isinstance(self.scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        if body is None or _bound_names(body).get(name) != 1:
+            return None
+        stmt = next((st for st in body if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+                     and st.targets[0].id == name), None)
+        if stmt is None or stmt.lineno > built.lineno or self._mutated(body, name):
+            return None
+
+        def entry(display):
+            if not isinstance(display, ast.Dict) or any(key is None for key in display.keys):
+                return False, None  # (a `**` inside the display: its keys are not known)
+            found = [value for key, value in zip(display.keys, display.values) if isinstance(key, ast.Constant) and key.value == keyword]
+            return True, (found[-1] if found else None)
+
+        value = stmt.value
+        if isinstance(value, ast.Dict):
+            known, found = entry(value)
+            return found if known else None
+        if isinstance(value, ast.IfExp):
+            (known_a, a), (known_b, b) = entry(value.body), entry(value.orelse)
+            if not (known_a and known_b) or (a is None) == (b is None):
+                return None
+            return (value.test, a) if a is not None else (ast.UnaryOp(op=ast.Not(), operand=value.test), b)
+        return None
+
+    @staticmethod
+    def _mutated(body: list, name: str) -> bool:
+        """`params[...] = ...`, `params.update(...)`, `params.pop(...)`, `del params[...]` anywhere in `body`."""
+        for node in (n for stmt in body for n in ast.walk(stmt)):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
+                    and isinstance(node.ctx, (ast.Store, ast.Del)):
+                return True
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                    and node.func.value.id == name and node.func.attr in _DICT_MUTATORS:
+                return True
+        return False
+
+    def _constructed_true(self, init: FunctionInfo, test, flag) -> bool:
+        """Every construction of `init`'s class seen in this module (at least one) takes the branch `test` picks (None:
+        no test) and passes `True` for the parameter `flag` (or leaves it to a default that is True)."""
+        names = sorted({flag} | ({n.id for n in ast.walk(test) if isinstance(n, ast.Name)} if test is not None else set()))
+        columns = [self._constructed_values(init, name) for name in names]
+        if not columns or not columns[0] or any(len(column) != len(columns[0]) for column in columns):
+            return False
+        for row in zip(*columns):
+            values = dict(zip(names, row))
+            if test is not None and syntax.test_truth(test, values) is not True:
+                return False
+            if values[flag] is not True:
+                return False
+        return True
 
     def _constructed_positive(self, init: FunctionInfo, parameter: str) -> bool:
         """Every construction of `init`'s class seen in this module passes a literal > 0 for `parameter` (or leaves it to
