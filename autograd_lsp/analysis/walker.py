@@ -280,6 +280,10 @@ _TUPLE = callsite.TUPLE
 SEQUENTIAL_LAYERS = "<nn.Sequential layers>"  # the `self` attribute an nn.Sequential subclass's layers are kept under
 _EACH = "comprehension"  # a SEQUENCE's origin: its one element stands for every item, however many
 _SOME_ITEMS = "some items"  # a SEQUENCE's origin: built differently on two branches, its items unknown (not none)
+# a layer list's item `act_layer(...)` built from a constructor parameter whose default is a torch.nn layer class: a
+# MODULE of no known class (its `text` names the default's); only the order check of nn.Sequential reads it, and asks
+# that every construction leave the default (_sequential_hazards)
+_DEFAULT_LAYER = "layer class parameter "
 _UNSET = object()
 _CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
 # Python's dict methods that change its values (a mapping so changed keeps no known values)
@@ -3212,6 +3216,9 @@ class Walker:
             if submodule is not None and submodule.kind is Kind.FUNCTION:
                 return self.call_value(node, submodule, arg_provs, event)  # `self.objective(x)`: the function it was given
             return None
+        if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and (arg_provs[0] is None or arg_provs[0].kind is not Kind.MODULE) \
+                and (default := self._default_layer(node.args[0])) is not None:
+            arg_provs = [default]  # `layers.append(activation_layer(**params))`, `activation_layer=nn.ReLU` left by every construction
         if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and arg_provs[0] is not None \
                 and recv.origin != _SOME_ITEMS and arg_provs[0].kind is Kind.MODULE \
                 and _layer_list(recv) and label(receiver):
@@ -3586,11 +3593,14 @@ class Walker:
         for before, layer in zip(layers, layers[1:]):
             if before is None or layer is None or before.kind is not Kind.MODULE or layer.kind is not Kind.MODULE:
                 continue
-            if not isinstance(before.module_class, str) or not isinstance(layer.module_class, str):
+            defaulted = before.origin.startswith(_DEFAULT_LAYER) and before.module_class is None and before.text is not None
+            if not (isinstance(before.module_class, str) or defaulted) or not isinstance(layer.module_class, str):
                 continue
             if not isinstance(before.node, ast.Call) or not isinstance(layer.node, ast.Call):
                 continue
-            first, name = before.module_class.rsplit(".", 1)[-1], layer.module_class.rsplit(".", 1)[-1]
+            first, name = (before.text if defaulted else before.module_class).rsplit(".", 1)[-1], layer.module_class.rsplit(".", 1)[-1]
+            if defaulted and not (self.function is not None and self.function.name == "__init__"):
+                continue
             built = layer.node
             if not api.saves_output(first):
                 continue
@@ -3603,9 +3613,11 @@ class Walker:
                 argument = _argument(built, needed, 0)
                 if not (isinstance(argument, ast.Name) and self.function is not None and self.function.name == "__init__"):
                     continue
-                hazards.append((first, before.node, name, built, (self.function.context_of or self.function, argument.id), inplace))
+                hazards.append((first, before.node, name, built, (self.function.context_of or self.function, argument.id), inplace,
+                                (self.function.context_of or self.function, before.origin[len(_DEFAULT_LAYER):]) if defaulted else None))
                 continue
-            hazards.append((first, before.node, name, built, None, inplace))
+            hazards.append((first, before.node, name, built, None, inplace,
+                            (self.function.context_of or self.function, before.origin[len(_DEFAULT_LAYER):]) if defaulted else None))
         if hazards:
             self.model.__dict__.setdefault("_sequential_hazards", {})[id(node)] = hazards
         else:  # (a container walked again, by the server's function walk, may have lost them)
@@ -3638,12 +3650,50 @@ class Walker:
     def _sequential_hazards(self, node: ast.Call, built: ast.Call | None):
         """(saving layer, its node, in-place layer, its node) of the container `built` that certainly write."""
         found = self.model.__dict__.get("_sequential_hazards", {}).get(id(built)) if built is not None else None
-        for first, first_node, name, layer_node, parameter, inplace in found or ():
+        for first, first_node, name, layer_node, parameter, inplace, defaulted in found or ():
             if parameter is not None and not self._constructed_positive(*parameter):
                 continue
             if inplace is not True and not self._constructed_true(*inplace):
                 continue
+            if defaulted is not None and not self._constructed_default(*defaulted):
+                continue
             yield first, first_node, name, layer_node
+
+    def _default_layer(self, built: ast.expr) -> Provenance | None:
+        """`activation_layer(...)` in a constructor, `activation_layer` one of its parameters, never rebound, whose default
+        names a torch.nn layer class (`activation_layer=nn.ReLU`): a MODULE marked _DEFAULT_LAYER (no class known)."""
+        function = self.function
+        init = function and (function.context_of or function)
+        if type(built) is not ast.Call or type(built.func) is not ast.Name or init is None or init.name != "__init__" \
+                or init.node is not self.scope.node or self.via is not None:
+            return None
+        name = built.func.id
+        args = init.node.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+        defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+        default = defaults.get(name)
+        if default is None or _bound_names(init.node.body).get(name, 0):
+            return None
+        qualname = self.imports.qualname(default)
+        short = qualname.rsplit(".", 1)[-1] if qualname else ""
+        if not qualname or not qualname.startswith("torch.nn.") or qualname.startswith("torch.nn.functional") or not short[:1].isupper() \
+                or api.layer_op(short) is None:
+            return None
+        return Provenance(Kind.MODULE, built.lineno, origin=_DEFAULT_LAYER + name, text=qualname, node=built)
+
+    def _constructed_default(self, init: FunctionInfo, parameter: str) -> bool:
+        """Every construction of `init`'s class seen in this module (at least one) leaves `parameter` at its default."""
+        positional = [arg.arg for arg in [*init.node.args.posonlyargs, *init.node.args.args]][1:]
+        seen = False
+        for event in self._constructions(init):
+            call = event.node
+            if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None or kw.arg == parameter for kw in call.keywords):
+                return False
+            if parameter in positional and positional.index(parameter) < len(call.args):
+                return False
+            seen = True
+        return seen
 
     def _inplace_flag(self, built: ast.Call, name: str):
         """Whether the torch.nn layer `built` (of class `name`) works in place: True for `inplace=True`; in a constructor,
