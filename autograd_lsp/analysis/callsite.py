@@ -145,7 +145,7 @@ def facts(prov: Provenance | None):
     if kind in (Kind.OPTIMIZER, Kind.PARAMS):
         return (kind, prov.params, prov.origin)
     if kind is Kind.SEQUENCE:
-        return (kind, tuple(facts(element) for element in prov.elements))
+        return (kind, tuple(facts(element) for element in prov.elements), tuple(facts(layer) for layer in prov.tail))
     if kind is Kind.FUNCTION:
         return (kind, id(prov.module_class))  # (which function: what calling it makes)
     if kind is Kind.MAPPING:

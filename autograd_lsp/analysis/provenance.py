@@ -88,6 +88,9 @@ class Provenance:
     text: str | None = None
     truth: bool | None = None  # NUMBER: a `True`/`False` literal (passed, or a default), which an `if` on it takes or not
     counter: range | None = None  # NUMBER: a builtin range loop's counter, the values it runs through (`x[i:i + 64]`)
+    # SEQUENCE: a layer list whose first items are not known (an optional layer appended on one branch): the layers
+    # appended after that, in order, which end the list (None for one not known). Only the neighbours it lists are known.
+    tail: tuple = ()
 
     @property
     def is_tensor(self) -> bool:
@@ -186,4 +189,5 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         as_large_as=a.as_large_as & b.as_large_as,
         elements=(),
         keys=(),  # (a MAPPING's keys name its elements: none are kept, so neither are they)
+        tail=(),
     )

@@ -280,6 +280,10 @@ _TUPLE = callsite.TUPLE
 SEQUENTIAL_LAYERS = "<nn.Sequential layers>"  # the `self` attribute an nn.Sequential subclass's layers are kept under
 _EACH = "comprehension"  # a SEQUENCE's origin: its one element stands for every item, however many
 _SOME_ITEMS = "some items"  # a SEQUENCE's origin: built differently on two branches, its items unknown (not none)
+# a layer list's item `act_layer(...)` built from a constructor parameter whose default is a torch.nn layer class: a
+# MODULE of no known class (its `text` names the default's); only the order check of nn.Sequential reads it, and asks
+# that every construction leave the default (_sequential_hazards)
+_DEFAULT_LAYER = "layer class parameter "
 _UNSET = object()
 _CHANGING = {InplaceEvent, AttrStoreEvent, CallEvent}
 # Python's dict methods that change its values (a mapping so changed keeps no known values)
@@ -3226,12 +3230,26 @@ class Walker:
             if submodule is not None and submodule.kind is Kind.FUNCTION:
                 return self.call_value(node, submodule, arg_provs, event)  # `self.objective(x)`: the function it was given
             return None
+        if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and (arg_provs[0] is None or arg_provs[0].kind is not Kind.MODULE) \
+                and (default := self._default_layer(node.args[0])) is not None:
+            arg_provs = [default]  # `layers.append(activation_layer(**params))`, `activation_layer=nn.ReLU` left by every construction
         if recv.kind is Kind.SEQUENCE and method == "append" and len(node.args) == 1 and arg_provs[0] is not None \
                 and recv.origin != _SOME_ITEMS and arg_provs[0].kind is Kind.MODULE \
                 and _layer_list(recv) and label(receiver):
             # `blocks.append(Block(c))` before `nn.Sequential(*blocks)`: the layers, in order (None: one not known)
             self.update(label(receiver), recv.but(elements=recv.elements + (arg_provs[0],), origin=""))
             return None
+        if recv.kind is Kind.SEQUENCE and recv.origin == _SOME_ITEMS and method in uses.ADDS_ITEMS and label(receiver):
+            # `if norm is not None: layers.append(norm(c))`, then `layers.append(nn.ReLU())`: the items before are not
+            # known, the layers appended from here on end the list in order (a container built from it keeps them as
+            # neighbours); anything else added leaves no known end
+            added = arg_provs[0] if method == "append" and len(node.args) == 1 and not node.keywords else None
+            if added is not None and added.kind is Kind.MODULE and not recv.elements and (recv.tail or _layer_list(recv)):
+                self.update(label(receiver), recv.but(tail=recv.tail + (added,)))
+                return None
+            if recv.tail:
+                recv = recv.but(tail=())
+                self.update(label(receiver), recv)
         if recv.kind is Kind.SEQUENCE and method in uses.ADDS_ITEMS and recv.elements and recv.origin != _SOME_ITEMS \
                 and _layer_list(recv) and label(receiver):
             # a layer list given what is not known to be one layer: the layers around it are no longer neighbours
@@ -3573,7 +3591,7 @@ class Walker:
         prov = self.lookup(name) if name is not None else None
         # a function's tensor parameter (a forward's input) is saved too: the version check does not ask for a graph
         # (one already broken by an in-place change is saved anew, at its new version: a later change breaks this op's copy)
-        if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") \
+        if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param" or (prov.requires_grad is False and not prov.no_grad and prov.data_of is None)) \
                 and (prov.saved_by is None or id(prov.saved_node) in self.edited_saves):
             self.update(name, prov.but(saved_by=op, saved_node=node))
             function = self.function
@@ -3589,13 +3607,19 @@ class Walker:
         for before, layer in zip(layers, layers[1:]):
             if before is None or layer is None or before.kind is not Kind.MODULE or layer.kind is not Kind.MODULE:
                 continue
-            if not isinstance(before.module_class, str) or not isinstance(layer.module_class, str):
+            defaulted = before.origin.startswith(_DEFAULT_LAYER) and before.module_class is None and before.text is not None
+            if not (isinstance(before.module_class, str) or defaulted) or not isinstance(layer.module_class, str):
                 continue
             if not isinstance(before.node, ast.Call) or not isinstance(layer.node, ast.Call):
                 continue
-            first, name = before.module_class.rsplit(".", 1)[-1], layer.module_class.rsplit(".", 1)[-1]
+            first, name = (before.text if defaulted else before.module_class).rsplit(".", 1)[-1], layer.module_class.rsplit(".", 1)[-1]
+            if defaulted and not (self.function is not None and self.function.name == "__init__"):
+                continue
             built = layer.node
-            if not api.saves_output(first) or _const(_argument(built, "inplace", api.layer(name).get("inplace"))) is not True:
+            if not api.saves_output(first):
+                continue
+            inplace = self._inplace_flag(built, name)
+            if inplace is None:
                 continue
             needed = api.noop_unless_positive(api.layer_op(name))
             if needed is not None and not _writes(built, api.layer_op(name), 0):
@@ -3603,9 +3627,11 @@ class Walker:
                 argument = _argument(built, needed, 0)
                 if not (isinstance(argument, ast.Name) and self.function is not None and self.function.name == "__init__"):
                     continue
-                hazards.append((first, before.node, name, built, (self.function.context_of or self.function, argument.id)))
+                hazards.append((first, before.node, name, built, (self.function.context_of or self.function, argument.id), inplace,
+                                (self.function.context_of or self.function, before.origin[len(_DEFAULT_LAYER):]) if defaulted else None))
                 continue
-            hazards.append((first, before.node, name, built, None))
+            hazards.append((first, before.node, name, built, None, inplace,
+                            (self.function.context_of or self.function, before.origin[len(_DEFAULT_LAYER):]) if defaulted else None))
         if hazards:
             self.model.__dict__.setdefault("_sequential_hazards", {})[id(node)] = hazards
         else:  # (a container walked again, by the server's function walk, may have lost them)
@@ -3638,10 +3664,150 @@ class Walker:
     def _sequential_hazards(self, node: ast.Call, built: ast.Call | None):
         """(saving layer, its node, in-place layer, its node) of the container `built` that certainly write."""
         found = self.model.__dict__.get("_sequential_hazards", {}).get(id(built)) if built is not None else None
-        for first, first_node, name, layer_node, parameter in found or ():
+        for first, first_node, name, layer_node, parameter, inplace, defaulted in found or ():
             if parameter is not None and not self._constructed_positive(*parameter):
                 continue
+            if inplace is not True and not self._constructed_true(*inplace):
+                continue
+            if defaulted is not None and not self._constructed_default(*defaulted):
+                continue
             yield first, first_node, name, layer_node
+
+    def _default_layer(self, built: ast.expr) -> Provenance | None:
+        """`activation_layer(...)` in a constructor, `activation_layer` one of its parameters, never rebound, whose default
+        names a torch.nn layer class (`activation_layer=nn.ReLU`): a MODULE marked _DEFAULT_LAYER (no class known)."""
+        function = self.function
+        init = function and (function.context_of or function)
+        if type(built) is not ast.Call or type(built.func) is not ast.Name or init is None or init.name != "__init__" \
+                or init.node is not self.scope.node or self.via is not None:
+            return None
+        name = built.func.id
+        args = init.node.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+        defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+        default = defaults.get(name)
+        if default is None or _bound_names(init.node.body).get(name, 0):
+            return None
+        qualname = self.imports.qualname(default)
+        short = qualname.rsplit(".", 1)[-1] if qualname else ""
+        if not qualname or not qualname.startswith("torch.nn.") or qualname.startswith("torch.nn.functional") or not short[:1].isupper() \
+                or api.layer_op(short) is None:
+            return None
+        return Provenance(Kind.MODULE, built.lineno, origin=_DEFAULT_LAYER + name, text=qualname, node=built)
+
+    def _constructed_default(self, init: FunctionInfo, parameter: str) -> bool:
+        """Every construction of `init`'s class seen in this module (at least one) leaves `parameter` at its default."""
+        positional = [arg.arg for arg in [*init.node.args.posonlyargs, *init.node.args.args]][1:]
+        seen = False
+        for event in self._constructions(init):
+            call = event.node
+            if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None or kw.arg == parameter for kw in call.keywords):
+                return False
+            if parameter in positional and positional.index(parameter) < len(call.args):
+                return False
+            seen = True
+        return seen
+
+    def _inplace_flag(self, built: ast.Call, name: str):
+        """Whether the torch.nn layer `built` (of class `name`) works in place: True for `inplace=True`; in a constructor,
+        for `inplace=flag` with `flag` one of its parameters, or `**params` of a dict display bound once in it
+        (`params = {} if inplace is None else {"inplace": inplace}`), (init, test, parameters): asked when the container
+        runs, of every construction seen (_constructed_true); None otherwise (an unknown flag is no in-place layer)."""
+        given = _argument(built, "inplace", api.layer(name).get("inplace"))
+        if given is not None or not any(kw.arg is None for kw in built.keywords):
+            if _const(given) is True:
+                return True
+            value = given
+        else:
+            value = self._splatted_keyword(built, "inplace")
+            if value is None:
+                return None
+        function = self.function
+        init = function and (function.context_of or function)
+        if init is None or init.name != "__init__" or init.node is not self.scope.node:
+            return None
+        params = {a.arg for a in [*init.node.args.posonlyargs, *init.node.args.args, *init.node.args.kwonlyargs]}
+        stored = _bound_names(init.node.body)
+        if isinstance(value, ast.Constant):
+            test, truth = None, value.value
+        elif isinstance(value, ast.Name) and value.id in params and stored.get(value.id, 0) == 0:
+            test, truth = None, value.id
+        elif isinstance(value, tuple):  # (a test of parameters, the flag in the branch it picks)
+            test, truth = value
+            if isinstance(truth, ast.Name) and truth.id in params and stored.get(truth.id, 0) == 0:
+                truth = truth.id
+            elif isinstance(truth, ast.Constant):
+                truth = truth.value
+            else:
+                return None
+        else:
+            return None
+        if test is None and truth is True:
+            return True
+        if test is None and not isinstance(truth, str):
+            return None
+        return (init, test, truth)
+
+    def _splatted_keyword(self, built: ast.Call, keyword: str):
+        """The value `**params` gives `keyword`, `params` a name this function binds once, at its top level, to a dict
+        display (the node), or to `{...} if test else {...}` with the key in one branch: (test taken, value) / (test not
+        taken, value) as a pair (test, value) with the test negated where needed; None where not known."""
+        splats = [kw.value for kw in built.keywords if kw.arg is None]
+        if len(splats) != 1 or not isinstance(splats[0], ast.Name) or any(kw.arg == keyword for kw in built.keywords):
+            return None
+        name = splats[0].id
+        body = self.scope.node.body if isinstance(self.scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        if body is None or _bound_names(body).get(name) != 1:
+            return None
+        stmt = next((st for st in body if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+                     and st.targets[0].id == name), None)
+        if stmt is None or stmt.lineno > built.lineno or self._mutated(body, name):
+            return None
+
+        def entry(display):
+            if not isinstance(display, ast.Dict) or any(key is None for key in display.keys):
+                return False, None  # (a `**` inside the display: its keys are not known)
+            found = [value for key, value in zip(display.keys, display.values) if isinstance(key, ast.Constant) and key.value == keyword]
+            return True, (found[-1] if found else None)
+
+        value = stmt.value
+        if isinstance(value, ast.Dict):
+            known, found = entry(value)
+            return found if known else None
+        if isinstance(value, ast.IfExp):
+            (known_a, a), (known_b, b) = entry(value.body), entry(value.orelse)
+            if not (known_a and known_b) or (a is None) == (b is None):
+                return None
+            return (value.test, a) if a is not None else (ast.UnaryOp(op=ast.Not(), operand=value.test), b)
+        return None
+
+    @staticmethod
+    def _mutated(body: list, name: str) -> bool:
+        """`params[...] = ...`, `params.update(...)`, `params.pop(...)`, `del params[...]` anywhere in `body`."""
+        for node in (n for stmt in body for n in ast.walk(stmt)):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
+                    and isinstance(node.ctx, (ast.Store, ast.Del)):
+                return True
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                    and node.func.value.id == name and node.func.attr in _DICT_MUTATORS:
+                return True
+        return False
+
+    def _constructed_true(self, init: FunctionInfo, test, flag) -> bool:
+        """Every construction of `init`'s class seen in this module (at least one) takes the branch `test` picks (None:
+        no test) and passes `True` for the parameter `flag` (or leaves it to a default that is True)."""
+        names = sorted({flag} | ({n.id for n in ast.walk(test) if isinstance(n, ast.Name)} if test is not None else set()))
+        columns = [self._constructed_values(init, name) for name in names]
+        if not columns or not columns[0] or any(len(column) != len(columns[0]) for column in columns):
+            return False
+        for row in zip(*columns):
+            values = dict(zip(names, row))
+            if test is not None and syntax.test_truth(test, values) is not True:
+                return False
+            if values[flag] is not True:
+                return False
+        return True
 
     def _constructed_positive(self, init: FunctionInfo, parameter: str) -> bool:
         """Every construction of `init`'s class seen in this module passes a literal > 0 for `parameter` (or leaves it to
@@ -3785,6 +3951,10 @@ class Walker:
             layers = tuple(flatten(arg_provs)) if api.layer_parameters(short) is None and arg_provs else ()
             if short == "Sequential" and len(layers) > 1 and not self.summary_only and not self._order_changed(node):
                 self._note_sequential_order(node, layers)
+            elif short == "Sequential" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred) and arg_provs \
+                    and (listed := arg_provs[0]) is not None and listed.kind is Kind.SEQUENCE and listed.origin == _SOME_ITEMS \
+                    and len(listed.tail) > 1 and not self.summary_only and not self._order_changed(node):
+                self._note_sequential_order(node, listed.tail)  # (the known end of `*layers`: its neighbours there)
             if short == "Sequential" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred) \
                     and isinstance(node.args[0].value, ast.Name) and self.function is not None and self.function.name == "__init__":
                 # `nn.Sequential(*layers)`: its first layer is read from the appends when the container runs (_first_layer)
