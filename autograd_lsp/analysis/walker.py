@@ -3591,7 +3591,7 @@ class Walker:
         prov = self.lookup(name) if name is not None else None
         # a function's tensor parameter (a forward's input) is saved too: the version check does not ask for a graph
         # (one already broken by an in-place change is saved anew, at its new version: a later change breaks this op's copy)
-        if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param" or (prov.requires_grad is False and not prov.no_grad and prov.data_of is None)) \
+        if prov is not None and prov.kind is Kind.TENSOR and (prov.has_graph or prov.origin == "param") \
                 and (prov.saved_by is None or id(prov.saved_node) in self.edited_saves):
             self.update(name, prov.but(saved_by=op, saved_node=node))
             function = self.function
