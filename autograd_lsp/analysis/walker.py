@@ -3709,6 +3709,31 @@ class Walker:
             seen = True
         return seen
 
+    def _only_appended(self, listed: ast.expr) -> bool:
+        """The layer list `listed` names is changed in its function only by its own appends, in order: never bound to
+        another name, handed to a call (but `*layers` to a container, or a builtin's `len(layers)`), changed by a
+        nested def or lambda, nor appended to in a loop that a `continue` or `break` may cut short (the walk keeps one
+        pass's appends)."""
+        scope = self.scope.node
+        if type(listed) is not ast.Name or not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            return False
+        name = listed.id
+        for node in syntax.nodes(scope):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node is not scope \
+                    and any(type(n) is ast.Name and n.id == name for n in syntax.nodes(node)):
+                return False
+            if type(node) is ast.Assign and type(node.value) is ast.Name and node.value.id == name:
+                return False  # (`seq = layers`: appended to under another name)
+            if type(node) is ast.Call and (any(type(a) is ast.Name and a.id == name for a in node.args)
+                                           or any(type(k.value) is ast.Name and k.value.id == name for k in node.keywords)) \
+                    and not (type(node.func) is ast.Name and node.func.id in _PURE_BUILTINS and self.lookup_def(node.func.id) is None):
+                return False  # (handed to a helper that may add to it; `len(layers)`, `print(layers)` add nothing)
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and any(
+                    type(n) in (ast.Continue, ast.Break) for n in syntax.nodes(node)) and any(
+                    type(n) is ast.Attribute and type(n.value) is ast.Name and n.value.id == name for n in syntax.nodes(node)):
+                return False
+        return True
+
     def _inplace_flag(self, built: ast.Call, name: str):
         """Whether the torch.nn layer `built` (of class `name`) works in place: True for `inplace=True`; in a constructor,
         for `inplace=flag` with `flag` one of its parameters, or `**params` of a dict display bound once in it
@@ -3784,8 +3809,15 @@ class Walker:
 
     @staticmethod
     def _mutated(body: list, name: str) -> bool:
-        """`params[...] = ...`, `params.update(...)`, `params.pop(...)`, `del params[...]` anywhere in `body`."""
+        """`params[...] = ...`, `params.update(...)`, `params.pop(...)`, `del params[...]`, `params |= ...`, or `params`
+        handed to a call (which may change it: `make_safe(params)`) anywhere in `body`."""
         for node in (n for stmt in body for n in ast.walk(stmt)):
+            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+                return True
+            if isinstance(node, ast.Call) and (any(isinstance(a, ast.Name) and a.id == name for a in node.args)
+                                               or any(kw.arg is not None and isinstance(kw.value, ast.Name) and kw.value.id == name
+                                                      for kw in node.keywords)):
+                return True
             if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
                     and isinstance(node.ctx, (ast.Store, ast.Del)):
                 return True
@@ -3949,11 +3981,13 @@ class Walker:
         if module.startswith("torch.nn") and short[:1].isupper() and module != "torch.nn.functional":
             # nn.ModuleList([Block() for _ in ...]), nn.Sequential(a, b): a container of the layers it was given
             layers = tuple(flatten(arg_provs)) if api.layer_parameters(short) is None and arg_provs else ()
-            if short == "Sequential" and len(layers) > 1 and not self.summary_only and not self._order_changed(node):
+            if short == "Sequential" and len(layers) > 1 and not self.summary_only and not self._order_changed(node) \
+                    and not (len(node.args) == 1 and isinstance(node.args[0], ast.Starred) and not self._only_appended(node.args[0].value)):
                 self._note_sequential_order(node, layers)
             elif short == "Sequential" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred) and arg_provs \
                     and (listed := arg_provs[0]) is not None and listed.kind is Kind.SEQUENCE and listed.origin == _SOME_ITEMS \
-                    and len(listed.tail) > 1 and not self.summary_only and not self._order_changed(node):
+                    and len(listed.tail) > 1 and not self.summary_only and not self._order_changed(node) \
+                    and self._only_appended(node.args[0].value):
                 self._note_sequential_order(node, listed.tail)  # (the known end of `*layers`: its neighbours there)
             if short == "Sequential" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred) \
                     and isinstance(node.args[0].value, ast.Name) and self.function is not None and self.function.name == "__init__":
