@@ -95,18 +95,31 @@ def _dims_changed(init, attrs: set) -> bool:
     if model is None:
         return True
     stores = model.__dict__.get("_attribute_stores")
-    if stores is None:  # (once per module: attribute name -> the attributes stored or deleted by that name)
+    if stores is None:  # (once per module, from its text: attribute name -> (line, stored on `self`) of each store)
         stores = model.__dict__["_attribute_stores"] = {}
         text = model.source.text
         if "setattr(" in text or "__dict__" in text or "vars(" in text:
             stores[None] = True
-        for node in nodes(model.tree):
-            if type(node) is ast.Attribute and type(node.ctx) is not ast.Load:
-                stores.setdefault(node.attr, []).append(node)
+        line, at = 1, 0
+        for match in _ATTRIBUTE_STORE.finditer(text):
+            start = match.start()
+            line += text.count("\n", at, start)  # (counted from the last match on: one pass over the text)
+            at = start
+            on_self = text[max(start - 4, 0):start] == "self" and (start < 5 or not (text[start - 5].isalnum() or text[start - 5] == "_"))
+            stores.setdefault(match.group(1), []).append((line, on_self))
+        if "del " in text:
+            for match in _ATTRIBUTE_DELETE.finditer(text):
+                stores.setdefault(match.group(1), []).append((0, False))
     if None in stores:
         return True
     first, last = init.node.lineno, init.node.end_lineno or init.node.lineno
-    return any(not (_self_attribute(node) and first <= node.lineno <= last) for attr in attrs for node in stores.get(attr, ()))
+    return any(not (on_self and first <= line <= last) for attr in attrs for line, on_self in stores.get(attr, ()))
+
+
+# `x.attr = ...`, `x.attr += ...`, `x.attr, y = ...`; `del x.attr`. A text search: strings and comments that look like
+# stores only make the answer more careful
+_ATTRIBUTE_STORE = re.compile(r"\.[ \t]*(\w+)[ \t]*(?:(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)|,[^\n=]*=(?!=))")
+_ATTRIBUTE_DELETE = re.compile(r"\bdel\s+[\w.]*\.(\w+)")
 
 
 def _self_attribute(node) -> bool:
