@@ -277,7 +277,7 @@ def _check_creation(model: ModuleModel, creation: CallEvent, short: str):
 
 def _frozen_slot(model: ModuleModel, function, creation: CallEvent, where: ast.Attribute, stmt: ast.stmt) -> bool:
     """`self.weight = nn.Parameter(torch.empty(d, k), requires_grad=False)`, or one the constructor freezes right after
-    (`self.weight.requires_grad = False`), in a class this file never builds: a frozen parameter left empty in library
+    (`self.weight.requires_grad = False`), in a module this file never runs: a frozen parameter left empty in library
     code is a slot for weights a checkpoint fills (LoRA's pre-trained W0, quantised kernels). Not when the constructor
     reads it, the freeze may not run (another block's `if`), the file turns any requires_grad on again, or runs the
     module itself (a "fixed random projection" made with torch.empty: garbage)."""
@@ -301,10 +301,10 @@ def _frozen_slot(model: ModuleModel, function, creation: CallEvent, where: ast.A
     forward = function.cls.methods.get("forward")
     if not frozen or forward is not None and model.callers(forward):
         return False  # (built and run here: its values are what this file gives it)
-    for node in nodes(model.tree):
-        written = _requires_grad_written(node)
-        if written is not None and written[1] is not False:
-            return False  # (turned on again somewhere, or set from a flag)
+    from ..analysis.toggles import requires_grad_changes
+
+    if any(toggle.value is not False for toggle in requires_grad_changes(model)):
+        return False  # (turned on again somewhere, or set from a flag)
     return not any(type(node) is ast.Attribute and node.attr == where.attr and type(node.ctx) is ast.Load
                    and id(node) not in freezes and model.text(node) == target for node in nodes(function.node))
 
