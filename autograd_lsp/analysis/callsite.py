@@ -83,11 +83,11 @@ def keeps_dims(function) -> bool:
     if found is None:
         attrs = {value.attr for node in nodes(cls.node) if type(node) is ast.keyword and node.arg in _DIM_KEYWORDS
                  for value in [node.value.operand if type(node.value) is ast.UnaryOp else node.value] if _self_attribute(value)}
-        found = cls._keeps_dims = bool(attrs) and not _dims_changed(function, attrs)
+        found = cls._keeps_dims = bool(attrs) and not dims_changed(function, attrs)
     return found
 
 
-def _dims_changed(init, attrs: set) -> bool:
+def dims_changed(init, attrs: set) -> bool:
     """Those attributes may hold other values than the constructor gave them: stored anywhere in the module but by
     the constructor's own `self.<attr> = ...` (`crit.dim = (0, 1)`, a helper's `loss_fn.dim = ...`, another method's
     `self.dim = ...`), or the module sets attributes by name (`setattr`, `__dict__`, `vars()`)."""

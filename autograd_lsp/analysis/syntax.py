@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import builtins
 from typing import TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:  # (imports.py, which model.py needs, uses this module)
@@ -425,17 +426,33 @@ _REORDERING = frozenset({"insert", "pop", "remove", "clear", "reverse", "sort"})
 
 def reordered_labels(root: ast.AST) -> set[str]:
     """The names and `self.x` attributes under `root` whose items are moved, dropped or replaced: `layers.pop()`,
-    `seq.insert(1, m)`, `layers[-1] = m`, `del self[-1]` (a walk that does not apply these no longer knows the order)."""
+    `seq.insert(1, m)`, `layers[-1] = m`, `del self[-1]` (a walk that does not apply these no longer knows the order);
+    and the names whose appends the walk may not have seen in order: handed to a call that may add to them
+    (`add_block(layers)`; `*layers` and builtins like `len(layers)` do not), bound to another name (`seq = layers`),
+    changed by a nested def or lambda, or changed in a loop that a `continue` or `break` may cut short."""
     found = set()
     for node in nodes(root):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _REORDERING:
-            target = node.func.value
-        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            target = node.value
-        else:
-            continue
-        if isinstance(target, ast.Name):
-            found.add(target.id)
-        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-            found.add(f"{target.value.id}.{target.attr}")
+        kind = type(node)
+        if kind is ast.Call:
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _REORDERING:
+                _add_label(found, node.func.value)
+            if not (type(node.func) is ast.Name and node.func.id in _BUILTIN_NAMES):
+                found.update(arg.id for arg in [*node.args, *(k.value for k in node.keywords)] if type(arg) is ast.Name)
+        elif kind is ast.Subscript and isinstance(node.ctx, (ast.Store, ast.Del)):
+            _add_label(found, node.value)
+        elif kind is ast.Assign and type(node.value) is ast.Name:
+            found.add(node.value.id)
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda) and node is not root and type(root) is not ast.ClassDef \
+                or kind in (ast.For, ast.AsyncFor, ast.While) and any(type(n) in (ast.Continue, ast.Break) for n in nodes(node)):
+            found.update(n.value.id for n in nodes(node) if type(n) is ast.Attribute and type(n.value) is ast.Name)
     return found
+
+
+def _add_label(found: set, target: ast.AST) -> None:
+    if isinstance(target, ast.Name):
+        found.add(target.id)
+    elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        found.add(f"{target.value.id}.{target.attr}")
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))  # (`len(layers)`, `print(layers)`: they add nothing to a list)

@@ -3640,7 +3640,7 @@ class Walker:
     def _order_changed(self, node: ast.Call) -> bool:
         """The layers of the container `node` builds may be in another order when it runs: the list it unpacks
         (`*layers`), the name it is bound to, or (an nn.Sequential subclass) `self` has items moved, dropped or
-        replaced in this function or class (syntax.reordered_labels: not applied by the walk)."""
+        replaced, or appended to where the walk may not follow, in this function or class (syntax.reordered_labels)."""
         function = self.function.context_of or self.function if self.function is not None else None
         here = function.node if function is not None else self.model.tree
         names = {arg.value.id: here for arg in node.args if isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name)}
@@ -3708,31 +3708,6 @@ class Walker:
                 return False
             seen = True
         return seen
-
-    def _only_appended(self, listed: ast.expr) -> bool:
-        """The layer list `listed` names is changed in its function only by its own appends, in order: never bound to
-        another name, handed to a call (but `*layers` to a container, or a builtin's `len(layers)`), changed by a
-        nested def or lambda, nor appended to in a loop that a `continue` or `break` may cut short (the walk keeps one
-        pass's appends)."""
-        scope = self.scope.node
-        if type(listed) is not ast.Name or not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-            return False
-        name = listed.id
-        for node in syntax.nodes(scope):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node is not scope \
-                    and any(type(n) is ast.Name and n.id == name for n in syntax.nodes(node)):
-                return False
-            if type(node) is ast.Assign and type(node.value) is ast.Name and node.value.id == name:
-                return False  # (`seq = layers`: appended to under another name)
-            if type(node) is ast.Call and (any(type(a) is ast.Name and a.id == name for a in node.args)
-                                           or any(type(k.value) is ast.Name and k.value.id == name for k in node.keywords)) \
-                    and not (type(node.func) is ast.Name and node.func.id in _PURE_BUILTINS and self.lookup_def(node.func.id) is None):
-                return False  # (handed to a helper that may add to it; `len(layers)`, `print(layers)` add nothing)
-            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and any(
-                    type(n) in (ast.Continue, ast.Break) for n in syntax.nodes(node)) and any(
-                    type(n) is ast.Attribute and type(n.value) is ast.Name and n.value.id == name for n in syntax.nodes(node)):
-                return False
-        return True
 
     def _inplace_flag(self, built: ast.Call, name: str):
         """Whether the torch.nn layer `built` (of class `name`) works in place: True for `inplace=True`; in a constructor,
@@ -3981,13 +3956,11 @@ class Walker:
         if module.startswith("torch.nn") and short[:1].isupper() and module != "torch.nn.functional":
             # nn.ModuleList([Block() for _ in ...]), nn.Sequential(a, b): a container of the layers it was given
             layers = tuple(flatten(arg_provs)) if api.layer_parameters(short) is None and arg_provs else ()
-            if short == "Sequential" and len(layers) > 1 and not self.summary_only and not self._order_changed(node) \
-                    and not (len(node.args) == 1 and isinstance(node.args[0], ast.Starred) and not self._only_appended(node.args[0].value)):
+            if short == "Sequential" and len(layers) > 1 and not self.summary_only and not self._order_changed(node):
                 self._note_sequential_order(node, layers)
             elif short == "Sequential" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred) and arg_provs \
                     and (listed := arg_provs[0]) is not None and listed.kind is Kind.SEQUENCE and listed.origin == _SOME_ITEMS \
-                    and len(listed.tail) > 1 and not self.summary_only and not self._order_changed(node) \
-                    and self._only_appended(node.args[0].value):
+                    and len(listed.tail) > 1 and not self.summary_only and not self._order_changed(node):
                 self._note_sequential_order(node, listed.tail)  # (the known end of `*layers`: its neighbours there)
             if short == "Sequential" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred) \
                     and isinstance(node.args[0].value, ast.Name) and self.function is not None and self.function.name == "__init__":
@@ -4317,7 +4290,7 @@ class Walker:
         cls = function.cls if function is not None else None
         init = cls.methods.get("__init__") if cls is not None and not cls.is_module else None
         return init is not None and type(node.value) is ast.Name and node.value.id == "self" \
-            and not callsite._dims_changed(init, {node.attr})
+            and not callsite.dims_changed(init, {node.attr})
 
     def _declared_global(self) -> frozenset:
         """The names a `global` or `nonlocal` statement of this module names (cached per tree; found in the text: no pass

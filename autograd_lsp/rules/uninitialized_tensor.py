@@ -70,7 +70,8 @@ from ..analysis import callsite
 from ..analysis import torch_api as api
 from ..analysis import torch_ops as ops
 from ..analysis import uses
-from ..analysis.model import BindEvent, CallEvent, ClassInfo, InplaceEvent, ModuleModel, UseEvent
+from ..analysis.model import AttrStoreEvent, BindEvent, CallEvent, ClassInfo, InplaceEvent, ModuleModel, UseEvent
+from ..analysis.toggles import literal_bool, requires_grad_changes
 from ..analysis.provenance import Kind
 from ..analysis.syntax import basic_index, body_statement, bound_names, dotted, nodes, parents
 from ..findings import Edit, Fix, Safety, Severity, Span
@@ -290,21 +291,21 @@ def _frozen_slot(model: ModuleModel, function, creation: CallEvent, where: ast.A
     if wrapper is None or function.name != "__init__" or function.cls is None:
         return False
     target = model.text(where)
-    frozen = any(keyword.arg == "requires_grad" and _false(keyword.value) for keyword in wrapper.keywords)
-    freezes = set()
+    frozen = any(keyword.arg == "requires_grad" and literal_bool(keyword.value) is False for keyword in wrapper.keywords)
+    toggles = requires_grad_changes(model)
+    if any(toggle.value is not False for toggle in toggles):
+        return False  # (turned on again somewhere, or set from a flag)
     block = next((body for body in _blocks(function.node) if any(s is stmt for s in body)), ())
-    for later in block:  # (a later statement of the creation's own block: it runs whenever the creation does)
-        written = _requires_grad_written(later.value if type(later) is ast.Expr else later)
-        if written is not None and written[1] is False and model.text(written[0]) == target and later.lineno > stmt.lineno:
+    freezes = set()
+    for toggle in toggles:  # (a freeze in a later statement of the creation's own block: it runs whenever the creation does)
+        if target in toggle.targets and toggle.inner is None and any(toggle.event.ctx.statement is s for s in block) \
+                and toggle.event.ctx.statement.lineno > stmt.lineno:
             frozen = True
-            freezes.add(id(written[0]))
+            event = toggle.event
+            freezes.add(id(event.target.value if isinstance(event, AttrStoreEvent) else event.receiver))
     forward = function.cls.methods.get("forward")
     if not frozen or forward is not None and model.callers(forward):
         return False  # (built and run here: its values are what this file gives it)
-    from ..analysis.toggles import requires_grad_changes
-
-    if any(toggle.value is not False for toggle in requires_grad_changes(model)):
-        return False  # (turned on again somewhere, or set from a flag)
     return not any(type(node) is ast.Attribute and node.attr == where.attr and type(node.ctx) is ast.Load
                    and id(node) not in freezes and model.text(node) == target for node in nodes(function.node))
 
@@ -319,26 +320,6 @@ def _blocks(function: ast.AST):
             if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 pending.extend(value for name in ("body", "orelse", "finalbody") if isinstance(value := getattr(stmt, name, None), list))
                 pending.extend(handler.body for handler in getattr(stmt, "handlers", ()))
-
-
-def _requires_grad_written(node: ast.AST):
-    """(what, value) of `what.requires_grad = value` or `what.requires_grad_(value)` (value: True, False or None for a
-    computed one), else None."""
-    if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Attribute \
-            and node.targets[0].attr == "requires_grad":
-        return node.targets[0].value, _literal_flag(node.value)
-    if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "requires_grad_":
-        flag = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "requires_grad"), None)
-        return node.func.value, True if flag is None else _literal_flag(flag)
-    return None
-
-
-def _literal_flag(node: ast.AST) -> bool | None:
-    return node.value if type(node) is ast.Constant and type(node.value) is bool else None
-
-
-def _false(node: ast.AST) -> bool:
-    return type(node) is ast.Constant and node.value is False
 
 
 def _read_by_caller(model: ModuleModel, creation: CallEvent, short: str):
