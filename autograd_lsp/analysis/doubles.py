@@ -1,81 +1,203 @@
 """Test doubles: objects a test builds so that the code under test computes nothing real.
 
-A module built around a double (`ExpectedImprovement(model=MockModel(posterior))`, `Scorer(net=mock.MagicMock())`)
-runs a forward whose values come from the double, which may ignore what the forward hands it: what such a call reads
-of its input is not known. Rules that would claim a read or a computation there stay silent.
-
-A double is a `unittest.mock` object (`Mock`, `MagicMock`, `NonCallableMock`, `create_autospec`, `patch` results) or an
-instance of a class named as one (`MockModel`, `FakeEncoder`, `StubPosterior`, `DummyLikelihood`), in test code.
+A module built around a double (`ExpectedImprovement(model=MockModel(posterior))`) runs a forward whose values come
+from the double, which may ignore what the forward hands it: what such a call reads of its input is not known, and
+rules that would claim a read there stay silent. Only where nothing else could read it:
+- in test code: a test file (`test_*.py`, `*_test.py`, `conftest.py`) or a method of a `unittest.TestCase` class;
+- the double is a bare `unittest.mock` object (no `wraps=` / `side_effect=`, which compute, nor configured attributes,
+  `Mock(hidden_size=8)`, which size real layers), or an instance of a class named as one (`MockModel`, `FakeEncoder`,
+  `StubPosterior`, `DummyLikelihood`) that is not torch's (`FakeQuantize`) and, defined in this file, is no
+  nn.Module and whose `__call__` ignores its arguments;
+- no other argument of the constructor is a layer (`nn.Linear(...)`, a module class of this file);
+- the constructor's class, when defined in this file, hands its forward's input only to the attribute it stored the
+  double in;
+- every binding of the names involved before the call, in that scope, is such a value (not one branch of an `if`),
+  and a dict unpacked into the constructor (`Scorer(**options)`) changes only by string keys other than the double's.
 """
 from __future__ import annotations
 
 import ast
 import re
 
-from .model import BindEvent, CallEvent, ModuleModel
+from .model import BindEvent, CallEvent, ClassInfo, ModuleModel
+from .syntax import nodes
 
 _DOUBLE_CLASS = re.compile(r"(Mock|Fake|Stub|Dummy)(?=[A-Z_]|$)")
 _MOCK_MODULES = ("unittest.mock.", "mock.")
+# keywords of a mock that only say what it stands for or returns: anything else computes or configures
+_PLAIN_MOCK_KEYWORDS = frozenset({"return_value", "spec", "spec_set", "name", "instance", "autospec"})
 
 
 def built_around_double(model: ModuleModel, call: CallEvent) -> bool:
-    """`score(X)` where `score` was last bound, in this scope, to a constructor call given a test double: directly, as
-    a name this scope last bound to one, or as a value of a dict display unpacked into it (`Scorer(**kwargs)`)."""
+    """`score(X)` where every binding of `score` before it, in this scope, is a constructor call given a test double
+    (directly, through a name, or as a value of a dict display unpacked into it) and nothing else that computes."""
     func = call.node.func
     if not isinstance(func, ast.Name) or not _in_test(model, call):
         return False
-    built = _last_binding(model, call, func.id)
-    if not isinstance(built, ast.Call):
-        return False
-    given = [*built.args, *(kw.value for kw in built.keywords if kw.arg is not None)]
+    built = _bindings(model, call, func.id)
+    return bool(built) and all(isinstance(value, ast.Call) and _around_double(model, call, value) for value in built)
+
+
+def _around_double(model: ModuleModel, call: CallEvent, built: ast.Call) -> bool:
+    given = [(None, arg) for arg in built.args] + [(kw.arg, kw.value) for kw in built.keywords if kw.arg is not None]
+    replaced = set()
     for kw in built.keywords:
-        unpacked = _last_binding(model, call, kw.value.id) if kw.arg is None and isinstance(kw.value, ast.Name) else kw.value
-        if kw.arg is None and isinstance(unpacked, ast.Dict):
-            given += [value for key, value in zip(unpacked.keys, unpacked.values) if key is not None]
-    for arg in given:
+        if kw.arg is not None:
+            continue
+        if not isinstance(kw.value, ast.Name):
+            return False
+        unknown, stored = _item_changes(call, kw.value.id)
+        displays = _bindings(model, call, kw.value.id)
+        if unknown or not displays or not all(isinstance(display, ast.Dict) for display in displays):
+            return False
+        given += [(key.value if isinstance(key, ast.Constant) else None, value)
+                  for display in displays for key, value in zip(display.keys, display.values) if key is not None]
+        given += [(key, value) for key, values in stored.items() for value in values]
+        replaced |= set(stored)
+    doubles = []
+    for position, (keyword, arg) in enumerate(given):  # positional arguments come first: their position is theirs
         if isinstance(arg, ast.Starred):
-            arg = arg.value
-        if isinstance(arg, ast.Name):
-            arg = _last_binding(model, call, arg.id)
-        if isinstance(arg, ast.Call) and _double(model, arg):
+            return False
+        values = _bindings(model, call, arg.id) if isinstance(arg, ast.Name) else [arg]
+        calls = [value for value in values if isinstance(value, ast.Call)]
+        if any(_layer(model, value) for value in calls):
+            return False  # a real layer beside the double reads the input
+        if calls and len(calls) == len(values) and all(_double(model, value) for value in calls):
+            doubles.append((keyword, position))
+    if any(keyword in replaced for keyword, _ in doubles):
+        return False  # `options["model"] = ...`: the double may not be what the constructor gets
+    return bool(doubles) and _hands_input_to(model, built, doubles)
+
+
+def _hands_input_to(model: ModuleModel, built: ast.Call, doubles: list) -> bool:
+    """The constructed class, when defined here, uses its forward's input only as an argument of calls on the
+    attributes its `__init__` stored a double's parameter in. Not defined here: not known, and left to the double."""
+    cls = model.classes.get(built.func.id) if isinstance(built.func, ast.Name) else None
+    if cls is None:
+        return True
+    init, forward = cls.methods.get("__init__"), cls.methods.get("forward")
+    if init is None or forward is None:
+        return False
+    params = [arg.arg for arg in init.node.args.args[1:]]
+    names = {keyword if keyword is not None else params[position] if position < len(params) else None
+             for keyword, position in doubles}
+    stored = {target.attr for node in nodes(init.node) if isinstance(node, ast.Assign)
+              and isinstance(node.value, ast.Name) and node.value.id in names
+              for target in node.targets if isinstance(target, ast.Attribute) and _self(target.value)}
+    inputs = [arg.arg for arg in forward.node.args.args[1:2]]
+    if not stored or not inputs:
+        return False
+    parent_of = {id(child): node for node in nodes(forward.node) for child in ast.iter_child_nodes(node)}
+    for node in nodes(forward.node):
+        if isinstance(node, ast.Name) and node.id == inputs[0] and isinstance(node.ctx, ast.Load):
+            used_in = parent_of.get(id(node))
+            if not (isinstance(used_in, ast.Call) and node in used_in.args and _on_stored(used_in.func, stored)):
+                return False
+    return True
+
+
+def _on_stored(func: ast.expr, stored: set) -> bool:
+    """`self.model(x)` / `self.model.posterior(x)` for a stored attribute `model`."""
+    while isinstance(func, ast.Attribute):
+        if func.attr in stored and _self(func.value):
             return True
+        func = func.value
     return False
 
 
+def _self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+def _layer(model: ModuleModel, call: ast.Call) -> bool:
+    qualname = model.imports.qualname(call.func) or ""
+    if qualname.startswith("torch.nn."):
+        return True
+    cls = model.classes.get(call.func.id) if isinstance(call.func, ast.Name) else None
+    return cls is not None and cls.is_module and not _DOUBLE_CLASS.match(cls.name)
+
+
+def _double(model: ModuleModel, call: ast.Call) -> bool:
+    qualname = model.imports.qualname(call.func) or ""
+    if qualname.startswith(_MOCK_MODULES):
+        return all(kw.arg in _PLAIN_MOCK_KEYWORDS for kw in call.keywords)
+    if qualname.startswith("torch."):
+        return False  # torch.ao.quantization.FakeQuantize computes
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if _DOUBLE_CLASS.match(name) is None:
+        return False
+    cls = model.classes.get(name) if isinstance(func, ast.Name) else None
+    return cls is None or not cls.is_module and not _reads_arguments(cls.methods.get("__call__"))
+
+
+def _reads_arguments(method) -> bool:
+    if method is None:
+        return False
+    params = {arg.arg for arg in [*method.node.args.args[1:], *method.node.args.kwonlyargs]}
+    params |= {arg.arg for arg in (method.node.args.vararg, method.node.args.kwarg) if arg is not None}
+    return any(isinstance(node, ast.Name) and node.id in params and isinstance(node.ctx, ast.Load) for node in nodes(method.node))
+
+
 def _in_test(model: ModuleModel, call: CallEvent) -> bool:
-    """Test code: a test file (`test_*.py`, `*_test.py`, `conftest.py`), or a `test*` function or a method of a
-    `Test*` / `*Test(s)` class. A class named `DummyEncoder` elsewhere may be a real layer."""
+    """Test code: a test file, or a method of a `unittest.TestCase` class (`def test()` of a training script, a class
+    `ABTest` of a benchmark, are not)."""
     name = (model.source.path or "").replace("\\", "/").rpartition("/")[2]
     if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
         return True
     scope = call.ctx.scope
     while scope is not None:
         function = scope.function
-        if function is not None:
-            if function.name.startswith("test"):
-                return True
-            owner = function.cls.node.name if function.cls is not None else ""
-            if owner.startswith("Test") or owner.endswith(("Test", "Tests")):
-                return True
+        if function is not None and function.cls is not None and _test_case(model, function.cls):
+            return True
         scope = scope.parent
     return False
 
 
-def _double(model: ModuleModel, call: ast.Call) -> bool:
-    qualname = model.imports.qualname(call.func) or ""
-    if qualname.startswith(_MOCK_MODULES):
-        return True
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return _DOUBLE_CLASS.match(name) is not None
+def _test_case(model: ModuleModel, cls: ClassInfo) -> bool:
+    return any((model.imports.qualname(base) or "").endswith("TestCase") for base in cls.node.bases)
 
 
-def _last_binding(model: ModuleModel, call: CallEvent, name: str) -> ast.expr | None:
-    """The value of the last plain binding of `name` before `call`, in the call's scope."""
-    last = None
+def _item_changes(call: CallEvent, name: str) -> tuple[bool, dict]:
+    """How `options` changes in the call's scope: whether it changes in a way that is not known before the call (or
+    after it, in a loop that runs the call again): `update(...)`, `pop(...)`, `del options[k]`, a key not written as a
+    string; and the values stored by string key anywhere in the scope (`options["constraints"] = ...`)."""
+    unknown, stored = [], {}
+    for node in nodes(call.ctx.scope.node):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name:
+                    key = target.slice
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        stored.setdefault(key.value, []).append(node.value)
+                    else:
+                        unknown.append(target)
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
+                and not isinstance(node.ctx, (ast.Load, ast.Store)):
+            unknown.append(node)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Subscript) \
+                and isinstance(node.target.value, ast.Name) and node.target.value.id == name:
+            unknown.append(node)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name \
+                and node.attr in ("update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"):
+            unknown.append(node)
+    if any(change.lineno <= call.node.lineno for change in unknown):
+        return True, stored
+    loops = [node for node in nodes(call.ctx.scope.node) if isinstance(node, (ast.For, ast.AsyncFor, ast.While))]
+    return any(_within(call.node, loop) and _within(change, loop) for change in unknown for loop in loops), stored
+
+
+def _within(node: ast.AST, outer: ast.AST) -> bool:
+    return outer.lineno <= node.lineno <= outer.end_lineno
+
+
+def _bindings(model: ModuleModel, call: CallEvent, name: str) -> list:
+    """The values of every plain binding of `name` before `call`, in the call's scope (empty: one is not plain)."""
+    values = []
     scope = call.ctx.scope
     for event in model.of_type(BindEvent):
-        if event.seq < call.seq and event.ctx.scope is scope and event.name == name and isinstance(event.target, ast.Name) \
-                and (last is None or event.seq > last.seq):
-            last = event
-    return last.value if last is not None else None
+        if event.seq < call.seq and event.ctx.scope is scope and event.name == name:
+            if not isinstance(event.target, ast.Name) or event.value is None:
+                return []
+            values.append(event.value)
+    return values
