@@ -2,7 +2,8 @@
 Flags `torch.empty(...)`, `torch.empty_like(...)`, `torch.Tensor(n, ...)` / `torch.FloatTensor(n)` (sizes, not
 data; a parameter is a size when some call in the module passes it an integer, `Gain(2 * hidden)`), also through
 `nn.Parameter(...)` / `Variable(...)`, whose values are read — used in arithmetic, a torch
-function or a module's forward (directly or as an element of a list, `torch.cat([a, w])`), printed,
+function or a module's forward (directly or as an element of a list, `torch.cat([a, w])`; not, in test code, a module
+built around a test double, `ExpectedImprovement(model=MockModel(...))`, which may ignore its input), printed,
 indexed, accumulated into with `+=`, or bound to a name and returned (alone or in a tuple, `return h0, c0`) — before anything writes them (an element of a
 tuple assignment, `self.a, self.b = nn.Parameter(torch.Tensor(n)), ...`, is followed from its own target). Writes are `fill_`, `zero_`, `copy_`, `uniform_`,
 `normal_`, any `nn.init.*`, index assignment `x[i] = …`, and `out=`. A module attribute
