@@ -48,10 +48,10 @@ def _around_double(model: ModuleModel, call: CallEvent, built: ast.Call) -> bool
             return False
         unknown, stored = _item_changes(call, kw.value.id)
         displays = _bindings(model, call, kw.value.id)
-        if unknown or not displays or not all(isinstance(display, ast.Dict) for display in displays):
-            return False
+        if unknown or not displays or not all(isinstance(display, ast.Dict) and None not in display.keys for display in displays):
+            return False  # changed in ways not known, or merging another dict (`{**defaults, "model": mm}`)
         given += [(key.value if isinstance(key, ast.Constant) else None, value)
-                  for display in displays for key, value in zip(display.keys, display.values) if key is not None]
+                  for display in displays for key, value in zip(display.keys, display.values)]
         given += [(key, value) for key, values in stored.items() for value in values]
         replaced |= set(stored)
     doubles = []
@@ -162,22 +162,17 @@ def _item_changes(call: CallEvent, name: str) -> tuple[bool, dict]:
     """How `options` changes in the call's scope: whether it changes in a way that is not known before the call (or
     after it, in a loop that runs the call again): `update(...)`, `pop(...)`, `del options[k]`, a key not written as a
     string; and the values stored by string key anywhere in the scope (`options["constraints"] = ...`)."""
-    unknown, stored = [], {}
+    unknown, stored, known = [], {}, set()
     for node in nodes(call.ctx.scope.node):
         if isinstance(node, ast.Assign):
             for target in node.targets:
-                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name:
-                    key = target.slice
-                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                        stored.setdefault(key.value, []).append(node.value)
-                    else:
-                        unknown.append(target)
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name \
+                        and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+                    stored.setdefault(target.slice.value, []).append(node.value)
+                    known.add(id(target))
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
-                and not isinstance(node.ctx, (ast.Load, ast.Store)):
-            unknown.append(node)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Subscript) \
-                and isinstance(node.target.value, ast.Name) and node.target.value.id == name:
-            unknown.append(node)
+                and not isinstance(node.ctx, ast.Load) and id(node) not in known:
+            unknown.append(node)  # `options[key] = ...`, `options["k"] += ...`, `del options["k"]`, a tuple target
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name \
                 and node.attr in ("update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"):
             unknown.append(node)
