@@ -20,7 +20,7 @@ import ast
 import re
 
 from .model import BindEvent, CallEvent, ClassInfo, ModuleModel
-from .syntax import nodes
+from .syntax import nodes, parents
 
 _DOUBLE_CLASS = re.compile(r"(Mock|Fake|Stub|Dummy)(?=[A-Z_]|$)")
 _MOCK_MODULES = ("unittest.mock.", "mock.")
@@ -87,7 +87,7 @@ def _hands_input_to(model: ModuleModel, built: ast.Call, doubles: list) -> bool:
     inputs = [arg.arg for arg in forward.node.args.args[1:2]]
     if not stored or not inputs:
         return False
-    parent_of = {id(child): node for node in nodes(forward.node) for child in ast.iter_child_nodes(node)}
+    parent_of = parents(model, forward.node)
     for node in nodes(forward.node):
         if isinstance(node, ast.Name) and node.id == inputs[0] and isinstance(node.ctx, ast.Load):
             used_in = parent_of.get(id(node))
@@ -162,9 +162,11 @@ def _item_changes(call: CallEvent, name: str) -> tuple[bool, dict]:
     """How `options` changes in the call's scope: whether it changes in a way that is not known before the call (or
     after it, in a loop that runs the call again): `update(...)`, `pop(...)`, `del options[k]`, a key not written as a
     string; and the values stored by string key anywhere in the scope (`options["constraints"] = ...`)."""
-    unknown, stored, known = [], {}, set()
+    unknown, stored, known, loops = [], {}, set(), []
     for node in nodes(call.ctx.scope.node):
-        if isinstance(node, ast.Assign):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            loops.append(node)
+        elif isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name \
                         and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
@@ -178,7 +180,6 @@ def _item_changes(call: CallEvent, name: str) -> tuple[bool, dict]:
             unknown.append(node)
     if any(change.lineno <= call.node.lineno for change in unknown):
         return True, stored
-    loops = [node for node in nodes(call.ctx.scope.node) if isinstance(node, (ast.For, ast.AsyncFor, ast.While))]
     return any(_within(call.node, loop) and _within(change, loop) for change in unknown for loop in loops), stored
 
 
@@ -189,10 +190,20 @@ def _within(node: ast.AST, outer: ast.AST) -> bool:
 def _bindings(model: ModuleModel, call: CallEvent, name: str) -> list:
     """The values of every plain binding of `name` before `call`, in the call's scope (empty: one is not plain)."""
     values = []
-    scope = call.ctx.scope
-    for event in model.of_type(BindEvent):
-        if event.seq < call.seq and event.ctx.scope is scope and event.name == name:
+    for event in _binds_by_name(model).get((id(call.ctx.scope), name), ()):
+        if event.seq < call.seq:
             if not isinstance(event.target, ast.Name) or event.value is None:
                 return []
             values.append(event.value)
     return values
+
+
+def _binds_by_name(model: ModuleModel) -> dict:
+    """(id of a scope, name) -> its bind events, indexed once per walk (a check asks for several names)."""
+    index = model.__dict__.get("_binds_by_name")
+    if index is None or index[0] != len(model.events):
+        found = {}
+        for event in model.of_type(BindEvent):
+            found.setdefault((id(event.ctx.scope), event.name), []).append(event)
+        index = model._binds_by_name = (len(model.events), found)
+    return index[1]
