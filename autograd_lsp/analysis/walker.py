@@ -1894,7 +1894,9 @@ class Walker:
             index = _number(node.slice)
             if isinstance(index, int) and -len(base.elements) <= index < len(base.elements):
                 return base.elements[index]
-            return self._element_of(base, node) if isinstance(node.slice, ast.Name) else None
+            if index is not None or type(node.slice) in (ast.Constant, ast.Slice, ast.Tuple):
+                return None  # (out of range, a ModuleDict's key, a slice: a container of its own)
+            return self._element_of(base, node)  # `self.layers[i]`, `self.lateral[self.level]`: the layer they all are, if one
         if base.kind is Kind.MAPPING:
             return _value_of(base, node.slice)
         if base.kind is Kind.SEQUENCE:
