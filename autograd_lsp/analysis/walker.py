@@ -3639,6 +3639,37 @@ class Walker:
         else:  # (a container walked again, by the server's function walk, may have lost them)
             self.model.__dict__.get("_sequential_hazards", {}).pop(id(node), None)
 
+    def _unpacked_end(self, node: ast.Call, short: str, arg_provs) -> tuple:
+        """`nn.Sequential(*layers)`: (its last layer,) when the list's end is known (written out, or the appends that end
+        it: `layers.append(nn.ReLU())` after `if norm: layers.append(...)`) and nothing moves its items; else ()."""
+        if short != "Sequential" or len(node.args) != 1 or type(node.args[0]) is not ast.Starred or node.keywords or not arg_provs:
+            return ()
+        listed = arg_provs[0]
+        if listed is None or listed.kind is not Kind.SEQUENCE or listed.origin == _EACH:
+            return ()  # (a comprehension's one element stands for every item: none, maybe)
+        end = listed.tail if listed.origin == _SOME_ITEMS else listed.elements
+        if not end or end[-1] is None or end[-1].kind is not Kind.MODULE or self._order_changed(node) \
+                or self._grown_in_loop(node.args[0].value, node):
+            return ()
+        return end[-1:]
+
+    def _grown_in_loop(self, listed: ast.expr, built: ast.Call) -> bool:
+        """The list `*listed` unpacks is added to in a loop that the container's construction is not in: a loop that may
+        run no pass (`for _ in range(depth)` with depth 0) leaves the list without what its body appends."""
+        if type(listed) in (ast.List, ast.Tuple):
+            return False  # (`*[conv, nn.ReLU()]`: written out)
+        name = label(listed)
+        function = self.function.context_of or self.function if self.function is not None else None
+        root = function.node if function is not None else self.model.tree
+        if name is None:
+            return True
+        for loop in syntax.kept_on(root, "_layer_loops", _loops):
+            if loop.lineno <= built.lineno <= (loop.end_lineno or loop.lineno):
+                continue  # (built inside this loop: each pass builds its own)
+            if any(label(sub) == name for sub in syntax.nodes(loop) if type(sub) in (ast.Name, ast.Attribute)):
+                return True
+        return False
+
     def _order_changed(self, node: ast.Call) -> bool:
         """The layers of the container `node` builds may be in another order when it runs: the list it unpacks
         (`*layers`), the name it is bound to, or (an nn.Sequential subclass) `self` has items moved, dropped or
@@ -3969,6 +4000,7 @@ class Walker:
                 # `nn.Sequential(*layers)`: its first layer is read from the appends when the container runs (_first_layer)
                 self.model.__dict__.setdefault("_starred_layers", {})[id(node)] = (node, self.function.context_of or self.function,
                                                                                   node.args[0].value.id)
+            end = self._unpacked_end(node, short, arg_provs)
             layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
             filled = self._holds_layers(node) if layers else None  # (its truth, as `if self.blocks:` reads it)
             reduction = _argument(node, "reduction", api.layer(short).get("reduction")) if short.endswith("Loss") else None
@@ -3977,7 +4009,7 @@ class Walker:
                 self._note_configured(reduction)
             return Provenance(Kind.MODULE, node.lineno, module_class=qualname, origin=qualname, node=node, elements=layers,
                               text=text.value if isinstance(text, ast.Constant) else None, value=self._named_width(short, node),
-                              truth=filled)
+                              truth=filled, tail=end)
         if module.startswith("torch.nn.init"):
             return None
         if module.startswith("torch.distributions") and short in api.DISTRIBUTIONS:
@@ -4849,9 +4881,14 @@ def _last_element(module: Provenance, depth: int = 0) -> Provenance | None:
     """The module an nn.Sequential built from its arguments applies last (inside nested Sequentials): a torch.nn
     layer or a block of the workspace; None when unknown."""
     built = module.node if isinstance(module.node, ast.Call) else None
-    if depth > 3 or not module.elements or built is None or len(module.elements) != len(built.args):
+    if depth > 3 or built is None:
         return None
-    layer = module.elements[-1]
+    if module.tail:
+        layer = module.tail[-1]  # `nn.Sequential(*layers)` whose list's end is known (_unpacked_end)
+    elif not module.elements or len(module.elements) != len(built.args):
+        return None
+    else:
+        layer = module.elements[-1]
     if layer is None or layer.kind is not Kind.MODULE:
         return None
     if isinstance(layer.module_class, str) and layer.module_class.rsplit(".", 1)[-1] == "Sequential":
@@ -5596,6 +5633,11 @@ def _as_output(value: Provenance | None, output: Provenance) -> Provenance | Non
             or value.kind is Kind.SEQUENCE and value.origin == _TUPLE and value.elements:  # (`return y, (h, c)`)
         return value.but(elements=tuple(_as_output(element, output) for element in value.elements))
     return value if value.kind in (Kind.NUMBER, Kind.TEXT) else output
+
+
+def _loops(root: ast.AST) -> list:
+    """The `for` and `while` loops under `root`, nested definitions included."""
+    return [node for node in syntax.nodes(root) if type(node) in (ast.For, ast.AsyncFor, ast.While)]
 
 
 def _layer_list(sequence: Provenance) -> bool:
