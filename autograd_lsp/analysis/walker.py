@@ -1891,6 +1891,9 @@ class Walker:
             self._factory_subscript(node)
             return None
         if base.kind is Kind.MODULE:  # model.layers[i], model.layers[-1]: a layer of a container, when known
+            if type(node.value) in (ast.Name, ast.Attribute) and (label(node.value) or "").rsplit(".", 1)[-1] \
+                    in syntax.kept_on(self.model.tree, "_changed_containers", _changed_containers):
+                return None  # (`self.acts[-1] = nn.Identity()`, `self.acts.insert(0, m)`: which layer is where, not known)
             index = _number(node.slice)
             if isinstance(index, int) and -len(base.elements) <= index < len(base.elements):
                 return base.elements[index]
@@ -3487,7 +3490,8 @@ class Walker:
         (a layer not known as a module: its layers from there on are unknown)."""
         if container.elements and container.elements[-1] is None:
             return
-        after = container.but(elements=container.elements + ((added,) if added is not None and added.kind is Kind.MODULE else (None,)))
+        after = container.but(elements=container.elements + ((added,) if added is not None and added.kind is Kind.MODULE else (None,)),
+                              tail=())  # (a known end of `*layers` is no longer the end)
         name = label(receiver)
         if name is None:
             return
@@ -3649,9 +3653,22 @@ class Walker:
             return ()  # (a comprehension's one element stands for every item: none, maybe)
         end = listed.tail if listed.origin == _SOME_ITEMS else listed.elements
         if not end or end[-1] is None or end[-1].kind is not Kind.MODULE or self._order_changed(node) \
-                or self._grown_in_loop(node.args[0].value, node):
+                or self._grown_in_loop(node.args[0].value, node) or self._container_grown(node):
             return ()
         return end[-1:]
+
+    def _container_grown(self, built: ast.Call) -> bool:
+        """The name or attribute the container is bound to is added to, changed by item or deleted from anywhere in the
+        module (`net.append(...)`, `self.seq.add_module(...)`, `net[-1] = ...`), or the container is not bound by this
+        statement at all (returned, passed on: where it goes, that is not known): its last layer may be another."""
+        stmt = self.ctx().statement
+        targets = stmt.targets if type(stmt) is ast.Assign and stmt.value is built else \
+            [stmt.target] if type(stmt) is ast.AnnAssign and stmt.value is built else []
+        names = {label(target) for target in targets}
+        if not names or None in names:
+            return True
+        grown = syntax.kept_on(self.model.tree, "_grown_containers", _grown_containers)
+        return any(name.rsplit(".", 1)[-1] in grown for name in names)
 
     def _grown_in_loop(self, listed: ast.expr, built: ast.Call) -> bool:
         """The list `*listed` unpacks is added to in a loop that the container's construction is not in: a loop that may
@@ -3663,9 +3680,13 @@ class Walker:
         root = function.node if function is not None else self.model.tree
         if name is None:
             return True
+        calls = {id(sub.func) for sub in syntax.nodes(root) if type(sub) is ast.Call}
+        if any(type(sub) is ast.Attribute and label(sub.value) == name and id(sub) not in calls for sub in syntax.nodes(root)):
+            return True  # (`add = layers.append`: the list may grow where the name is not seen)
         for loop in syntax.kept_on(root, "_layer_loops", _loops):
-            if loop.lineno <= built.lineno <= (loop.end_lineno or loop.lineno):
-                continue  # (built inside this loop: each pass builds its own)
+            inside = loop.lineno <= built.lineno <= (loop.end_lineno or loop.lineno)
+            if inside and any(type(sub) is ast.Assign and any(label(target) == name for target in sub.targets) for sub in syntax.nodes(loop)):
+                continue  # (a list made afresh in each pass that builds its own container)
             if any(label(sub) == name for sub in syntax.nodes(loop) if type(sub) in (ast.Name, ast.Attribute)):
                 return True
         return False
@@ -5633,6 +5654,33 @@ def _as_output(value: Provenance | None, output: Provenance) -> Provenance | Non
             or value.kind is Kind.SEQUENCE and value.origin == _TUPLE and value.elements:  # (`return y, (h, c)`)
         return value.but(elements=tuple(_as_output(element, output) for element in value.elements))
     return value if value.kind in (Kind.NUMBER, Kind.TEXT) else output
+
+
+def _grown_containers(tree: ast.Module, changes: frozenset | None = None) -> frozenset:
+    """The last parts of the names and attributes that a method adding, moving or dropping items is called on, or that
+    are changed by item or deleted from, anywhere in the module (`net.append(...)` -> "net", `self.body[-1] = m` -> "body")."""
+    found, changes = set(), changes or _CONTAINER_CHANGES
+    for node in syntax.nodes(tree):
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in changes:
+            target = node.func.value
+        elif type(node) is ast.Subscript and type(node.ctx) in (ast.Store, ast.Del):
+            target = node.value
+        else:
+            continue
+        if type(target) is ast.Name:
+            found.add(target.id)
+        elif type(target) is ast.Attribute:
+            found.add(target.attr)
+    return frozenset(found)
+
+
+_CONTAINER_CHANGES = frozenset({"append", "extend", "insert", "add_module", "register_module", "pop", "remove", "clear",
+                                "__setitem__", "__delitem__"})
+
+
+def _changed_containers(tree: ast.Module) -> frozenset:
+    """As _grown_containers, for the changes the walk does not follow in order (it follows `append` and `add_module`)."""
+    return _grown_containers(tree, _CONTAINER_CHANGES - {"append", "add_module", "register_module"})
 
 
 def _loops(root: ast.AST) -> list:
