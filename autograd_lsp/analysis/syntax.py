@@ -448,6 +448,29 @@ def reordered_labels(root: ast.AST) -> set[str]:
     return found
 
 
+def item_changes(tree: ast.AST) -> dict[str, frozenset[str]]:
+    """The last part of each name or attribute whose items something under `tree` changes -> how: the methods called on
+    it that add, move or drop items (`net.append(...)` -> {"net": {"append"}}), "[]" for a store or delete by item
+    (`self.body[-1] = m` -> {"body": {"[]"}}). One pass, for containers whose layers a walk reads by position."""
+    found: dict[str, set] = {}
+    for node in nodes(tree):
+        kind = type(node)
+        if kind is ast.Call and type(node.func) is ast.Attribute and node.func.attr in _ITEM_METHODS:
+            target, how = node.func.value, node.func.attr
+        elif kind is ast.Subscript and type(node.ctx) in (ast.Store, ast.Del):
+            target, how = node.value, "[]"
+        else:
+            continue
+        name = target.id if type(target) is ast.Name else target.attr if type(target) is ast.Attribute else None
+        if name is not None:
+            found.setdefault(name, set()).add(how)
+    return {name: frozenset(hows) for name, hows in found.items()}
+
+
+_ITEM_METHODS = frozenset({"append", "extend", "insert", "add_module", "register_module", "pop", "remove", "clear",
+                           "__setitem__", "__delitem__"})
+
+
 def _add_label(found: set, target: ast.AST) -> None:
     if isinstance(target, ast.Name):
         found.add(target.id)

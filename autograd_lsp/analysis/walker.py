@@ -1891,8 +1891,8 @@ class Walker:
             self._factory_subscript(node)
             return None
         if base.kind is Kind.MODULE:  # model.layers[i], model.layers[-1]: a layer of a container, when known
-            if type(node.value) in (ast.Name, ast.Attribute) and (label(node.value) or "").rsplit(".", 1)[-1] \
-                    in syntax.kept_on(self.model.tree, "_changed_containers", _changed_containers):
+            changes = syntax.kept_on(self.model.tree, "_item_changes", syntax.item_changes).get((label(node.value) or "").rsplit(".", 1)[-1])
+            if changes and not changes <= _FOLLOWED_CHANGES:
                 return None  # (`self.acts[-1] = nn.Identity()`, `self.acts.insert(0, m)`: which layer is where, not known)
             index = _number(node.slice)
             if isinstance(index, int) and -len(base.elements) <= index < len(base.elements):
@@ -3667,8 +3667,8 @@ class Walker:
         names = {label(target) for target in targets}
         if not names or None in names:
             return True
-        grown = syntax.kept_on(self.model.tree, "_grown_containers", _grown_containers)
-        return any(name.rsplit(".", 1)[-1] in grown for name in names)
+        changed = syntax.kept_on(self.model.tree, "_item_changes", syntax.item_changes)
+        return any(name.rsplit(".", 1)[-1] in changed for name in names)
 
     def _grown_in_loop(self, listed: ast.expr, built: ast.Call) -> bool:
         """The list `*listed` unpacks is added to in a loop that the container's construction is not in: a loop that may
@@ -3680,15 +3680,26 @@ class Walker:
         root = function.node if function is not None else self.model.tree
         if name is None:
             return True
-        calls = {id(sub.func) for sub in syntax.nodes(root) if type(sub) is ast.Call}
-        if any(type(sub) is ast.Attribute and label(sub.value) == name and id(sub) not in calls for sub in syntax.nodes(root)):
+        called, methods, loops = set(), [], []
+        for sub in syntax.nodes(root):
+            kind = type(sub)
+            if kind is ast.Call:
+                called.add(id(sub.func))
+            elif kind is ast.Attribute and label(sub.value) == name:
+                methods.append(sub)
+            elif kind in (ast.For, ast.AsyncFor, ast.While):
+                loops.append(sub)
+        if any(id(method) not in called for method in methods):
             return True  # (`add = layers.append`: the list may grow where the name is not seen)
-        for loop in syntax.kept_on(root, "_layer_loops", _loops):
-            inside = loop.lineno <= built.lineno <= (loop.end_lineno or loop.lineno)
-            if inside and any(type(sub) is ast.Assign and any(label(target) == name for target in sub.targets) for sub in syntax.nodes(loop)):
-                continue  # (a list made afresh in each pass that builds its own container)
-            if any(label(sub) == name for sub in syntax.nodes(loop) if type(sub) in (ast.Name, ast.Attribute)):
-                return True
+        for loop in loops:
+            mentioned = rebound = False
+            for sub in syntax.nodes(loop):
+                if type(sub) in (ast.Name, ast.Attribute) and label(sub) == name:
+                    mentioned = True
+                elif type(sub) is ast.Assign and any(label(target) == name for target in sub.targets):
+                    rebound = True
+            if mentioned and not (rebound and loop.lineno <= built.lineno <= (loop.end_lineno or loop.lineno)):
+                return True  # (not a list made afresh in each pass that builds its own container)
         return False
 
     def _order_changed(self, node: ast.Call) -> bool:
@@ -5656,36 +5667,7 @@ def _as_output(value: Provenance | None, output: Provenance) -> Provenance | Non
     return value if value.kind in (Kind.NUMBER, Kind.TEXT) else output
 
 
-def _grown_containers(tree: ast.Module, changes: frozenset | None = None) -> frozenset:
-    """The last parts of the names and attributes that a method adding, moving or dropping items is called on, or that
-    are changed by item or deleted from, anywhere in the module (`net.append(...)` -> "net", `self.body[-1] = m` -> "body")."""
-    found, changes = set(), changes or _CONTAINER_CHANGES
-    for node in syntax.nodes(tree):
-        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in changes:
-            target = node.func.value
-        elif type(node) is ast.Subscript and type(node.ctx) in (ast.Store, ast.Del):
-            target = node.value
-        else:
-            continue
-        if type(target) is ast.Name:
-            found.add(target.id)
-        elif type(target) is ast.Attribute:
-            found.add(target.attr)
-    return frozenset(found)
-
-
-_CONTAINER_CHANGES = frozenset({"append", "extend", "insert", "add_module", "register_module", "pop", "remove", "clear",
-                                "__setitem__", "__delitem__"})
-
-
-def _changed_containers(tree: ast.Module) -> frozenset:
-    """As _grown_containers, for the changes the walk does not follow in order (it follows `append` and `add_module`)."""
-    return _grown_containers(tree, _CONTAINER_CHANGES - {"append", "add_module", "register_module"})
-
-
-def _loops(root: ast.AST) -> list:
-    """The `for` and `while` loops under `root`, nested definitions included."""
-    return [node for node in syntax.nodes(root) if type(node) in (ast.For, ast.AsyncFor, ast.While)]
+_FOLLOWED_CHANGES = frozenset({"append", "add_module", "register_module"})  # (a walk adds these in order: _grow_container)
 
 
 def _layer_list(sequence: Provenance) -> bool:
