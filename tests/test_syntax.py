@@ -6,7 +6,7 @@ from pathlib import Path
 
 from autograd_lsp.analysis.model import ModuleModel
 from autograd_lsp.analysis.imports import ImportTable
-from autograd_lsp.analysis.syntax import nodes, parents, statements
+from autograd_lsp.analysis.syntax import item_changes, nodes, parents, statements
 from autograd_lsp.source import Source
 
 _SHARED = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
@@ -74,3 +74,18 @@ def test_import_table_searches_everything_where_lines_may_end_in_carriage_return
     text = "x = 1\rdef f():\r    import torch as t\r"  # (counted by "\n", the import would be on line 1, before the def)
     tree = ast.parse(text)
     assert _table(tree, text) == ({"t": "torch"}, set(), "t")
+
+
+def test_item_changes_follows_an_argument_into_the_functions_of_its_name_once():
+    code = (
+        "def grow(block, n):\n    block.append(n)\n    grow(block, n)\n"  # (recursive: read once, not followed again)
+        "def size(block):\n    return len(block)\n"
+        "class Net:\n    def widen(self, seq):\n        seq[0] = None\n"
+        "grow(self.head, 3)\nsize(self.trunk)\nself.widen(self.neck)\nprint(self.tail)\nexternal(self.stem)\n"
+        "self.body.insert(0, m)\ngrow(*pieces)\n"
+    )
+    found = item_changes(ast.parse(code))
+    assert found["head"] == {"append", "passed"}  # (its own recursive call gives it to a callee not followed)
+    assert "trunk" not in found and "tail" not in found  # (a function that only reads; a builtin)
+    assert found["neck"] == {"[]"} and found["stem"] == {"passed"} and found["body"] == {"insert"}
+    assert found["pieces"] == {"passed"}  # (a starred argument binds no known parameter)

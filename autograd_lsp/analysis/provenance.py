@@ -90,6 +90,8 @@ class Provenance:
     counter: range | None = None  # NUMBER: a builtin range loop's counter, the values it runs through (`x[i:i + 64]`)
     # SEQUENCE: a layer list whose first items are not known (an optional layer appended on one branch): the layers
     # appended after that, in order, which end the list (None for one not known). Only the neighbours it lists are known.
+    # MODULE (an nn.Sequential): its last layer when that is not its last argument (`*layers`), or (None,) when the
+    # container is changed where the walk may not follow and its last layer is not known.
     tail: tuple = ()
 
     @property

@@ -448,23 +448,78 @@ def reordered_labels(root: ast.AST) -> set[str]:
     return found
 
 
-def item_changes(tree: ast.AST) -> dict[str, frozenset[str]]:
+def item_changes(tree: ast.AST, follow: bool = True) -> dict[str, frozenset[str]]:
     """The last part of each name or attribute whose items something under `tree` changes -> how: the methods called on
     it that add, move or drop items (`net.append(...)` -> {"net": {"append"}}), "[]" for a store or delete by item
-    (`self.body[-1] = m` -> {"body": {"[]"}}). One pass, for containers whose layers a walk reads by position."""
+    (`self.body[-1] = m` -> {"body": {"[]"}}). An argument of a call takes what a function of `tree` by that name does
+    to the parameter it binds (`add_head(self.body)` with `def add_head(m): m.append(...)` -> {"body": {"append"}}), or
+    "passed" when the callee is not defined under `tree` or `follow` is off (what it does is not read; builtins change no
+    items). One pass, then one per function an argument is given to (not following its own calls), for containers whose
+    layers a walk reads by position."""
     found: dict[str, set] = {}
+    defs: dict[str, list] = {}
+    passed = []
     for node in nodes(tree):
         kind = type(node)
+        if kind in (ast.FunctionDef, ast.AsyncFunctionDef) and follow:
+            defs.setdefault(node.name, []).append(node)
+            continue
+        if kind is ast.Call and (node.args or node.keywords) and not (type(node.func) is ast.Name and node.func.id in _BUILTIN_NAMES):
+            passed.append(node)
         if kind is ast.Call and type(node.func) is ast.Attribute and node.func.attr in _ITEM_METHODS:
             target, how = node.func.value, node.func.attr
         elif kind is ast.Subscript and type(node.ctx) in (ast.Store, ast.Del):
             target, how = node.value, "[]"
         else:
             continue
-        name = target.id if type(target) is ast.Name else target.attr if type(target) is ast.Attribute else None
+        name = _last_part(target)
         if name is not None:
             found.setdefault(name, set()).add(how)
+    for call in passed:
+        callee = call.func.id if type(call.func) is ast.Name else call.func.attr if type(call.func) is ast.Attribute else None
+        for position, arg in _call_arguments(call):
+            name = _last_part(arg)
+            if name is None:
+                continue
+            hows = _changes_to_parameter(defs[callee], position, type(call.func) is ast.Attribute) if callee in defs else {"passed"}
+            if hows:
+                found.setdefault(name, set()).update(hows)
     return {name: frozenset(hows) for name, hows in found.items()}
+
+
+def _last_part(target: ast.AST) -> str | None:
+    return target.id if type(target) is ast.Name else target.attr if type(target) is ast.Attribute else None
+
+
+def _call_arguments(call: ast.Call):
+    """(position or keyword, argument) of a call; a starred argument's position is not known (None)."""
+    starred = False
+    for position, arg in enumerate(call.args):
+        starred = starred or type(arg) is ast.Starred
+        yield (None if starred else position), (arg.value if type(arg) is ast.Starred else arg)
+    for keyword in call.keywords:
+        yield keyword.arg, keyword.value
+
+
+def _changes_to_parameter(functions: list, position, method: bool) -> set:
+    """What the functions of a name do to the items of the parameter an argument at `position` (an index, a keyword, None:
+    not known) binds; "passed" where that parameter is not known (a starred argument, *args)."""
+    hows: set = set()
+    for function in functions:
+        params = [*function.args.posonlyargs, *function.args.args]
+        if method and params and params[0].arg in ("self", "cls"):
+            params = params[1:]  # (`self.grow(self.body)`, `obj.grow(x)`: the receiver is the first parameter)
+        if isinstance(position, int):
+            param = params[position].arg if position < len(params) else None  # (into *args: not followed)
+        elif isinstance(position, str):
+            param = position if any(p.arg == position for p in [*params, *function.args.kwonlyargs]) else None
+        else:
+            param = None
+        if param is None:
+            hows.add("passed")
+            continue
+        hows.update(item_changes(function, follow=False).get(param, ()))
+    return hows
 
 
 _ITEM_METHODS = frozenset({"append", "extend", "insert", "add_module", "register_module", "pop", "remove", "clear",

@@ -1892,9 +1892,11 @@ class Walker:
             return None
         if base.kind is Kind.MODULE:  # model.layers[i], model.layers[-1]: a layer of a container, when known
             changes = syntax.kept_on(self.model.tree, "_item_changes", syntax.item_changes).get((label(node.value) or "").rsplit(".", 1)[-1])
-            if changes and not changes <= _FOLLOWED_CHANGES:
-                return None  # (`self.acts[-1] = nn.Identity()`, `self.acts.insert(0, m)`: which layer is where, not known)
             index = _number(node.slice)
+            if changes and not changes <= (_FOLLOWED_CHANGES | {"passed"} if isinstance(index, int) and index >= 0 else _FOLLOWED_CHANGES):
+                # (`self.acts[-1] = nn.Identity()`, `self.acts.insert(0, m)`: which layer is where, not known; given to a
+                # call, `add_head(self.body)`, it may end in another layer, its first ones stay)
+                return None
             if isinstance(index, int) and -len(base.elements) <= index < len(base.elements):
                 return base.elements[index]
             if index is not None or type(node.slice) in (ast.Constant, ast.Slice, ast.Tuple):
@@ -3657,16 +3659,17 @@ class Walker:
             return ()
         return end[-1:]
 
-    def _container_grown(self, built: ast.Call) -> bool:
+    def _container_grown(self, built: ast.Call, unbound: bool = True) -> bool:
         """The name or attribute the container is bound to is added to, changed by item or deleted from anywhere in the
-        module (`net.append(...)`, `self.seq.add_module(...)`, `net[-1] = ...`), or the container is not bound by this
-        statement at all (returned, passed on: where it goes, that is not known): its last layer may be another."""
+        module (`net.append(...)`, `self.seq.add_module(...)`, `net[-1] = ...`, given to a call that may:
+        syntax.item_changes), or (`unbound`) the container is not bound by this statement at all (returned, passed on:
+        where it goes, that is not known): its last layer may be another."""
         stmt = self.ctx().statement
         targets = stmt.targets if type(stmt) is ast.Assign and stmt.value is built else \
             [stmt.target] if type(stmt) is ast.AnnAssign and stmt.value is built else []
         names = {label(target) for target in targets}
         if not names or None in names:
-            return True
+            return unbound
         changed = syntax.kept_on(self.model.tree, "_item_changes", syntax.item_changes)
         return any(name.rsplit(".", 1)[-1] in changed for name in names)
 
@@ -4035,6 +4038,8 @@ class Walker:
             end = self._unpacked_end(node, short, arg_provs)
             layers = layers if layers and all(p is not None and p.kind is Kind.MODULE for p in layers) else ()
             filled = self._holds_layers(node) if layers else None  # (its truth, as `if self.blocks:` reads it)
+            if short == "Sequential" and layers and self._container_grown(node, unbound=False):
+                end = (None,)  # (added to or changed where the walk may not follow: its last layer is not known)
             reduction = _argument(node, "reduction", api.layer(short).get("reduction")) if short.endswith("Loss") else None
             text = self._text_argument(reduction) if reduction is not None and not isinstance(reduction, ast.Constant) else None
             if reduction is not None and not isinstance(text, ast.Constant):
