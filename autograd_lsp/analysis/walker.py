@@ -2550,8 +2550,8 @@ class Walker:
         sized = sized or kept
         sized = sized or shaped
         # (and a body that picks a loss's class or reduction from a config it is given: `get_loss(config)`)
-        configured = info.__dict__.get("configured_by_arguments", False) and any(
-            p is not None and p.kind in (Kind.MODULE, Kind.TEXT) for p in passed)
+        configured = info.__dict__.get("configured_by_arguments", False) and (any(
+            p is not None and p.kind in (Kind.MODULE, Kind.TEXT) for p in passed) or _leaves_text(info.node, node))
         configured = configured or _switches_option(info, node, keyword_provs) or callsite.keeps_dims(info) and any(
             p is not None and p.kind is Kind.NUMBER and type(p.value) is int for p in passed)
         if (not (info.uses_arguments or sized or backprops or cuts or configured or dtyped) or not info.walked
@@ -4773,6 +4773,10 @@ def _bind_defaults(function, call: ast.Call, bound: dict, method: bool, imports=
         if type(default) is ast.Constant and type(default.value) is bool:  # `backward=True`: a flag an `if` of the body tests
             bound[arg.arg] = _TRUE if default.value else _FALSE
             continue
+        if type(default) is ast.Constant and type(default.value) is str:  # `activation="Tanh"`: a layer's name, a reduction
+            if (text := _text(default.value)) is not None:
+                bound[arg.arg] = text
+            continue
         qualname = imports.qualname(default) if imports is not None and type(default) in (ast.Attribute, ast.Name) else None
         if qualname is not None and imports.is_torch(qualname) and qualname.rsplit(".", 1)[-1][:1].isupper():
             # `optimizer_class=optim.Adam`: calling the parameter constructs that class
@@ -4784,6 +4788,21 @@ def _bind_defaults(function, call: ast.Call, bound: dict, method: bool, imports=
         elif isinstance(value, float):
             bound[arg.arg] = _FLOAT_NUMBER
     return frozenset(left_none)
+
+
+def _leaves_text(function, call: ast.Call) -> bool:
+    """The call leaves a parameter at a string default (`Block(64)` of `def __init__(self, c, act="GELU")`): a body
+    configured by its arguments is walked with that string (_bind_defaults)."""
+    args = function.args
+    given = {kw.arg for kw in call.keywords}
+    if None in given or any(type(arg) is ast.Starred for arg in call.args):
+        return False  # (`Block(*sizes)`, `Block(**cfg)`: what is left is not known)
+    positional = [*args.posonlyargs, *args.args]
+    defaulted = [*zip(positional[len(positional) - len(args.defaults):], args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+    # (a positional argument may fill a defaulted slot: counted from the end, only those past what the call gives)
+    skip = len(call.args) + (1 if positional and positional[0].arg in ("self", "cls") else 0)
+    return any(type(default) is ast.Constant and type(default.value) is str and arg.arg not in given
+               and (arg in args.kwonlyargs or positional.index(arg) >= skip) for arg, default in defaulted)
 
 
 def _merge_branches(a: Provenance | None, b: Provenance | None) -> Provenance | None:
