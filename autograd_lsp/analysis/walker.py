@@ -1903,6 +1903,11 @@ class Walker:
                 return None  # (out of range, a ModuleDict's key, a slice: a container of its own)
             return self._element_of(base, node)  # `self.layers[i]`, `self.lateral[self.level]`: the layer they all are, if one
         if base.kind is Kind.MAPPING:
+            key = self.prov_of(node.slice) if type(node.slice) is ast.Name else None
+            if key is not None and key.kind is Kind.TEXT:  # (`ACTIVATIONS[act]` of an `act` known to be "sigmoid")
+                return _value_of(base, ast.Constant(key.text))
+            if type(node.slice) is ast.Name and any(v is not None and v.origin == "class" for v in base.elements):
+                self._note_configured(node.slice)  # (a layer class picked by a parameter: each call's string picks it)
             return _value_of(base, node.slice)
         if base.kind is Kind.SEQUENCE:
             return _item_of(base, node.slice)
@@ -1938,6 +1943,9 @@ class Walker:
             return self.lookup(name)
         if owner is None and attr in _MATH_CONSTANTS and type(node.value) is ast.Name and self.imports.qualname(node) == "math." + attr:
             return Provenance(Kind.NUMBER, node.lineno, dtype=api.FLOAT)  # (the math module's constants)
+        if owner is None and attr[:1].isupper() and api.is_layer(attr) and self.imports.qualname(node) == "torch.nn." + attr:
+            # `nn.Sigmoid` named, not called (`{"sigmoid": nn.Sigmoid}`, `act=nn.Tanh`): the class, called later
+            return Provenance(Kind.FUNCTION, node.lineno, module_class="torch.nn." + attr, origin="class", node=node)
         if attr == "data" or "grad" in attr or api.misspells_requires_grad(attr):
             self.emit(AttrLoadEvent(node, self.ctx(), attr=attr, receiver=node.value, prov=owner))
         if owner is None or owner.kind is not Kind.TENSOR:
