@@ -89,3 +89,16 @@ def test_item_changes_follows_an_argument_into_the_functions_of_its_name_once():
     assert "trunk" not in found and "tail" not in found  # (a function that only reads; a builtin)
     assert found["neck"] == {"[]"} and found["stem"] == {"passed"} and found["body"] == {"insert"}
     assert found["pieces"] == {"passed"}  # (a starred argument binds no known parameter)
+
+
+def test_item_changes_sees_changes_through_aliases_nesting_setattr_and_augmented_assignment():
+    code = (
+        "h = self.head\nh.append(m)\nself.right += more\nself.stages[-1].append(m)\nself.body[1][-1] = m\n"
+        "setattr(self.gate, '1', m)\nseq._modules['0'] = m\nnn.Sequential(self.trunk)\nlog.info('%s', self.kept)\n"
+    )
+    reads_only = lambda func: ast.unparse(func) in ("nn.Sequential", "log.info")  # noqa: E731
+    found = item_changes(ast.parse(code), reads_only=reads_only)
+    assert found["head"] == {"append"} and found["right"] == {"[]"} and found["stages"] == {"append"}
+    assert found["body"] == {"[]"} and found["gate"] == {"[]"} and found["seq"] == {"[]"}
+    assert "trunk" not in found and "kept" not in found  # (callees that only read what they are given)
+    assert item_changes(ast.parse("nn.Sequential(self.trunk)\n"))["trunk"] == {"passed"}

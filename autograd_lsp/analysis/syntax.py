@@ -448,31 +448,40 @@ def reordered_labels(root: ast.AST) -> set[str]:
     return found
 
 
-def item_changes(tree: ast.AST, follow: bool = True) -> dict[str, frozenset[str]]:
+def item_changes(tree: ast.AST, follow: bool = True, reads_only=None) -> dict[str, frozenset[str]]:
     """The last part of each name or attribute whose items something under `tree` changes -> how: the methods called on
     it that add, move or drop items (`net.append(...)` -> {"net": {"append"}}), "[]" for a store or delete by item
     (`self.body[-1] = m` -> {"body": {"[]"}}). An argument of a call takes what a function of `tree` by that name does
     to the parameter it binds (`add_head(self.body)` with `def add_head(m): m.append(...)` -> {"body": {"append"}}), or
     "passed" when the callee is not defined under `tree` or `follow` is off (what it does is not read; builtins change no
-    items). One pass, then one per function an argument is given to (not following its own calls), for containers whose
-    layers a walk reads by position."""
+    items, nor a callee `reads_only(func)` says only reads: a torch.nn constructor wrapping it, `copy.deepcopy`, a logger).
+    One pass, then one per function an argument is given to (not following its own calls), for containers whose layers a
+    walk reads by position, or a dict of layer classes read by key."""
     found: dict[str, set] = {}
     defs: dict[str, list] = {}
-    passed = []
+    passed, aliases = [], []
     for node in nodes(tree):
         kind = type(node)
         if kind in (ast.FunctionDef, ast.AsyncFunctionDef) and follow:
             defs.setdefault(node.name, []).append(node)
             continue
-        if kind is ast.Call and (node.args or node.keywords) and not (type(node.func) is ast.Name and node.func.id in _BUILTIN_NAMES):
+        if kind is ast.Call and (node.args or node.keywords) and not (type(node.func) is ast.Name and node.func.id in _BUILTIN_NAMES) \
+                and not (reads_only is not None and reads_only(node.func)):
             passed.append(node)
         if kind is ast.Call and type(node.func) is ast.Attribute and node.func.attr in _ITEM_METHODS:
             target, how = node.func.value, node.func.attr
         elif kind is ast.Subscript and type(node.ctx) in (ast.Store, ast.Del):
             target, how = node.value, "[]"
+        elif kind is ast.AugAssign:
+            target, how = node.target, "[]"  # (`self.layers += nn.Sequential(...)`: layers added at the end)
+        elif kind is ast.Call and type(node.func) is ast.Name and node.func.id in ("setattr", "delattr") and node.args:
+            target, how = node.args[0], "[]"  # (`setattr(self.pi, "1", nn.Identity())`: a layer replaced by name)
+        elif kind is ast.Assign and type(node.value) in (ast.Name, ast.Attribute):
+            aliases.extend((target, node.value) for target in node.targets)  # (`layers = self.head`, then `layers.append`)
+            continue
         else:
             continue
-        name = _last_part(target)
+        name = _container_part(target)
         if name is not None:
             found.setdefault(name, set()).add(how)
     for call in passed:
@@ -481,14 +490,28 @@ def item_changes(tree: ast.AST, follow: bool = True) -> dict[str, frozenset[str]
             name = _last_part(arg)
             if name is None:
                 continue
-            hows = _changes_to_parameter(defs[callee], position, type(call.func) is ast.Attribute) if callee in defs else {"passed"}
+            hows = _changes_to_parameter(defs[callee], position, type(call.func) is ast.Attribute, reads_only) if callee in defs else {"passed"}
             if hows:
                 found.setdefault(name, set()).update(hows)
+    for alias, value in aliases:  # (one step: what is done to the alias is done to the container it names)
+        alias_name, name = _last_part(alias), _last_part(value)
+        if alias_name in found and name is not None:
+            found.setdefault(name, set()).update(found[alias_name])
     return {name: frozenset(hows) for name, hows in found.items()}
 
 
 def _last_part(target: ast.AST) -> str | None:
     return target.id if type(target) is ast.Name else target.attr if type(target) is ast.Attribute else None
+
+
+def _container_part(target: ast.AST) -> str | None:
+    """The container a change lands in: `self.stages[-1].append(m)` and `self.body[1][-1] = m` change `stages` and
+    `body` (a layer of theirs), `seq._modules[k] = m` changes `seq`."""
+    while type(target) is ast.Subscript:
+        target = target.value
+    if type(target) is ast.Attribute and target.attr == "_modules":
+        target = target.value
+    return _last_part(target)
 
 
 def _call_arguments(call: ast.Call):
@@ -501,7 +524,7 @@ def _call_arguments(call: ast.Call):
         yield keyword.arg, keyword.value
 
 
-def _changes_to_parameter(functions: list, position, method: bool) -> set:
+def _changes_to_parameter(functions: list, position, method: bool, reads_only) -> set:
     """What the functions of a name do to the items of the parameter an argument at `position` (an index, a keyword, None:
     not known) binds; "passed" where that parameter is not known (a starred argument, *args)."""
     hows: set = set()
@@ -518,12 +541,12 @@ def _changes_to_parameter(functions: list, position, method: bool) -> set:
         if param is None:
             hows.add("passed")
             continue
-        hows.update(item_changes(function, follow=False).get(param, ()))
+        hows.update(item_changes(function, follow=False, reads_only=reads_only).get(param, ()))
     return hows
 
 
 _ITEM_METHODS = frozenset({"append", "extend", "insert", "add_module", "register_module", "pop", "remove", "clear",
-                           "__setitem__", "__delitem__"})
+                           "__setitem__", "__delitem__", "update", "setdefault", "popitem"})
 
 
 def _add_label(found: set, target: ast.AST) -> None:

@@ -1891,7 +1891,7 @@ class Walker:
             self._factory_subscript(node)
             return None
         if base.kind is Kind.MODULE:  # model.layers[i], model.layers[-1]: a layer of a container, when known
-            changes = syntax.kept_on(self.model.tree, "_item_changes", syntax.item_changes).get((label(node.value) or "").rsplit(".", 1)[-1])
+            changes = self._item_changes().get((label(node.value) or "").rsplit(".", 1)[-1])
             index = _number(node.slice)
             if changes and not changes <= (_FOLLOWED_CHANGES | {"passed"} if isinstance(index, int) and index >= 0 else _FOLLOWED_CHANGES):
                 # (`self.acts[-1] = nn.Identity()`, `self.acts.insert(0, m)`: which layer is where, not known; given to a
@@ -1904,9 +1904,12 @@ class Walker:
             return self._element_of(base, node)  # `self.layers[i]`, `self.lateral[self.level]`: the layer they all are, if one
         if base.kind is Kind.MAPPING:
             key = self.prov_of(node.slice) if type(node.slice) is ast.Name else None
+            classes = any(v is not None and v.origin == "class" for v in base.elements)
+            if classes and self._item_changes().get((label(node.value) or "").rsplit(".", 1)[-1]):
+                return None  # (a registry of layer classes changed or given away anywhere: which class a key holds, not known)
             if key is not None and key.kind is Kind.TEXT:  # (`ACTIVATIONS[act]` of an `act` known to be "sigmoid")
                 return _value_of(base, ast.Constant(key.text))
-            if type(node.slice) is ast.Name and any(v is not None and v.origin == "class" for v in base.elements):
+            if type(node.slice) is ast.Name and classes:
                 self._note_configured(node.slice)  # (a layer class picked by a parameter: each call's string picks it)
             return _value_of(base, node.slice)
         if base.kind is Kind.SEQUENCE:
@@ -2560,6 +2563,9 @@ class Walker:
         # (and a body that picks a loss's class or reduction from a config it is given: `get_loss(config)`)
         configured = info.__dict__.get("configured_by_arguments", False) and (any(
             p is not None and p.kind in (Kind.MODULE, Kind.TEXT) for p in passed) or _leaves_text(info.node, node))
+        # (a torch.nn class given to a constructor that builds its layer from it: `Block(c, act_layer=nn.Tanh)`)
+        configured = configured or info.name == "__init__" and any(
+            p is not None and p.kind is Kind.FUNCTION and p.origin == "class" for p in passed)
         configured = configured or _switches_option(info, node, keyword_provs) or callsite.keeps_dims(info) and any(
             p is not None and p.kind is Kind.NUMBER and type(p.value) is int for p in passed)
         if (not (info.uses_arguments or sized or backprops or cuts or configured or dtyped) or not info.walked
@@ -3667,18 +3673,38 @@ class Walker:
             return ()
         return end[-1:]
 
+    def _item_changes(self) -> dict:
+        """syntax.item_changes of the module, a call of torch (but its quantization and fx passes, which swap layers),
+        of the copy module or a logger's method counted as reading its arguments only."""
+        imports = self.imports
+
+        def reads_only(func: ast.expr) -> bool:
+            qualname = imports.qualname(func)
+            if qualname is not None:
+                return (imports.is_torch(qualname) and not qualname.startswith(_SWAPPING_LAYERS)) or qualname.startswith(("copy.", "logging."))
+            return type(func) is ast.Attribute and func.attr in _LOGGER_METHODS  # (`log.info("%s", self.head)`)
+        return syntax.kept_on(self.model.tree, "_item_changes", lambda tree: syntax.item_changes(tree, reads_only=reads_only))
+
     def _container_grown(self, built: ast.Call, unbound: bool = True) -> bool:
         """The name or attribute the container is bound to is added to, changed by item or deleted from anywhere in the
         module (`net.append(...)`, `self.seq.add_module(...)`, `net[-1] = ...`, given to a call that may:
         syntax.item_changes), or (`unbound`) the container is not bound by this statement at all (returned, passed on:
         where it goes, that is not known): its last layer may be another."""
         stmt = self.ctx().statement
-        targets = stmt.targets if type(stmt) is ast.Assign and stmt.value is built else \
-            [stmt.target] if type(stmt) is ast.AnnAssign and stmt.value is built else []
-        names = {label(target) for target in targets}
+        value = getattr(stmt, "value", None)
+        targets = stmt.targets if type(stmt) is ast.Assign and value is built else \
+            [stmt.target] if type(stmt) is ast.AnnAssign and value is built else []
+        if type(stmt) is ast.Assign and type(value) is ast.Tuple and any(element is built for element in value.elts):
+            # `self.a, self.b = nn.Sequential(...), nn.Sequential(...)`: the target in its place
+            position = next(i for i, element in enumerate(value.elts) if element is built)
+            targets = [t.elts[position] if type(t) in (ast.Tuple, ast.List) and len(t.elts) == len(value.elts) else None for t in stmt.targets]
+        elif not targets:
+            # `(gate := nn.Sequential(...))`: the name it binds
+            targets = [sub.target for sub in syntax.nodes(stmt) if type(sub) is ast.NamedExpr and sub.value is built]
+        names = {label(target) if target is not None else None for target in targets}
         if not names or None in names:
             return unbound
-        changed = syntax.kept_on(self.model.tree, "_item_changes", syntax.item_changes)
+        changed = self._item_changes()
         return any(name.rsplit(".", 1)[-1] in changed for name in names)
 
     def _grown_in_loop(self, listed: ast.expr, built: ast.Call) -> bool:
@@ -5699,6 +5725,8 @@ def _as_output(value: Provenance | None, output: Provenance) -> Provenance | Non
     return value if value.kind in (Kind.NUMBER, Kind.TEXT) else output
 
 
+_SWAPPING_LAYERS = ("torch.ao.", "torch.quantization.", "torch.fx.")  # (fuse_modules, prepare/convert with inplace=True)
+_LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical"})
 _FOLLOWED_CHANGES = frozenset({"append", "add_module", "register_module"})  # (a walk adds these in order: _grow_container)
 
 
