@@ -7,10 +7,11 @@ with `pre_act` left at True; such a layer is reported at its construction too, w
 through a view or `.detach()`) of
 a tensor that autograd saved for the backward pass, made before the `backward()` that needs it: the
 output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt`, `nn.Sigmoid()`, an `nn.Sequential` ending in a block whose
-forward returns such an output (while nothing changes the container where the analysis does not follow: by item, in
-another method, in a helper that adds to it or one not in this module), a layer built by name (`getattr(nn, act)()`,
-`ACTIVATIONS[act]()` of a dict of torch.nn classes, with `act` a literal or a parameter every construction leaves at
-its string default)… (of `pow` only
+forward returns such an output (while nothing changes the container where the analysis does not follow: by item,
+`+=`, `setattr`, through another name or a nested container, in another method, in a helper that adds to it or one not
+in this module; torch, `copy` and logging calls only read it), a layer built by name (`getattr(nn, act)()`,
+`ACTIVATIONS[act]()` of a dict of torch.nn classes changed nowhere, with `act` a literal or a parameter every
+construction leaves at its string default) or from a class a constructor is given (`act_layer=nn.Tanh`)… (of `pow` only
 when its exponent requires grad: `d.pow(2)` keeps `d`, not its result), or an input of `pow`, `log`, `sin`,
 `abs`, the activations that save their input (`gelu`, `silu`, `elu`…), and of a product (`*`, `@`, `matmul`,
 `linear`, `conv2d`) when the other factor requires grad: what torch's `derivatives.yaml` says each op's backward
