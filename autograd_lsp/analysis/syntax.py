@@ -459,7 +459,7 @@ def item_changes(tree: ast.AST, follow: bool = True, reads_only=None) -> dict[st
     walk reads by position, or a dict of layer classes read by key."""
     found: dict[str, set] = {}
     defs: dict[str, list] = {}
-    passed, aliases = [], []
+    passed, aliases, read = [], [], {}  # (read: each function's own changes, scanned once however many calls give it one)
     for node in nodes(tree):
         kind = type(node)
         if kind in (ast.FunctionDef, ast.AsyncFunctionDef) and follow:
@@ -490,7 +490,7 @@ def item_changes(tree: ast.AST, follow: bool = True, reads_only=None) -> dict[st
             name = _last_part(arg)
             if name is None:
                 continue
-            hows = _changes_to_parameter(defs[callee], position, type(call.func) is ast.Attribute, reads_only) if callee in defs else {"passed"}
+            hows = _changes_to_parameter(defs[callee], position, type(call.func) is ast.Attribute, reads_only, read) if callee in defs else {"passed"}
             if hows:
                 found.setdefault(name, set()).update(hows)
     for alias, value in aliases:  # (one step: what is done to the alias is done to the container it names)
@@ -524,7 +524,7 @@ def _call_arguments(call: ast.Call):
         yield keyword.arg, keyword.value
 
 
-def _changes_to_parameter(functions: list, position, method: bool, reads_only) -> set:
+def _changes_to_parameter(functions: list, position, method: bool, reads_only, read: dict) -> set:
     """What the functions of a name do to the items of the parameter an argument at `position` (an index, a keyword, None:
     not known) binds; "passed" where that parameter is not known (a starred argument, *args)."""
     hows: set = set()
@@ -541,7 +541,9 @@ def _changes_to_parameter(functions: list, position, method: bool, reads_only) -
         if param is None:
             hows.add("passed")
             continue
-        hows.update(item_changes(function, follow=False, reads_only=reads_only).get(param, ()))
+        if id(function) not in read:
+            read[id(function)] = item_changes(function, follow=False, reads_only=reads_only)
+        hows.update(read[id(function)].get(param, ()))
     return hows
 
 

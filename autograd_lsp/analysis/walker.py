@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import bisect
 import builtins
+import functools
 import os
 import re
 from collections import Counter
@@ -1893,7 +1894,7 @@ class Walker:
         if base.kind is Kind.MODULE:  # model.layers[i], model.layers[-1]: a layer of a container, when known
             changes = self._item_changes().get((label(node.value) or "").rsplit(".", 1)[-1])
             index = _number(node.slice)
-            if changes and not changes <= (_FOLLOWED_CHANGES | {"passed"} if isinstance(index, int) and index >= 0 else _FOLLOWED_CHANGES):
+            if changes and not changes <= (_FOLLOWED_OR_PASSED if isinstance(index, int) and index >= 0 else _FOLLOWED_CHANGES):
                 # (`self.acts[-1] = nn.Identity()`, `self.acts.insert(0, m)`: which layer is where, not known; given to a
                 # call, `add_head(self.body)`, it may end in another layer, its first ones stay)
                 return None
@@ -3674,16 +3675,10 @@ class Walker:
         return end[-1:]
 
     def _item_changes(self) -> dict:
-        """syntax.item_changes of the module, a call of torch (but its quantization and fx passes, which swap layers),
-        of the copy module or a logger's method counted as reading its arguments only."""
-        imports = self.imports
-
-        def reads_only(func: ast.expr) -> bool:
-            qualname = imports.qualname(func)
-            if qualname is not None:
-                return (imports.is_torch(qualname) and not qualname.startswith(_SWAPPING_LAYERS)) or qualname.startswith(("copy.", "logging."))
-            return type(func) is ast.Attribute and func.attr in _LOGGER_METHODS  # (`log.info("%s", self.head)`)
-        return syntax.kept_on(self.model.tree, "_item_changes", lambda tree: syntax.item_changes(tree, reads_only=reads_only))
+        """syntax.item_changes of the module (computed once, kept on its tree), a call that _reads_only counted as
+        reading its arguments only."""
+        return syntax.kept_on(self.model.tree, "_item_changes",
+                              lambda tree: syntax.item_changes(tree, reads_only=functools.partial(_reads_only, self.imports)))
 
     def _container_grown(self, built: ast.Call, unbound: bool = True) -> bool:
         """The name or attribute the container is bound to is added to, changed by item or deleted from anywhere in the
@@ -5728,6 +5723,16 @@ def _as_output(value: Provenance | None, output: Provenance) -> Provenance | Non
 _SWAPPING_LAYERS = ("torch.ao.", "torch.quantization.", "torch.fx.")  # (fuse_modules, prepare/convert with inplace=True)
 _LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical"})
 _FOLLOWED_CHANGES = frozenset({"append", "add_module", "register_module"})  # (a walk adds these in order: _grow_container)
+_FOLLOWED_OR_PASSED = _FOLLOWED_CHANGES | {"passed"}
+
+
+def _reads_only(imports, func: ast.expr) -> bool:
+    """A call of torch (but its quantization and fx passes, which swap layers), of the copy module or of a logger's
+    method: it reads the containers it is given, never changes their items."""
+    qualname = imports.qualname(func)
+    if qualname is not None:
+        return (imports.is_torch(qualname) and not qualname.startswith(_SWAPPING_LAYERS)) or qualname.startswith(("copy.", "logging."))
+    return type(func) is ast.Attribute and func.attr in _LOGGER_METHODS  # (`log.info("%s", self.head)`)
 
 
 def _layer_list(sequence: Provenance) -> bool:
