@@ -6,7 +6,7 @@ from pathlib import Path
 
 from autograd_lsp.analysis.model import ModuleModel
 from autograd_lsp.analysis.imports import ImportTable
-from autograd_lsp.analysis.syntax import item_changes, nodes, parents, statements
+from autograd_lsp.analysis.syntax import ItemChanges, item_changes, nodes, parents, statements
 from autograd_lsp.source import Source
 
 _SHARED = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
@@ -102,3 +102,21 @@ def test_item_changes_sees_changes_through_aliases_nesting_setattr_and_augmented
     assert found["body"] == {"[]"} and found["gate"] == {"[]"} and found["seq"] == {"[]"}
     assert "trunk" not in found and "kept" not in found  # (callees that only read what they are given)
     assert item_changes(ast.parse("nn.Sequential(self.trunk)\n"))["trunk"] == {"passed"}
+
+
+def test_item_changes_asked_by_name_agree_with_the_whole_scan_and_follow_aliases_any_number_of_steps():
+    code = (
+        "@register(self.stem)\ndef build():\n    pass\n"  # (a decorator's line lies above its def's lineno)
+        "a = self.head\rb = a\rb.append(m)\r"  # (lone carriage returns end lines for ast too)
+        "grow(self.neck)\ndef grow(seq):\n    seq[0] = m\n"
+        "self.tails.append(m)\nprint(self.tail)\n"
+    )
+    tree = ast.parse(code)
+    whole = item_changes(tree)
+    by_name = ItemChanges(tree, code)
+    for name in ("stem", "neck", "tails", "tail", "a", "b"):
+        assert by_name.get(name) == whole.get(name), name
+    assert by_name.get("stem") == {"passed"} and by_name.get("neck") == {"[]"}
+    assert by_name.get("tail") is None and by_name.get("tails") == {"append"}  # (`tails` is another name)
+    # two steps through names bound to it: the whole scan follows one, by name any number
+    assert by_name.get("head") == {"append"} and by_name.get("") is None

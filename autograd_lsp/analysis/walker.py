@@ -3674,11 +3674,11 @@ class Walker:
             return ()
         return end[-1:]
 
-    def _item_changes(self) -> dict:
-        """syntax.item_changes of the module (computed once, kept on its tree), a call that _reads_only counted as
+    def _item_changes(self) -> syntax.ItemChanges:
+        """syntax.item_changes of the module, asked name by name (kept on its tree), a call that _reads_only counted as
         reading its arguments only."""
         return syntax.kept_on(self.model.tree, "_item_changes",
-                              lambda tree: syntax.item_changes(tree, reads_only=functools.partial(_reads_only, self.imports)))
+                              lambda tree: syntax.ItemChanges(tree, self.model.source.text, functools.partial(_reads_only, self.imports)))
 
     def _container_grown(self, built: ast.Call, unbound: bool = True) -> bool:
         """The name or attribute the container is bound to is added to, changed by item or deleted from anywhere in the
@@ -3700,7 +3700,7 @@ class Walker:
         if not names or None in names:
             return unbound
         changed = self._item_changes()
-        return any(name.rsplit(".", 1)[-1] in changed for name in names)
+        return any(changed.get(name.rsplit(".", 1)[-1]) for name in names)
 
     def _grown_in_loop(self, listed: ast.expr, built: ast.Call) -> bool:
         """The list `*listed` unpacks is added to in a loop that the container's construction is not in: a loop that may
