@@ -21,6 +21,11 @@ A floating attribute that `forward` moves to the input's device only (`self.pe.t
 code converts the module (or one holding it) to another floating dtype (`model.half()`, `.to(torch.float64)`): the
 conversion leaves the attribute's dtype behind.
 
+A module that moves its plain tensors by hand in its own `to()` (or `cuda()`) is reported only where this code converts
+it past that method: nn.Module's `.half()`, `.double()`, `.bfloat16()`, `.cuda()` of an instance run `_apply`, which
+never calls the override, and so does any conversion of a module holding it (`model.to(device)`); a floating attribute
+for a conversion of dtype. One that overrides `_apply` or the state-dict hooks is not reported.
+
 A tensor made to require grad (`torch.tensor(v, requires_grad=True)`, 0-dim too) is trainable state that
 `parameters()` and `state_dict()` miss: reported when a method uses it. Several attributes bound by one statement
 (`self.x, self.y = x, y`) get one finding. Random values (`torch.randperm(n, device=d)`, any random factory without
@@ -112,11 +117,17 @@ def check(model: ModuleModel):
     if not in_methods:
         return
     for cls in model.classes.values():
-        if not cls.is_module or api.DEVICE_OVERRIDES & cls.methods.keys():
-            continue
+        overrides = api.DEVICE_OVERRIDES & cls.methods.keys() if cls.is_module else None
+        if not cls.is_module or overrides - _HAND_MOVES:
+            continue  # (its own `_apply` or state-dict hooks: it may move and save what it keeps)
         init = cls.methods.get("__init__")
         if init is None:
             continue
+        # its own `to()` moves what it keeps by hand: only a conversion that goes past it leaves that behind
+        bypass = _conversion_past_override(model, cls) if overrides else None
+        if overrides and bypass is None:
+            continue
+        hand = [cls.methods[name] for name in overrides]  # (where it rebinds them to moved copies: not another value)
         # construction: __init__ and the methods it calls on self (`self.init_states(x)`) run before any .to(device)
         builders = [init]
         if any(method is not init and method.scope in in_methods for method in cls.methods.values()):
@@ -136,18 +147,22 @@ def check(model: ModuleModel):
         _MODELS[id(cls.node)] = model
         _UNMOVED[id(cls.node)] = frozenset(name for name in (bind.name.split(".", 1)[1] for bind in candidates)
                                            if not any(_names_match(name, other) for other in registered)
-                                           and not _rebound_elsewhere(cls, name, builders, anywhere=True))
+                                           and not _rebound_elsewhere(cls, name, builders + hand, anywhere=True))
         reported, out, by_statement = set(), [], {}
         try:
             for bind in candidates:
                 attr = bind.name.split(".", 1)[1]
                 if any(_names_match(attr, name) for name in registered) or attr in reported \
                         or _replaced_while_building(model, cls, bind, in_methods) or _placeholder_for_a_parameter(bind, builders, in_methods) \
-                        or _setattr_elsewhere(cls, attr, builders, in_methods):
+                        or _setattr_elsewhere(cls, attr, builders + hand, in_methods):
                     continue
                 use = _device_sensitive_use(cls, attr, model.imports, model.classes)
                 conversion = None
-                if use is None:
+                if bypass is not None:
+                    function = bind.ctx.scope.function
+                    if use is None or bypass[1] == "dtype" and not _floating(model, bind.value, function.node if function else None, cls):
+                        continue
+                elif use is None:
                     # moved to a device only where it is used, in a module this code converts to another floating dtype
                     conversion = _dtype_conversion(model, cls)
                     function = bind.ctx.scope.function
@@ -157,10 +172,10 @@ def check(model: ModuleModel):
                     if use is None:
                         continue
                 stand_in = _placeholder(bind.value) or _stand_in(cls, attr, bind.value, builders)
-                if _rebound_elsewhere(cls, attr, builders, anywhere=stand_in):
+                if _rebound_elsewhere(cls, attr, builders + hand, anywhere=stand_in):
                     continue
                 reported.add(attr)
-                found = _finding(model, cls, bind, attr, use, conversion=conversion)
+                found = _finding(model, cls, bind, attr, use, conversion=conversion, bypass=bypass[0] if bypass else None)
                 earlier = by_statement.get(id(bind.node)) if conversion is None else None
                 if earlier is not None:  # `self.x, self.y = x, y`: one finding for the statement, naming each attribute
                     out[earlier] = _merged(cls, out[earlier], found)
@@ -870,6 +885,31 @@ def _dtype_conversion(model: ModuleModel, cls: ClassInfo) -> ast.Call | None:
     return converted.get(id(cls))
 
 
+_HAND_MOVES = frozenset({"to", "cuda"})
+
+
+def _conversion_past_override(model: ModuleModel, cls: ClassInfo) -> tuple[ast.Call, str] | None:
+    """(the call, "device" or "dtype") of the first conversion in this module that goes past the class's own `to()` (or
+    `cuda()`): nn.Module's `.double()`, `.half()`, `.cuda()` of an instance, which it does not override, run `_apply`;
+    and any conversion of a module holding one (`model.to(device)`) reaches it through `_apply`, past its own methods."""
+    found = model.__dict__.get("_ag009_bypass")
+    if found is None:
+        found = model.__dict__["_ag009_bypass"] = {}
+        for call in model.of_type(CallEvent):
+            recv = call.receiver_prov
+            if recv is None or recv.kind is not Kind.MODULE:
+                continue
+            what = api.APPLIED_CONVERSIONS.get(call.method)
+            if what is None and call.method in ("to", "type"):
+                what = "dtype" if _to_float_dtype(model, call) else "device" if call.method == "to" else None
+            if what is None:
+                continue
+            for held in _container_classes(recv):
+                if held is not recv.module_class or call.method not in held.methods:
+                    found.setdefault(id(held), (call.node, what))
+    return found.get(id(cls))
+
+
 def _container_classes(prov, depth: int = 0) -> list:
     """The workspace module classes a module value is or holds: its class and what that holds, or, for a torch container
     (`nn.Sequential(a, b)`, `nn.ModuleList([...])`), what its elements are and hold."""
@@ -1368,13 +1408,19 @@ def _inspects(attr: str) -> bool:
 
 
 def _finding(model: ModuleModel, cls: ClassInfo, bind: BindEvent, attr: str, use: ast.AST, derived: bool = False,
-             conversion: ast.Call | None = None):
+             conversion: ast.Call | None = None, bypass: ast.Call | None = None):
     value_text = model.text(bind.value)
     setattr_call = isinstance(bind.target, ast.Call)  # `setattr(self, name, value)`
     shown = attr.replace("{}", "{…}")
-    if conversion is not None or setattr_call:
+    if conversion is not None or bypass is not None or setattr_call:
         name_text = model.text(bind.target.args[1]) if setattr_call else f'"{attr}"'
-        if conversion is not None:
+        if bypass is not None:
+            message = (f"`self.{shown}` is a plain tensor attribute of the module `{cls.name}`, which moves it by hand in its own "
+                       f"`to()`: `{' '.join(model.text(bypass).split())[:40]}` at line {bypass.lineno} reaches it through "
+                       f"`nn.Module._apply`, which never calls that `to()`, so it stays where and as it was (and `state_dict()` "
+                       f"does not save it), yet it is combined with the module's tensors at line {use.lineno}. Register it with "
+                       f"`self.register_buffer({name_text}, ...)`: buffers follow every conversion")
+        elif conversion is not None:
             message = (f"`self.{shown}` is a plain floating tensor attribute of the module `{cls.name}`: "
                        f"`{' '.join(model.text(conversion).split())[:40]}` at line {conversion.lineno} converts the module's weights "
                        f"and buffers but not it, and at line {use.lineno} it is only moved to a device, so it meets them in its "
