@@ -120,3 +120,10 @@ def test_item_changes_asked_by_name_agree_with_the_whole_scan_and_follow_aliases
     assert by_name.get("tail") is None and by_name.get("tails") == {"append"}  # (`tails` is another name)
     # two steps through names bound to it: the whole scan follows one, by name any number
     assert by_name.get("head") == {"append"} and by_name.get("") is None
+
+
+def test_item_changes_see_a_container_changed_through_a_loop_over_a_display_that_holds_it():
+    code = "for block, width in zip((self.encoder, self.decoder), sizes):\n    block.append(m)\nfor layer in self.layers:\n    print(layer)\n"
+    tree = ast.parse(code)
+    assert item_changes(tree)["encoder"] >= {"append"} and ItemChanges(tree, code).get("decoder") >= {"append"}
+    assert ItemChanges(tree, code).get("layers") is None  # (run over, not written in a display: its items are read)

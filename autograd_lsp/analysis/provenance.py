@@ -93,6 +93,9 @@ class Provenance:
     # MODULE (an nn.Sequential): its last layer when that is not its last argument (`*layers`), or (None,) when the
     # container is changed where the walk may not follow and its last layer is not known.
     tail: tuple = ()
+    # MODULE (a torch container): ids of the `append`/`add_module` calls the walk applied to its layers; one elsewhere,
+    # which it did not, leaves its end unknown
+    grown: frozenset = frozenset()
 
     @property
     def is_tensor(self) -> bool:
@@ -192,4 +195,5 @@ def merge(a: Provenance | None, b: Provenance | None) -> Provenance | None:
         elements=(),
         keys=(),  # (a MAPPING's keys name its elements: none are kept, so neither are they)
         tail=(),
+        grown=a.grown | b.grown,
     )

@@ -484,6 +484,7 @@ class ItemChanges:
     def __init__(self, tree: ast.Module, text: str, reads_only=None):
         self.tree, self.text, self.reads_only = tree, text, reads_only
         self._known: dict[str, frozenset | None] = {}
+        self._grown: dict[str, list] = {}  # name -> the calls that add layers at its end (`append`, `add_module`)
         self._defs: dict | None = None
         self._read: dict = {}
 
@@ -495,6 +496,12 @@ class ItemChanges:
         found = self._known[name]
         return default if found is None else found
 
+    def grown_by(self, name: str) -> list[ast.Call]:
+        """The calls that append a layer to `name` or add one at its end (`append`, `add_module`, `register_module`),
+        under any name bound to it."""
+        self.get(name)
+        return self._grown.get(name, [])
+
     def _changes(self, name: str) -> frozenset | None:
         hows: set = set()
         bound, todo = {name}, [name]
@@ -504,6 +511,7 @@ class ItemChanges:
             for node in self._mentioning(current):
                 scan.note(node)
             hows.update(scan.found.get(current, ()))
+            self._grown.setdefault(name, []).extend(scan.appends.get(current, ()))
             for call in scan.passed:
                 if self._defs is None:
                     self._defs = _functions_by_name(self.tree)
@@ -572,6 +580,7 @@ class _ChangeScan:
         self.found: dict[str, set] = {}
         self.passed: list[ast.Call] = []
         self.aliases: list[tuple] = []
+        self.appends: dict[str, list] = {}  # name -> its `append`/`add_module`/`register_module` calls
 
     def note(self, node: ast.AST) -> None:
         kind = type(node)
@@ -592,11 +601,21 @@ class _ChangeScan:
         elif kind is ast.Assign and type(node.value) in (ast.Name, ast.Attribute):
             self.aliases.extend((target, node.value) for target in node.targets)  # (`layers = self.head`, then `layers.append`)
             return
+        elif kind is ast.For or kind is ast.AsyncFor:
+            # (`for head in (self.policy, self.value): head.append(m)`: each name the loop binds stands for each container
+            # written in a display it runs over, `zip((self.a, self.b), sizes)` too)
+            listed = [element for sub in nodes(node.iter) if type(sub) in (ast.Tuple, ast.List, ast.Set)
+                      for element in sub.elts if type(element) in (ast.Name, ast.Attribute)]
+            if listed:
+                self.aliases.extend((bound, element) for bound in nodes(node.target) if type(bound) is ast.Name for element in listed)
+            return
         else:
             return
         name = _container_part(target)
         if name is not None:
             self.found.setdefault(name, set()).add(how)
+            if how in _ADDED_AT_END and _last_part(target) == name:  # (not `self.stages[-1].append(m)`: inside a layer)
+                self.appends.setdefault(name, []).append(node)
 
 
 def _functions_by_name(tree: ast.AST) -> dict[str, list]:
@@ -671,6 +690,7 @@ def _changes_to_parameter(functions: list, position, method: bool, reads_only, r
     return hows
 
 
+_ADDED_AT_END = frozenset({"append", "add_module", "register_module"})
 _ITEM_METHODS = frozenset({"append", "extend", "insert", "add_module", "register_module", "pop", "remove", "clear",
                            "__setitem__", "__delitem__", "update", "setdefault", "popitem"})
 

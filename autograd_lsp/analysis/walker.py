@@ -1228,6 +1228,13 @@ class Walker:
 
     # -- assignment ----------------------------------------------------------------------------------
     def assign(self, target: ast.expr, value: ast.expr | None, prov: Provenance | None):
+        if prov is not None and prov.kind is Kind.MODULE and type(value) is ast.Call and prov.node is not value \
+                and prov.elements and isinstance(prov.module_class, str) and prov.module_class.endswith(".Sequential") \
+                and type(target) in (ast.Name, ast.Attribute) and not self.summary_only \
+                and self._item_changes().get(target.id if type(target) is ast.Name else target.attr):
+            # a written-out nn.Sequential a call returned (`self.right = make_branch(w)`), changed under this name
+            # (`self.right.extend(...)`): its last layer is not known (the construction's own name is checked there)
+            prov = prov.but(tail=(None,))
         if isinstance(target, ast.Name):
             if prov is _INT_NUMBER and type(value) is ast.Constant and type(value.value) is int:
                 prov = _int_number(value.value)  # `batch_size = 32`: its value sizes tensors made from it
@@ -1720,11 +1727,13 @@ class Walker:
         if cls is None or type(test.value) is not ast.Name or test.value.id != "self":
             return None
         stmt = cls.attribute_nodes.get(test.attr)
-        if type(stmt) is not ast.Assign or type(stmt.value) is not ast.Constant or type(stmt.value.value) is not bool \
-                or self.model.attribute_stores(test.attr) != 1:  # (the pass over the tree last: most flags are no literal)
+        literal = type(stmt) is ast.Assign and type(stmt.value) is ast.Constant and type(stmt.value.value) is bool
+        # (or a comparison of strings, `self.inplace = act not in KEEPS_OUTPUT`, which the constructor's walk decided)
+        compared = type(stmt) is ast.Assign and type(stmt.value) is ast.Compare
+        if not (literal or compared) or self.model.attribute_stores(test.attr) != 1:  # (the pass over the tree last: most flags are no literal)
             return None
         known = self.prov_of(test)
-        if known is None or known.kind is not Kind.NUMBER or known.truth is not stmt.value.value:
+        if known is None or known.kind is not Kind.NUMBER or known.truth is None or literal and known.truth is not stmt.value.value:
             return None
         return known.truth is not negated
 
@@ -1865,7 +1874,7 @@ class Walker:
     def ev_Compare(self, node):
         provs = [self.ev(node.left, usage="operand")] + [self.ev(c, usage="operand") for c in node.comparators]
         if not any(p is not None and p.kind is Kind.TENSOR for p in provs):
-            return None
+            return _text_comparison(node, provs)
         if any(type(op) in (ast.Is, ast.IsNot, ast.In, ast.NotIn) for op in node.ops):
             return None  # (a Python bool, never elementwise: `pred is not None`, `2.0 in t` is Tensor.__contains__)
         graphs = [p for p in provs if p is not None and p.kind is Kind.TENSOR]
@@ -1892,11 +1901,16 @@ class Walker:
             self._factory_subscript(node)
             return None
         if base.kind is Kind.MODULE:  # model.layers[i], model.layers[-1]: a layer of a container, when known
-            changes = self._item_changes().get((label(node.value) or "").rsplit(".", 1)[-1])
+            name = (label(node.value) or "").rsplit(".", 1)[-1]
+            changes = self._item_changes().get(name)
             index = _number(node.slice)
-            if changes and not changes <= (_FOLLOWED_OR_PASSED if isinstance(index, int) and index >= 0 else _FOLLOWED_CHANGES):
+            ahead = isinstance(index, int) and index >= 0
+            if changes and (not changes <= (_FOLLOWED_OR_PASSED if ahead else _FOLLOWED_CHANGES)
+                            or not ahead and any(id(call) not in base.grown and self._may_change_here(call, node.value)
+                                                 for call in self._item_changes().grown_by(name))):
                 # (`self.acts[-1] = nn.Identity()`, `self.acts.insert(0, m)`: which layer is where, not known; given to a
-                # call, `add_head(self.body)`, it may end in another layer, its first ones stay)
+                # call, `add_head(self.body)`, it may end in another layer, its first ones stay; appended to where the
+                # walk of what it reads did not go, `def add_task(self): self.heads.append(...)`, it may end in another)
                 return None
             if isinstance(index, int) and -len(base.elements) <= index < len(base.elements):
                 return base.elements[index]
@@ -3228,7 +3242,7 @@ class Walker:
                 self._store_self_attribute(_const(node.args[0]), arg_provs[1], self.stmt)  # the buffer is the tensor given, as it is
                 return None
             if method in ("add_module", "append") and isinstance(recv.module_class, str) and api.layer_parameters(recv.module_class.rsplit(".", 1)[-1]) is None:
-                self._grow_container(receiver, recv, arg_provs[-1] if len(node.args) == (2 if method == "add_module" else 1) else None)
+                self._grow_container(receiver, recv, arg_provs[-1] if len(node.args) == (2 if method == "add_module" else 1) else None, node)
                 return None
             cls = recv.module_class
             info = inherited_method(cls, method) if isinstance(cls, ClassInfo) else None
@@ -3502,13 +3516,13 @@ class Walker:
         inside = count(hook.cls.node)
         return inside == 1 and count(self.model.tree) == inside + sum(count(cls.node) for cls in owners if cls is not hook.cls)
 
-    def _grow_container(self, receiver: ast.expr, container: Provenance, added: Provenance | None):
+    def _grow_container(self, receiver: ast.expr, container: Provenance, added: Provenance | None, call: ast.Call):
         """`self.body.add_module(f"block{i}", Block())`, `self.layers.append(Block())`: the container's layers, in order
         (a layer not known as a module: its layers from there on are unknown)."""
         if container.elements and container.elements[-1] is None:
             return
         after = container.but(elements=container.elements + ((added,) if added is not None and added.kind is Kind.MODULE else (None,)),
-                              tail=())  # (a known end of `*layers` is no longer the end)
+                              tail=(), grown=container.grown | {id(call)})  # (a known end of `*layers` is no longer the end)
         name = label(receiver)
         if name is None:
             return
@@ -3679,6 +3693,19 @@ class Walker:
         reading its arguments only."""
         return syntax.kept_on(self.model.tree, "_item_changes",
                               lambda tree: syntax.ItemChanges(tree, self.model.source.text, functools.partial(_reads_only, self.imports)))
+
+    def _may_change_here(self, call: ast.Call, read: ast.expr) -> bool:
+        """A change at `call` of a container may reach the one `read` names: not `self.stages.append(m)` in a class that
+        neither this method's class nor any of its bases or subclasses in the module is (another class's `stages`)."""
+        receiver = call.func.value if type(call.func) is ast.Attribute else None
+        here = self.function.cls if self.function is not None else None
+        if here is None or not (label(receiver) or "").startswith("self.") or not (label(read) or "").startswith("self."):
+            return True
+        owner = None
+        for cls in self.model.classes.values():
+            if cls.node.lineno <= call.lineno <= (cls.node.end_lineno or cls.node.lineno) and (owner is None or cls.node.lineno > owner.node.lineno):
+                owner = cls
+        return owner is None or owner is here or _inherits(owner, here) or _inherits(here, owner)
 
     def _container_grown(self, built: ast.Call, unbound: bool = True) -> bool:
         """The name or attribute the container is bound to is added to, changed by item or deleted from anywhere in the
@@ -5722,6 +5749,27 @@ def _as_output(value: Provenance | None, output: Provenance) -> Provenance | Non
 
 _SWAPPING_LAYERS = ("torch.ao.", "torch.quantization.", "torch.fx.")  # (fuse_modules, prepare/convert with inplace=True)
 _LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical"})
+def _text_comparison(node: ast.Compare, provs: list) -> Provenance | None:
+    """`act == "relu"`, `act not in KEEPS_OUTPUT` of a string known here against strings written out (a tuple display, or
+    a name bound to one): a bool, whose truth an `if` on a flag kept from it reads (Walker._flag_test); else unknown."""
+    if len(node.ops) != 1 or provs[0] is None or provs[0].kind is not Kind.TEXT or provs[0].text is None or provs[1] is None:
+        return None
+    op, left, right = type(node.ops[0]), provs[0].text, provs[1]
+    if op in (ast.Eq, ast.NotEq) and right.kind is Kind.TEXT and right.text is not None:
+        found = left == right.text
+    elif op in (ast.In, ast.NotIn) and right.kind is Kind.SEQUENCE and right.origin == _TUPLE \
+            and all(e is not None and e.kind is Kind.TEXT and e.text is not None for e in right.elements):
+        found = any(left == e.text for e in right.elements)
+    else:
+        return None
+    return _TRUE if found is (op in (ast.Eq, ast.In)) else _FALSE
+
+
+def _inherits(cls: ClassInfo, ancestor: ClassInfo, depth: int = 0) -> bool:
+    """`cls` derives from `ancestor` through classes of its module."""
+    return depth < 16 and any(base is ancestor or _inherits(base, ancestor, depth + 1) for base in cls.bases if isinstance(base, ClassInfo))
+
+
 _FOLLOWED_CHANGES = frozenset({"append", "add_module", "register_module"})  # (a walk adds these in order: _grow_container)
 _FOLLOWED_OR_PASSED = _FOLLOWED_CHANGES | {"passed"}
 

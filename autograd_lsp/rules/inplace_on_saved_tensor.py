@@ -8,8 +8,8 @@ through a view or `.detach()`) of
 a tensor that autograd saved for the backward pass, made before the `backward()` that needs it: the
 output of `sigmoid`, `tanh`, `exp`, `softmax`, `log_softmax`, `relu`, `sqrt`, `nn.Sigmoid()`, an `nn.Sequential` ending in a block whose
 forward returns such an output (while nothing changes the container where the analysis does not follow: by item,
-`+=`, `setattr`, through another name or a nested container, in another method, in a helper that adds to it or one not
-in this module; torch, `copy` and logging calls only read it), a layer built by name (`getattr(nn, act)()`,
+`+=`, `setattr`, through another name, a loop over a display holding it or a nested container, in another method, in
+a helper that adds to it or one not in this module, under the name a caller keeps a helper's returned container by; torch, `copy` and logging calls only read it), a layer built by name (`getattr(nn, act)()`,
 `ACTIVATIONS[act]()` of a dict of torch.nn classes changed nowhere, with `act` a literal or a parameter every
 construction leaves at its string default) or from a class a constructor is given (`act_layer=nn.Tanh`)… (of `pow` only
 when its exponent requires grad: `d.pow(2)` keeps `d`, not its result), or an input of `pow`, `log`, `sin`,
@@ -20,7 +20,8 @@ edits what the norm kept; in a helper, or a plain class's method, the output of 
 parameters (scaled by its sizes too, `q @ k.t() / q.shape[-1] ** 0.5`) is judged at each call with what the call passes: `t = v.norm(dim=-1); t += eps` given a tensor that requires grad; an input a child module's forward keeps is kept by
 the call (an `nn.Sequential` whose first layer was built beforehand and handed over by name keeps what that layer keeps,
 `conv = weight_norm(nn.Conv1d(...))` included: torch.nn.utils' wrappers return the module they are given), also from a loop over an `nn.ModuleList` that surely holds a layer, written out or built over `range(n)` with
-n ≥ 1 at every construction: `for attn, ff in self.layers: x = attn(x) + x`; a layer registered by
+n ≥ 1 at every construction: `for attn, ff in self.layers: x = attn(x) + x`; `self.heads[-1]` is the last layer appended
+only while no method the walk did not follow appends to it; a layer registered by
 `self.add_module(f"block{i}", ...)` is known where `getattr(self, f"block{i}")` reads it, and an optional one,
 `self.fuse = Fusion(c) if n > 1 else None`, where it is called). A view kept for backward (`conv(x.transpose(1, 2))`, `x.t() @ w`; not one that may copy,
 `.reshape()`, `.contiguous()`) shares its base's version counter: changing the base in place counts; a tensor an op saves again after an earlier edit (`x += f(norm1(x))`, then `x += g(norm2(x))`) is judged
@@ -30,7 +31,7 @@ is kept at the call (where the loss is computed from the edited element), and an
 later `.backward()` whose loss was computed through the saving operation (a second name bound to the tensor, `query = hidden`,
 is the same tensor: what an op keeps of one, or an edit of one, is the other's; a child forward called with keywords,
 `self.head(x, squeeze=True)`, keeps its input as a positional call does; `if self.flag:` on a `True`/`False` that __init__
-alone assigns runs or skips its body; `nn.Identity()(x)` is `x` itself), or the value a module's
+alone assigns, or a comparison of strings it decides (`self.inplace = act not in KEEPS_OUTPUT`), runs or skips its body; `nn.Identity()(x)` is `x` itself), or the value a module's
 `forward()` / a Lightning `training_step` returns (a loss over what a forward returns in a list it appended its
 outputs to, `return tuple(outs)`, runs through them) — not from a branch that runs only in eval mode (`if not
 self.training:`), through which nothing backpropagates.
