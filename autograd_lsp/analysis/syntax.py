@@ -531,6 +531,7 @@ class ItemChanges:
         lines = _lines_holding(self.text, name)
         if not lines:
             return
+        # (nodes()'s loop with a line filter: one loop with a per-node test would slow every caller of that hot helper)
         stack = [self.tree]
         pop, extend, first_at, fields_of = stack.pop, stack.extend, bisect.bisect_left, _CHILD_FIELDS
         node_type, count = ast.AST, len(lines)

@@ -95,6 +95,7 @@ MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module", "pytorch_li
 # nn.Module methods: registering a tensor with the module, and overriding how it moves between devices.
 MODULE_REGISTRARS = {"register_buffer", "register_parameter"}
 DEVICE_OVERRIDES = {"_apply", "to", "cuda", "_load_from_state_dict", "_save_to_state_dict"}
+DEVICE_OVERRIDES_BY_HAND = {"to", "cuda"}  # (of DEVICE_OVERRIDES: a module moving its own tensors in them, not in _apply)
 # nn.Module methods that convert its parameters and buffers through `_apply` (never through an override of `to()`), and
 # what they change that a plain tensor attribute keeps: its device, or a floating dtype (`.float()`/`.cpu()`, to the
 # defaults plain tensors are made with, left out). A module's `to()` reaches its children through `_apply` as well.

@@ -5749,6 +5749,8 @@ def _as_output(value: Provenance | None, output: Provenance) -> Provenance | Non
 
 _SWAPPING_LAYERS = ("torch.ao.", "torch.quantization.", "torch.fx.")  # (fuse_modules, prepare/convert with inplace=True)
 _LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical"})
+
+
 def _text_comparison(node: ast.Compare, provs: list) -> Provenance | None:
     """`act == "relu"`, `act not in KEEPS_OUTPUT` of a string known here against strings written out (a tuple display, or
     a name bound to one): a bool, whose truth an `if` on a flag kept from it reads (Walker._flag_test); else unknown."""

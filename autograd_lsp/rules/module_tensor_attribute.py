@@ -118,7 +118,7 @@ def check(model: ModuleModel):
         return
     for cls in model.classes.values():
         overrides = api.DEVICE_OVERRIDES & cls.methods.keys() if cls.is_module else None
-        if not cls.is_module or overrides - _HAND_MOVES:
+        if not cls.is_module or overrides - api.DEVICE_OVERRIDES_BY_HAND:
             continue  # (its own `_apply` or state-dict hooks: it may move and save what it keeps)
         init = cls.methods.get("__init__")
         if init is None:
@@ -883,9 +883,6 @@ def _dtype_conversion(model: ModuleModel, cls: ClassInfo) -> ast.Call | None:
             for held in _container_classes(recv):
                 converted.setdefault(id(held), call.node)
     return converted.get(id(cls))
-
-
-_HAND_MOVES = frozenset({"to", "cuda"})
 
 
 def _conversion_past_override(model: ModuleModel, cls: ClassInfo) -> tuple[ast.Call, str] | None:
