@@ -615,7 +615,7 @@ class _ChangeScan:
         name = _container_part(target)
         if name is not None:
             self.found.setdefault(name, set()).add(how)
-            if how in _ADDED_AT_END and _last_part(target) == name:  # (not `self.stages[-1].append(m)`: inside a layer)
+            if how in ADDED_AT_END and _last_part(target) == name:  # (not `self.stages[-1].append(m)`: inside a layer)
                 self.appends.setdefault(name, []).append(node)
 
 
@@ -691,7 +691,7 @@ def _changes_to_parameter(functions: list, position, method: bool, reads_only, r
     return hows
 
 
-_ADDED_AT_END = frozenset({"append", "add_module", "register_module"})
+ADDED_AT_END = frozenset({"append", "add_module", "register_module"})  # (item methods that add a layer at the end)
 _ITEM_METHODS = frozenset({"append", "extend", "insert", "add_module", "register_module", "pop", "remove", "clear",
                            "__setitem__", "__delitem__", "update", "setdefault", "popitem"})
 

@@ -1765,10 +1765,8 @@ class Walker:
         if type(test.left) is not ast.Attribute or type(test.left.value) is not ast.Name or test.left.value.id != "self" or len(test.ops) != 1 or type(test.ops[0]) not in (ast.Eq, ast.NotEq) or type(test.comparators[0]) is not ast.Constant \
                 or not isinstance(test.comparators[0].value, str):
             return None
-        known = self.prov_of(test.left)
-        if known is None or known.kind is not Kind.TEXT or known.text is None:
-            return None
-        return (known.text == test.comparators[0].value) is (type(test.ops[0]) is ast.Eq)
+        found = _text_comparison(test, [self.prov_of(test.left), Provenance(Kind.TEXT, 0, text=test.comparators[0].value)])
+        return None if found is None else found.truth
 
     def _none_test(self, test) -> bool | None:
         """In a walk for one call site: `name is None` / `name is not None` on a parameter this call left at its None
@@ -5772,7 +5770,7 @@ def _inherits(cls: ClassInfo, ancestor: ClassInfo, depth: int = 0) -> bool:
     return depth < 16 and any(base is ancestor or _inherits(base, ancestor, depth + 1) for base in cls.bases if isinstance(base, ClassInfo))
 
 
-_FOLLOWED_CHANGES = frozenset({"append", "add_module", "register_module"})  # (a walk adds these in order: _grow_container)
+_FOLLOWED_CHANGES = syntax.ADDED_AT_END  # (a walk adds these in order: _grow_container)
 _FOLLOWED_OR_PASSED = _FOLLOWED_CHANGES | {"passed"}
 
 
