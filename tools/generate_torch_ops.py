@@ -181,10 +181,12 @@ def _is_out(schema: dict) -> bool:
     return schema["overload"].endswith("out") or any(kind.endswith("(a!)") and arg == "out" for arg, kind, _ in schema["args"])
 
 
-def _saved(info) -> dict[str, set[str]]:
-    """input name -> the tensors its gradient formula keeps: other inputs by name, "result" for the output."""
+def _saved(info, integer_outputs: frozenset = frozenset()) -> dict[str, set[str]]:
+    """input name -> the tensors its gradient formula keeps: other inputs by name, "result" for the output. Of an
+    overload returning several tensors, "result" is a kept floating output: `max.dim` and `sort` keep only their
+    `indices` (`integer_outputs`), so changing the values they return in place breaks no backward."""
     tensor_inputs = {arg.name for arg in info.func.func.arguments.flat_all if arg.type.is_tensor_like()}
-    outputs = {"result", *(ret.name for ret in info.func.func.returns if ret.name)}
+    outputs = {"result", *(ret.name for ret in info.func.func.returns if ret.name)} - integer_outputs
     saved: dict[str, set[str]] = {}
     for derivative in info.derivatives:
         names = {binding.nctype.name for binding in derivative.saved_inputs} & tensor_inputs
@@ -450,7 +452,9 @@ def collect() -> dict:
     for schema in schemas:
         by_name.setdefault(schema["name"], []).append(schema)
 
+    tuple_results = _tuple_results(torch, schemas)
     inplace, views, out_variants, pointwise, reductions, saved_by_name, args = {}, set(), set(), set(), set(), {}, {}
+    saved_dim_by_name = {}  # ops whose tuple needs a dim (`max(x, 1)`): what those overloads keep
     inplace_views = {}
     nondifferentiable, zero_gradient, factories, tensor_ops = set(), set(), {}, set()
     for name, overloads in sorted(by_name.items()):
@@ -487,12 +491,21 @@ def collect() -> dict:
         args[name] = tuple(positional)
         infos = [derivatives.get(s["full"]) for s in public]
         known = [info for info in infos if info is not None]
+        tupled = tuple_results.get(name)
+        integer = frozenset(field for field, kind in zip(tupled["names"], tupled["outputs"]) if kind == "int") if tupled else frozenset()
         merged: dict[str, set[str]] = {}
-        for info in known:
-            for var, names in _saved(info).items():
-                merged.setdefault(var, set()).update(names)
+        merged_dim: dict[str, set[str]] = {}
+        for schema, info in zip(public, infos):
+            if info is None:
+                continue
+            # (an op returning one tensor without a dim and a tuple with one: each form's own entry)
+            into = merged_dim if tupled and tupled["dim"] and schema["returns"].startswith("(Tensor") else merged
+            for var, names in _saved(info, integer).items():
+                into.setdefault(var, set()).update(names)
         if any(merged.values()):
             saved_by_name[name] = merged
+        if tupled and tupled["dim"]:
+            saved_dim_by_name[name] = merged_dim
         differentiable = any(
             (info is not None and (info.output_differentiability is None or any(info.output_differentiability)) and info.derivatives)
             or (info is None and s["composite"]) for s, info in zip(public, infos))
@@ -506,16 +519,17 @@ def collect() -> dict:
         if target in saved_by_name and name in args:  # torch's dense kernel is the composite: the op it calls saves
             rename = {theirs: ours for ours, theirs in renames.items()}
             saved_by_name[name] = {rename.get(var, var): {rename.get(n, n) for n in names} for var, names in saved_by_name[target].items()}
-    saved = {}
-    for name, by_input in saved_by_name.items():
-        position = {arg: index for index, arg in enumerate(args.get(name, ()))}
-        entry = {}
-        for var, names in by_input.items():
-            kept = tuple(sorted((position[n] for n in names if n in position), key=int)) + (("result",) if "result" in names else ())
-            if var in position and kept:
-                entry[position[var]] = kept
-        if entry:
-            saved[name] = entry
+    saved, saved_dim = {}, {}
+    for table, by_name_saved in ((saved, saved_by_name), (saved_dim, saved_dim_by_name)):
+        for name, by_input in by_name_saved.items():
+            position = {arg: index for index, arg in enumerate(args.get(name, ()))}
+            entry = {}
+            for var, names in by_input.items():
+                kept = tuple(sorted((position[n] for n in names if n in position), key=int)) + (("result",) if "result" in names else ())
+                if var in position and kept:
+                    entry[position[var]] = kept
+            if entry or table is saved_dim:  # (a dim form keeping no tensor argument and no float output: an empty entry)
+                table[name] = entry
     for name, overloads in by_name.items():  # composites that alias: unflatten, moveaxis, view_as_real...
         if any(s["args"] and s["args"][0][1] == "Tensor(a)" and s["returns"].startswith("Tensor(a)") and not _is_out(s) for s in overloads):
             # (to, pin_memory, coalesce alias only when they have nothing to do: conversions, not views)
@@ -603,6 +617,7 @@ def collect() -> dict:
         "LOSSES": _losses(F),
         "LEGACY_REDUCE": _legacy_reduce(F),
         "SAVED": {n: d for n, d in saved.items() if n in python_names},
+        "SAVED_WITH_DIM": {n: d for n, d in saved_dim.items() if n in python_names},
         "FACTORIES": {n: k for n, k in factories.items() if n in functions},
         "RANDOM_FACTORIES": {n for n in factories if n in functions and any(
             kind.startswith("Generator") for s in by_name.get(n, ()) for _, kind, _ in s["args"])},
@@ -624,7 +639,7 @@ def collect() -> dict:
         "MODULE_METHODS": {n for n in dir(nn.Module) if callable(getattr(nn.Module, n, None))},
         "FUNCTIONAL": functional,
         "MODULES": _modules(torch, nn, F),
-        "TUPLE_RESULTS": _tuple_results(torch, schemas),
+        "TUPLE_RESULTS": tuple_results,
         "DISTRIBUTIONS": _distributions(torch),
         "MODULE_WRAPPERS": _module_wrappers(torch),
         "DISTRIBUTION_GRAD_METHODS": _distribution_grad_methods(torch),
@@ -1171,7 +1186,10 @@ def render(facts: dict) -> str:
         "LOSSES": "torch.nn.functional losses -> position of their `reduction` argument.",
         "LEGACY_REDUCE": "torch.nn.functional losses -> position of their deprecated `reduce` argument (False: no reduction).",
         "SAVED": "op -> {tensor argument i (0: the receiver of a method call): what computing its gradient saves, tensor arguments "
-                 "by position and \"result\" for the output}. Autograd saves them only when input i requires grad.",
+                 "by position and \"result\" for the output (of a tuple, a floating one: `sort` keeps only its indices)}. Autograd "
+                 "saves them only when input i requires grad. An op returning a tuple only when given a dim: its other forms.",
+        "SAVED_WITH_DIM": "Ops returning one tensor, or a tuple when given a dim (`max(x)`, `max(x, 1)`) -> SAVED's entry of the "
+                          "tuple forms (`max.dim` keeps its indices and the input's sizes: no tensor argument, no floating output).",
         "FACTORIES": "Factories -> dtype class of their result without dtype=: float, int, like (the input's), data (the values'); "
                      "values: data taken as the first argument (torch.tensor([...])).",
         "RANDOM_FACTORIES": "Factories whose values are drawn at random (their schema takes a `Generator? generator`).",

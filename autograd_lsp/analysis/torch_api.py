@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from . import torch_ops as ops
+from .provenance import Kind
 
 FLOAT, INT = "float", "int"  # dtype classes; "int" covers integer and bool dtypes
 
@@ -45,6 +46,7 @@ NONDIFFERENTIABLE = ops.NONDIFFERENTIABLE | ops.ZERO_GRADIENT
 ZERO_GRADIENT = ops.ZERO_GRADIENT
 INPLACE = ops.INPLACE  # in-place op -> its out-of-place twin
 TUPLE_RESULTS = ops.TUPLE_RESULTS
+SAVED_WITH_DIM = ops.SAVED_WITH_DIM
 DEVICE_MOVES = ops.DEVICE_MOVES  # to, cuda, type_as, new_zeros...: the call chooses the result's device
 SHAPE_OPERANDS = ops.SHAPE_OPERANDS  # x.type_as(y), x.view_as(y): y gives only its dtype/shape/device, no graph
 TRACKING_ATTRIBUTES = ops.TRACKING_ATTRIBUTES  # requires_grad, data, grad: what tells a tracked reference from a snapshot
@@ -184,23 +186,48 @@ def saves_output(op: str) -> bool:
     return any("result" in kept for kept in ops.SAVED.get(op, {}).values())
 
 
-def output_saved(op: str, requires_grad: list[bool]) -> bool:
+def gives_dim(op: str, call, after_input: list, prov_of) -> bool:
+    """A call of an op returning a tuple only when given a dim (SAVED_WITH_DIM) passes one after its input tensor
+    (`after_input`: its arguments after that tensor): an int, a name bound to a number, or `dim=` (`x.max(1)`,
+    `torch.max(x, dim=1)`; not `torch.max(a, b)`, elementwise)."""
+    if op not in ops.SAVED_WITH_DIM and op not in ops.TUPLE_RESULTS:
+        return False
+    dim = after_input[0] if after_input else next((k.value for k in call.keywords if k.arg == "dim"), None)
+    if dim is None:
+        return False
+    if type(dim) is ast.Constant:
+        return type(dim.value) is int
+    prov = prov_of(dim)
+    return prov is not None and prov.kind is Kind.NUMBER
+
+
+def _saved_entry(op: str, with_dim: bool) -> dict:
+    """What `op`'s backward keeps (SAVED); called with a dim, an op returning a tuple only then keeps what that form
+    does (`x.max(1)` keeps its indices, not `x` nor its values)."""
+    if with_dim:
+        entry = ops.SAVED_WITH_DIM.get(op)
+        if entry is not None:
+            return entry
+    return ops.SAVED.get(op, {})
+
+
+def output_saved(op: str, requires_grad: list[bool], with_dim: bool = False) -> bool:
     """Whether `op`'s backward keeps its own result, given which of its operands require grad (derivatives.yaml): the
     result is kept for the gradient of some inputs only (`pow` keeps it for the exponent's, so `x.pow(2)` keeps `x`,
     not its output); a single-input op (`sigmoid`, `exp`) keeps it whenever it records a backward. An operand whose
     provenance is unknown is taken not to require grad (no fact, no finding)."""
     op = layer_op(op) or op
-    positions = [index for index, kept in ops.SAVED.get(op, {}).items() if "result" in kept]
+    positions = [index for index, kept in _saved_entry(op, with_dim).items() if "result" in kept]
     if 0 in positions:
         return True
     return any(index < len(requires_grad) and requires_grad[index] for index in positions)
 
 
-def saved_inputs(op: str, requires_grad: list[bool]) -> set[int]:
+def saved_inputs(op: str, requires_grad: list[bool], with_dim: bool = False) -> set[int]:
     """Positions of the tensor arguments `op`'s backward keeps, given which arguments require grad: autograd saves what
     the gradient of each input that requires grad needs (`a * b` keeps b for a's gradient, a for b's)."""
     out = set()
-    for index, kept in ops.SAVED.get(op, {}).items():
+    for index, kept in _saved_entry(op, with_dim).items():
         if index < len(requires_grad) and requires_grad[index]:
             out.update(k for k in kept if k != "result")
     return out

@@ -1893,7 +1893,7 @@ LEGACY_REDUCE = {
     'triplet_margin_loss': 8,
 }
 
-# op -> {tensor argument i (0: the receiver of a method call): what computing its gradient saves, tensor arguments by position and "result" for the output}. Autograd saves them only when input i requires grad.
+# op -> {tensor argument i (0: the receiver of a method call): what computing its gradient saves, tensor arguments by position and "result" for the output (of a tuple, a floating one: `sort` keeps only its indices)}. Autograd saves them only when input i requires grad. An op returning a tuple only when given a dim: its other forms.
 SAVED = {
     '_log_softmax': {0: ('result',)},
     '_softmax': {0: ('result',)},
@@ -1948,8 +1948,8 @@ SAVED = {
     'cudnn_convolution': {0: (0, 1), 1: (0, 1)},
     'cudnn_convolution_transpose': {0: (0, 1), 1: (0, 1)},
     'cudnn_grid_sampler': {0: (0, 1), 1: (0, 1)},
-    'cummax': {0: (0, 'result')},
-    'cummin': {0: (0, 'result')},
+    'cummax': {0: (0,)},
+    'cummin': {0: (0,)},
     'cumprod': {0: (0, 'result')},
     'digamma': {0: (0,)},
     'dist': {0: (0, 1, 'result'), 1: (0, 1, 'result')},
@@ -1968,7 +1968,6 @@ SAVED = {
     'fmin': {0: (0, 1), 1: (0, 1)},
     'fractional_max_pool2d': {0: (0,)},
     'fractional_max_pool3d': {0: (0,)},
-    'frexp': {0: ('result',)},
     'gather': {0: (0, 1)},
     'gelu': {0: (0,)},
     'glu': {0: (0,)},
@@ -1991,7 +1990,6 @@ SAVED = {
     'index_put': {0: (1,), 2: (1,)},
     'index_reduce': {0: (0, 1, 2, 'result'), 2: (0, 1, 2, 'result')},
     'index_select': {0: (1,)},
-    'kthvalue': {0: ('result',)},
     'layer_norm': {0: (0, 1, 2), 1: (0, 1, 2), 2: (0, 1, 2)},
     'ldexp': {0: (1,), 1: ('result',)},
     'leaky_relu': {0: (0,)},
@@ -2033,7 +2031,6 @@ SAVED = {
     'mkldnn_max_pool3d': {0: (0, 'result')},
     'mkldnn_rnn_layer': {0: (0, 1, 2, 3, 4, 5, 6), 1: (0, 1, 2, 3, 4, 5, 6), 2: (0, 1, 2, 3, 4, 5, 6), 3: (0, 1, 2, 3, 4, 5, 6), 4: (0, 1, 2, 3, 4, 5, 6), 5: (0, 1, 2, 3, 4, 5, 6), 6: (0, 1, 2, 3, 4, 5, 6)},
     'mm': {0: (1,), 1: (0,)},
-    'mode': {0: ('result',)},
     'mse_loss': {0: (0, 1), 1: (0, 1)},
     'mul': {0: (1,), 1: (0,)},
     'multi_margin_loss': {0: (0, 1, 2)},
@@ -2073,7 +2070,6 @@ SAVED = {
     'softmax': {0: ('result',)},
     'softplus': {0: (0,)},
     'softshrink': {0: (0,)},
-    'sort': {0: ('result',)},
     'sparse_compressed_tensor': {2: (2, 'result')},
     'sparse_mask': {0: (1,)},
     'sqrt': {0: ('result',)},
@@ -2086,7 +2082,6 @@ SAVED = {
     'threshold': {0: (0,)},
     'to_mkldnn': {0: (0,)},
     'to_padded_tensor': {0: (0,)},
-    'topk': {0: ('result',)},
     'triangular_solve': {0: (0, 1, 'result'), 1: (0, 1, 'result')},
     'true_divide': {0: (1,), 1: (0, 1)},
     'values': {0: (0,)},
@@ -2096,6 +2091,14 @@ SAVED = {
     'vdot': {0: (1,), 1: (0,)},
     'where': {1: (0,), 2: (0,)},
     'xlogy': {0: (0, 1), 1: (0, 1)},
+}
+
+# Ops returning one tensor, or a tuple when given a dim (`max(x)`, `max(x, 1)`) -> SAVED's entry of the tuple forms (`max.dim` keeps its indices and the input's sizes: no tensor argument, no floating output).
+SAVED_WITH_DIM = {
+    'max': {},
+    'median': {},
+    'min': {},
+    'nanmedian': {},
 }
 
 # Factories -> dtype class of their result without dtype=: float, int, like (the input's), data (the values'); values: data taken as the first argument (torch.tensor([...])).

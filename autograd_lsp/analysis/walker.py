@@ -1453,11 +1453,7 @@ class Walker:
             return frozenset()  # x.max(1) on a known tensor; torch.max(x, 1) with x a tensor, known or not
         op = self._tuple_op(value)
         # the overload with a dim: `x.max(1)`, `torch.max(x, 1)`, `dim=` (an int; `torch.max(a, b)` is elementwise)
-        position = 1 if qualname is not None else 0
-        dim = value.args[position] if len(value.args) > position else next((k.value for k in value.keywords if k.arg == "dim"), None)
-        dim_prov = self.prov_of(dim) if dim is not None else None
-        with_dim = dim is not None and (isinstance(_const(dim), int) or dim_prov is not None and dim_prov.kind is Kind.NUMBER)
-        return api.integer_outputs(op, count, with_dim)
+        return api.integer_outputs(op, count, api.gives_dim(op, value, value.args[1 if qualname is not None else 0:], self.prov_of))
 
     def _float_outputs(self, value, count) -> bool:
         """A call of a torch op that returns `count` tensors, all floating (the op table's TUPLE_RESULTS), whichever
@@ -3587,8 +3583,9 @@ class Walker:
     def _note_saved(self, node, result: Provenance, op: str, operands: list[ast.expr]) -> Provenance:
         """What `op`'s backward keeps (torch's derivatives.yaml), given which operands require grad: its output on the
         result (only when kept: `(v - t).pow(2)` keeps `v - t`, not its result), its inputs on their names."""
-        grads = self._mark_saved(operands, op, node)
-        return result.but(saved_by=op, saved_node=node) if api.output_saved(op, grads) else result
+        with_dim = op in api.SAVED_WITH_DIM and type(node) is ast.Call and api.gives_dim(op, node, operands[1:], self.prov_of)
+        grads = self._mark_saved(operands, op, node, with_dim)
+        return result.but(saved_by=op, saved_node=node) if api.output_saved(op, grads, with_dim) else result
 
     def _view(self, result: Provenance | None, base: Provenance) -> Provenance | None:
         """A view shares its base's storage and version counter: writing it writes the base (AG001, AG006)."""
@@ -3611,10 +3608,10 @@ class Walker:
         if prov is not None and prov.is_trainable_leaf:
             self.emit(InplaceEvent(node, self.ctx(), target=out, prov=prov, op=f"{short}(out=...)", form="call"))
 
-    def _mark_saved(self, operands: list[ast.expr], op: str, node: ast.AST | None = None):
+    def _mark_saved(self, operands: list[ast.expr], op: str, node: ast.AST | None = None, with_dim: bool = False):
         # Autograd keeps these inputs for backward: an in-place change before backward breaks it (AG006).
         grads = [bool(p is not None and p.kind is Kind.TENSOR and p.requires_grad) for p in map(self.prov_of, operands)]
-        kept = api.saved_inputs(op, grads)
+        kept = api.saved_inputs(op, grads, with_dim)
         for index, operand in enumerate(operands):
             if index in kept:  # not `h` in `h * mask`, `h / 2`: the backward does not need it
                 self._mark(operand, op, node)

@@ -578,7 +578,7 @@ def _saver_in(model, expr: ast.expr, label: str, params: dict, calls, binds, dep
                 op, operands = node.func.attr, [node.func.value, *node.args]
         if op is None:
             continue
-        kept = api.saved_inputs(op, [requires_grad(operand) for operand in operands])
+        kept = api.saved_inputs(op, [requires_grad(operand) for operand in operands], api.gives_dim(op, node, operands[1:], model.prov))
         if any(index in kept and is_owner(operand) for index, operand in enumerate(operands)):
             return op
     return None

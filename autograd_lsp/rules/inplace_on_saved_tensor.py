@@ -79,7 +79,7 @@ from dataclasses import replace
 from ..analysis import syntax
 from ..analysis.model import BindEvent, InplaceEvent, ModuleModel
 from ..analysis.provenance import Kind
-from ..analysis.torch_api import operator_op, out_of_place, saved_inputs, saves_output
+from ..analysis.torch_api import gives_dim, operator_op, out_of_place, saved_inputs, saves_output
 from ..analysis.training import GRAPH_RETURNING
 from ..analysis.uses import aliased_base
 from ..findings import Edit, Fix, Safety, Severity
@@ -194,7 +194,7 @@ def _saved_later(model: ModuleModel, loop, event, name: str):
         else:
             continue
         grads = [bool(p is not None and p.is_tensor and p.requires_grad) for p in map(model.prov, operands)]
-        kept = saved_inputs(op, grads)
+        kept = saved_inputs(op, grads, isinstance(node, ast.Call) and gives_dim(op, node, operands[1:], model.prov))
         if any(index in kept and isinstance(operand, ast.Name) and operand.id == name for index, operand in enumerate(operands)):
             return op, node
     return None
