@@ -965,12 +965,32 @@ def _uses(model: ModuleModel, acc: Accumulation, skip: ast.AST | None = None) ->
             if node is skip or _inside(node, acc.statement):
                 continue
             kinds.add(_use(model, node, parent_of, depth=0))
+    if acc.base.startswith("self.") and BACKWARDED not in kinds:
+        kinds |= _instance_uses(model, acc.base[len("self"):], roots)
+    return kinds
+
+
+def _instance_uses(model: ModuleModel, suffix: str, methods: list) -> set[str]:
+    """How code outside the class reads the attribute through an instance (`torch.stack(policy.saved_log_probs)` in a
+    function the episode loop calls): the list a method appends to is the object's, and its owner may use it."""
+    kinds: set[str] = set()
+    inside = {id(method) for method in methods}
+    for root in [model.tree, *(info.node for info in model.functions.values() if id(info.node) not in inside
+                               and isinstance(info.node, (ast.FunctionDef, ast.AsyncFunctionDef)))]:
+        for name, found in _load_index(model, root).items():
+            if name.endswith(suffix) and name != "self" + suffix:
+                parent_of = parents(model, root)
+                kinds.update(_use(model, node, parent_of, depth=0) for node in found)
     return kinds
 
 
 def _loads(model: ModuleModel, root: ast.AST, name: str) -> list:
     """The loads of `name` (`total`, `self.total`) under `root`, nested definitions left out: one walk per root
     indexes them all by name (every accumulation of a function asks, and a name bound from it asks again)."""
+    return _load_index(model, root).get(name, ())
+
+
+def _load_index(model: ModuleModel, root: ast.AST) -> dict:
     cache = model.__dict__.setdefault("_ag015_loads", {})
     index = cache.get(id(root))
     if index is None:
@@ -988,7 +1008,7 @@ def _loads(model: ModuleModel, root: ast.AST, name: str) -> list:
                     if isinstance(node, ast.Name):
                         continue  # (an attribute's value is a load of another name: `self` in `self.total`)
             stack.extend(ast.iter_child_nodes(node))
-    return index.get(name, ())
+    return index
 
 
 def _inside(node: ast.AST, stmt: ast.stmt) -> bool:
