@@ -433,7 +433,7 @@ class Walker:
     def _note_change(function: FunctionInfo, event):
         if _changes(event):
             prov = event.receiver_prov if type(event) is CallEvent else event.prov
-            if prov is not None and prov.param_deps and prov.origin == "param":  # a parameter itself, not a value made from it
+            if prov is not None and prov.param_deps and prov.origin in ("param", "element"):  # a parameter itself (or an item of one iterated), not a value made from it
                 function.uses_arguments = True
             elif type(event) is InplaceEvent and prov is not None and prov.param_deps and prov.requires_grad is None \
                     and api.saves_output(prov.origin.split("(", 1)[0].rsplit(".", 1)[-1]):

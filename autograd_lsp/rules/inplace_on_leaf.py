@@ -48,7 +48,7 @@ from ..analysis import callsite
 from ..analysis import torch_api as api
 from ..analysis.model import InplaceEvent, ModuleModel
 from ..analysis.syntax import flag_false, parents
-from ..analysis.toggles import switched_off
+from ..analysis.toggles import matches, requires_grad_changes, switched_off
 from ..analysis.torch_api import out_of_place
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
@@ -79,7 +79,8 @@ def check(model: ModuleModel):
         target = event.target.value if isinstance(event.target, ast.Subscript) and not view else event.target
         scope = event.ctx.scope
         if flag_false(parents(model, scope.node if scope.function is not None else model.tree), event.node,
-                      f"{_base_name(model, target)}.requires_grad") or switched_off(model, _owners(model, prov), event):
+                      f"{_base_name(model, target)}.requires_grad") or switched_off(model, _owners(model, prov), event) \
+                or event.ctx.via is not None and _passed_frozen(model, event.ctx.via.statement):
             continue  # (a freeze somewhere in the module may have switched the parameter off: not a known leaf that requires grad)
         name = model.text(target)
         made = model.describe(prov)
@@ -149,6 +150,22 @@ def _parameter(function, name: str) -> bool:
     if name not in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}:
         return False
     return not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(node))
+
+
+def _passed_frozen(model: ModuleModel, call_statement: ast.stmt) -> bool:
+    """A helper walked for the call in `call_statement` writes what the call passes: a module named there whose
+    parameters something in this module may switch off (`for p in target.parameters(): p.requires_grad_(False)`, then
+    `ema_into(target.parameters(), ...)`) makes its items no known leaves that require grad."""
+    names = set()
+    for node in ast.walk(call_statement):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in api.MODULE_ITERATORS:
+            node = node.func.value
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            names.add(model.text(node))
+            prov = model.prov(node)
+            if prov is not None:  # (`tparams = list(target.parameters())` passed: target's)
+                names |= _owners(model, prov)
+    return any(toggle.value is not True and matches(toggle.targets, names) for toggle in requires_grad_changes(model))
 
 
 def _owners(model: ModuleModel, prov) -> set:
