@@ -80,7 +80,7 @@ def check(model: ModuleModel):
         scope = event.ctx.scope
         if flag_false(parents(model, scope.node if scope.function is not None else model.tree), event.node,
                       f"{_base_name(model, target)}.requires_grad") or switched_off(model, _owners(model, prov), event) \
-                or event.ctx.via is not None and _passed_frozen(model, event.ctx.via.statement):
+                or event.ctx.via is not None and _passed_frozen(model, event):
             continue  # (a freeze somewhere in the module may have switched the parameter off: not a known leaf that requires grad)
         name = model.text(target)
         made = model.describe(prov)
@@ -152,20 +152,26 @@ def _parameter(function, name: str) -> bool:
     return not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(node))
 
 
-def _passed_frozen(model: ModuleModel, call_statement: ast.stmt) -> bool:
-    """A helper walked for the call in `call_statement` writes what the call passes: a module named there whose
-    parameters something in this module may switch off (`for p in target.parameters(): p.requires_grad_(False)`, then
+def _passed_frozen(model: ModuleModel, event: InplaceEvent) -> bool:
+    """A helper walked for one call writes what the call passes: a module named there whose parameters something in
+    this module walked before the write may switch off (`for p in target.parameters(): p.requires_grad_(False)`, then
     `ema_into(target.parameters(), ...)`) makes its items no known leaves that require grad."""
     names = set()
-    for node in ast.walk(call_statement):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in api.MODULE_ITERATORS:
-            node = node.func.value
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            names.add(model.text(node))
-            prov = model.prov(node)
-            if prov is not None:  # (`tparams = list(target.parameters())` passed: target's)
-                names |= _owners(model, prov)
-    return any(toggle.value is not True and matches(toggle.targets, names) for toggle in requires_grad_changes(model))
+    for call in ast.walk(event.ctx.via.statement):
+        if not isinstance(call, ast.Call):
+            continue
+        for node in [*call.args, *(keyword.value for keyword in call.keywords)]:
+            if isinstance(node, ast.Starred):
+                node = node.value
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in api.MODULE_ITERATORS:
+                node = node.func.value
+            if isinstance(node, (ast.Name, ast.Attribute)):
+                names.add(model.text(node))
+                prov = model.prov(node)
+                if prov is not None:  # (`tparams = list(target.parameters())` passed: target's)
+                    names |= _owners(model, prov)
+    return any(toggle.value is not True and toggle.event.seq < event.seq and matches(toggle.targets, names)
+               for toggle in requires_grad_changes(model))
 
 
 def _owners(model: ModuleModel, prov) -> set:
