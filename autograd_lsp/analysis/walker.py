@@ -433,7 +433,8 @@ class Walker:
     def _note_change(function: FunctionInfo, event):
         if _changes(event):
             prov = event.receiver_prov if type(event) is CallEvent else event.prov
-            if prov is not None and prov.param_deps and prov.origin in ("param", "element"):  # a parameter itself (or an item of one iterated), not a value made from it
+            # a parameter itself, or an item of one it iterates (`for p in params: p -= ...`), not a value made from it
+            if prov is not None and prov.param_deps and prov.origin in ("param", "element"):
                 function.uses_arguments = True
             elif type(event) is InplaceEvent and prov is not None and prov.param_deps and prov.requires_grad is None \
                     and api.saves_output(prov.origin.split("(", 1)[0].rsplit(".", 1)[-1]):
@@ -3583,7 +3584,7 @@ class Walker:
     def _note_saved(self, node, result: Provenance, op: str, operands: list[ast.expr]) -> Provenance:
         """What `op`'s backward keeps (torch's derivatives.yaml), given which operands require grad: its output on the
         result (only when kept: `(v - t).pow(2)` keeps `v - t`, not its result), its inputs on their names."""
-        with_dim = op in api.SAVED_WITH_DIM and type(node) is ast.Call and api.gives_dim(op, node, operands[1:], self.prov_of)
+        with_dim = type(node) is ast.Call and api.gives_dim(op, node, operands[1:], self.prov_of)  # (`x.max(1)`: its own form)
         grads = self._mark_saved(operands, op, node, with_dim)
         return result.but(saved_by=op, saved_node=node) if api.output_saved(op, grads, with_dim) else result
 
