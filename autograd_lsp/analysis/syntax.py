@@ -558,6 +558,8 @@ class ItemChanges:
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 def _lines_holding(text: str, word: str) -> list[int]:
     """The lines (1-based, as ast counts them: at each \\n, \\r\\n or lone \\r) where `word` is written as a word."""
     lines, line, at = [], 1, 0

@@ -977,10 +977,11 @@ def _instance_uses(model: ModuleModel, suffix: str, methods: list) -> set[str]:
     inside = {id(method) for method in methods}
     for root in [model.tree, *(info.node for info in model.functions.values() if id(info.node) not in inside
                                and isinstance(info.node, (ast.FunctionDef, ast.AsyncFunctionDef)))]:
-        for name, found in _load_index(model, root).items():
-            if name.endswith(suffix) and name != "self" + suffix:
-                parent_of = parents(model, root)
-                kinds.update(_use(model, node, parent_of, depth=0) for node in found)
+        reads = [node for name, found in _load_index(model, root).items() if name.endswith(suffix) and name != "self" + suffix
+                 for node in found]
+        if reads:
+            parent_of = parents(model, root)
+            kinds.update(_use(model, node, parent_of, depth=0) for node in reads)
     return kinds
 
 
