@@ -445,7 +445,7 @@ class ModuleModel:
         found = self.__dict__.get("_passed_by_calls")
         if found is None:
             found, spread, forwarded = {}, [], set()
-            for node in ast.walk(self.tree):
+            for node in syntax.nodes(self.tree):  # (any order: sets and maxima)
                 if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef) and node.args.kwarg is not None:
                     forwarded.add(node.args.kwarg.arg)
                 if type(node) is ast.Call:
@@ -515,7 +515,9 @@ class ModuleModel:
             for field in child_fields(kind):
                 value = getattr(node, field, None)
                 if type(value) is list:
-                    push_all(item for item in value if isinstance(item, AST))
+                    for item in value:
+                        if isinstance(item, AST):
+                            push(item)
                 elif isinstance(value, AST):
                     push(value)
         facts = (mentions, stores, stored_on, called_on, bound)

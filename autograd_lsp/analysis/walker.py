@@ -4923,7 +4923,9 @@ def _bound_names(roots: list) -> Counter:
         for field in child_fields(kind):
             value = getattr(child, field, None)
             if type(value) is list:
-                push_all(item for item in value if isinstance(item, AST))
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
             elif isinstance(value, AST):
                 push(value)
     return found

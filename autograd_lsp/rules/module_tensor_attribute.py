@@ -95,7 +95,7 @@ from ..analysis.syntax import attribute_name, nodes, statements
 from ..findings import Edit, Fix, Safety, Severity
 from . import edits
 from .passed_values import passed_none, passed_sequence, passed_strings
-from .tree_order import children
+from .tree_order import breadth_first, children
 
 CODE = "AG009"
 NAME = "module-tensor-attribute"
@@ -680,7 +680,7 @@ def _local_bindings(model: ModuleModel, function: ast.AST) -> tuple[dict, dict]:
     if found is None:
         stores: dict = {}
         assigns: dict = {}
-        for node in ast.walk(function):
+        for node in breadth_first(function):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 stores[node.id] = stores.get(node.id, 0) + 1
             elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -735,7 +735,7 @@ def _function_builder(model: ModuleModel, value: ast.AST):
         defined = {id(info.node): info for info in model.functions.values()}
         for stmt in model.tree.body:
             names = [stmt.name] if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else \
-                [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)] if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else []
+                [n.id for n in breadth_first(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)] if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else []
             for name in names:
                 table[name] = None if name in seen else defined.get(id(stmt))
                 seen.add(name)

@@ -8,14 +8,7 @@ from __future__ import annotations
 
 import ast
 
-_CHILD_FIELDS: dict = {}  # node type -> its fields but `ctx`
-
-
-def _fields(kind: type) -> tuple[str, ...]:
-    found = _CHILD_FIELDS.get(kind)
-    if found is None:
-        found = _CHILD_FIELDS[kind] = tuple(name for name in kind._fields if name != "ctx")
-    return found
+from ..analysis.syntax import _CHILD_FIELDS, child_fields as _fields  # (fields that may hold nodes, per type)
 
 
 def children(node: ast.AST) -> list[ast.AST]:

@@ -77,6 +77,7 @@ from ..analysis.toggles import literal_bool, requires_grad_changes
 from ..analysis.provenance import Kind
 from ..analysis.syntax import basic_index, body_statement, bound_names, dotted, nodes, parents
 from ..findings import Edit, Fix, Safety, Severity, Span
+from .tree_order import breadth_first, children
 
 CODE = "AG012"
 NAME = "uninitialized-tensor"
@@ -1207,7 +1208,7 @@ def _names_used(model: ModuleModel) -> set[str]:
     found = model.__dict__.get("_ag012_names_used")
     if found is None:
         found = set()
-        for node in ast.walk(model.tree):
+        for node in nodes(model.tree):
             if isinstance(node, ast.Attribute):
                 found.add(node.attr)
             elif isinstance(node, ast.Name):
@@ -1361,8 +1362,8 @@ def _tree_index(model: ModuleModel, root: ast.AST):
     found = cache.get(id(root))
     if found is None:
         parent_of, attributes = {}, {}
-        for node in ast.walk(root):
-            for child in ast.iter_child_nodes(node):
+        for node in breadth_first(root):
+            for child in children(node):
                 parent_of[id(child)] = node
             if isinstance(node, ast.Attribute):
                 attributes.setdefault(node.attr, []).append(node)
