@@ -525,7 +525,8 @@ class Walker:
         scope = self.scope
         while scope is not None:
             if name in scope.defs:
-                return scope.defs[name]
+                # a def whose name its scope has assigned since (`Block = partial(Block, act="GELU")`): not known to be it
+                return None if name in scope.bindings else scope.defs[name]
             scope = scope.parent
         return None
 
