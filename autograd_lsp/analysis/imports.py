@@ -81,7 +81,7 @@ class ImportTable:
 
 
 def _rebound_at_module_level(tree: ast.Module, names: dict) -> set:
-    """Imported names that a module-level statement assigns again (not in an `except` handler: `try: import apex` /
+    """Imported names that a module-level statement assigns or defines again (not in an `except` handler: `try: import apex` /
     `except ImportError: apex = None` keeps the import's meaning where the import worked)."""
     if not names:
         return set()
@@ -108,6 +108,9 @@ def _rebound_at_module_level(tree: ast.Module, names: dict) -> set:
             stack.extend(node.body)
             stack.extend(node.orelse)
             stack.extend(node.finalbody)
+        elif kind is ast.ClassDef or kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            if node.name in names:
+                found.add(node.name)  # `class nn:` after `import torch.nn as nn`: the name is that class from then on
         targets = list(targets)
         while targets:  # names bound (`x`, `a, *b`), not attributes or items (`torch.x.y = 1` keeps `torch`)
             target = targets.pop()
