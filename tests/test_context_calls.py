@@ -274,3 +274,37 @@ def test_a_backward_run_by_another_modules_method_is_reported_in_the_checked_fil
     result = check_path(tmp_path / "train.py", settings=Settings(select=frozenset({"AG003"})), resolver=JediResolver(tmp_path))
     assert [(f.span.line, f.data.get("first_backward_line")) for f in result.findings] == [(10, 9)]
     assert "its backward runs" in result.findings[0].message
+
+
+def test_an_inherited_method_reading_what_an_overridden_hook_built_is_not_the_subclasss():
+    """The base's __init__ builds `self.norm` through `self.make_norm()`, which the subclass redefines: the base's forward
+    walked for a subclass instance would claim that instance's backward breaks on the base's layer."""
+    result = check_source(Source(textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+
+
+        class Encoder(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.proj = nn.Linear(dim, dim)
+                self.norm = self.make_norm(dim)
+
+            def make_norm(self, dim):
+                return nn.Softmax(dim=-1)
+
+            def forward(self, x):
+                z = self.norm(self.proj(x))
+                z[:, 0] = 0.0
+                return z
+
+
+        class NormedEncoder(Encoder):
+            def make_norm(self, dim):
+                return nn.LayerNorm(dim)
+
+
+        NormedEncoder(4)(torch.randn(3, 4)).sum().backward()
+        """), path="hooks.py"), settings=Settings(select=frozenset({"AG006"})))
+    messages = [f.message for f in result.findings if f.span.line == 16]
+    assert messages and not any("NormedEncoder" in message or "line 25" in message for message in messages), messages

@@ -5357,7 +5357,15 @@ def inherited_method(cls: ClassInfo, name: str, depth: int = 0) -> FunctionInfo 
         return None
     info, before = order
     own = frozenset().union(*(_own_self_names(c) for c in before))
-    return None if _self_names_reached(info) & own else info
+    if _self_names_reached(info) & own:
+        return None
+    if name != "__init__" and info.cls is not None and "__init__" not in own:
+        # what it reads on `self` the base's constructor built: with a hook `cls` overrides (`self.gate = self.make_gate()`,
+        # `make_gate` redefined), built otherwise than the base's walk knows
+        init = _defined_above(info.cls, "__init__")
+        if init is not None and _self_names_reached(init) & own:
+            return None
+    return info
 
 
 def _defined_above(cls: ClassInfo, name: str, depth: int = 0) -> FunctionInfo | None:
