@@ -3702,7 +3702,7 @@ class Walker:
         for cls in self.model.classes.values():
             if cls.node.lineno <= call.lineno <= (cls.node.end_lineno or cls.node.lineno) and (owner is None or cls.node.lineno > owner.node.lineno):
                 owner = cls
-        return owner is None or owner is here or _inherits(owner, here) or _inherits(here, owner)
+        return owner is None or owner is here or _derives(owner, here) or _derives(here, owner)
 
     def _container_grown(self, built: ast.Call, unbound: bool = True) -> bool:
         """The name or attribute the container is bound to is added to, changed by item or deleted from anywhere in the
@@ -5772,11 +5772,6 @@ def _text_comparison(node: ast.Compare, provs: list) -> Provenance | None:
     else:
         return None
     return _TRUE if found is (op in (ast.Eq, ast.In)) else _FALSE
-
-
-def _inherits(cls: ClassInfo, ancestor: ClassInfo, depth: int = 0) -> bool:
-    """`cls` derives from `ancestor` through classes of its module."""
-    return depth < 16 and any(base is ancestor or _inherits(base, ancestor, depth + 1) for base in cls.bases if isinstance(base, ClassInfo))
 
 
 _FOLLOWED_CHANGES = syntax.ADDED_AT_END  # (a walk adds these in order: _grow_container)
