@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import codecs
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,11 +166,14 @@ def _leading_indent(lines: list[str]) -> bool:
 
 
 def read_source(path: str | Path) -> Source:
-    path = Path(path)
+    # (a Path's text is already normalised; only a string is made a Path, once: pathlib per file was a measurable
+    # share of a large run)
+    path = os.fspath(path) if isinstance(path, Path) else str(Path(path))
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError as error:
         raise SourceError(f"{path}: cannot read ({error.strerror})") from None
-    if path.suffix == ".ipynb":
-        return notebook_source(decode(data, str(path)), str(path))
-    return Source(normalise(decode_python(data, str(path))[0]), str(path))
+    if path.endswith(".ipynb"):
+        return notebook_source(decode(data, path), path)
+    return Source(normalise(decode_python(data, path)[0]), path)

@@ -608,7 +608,7 @@ class JediResolver:
 
     def _inside(self, path: Path) -> bool:
         try:
-            resolved = path.resolve()
+            resolved = self._resolved(path)  # (its directory's real path, resolved once for all its files)
             resolved.relative_to(self.root)
         except (ValueError, OSError):
             return False

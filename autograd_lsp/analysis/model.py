@@ -60,7 +60,7 @@ class Loop:
         return False
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Context:
     scope: Scope
     loop: Loop | None  # innermost enclosing loop in this scope
@@ -76,14 +76,14 @@ class Context:
             loop = loop.parent
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Event:
     node: ast.AST
     ctx: Context
     seq: int = 0  # order of execution within the walk
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class CallEvent(Event):
     qualname: str | None = None  # torch.nn.functional.conv2d, or None for methods/unknown
     method: str | None = None  # for x.m(...): "m"
@@ -94,12 +94,13 @@ class CallEvent(Event):
     function: "FunctionInfo | None" = None  # a same-workspace function that was called
     runs: "FunctionInfo | None" = None  # `model(x)` of a user nn.Module: the forward() it runs (not a direct call)
     certain: bool = True  # (in a body walked for one call site) it runs whenever that body runs
+    value: Provenance | None = None  # a `backward` of another object (`accelerator.backward(loss)`): what it backpropagates
 
     def keyword(self, name: str) -> ast.keyword | None:
         return next((kw for kw in self.node.keywords if kw.arg == name), None)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ThroughEvent(Event):
     """A `backward()` or optimizer step that a function of the workspace runs when this call runs it, on what the call
     gives it or gets back (`self.backward(gen_loss, dis_loss)` whose body backpropagates both and steps between;
@@ -131,7 +132,7 @@ class ThroughEvent(Event):
         return self.direct.keyword(name)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class InplaceEvent(Event):
     target: ast.expr = None  # the tensor expression modified (x in `x += 1`, `x[0] = 1`, `x.add_(1)`)
     prov: Provenance | None = None
@@ -141,7 +142,7 @@ class InplaceEvent(Event):
     reshape: bool = False  # `x.unsqueeze_(0)`, `x.t_()`: only the shape changes (no value written; the version counter moves)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class BindEvent(Event):
     name: str = ""  # a plain name or a `self.x` label
     target: ast.expr = None
@@ -150,7 +151,7 @@ class BindEvent(Event):
     alias_of: str | None = None  # `b = a`: "a"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ItemStoreEvent(Event):
     """`history[step] = loss`: a value stored into an item of a container not known to be a tensor (a dict, a list)."""
 
@@ -159,7 +160,7 @@ class ItemStoreEvent(Event):
     prov: Provenance | None = None  # what is stored
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class UseEvent(Event):
     name: str = ""
     prov: Provenance | None = None
@@ -167,7 +168,7 @@ class UseEvent(Event):
     callee: str | None = None  # for usage arg/receiver: the called function or method name
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class AttrLoadEvent(Event):
     """`x.data`, `x.grad`, `x.requires_grad`, misspelled grad attributes: any attribute read naming grad or data."""
 
@@ -176,7 +177,7 @@ class AttrLoadEvent(Event):
     prov: Provenance | None = None  # what the receiver held
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class AttrStoreEvent(Event):
     target: ast.Attribute = None  # x.requires_grad = ..., x.data = ...
     prov: Provenance | None = None  # what x held

@@ -416,7 +416,7 @@ class Walker:
             event.certain = event.certain and self.branching == 0 and not self.left_early
             if type(event) is CallEvent and event.role == "backward" and event.node.args and not (
                     event.receiver_prov is not None and event.receiver_prov.kind is Kind.TENSOR):
-                event.value = self.prov_of(event.node.args[0])  # type: ignore[attr-defined]  # (`accelerator.backward(loss)`)
+                event.value = self.prov_of(event.node.args[0])  # (`accelerator.backward(loss)`)
             self.backprops.append(event)
             return event
         elif self.quiet or not _changes(event):
@@ -2780,7 +2780,7 @@ class Walker:
         for event in collected:
             value, receiver = event.receiver_prov, event.receiver
             if event.role == "backward" and type(event) is CallEvent and (value is None or value.kind is not Kind.TENSOR) and event.node.args:
-                value, receiver = event.__dict__.get("value"), event.node.args[0]  # (`accelerator.backward(loss)`: its argument)
+                value, receiver = event.value, event.node.args[0]  # (`accelerator.backward(loss)`: its argument)
             if value is not None and value.kind is Kind.TENSOR:
                 named = next((name for name, prov in passed.items() if value is prov), None)
                 if named is None and value.node is not None:  # (the value given, as the body changed it: one of that node)
