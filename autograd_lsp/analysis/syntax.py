@@ -489,8 +489,9 @@ class ItemChanges:
     (or a name bound to it) is written, not the whole tree (a whole-module scan cost ~6% of `check` on timm). Through
     names bound to it, any number of steps (`a = self.head; b = a; b.append(m)` changes `head`)."""
 
-    def __init__(self, tree: ast.Module, text: str, reads_only=None):
+    def __init__(self, tree: ast.Module, text: str, reads_only=None, imported=None):
         self.tree, self.text, self.reads_only = tree, text, reads_only
+        self.imported = imported  # (a call's callee -> the defs of another module it runs, None when not known)
         self._known: dict[str, frozenset | None] = {}
         self._grown: dict[str, list] = {}  # name -> the calls that add layers at its end (`append`, `add_module`)
         self._defs: dict | None = None
@@ -523,7 +524,7 @@ class ItemChanges:
             for call in scan.passed:
                 if self._defs is None:
                     self._defs = _functions_by_name(self.tree)
-                for passed, passed_hows in _passed_changes(call, self._defs, self.reads_only, self._read):
+                for passed, passed_hows in _passed_changes(call, self._defs, self.reads_only, self._read, self.imported):
                     if passed == current:
                         hows.update(passed_hows)
             for alias, value in scan.aliases:
@@ -643,15 +644,17 @@ def _functions_by_name(tree: ast.AST) -> dict[str, list]:
     return found
 
 
-def _passed_changes(call: ast.Call, defs: dict, reads_only, read: dict):
+def _passed_changes(call: ast.Call, defs: dict, reads_only, read: dict, imported=None):
     """(name, hows) for each argument of a call that gives something away: what the callee of that name under the tree
-    does to the parameter it binds, "passed" when there is none."""
+    (or, `imported`, the def of another module the call runs) does to the parameter it binds, "passed" when there is
+    none."""
     callee = call.func.id if type(call.func) is ast.Name else call.func.attr if type(call.func) is ast.Attribute else None
+    functions = defs.get(callee) if callee in defs else imported(call.func) if imported is not None else None
     for position, arg in _call_arguments(call):
         name = _last_part(arg)
         if name is None:
             continue
-        hows = _changes_to_parameter(defs[callee], position, type(call.func) is ast.Attribute, reads_only, read) if callee in defs else {"passed"}
+        hows = _changes_to_parameter(functions, position, type(call.func) is ast.Attribute, reads_only, read) if functions else {"passed"}
         if hows:
             yield name, hows
 

@@ -3689,7 +3689,8 @@ class Walker:
         """syntax.item_changes of the module, asked name by name (kept on its tree), a call that _reads_only counted as
         reading its arguments only."""
         return syntax.kept_on(self.model.tree, "_item_changes",
-                              lambda tree: syntax.ItemChanges(tree, self.model.source.text, functools.partial(_reads_only, self.imports)))
+                              lambda tree: syntax.ItemChanges(tree, self.model.source.text, functools.partial(_reads_only, self.imports),
+                                                              functools.partial(_imported_defs, self.imports, self.resolver, self.model.source)))
 
     def _may_change_here(self, call: ast.Call, read: ast.expr) -> bool:
         """A change at `call` of a container may reach the one `read` names: not `self.stages.append(m)` in a class that
@@ -5785,6 +5786,21 @@ def _reads_only(imports, func: ast.expr) -> bool:
     if qualname is not None:
         return (imports.is_torch(qualname) and not qualname.startswith(_SWAPPING_LAYERS)) or qualname.startswith(("copy.", "logging."))
     return type(func) is ast.Attribute and func.attr in _LOGGER_METHODS  # (`log.info("%s", self.head)`)
+
+
+def _imported_defs(imports, resolver, source, func: ast.expr) -> list | None:
+    """The def of another module of the workspace that a call of `func` runs (`harden(self.layers)` after `from utils
+    import harden`), for what it does to the containers it is given; None when that is not known (no resolver, a
+    library's name, a class, not resolved)."""
+    qualname = imports.qualname(func)
+    if resolver is None or qualname is None or imports.is_torch(qualname):
+        return None
+    top = qualname.lstrip(".").split(".", 1)[0]
+    probe = getattr(resolver, "workspace_module", None)
+    if top in _NEVER_WORKSPACE or not (qualname.startswith(".") or source.path and probe is not None and probe(source.path, top)):
+        return None
+    definition = resolver.resolve(source, func, qualname=qualname)
+    return [definition.node] if isinstance(definition, FunctionInfo) and isinstance(definition.node, ast.FunctionDef | ast.AsyncFunctionDef) else None
 
 
 def _layer_list(sequence: Provenance) -> bool:
