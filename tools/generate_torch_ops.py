@@ -61,6 +61,24 @@ PYTHON_VALUES = ("item", "tolist", "numpy")
 DEVICE_MOVES = ("to", "cuda", "cpu", "xpu", "mps", "type_as", "type")
 
 
+def _graph_runs(torch, methods) -> set:
+    """Tensor methods that run the autograd graph rooted at the receiver: probed on two leaves of the same shape whose
+    values differ, each given the same gradient, they must leave the same gradients behind (a leaf's own `backward`
+    accumulates the gradient it is given; a graph's nodes read what they saved, never the root's values)."""
+    found = set()
+    for name in ("backward",):
+        if name not in methods:
+            continue
+        grads = []
+        for value in (0.0, 7.0):
+            leaf = torch.full((3,), value, requires_grad=True)
+            getattr(leaf, name)(torch.ones(3))
+            grads.append(leaf.grad)
+        if torch.equal(*grads):
+            found.add(name)
+    return found
+
+
 def _factory_methods(torch, methods) -> set:
     """`x.new*(...)`: probed on two receivers of the same dtype and device whose values differ, each method given a
     size (and a fill value where it takes one) must give the same result: the receiver's values are never read."""
@@ -632,6 +650,7 @@ def collect() -> dict:
         "BOOKKEEPING": {n for n in NOT_VALUE_WRITES if hasattr(torch.Tensor, n)},
         "DEVICE_MOVES": {n for n in DEVICE_MOVES if hasattr(torch.Tensor, n)} | {n for n in methods if n.startswith("new_")},
         "FACTORY_METHODS": _factory_methods(torch, methods),
+        "GRAPH_RUNS": _graph_runs(torch, methods),
         "OVERWRITES": overwrites,
         "PARTIAL_WRITES": partial_writes,
         "METHODS": methods,
@@ -1205,6 +1224,8 @@ def render(facts: dict) -> str:
         "DEVICE_MOVES": "Tensor methods whose result's device is chosen by the call (to, cuda, type_as, new_zeros...).",
         "FACTORY_METHODS": "Tensor methods that make a new tensor taking only the receiver's dtype and device, never its values "
                            "(new_zeros, new_empty..., the legacy `new(*sizes)` / `new(data)`).",
+        "GRAPH_RUNS": "Tensor methods that run the autograd graph rooted at the receiver, never reading its values "
+                      "(probed: two leaves of different values given the same gradient get the same gradients).",
         "OVERWRITES": "In-place ops that replace every value without reading it (their gradient for self is zeros_like).",
         "PARTIAL_WRITES": "In-place ops that replace some values without reading them (gradient zero where written).",
         "METHODS": "Callable attributes of torch.Tensor.",

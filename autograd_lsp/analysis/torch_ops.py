@@ -2371,6 +2371,11 @@ FACTORY_METHODS = frozenset({
     'new_zeros',
 })
 
+# Tensor methods that run the autograd graph rooted at the receiver, never reading its values (probed: two leaves of different values given the same gradient get the same gradients).
+GRAPH_RUNS = frozenset({
+    'backward',
+})
+
 # In-place ops that replace every value without reading it (their gradient for self is zeros_like).
 OVERWRITES = frozenset({
     'bernoulli_',

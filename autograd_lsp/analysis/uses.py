@@ -132,6 +132,11 @@ def is_conversion(name: str) -> bool:
     return name in ops.DTYPES and name in ops.METHODS
 
 
+def runs_graph(name: str) -> bool:
+    """`x.backward(...)`: runs the graph rooted at x (its history, its shape), never reads x's values."""
+    return name in ops.GRAPH_RUNS
+
+
 def is_tensor_factory_method(name: str) -> bool:
     """`x.new_zeros(n)`, `x.new_empty(n)`, the legacy `x.new(n)`: a new tensor that takes only x's dtype and device."""
     return name in ops.FACTORY_METHODS

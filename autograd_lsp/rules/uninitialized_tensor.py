@@ -18,7 +18,7 @@ returns or hands it to unknown code: `affine(x, self.gain, self.shift)`), or whe
 runs (a `reset_parameters()` that `__init__` never calls, its name used nowhere else in a file that builds the module and hands nothing to torch.distributed); a method that assigns the attribute its real value only after reading it (a running
 statistic replaced at the end of `train()`) reads the garbage on its first call, when any `if` around the read is
 about the tensor itself or true with the values `__init__` set (a guard on other state may be what delays it).
-Not reads: `x.new(...)` and `new_*` (dtype and device only), a buffer whose element views went, as a list, first to
+Not reads: `x.new(...)` and `new_*` (dtype and device only), `x.backward(...)` (it runs x's graph, never its values), a buffer whose element views went, as a list, first to
 what writes them (a foreach in-place op, a function of the workspace whose body writes that list's elements; not
 print, logging, `len`, `dict`), and a "size" whose items are tuples (itertools permutations / combinations / product,
 through `set`/`list`/`sorted`: torch raises TypeError before allocating; a set of ints is a valid shape).
@@ -751,8 +751,8 @@ def _classify(model: ModuleModel, node: ast.AST, parent_of, values: set[int]) ->
                     values.add(id(grand))  # the same storage, or a copy of the same garbage (`clone()`, `to()`): follow it
                     current = grand
                     continue
-                if use == uses.METADATA or uses.is_tensor_factory_method(attr):
-                    return NEUTRAL, None
+                if use == uses.METADATA or uses.is_tensor_factory_method(attr) or uses.runs_graph(attr):
+                    return NEUTRAL, None  # (`torch.empty(1, requires_grad=True).backward()`: a warm-up, no value read)
                 if uses.is_tensor_method(attr):
                     return (NEUTRAL, None) if _only_metadata(grand, parent_of) else (READ, grand)
                 return ESCAPE, None
