@@ -1026,11 +1026,16 @@ def _moved_before(node: ast.AST, attr: str, parents: dict) -> bool:
 
 def _moves_attribute(stmt: ast.stmt, attr: str) -> bool:
     """`self.<attr> = <a copy moved to a device>`, or an `if` on the attribute's device or type (`self.<attr>.device`,
-    `self.<attr>.type() != x.type()`) whose body does that."""
+    `self.<attr>.type() != x.type()`) whose body does that; or on the device of another attribute the same body moves
+    with it (`if self.mask.device != self.weight.device:` moving `mask`, `eye` and `perm` together: one stands for the
+    group)."""
     if isinstance(stmt, ast.If):
-        return any(uses.reads_device(n) and _self_attribute(n.func.value if isinstance(n, ast.Call) else n.value, attr)
-                   for n in nodes(stmt.test)) \
-            and any(_moves_attribute(inner, attr) for inner in stmt.body)
+        if not any(_moves_attribute(inner, attr) for inner in stmt.body):
+            return False
+        probed = [n.func.value if isinstance(n, ast.Call) else n.value for n in nodes(stmt.test) if uses.reads_device(n)]
+        return any(_self_attribute(read, attr) for read in probed) or any(
+            isinstance(read, ast.Attribute) and _self_attribute(read, read.attr) and _moves_attribute(inner, read.attr)
+            for read in probed for inner in stmt.body)
     if isinstance(stmt, ast.Assign) and any(_self_attribute(target, attr) for target in stmt.targets):
         return any(isinstance(n, ast.Call) and (any(kw.arg == "device" for kw in n.keywords)
                                                 or isinstance(n.func, ast.Attribute) and uses.moves_device(n.func.attr))
