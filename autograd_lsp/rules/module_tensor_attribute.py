@@ -154,7 +154,7 @@ def check(model: ModuleModel):
                 attr = bind.name.split(".", 1)[1]
                 if any(_names_match(attr, name) for name in registered) or attr in reported \
                         or _replaced_while_building(model, cls, bind, in_methods) or _placeholder_for_a_parameter(bind, builders, in_methods) \
-                        or _setattr_elsewhere(cls, attr, builders + hand, in_methods):
+                        or _setattr_elsewhere(cls, attr, builders + hand, in_methods) or _placed_by_hand(attr, builders):
                     continue
                 use = _device_sensitive_use(cls, attr, model.imports, model.classes)
                 conversion = None
@@ -811,13 +811,25 @@ _UNMOVED: dict = {}  # id of a module's ClassDef -> its plain tensor attributes 
 _MODELS: dict = {}  # id of a module's ClassDef -> the model being checked (for its methods' call sites)
 
 
-def _unmoved_sibling(node: ast.AST, cls: ClassInfo | None, depth: int = 0) -> bool:
+def _unmoved_sibling(node: ast.AST, cls: ClassInfo | None, depth: int = 0, parents: dict | None = None) -> bool:
     """`self.<name>` of another plain tensor attribute of the same module (made with it, on the device it was made on), or
-    a value computed from such attributes and constants alone (`self.log_scale.exp()`, `2 * self.b`)."""
+    a value computed from such attributes and constants alone (`self.log_scale.exp()`, `2 * self.b`), or (`parents`: the
+    method's nodes) a local every assignment of which converts to such an attribute's type or device (`t =
+    torch.arange(n).type_as(self.inv_freq)`: a legacy type names the device too)."""
     if cls is None or depth > 4:
         return False
     if isinstance(node, ast.Attribute) and _self_name(node.value):
         return isinstance(node.ctx, ast.Load) and node.attr in _UNMOVED.get(id(cls.node), ())
+    if isinstance(node, ast.Name) and parents is not None:
+        unmoved = _UNMOVED.get(id(cls.node), ())
+        values = [other.value for other in parents if isinstance(other, ast.Assign) and len(other.targets) == 1
+                  and isinstance(other.targets[0], ast.Name) and other.targets[0].id == node.id]
+        return bool(values) and all(
+            isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("type_as", "to")
+            and len(value.args) == 1 and not value.keywords
+            and any(isinstance(place, ast.Attribute) and _self_name(place.value) and place.attr in unmoved
+                    for place in [value.args[0], getattr(value.args[0], "value", None) if getattr(value.args[0], "attr", None) == "device" else None])
+            for value in values)
     if isinstance(node, ast.BinOp):
         return all(_constant(side) or _unmoved_sibling(side, cls, depth + 1) for side in (node.left, node.right)) \
             and not (_constant(node.left) and _constant(node.right))
@@ -1106,6 +1118,20 @@ def _slices_past(test: ast.AST, attr: str, dims: int) -> bool:
     return False
 
 
+def _placed_by_hand(attr: str, builders: list) -> bool:
+    """The code that builds the module moves the tensor to a device itself (`if args.cuda: self.coords =
+    self.coords.cuda()`): where it lives is the author's choice, made with the module's own, not a tensor `.to()` left
+    behind unseen."""
+    for method in builders:
+        for node in statements(method.node.body, (ast.Assign,)):
+            value = node.value
+            if len(node.targets) == 1 and _self_attribute(node.targets[0], attr) and isinstance(value, ast.Call) \
+                    and isinstance(value.func, ast.Attribute) and uses.moves_device(value.func.attr) \
+                    and _self_attribute(value.func.value, attr) and value.func.attr not in ("cpu", "type_as", "type"):
+                return True
+    return False
+
+
 def _rebound_elsewhere(cls: ClassInfo, attr: str, builders: list, anywhere: bool = False) -> bool:
     """A method that does not build the module assigns `self.<attr>`, in its top-level block (on every call), a moved
     copy of itself (`self.mean = self.mean.type_as(x)` at the top of forward) or another value: the tensor a later use
@@ -1221,7 +1247,7 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         return None  # used as an index: CPU index tensors work on any device
     if isinstance(parent, ast.BinOp):
         other = parent.right if parent.left is node else parent.left
-        if _constant(other) or _unmoved_sibling(other, cls):
+        if _constant(other) or _unmoved_sibling(other, cls, parents=parents):
             return _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype)
         return parent
     if isinstance(parent, ast.Compare):
@@ -1256,6 +1282,8 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         if qualname is None and isinstance(func, ast.Attribute) and api.is_op(func.attr) and func.attr not in api.SHAPE_OPERANDS \
                 and not _self_name(func.value) and not _not_tensor(func.value, cls):
             others.append(func.value)  # `scores.masked_fill(self.mask == 0, -inf)`: the tensor the op is called on
+        if others and all(isinstance(a, ast.Name) and _unmoved_sibling(a, cls, parents=parents) for a in others):
+            return _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype)  # torch.outer(t, self.inv_freq)
         return parent if others else None  # F.conv2d(x, self.kernel), torch.matmul(x, self.P)
     if isinstance(parent, ast.keyword):
         call = parents.get(parent)
