@@ -154,7 +154,8 @@ def check(model: ModuleModel):
                 attr = bind.name.split(".", 1)[1]
                 if any(_names_match(attr, name) for name in registered) or attr in reported \
                         or _replaced_while_building(model, cls, bind, in_methods) or _placeholder_for_a_parameter(bind, builders, in_methods) \
-                        or _setattr_elsewhere(cls, attr, builders + hand, in_methods) or _placed_by_hand(attr, builders):
+                        or _setattr_elsewhere(cls, attr, builders + hand, in_methods) \
+                        or _placed_by_hand(attr, builders) and _dtype_conversion(model, cls) is None:
                     continue
                 use = _device_sensitive_use(cls, attr, model.imports, model.classes)
                 conversion = None
@@ -1121,7 +1122,8 @@ def _slices_past(test: ast.AST, attr: str, dims: int) -> bool:
 def _placed_by_hand(attr: str, builders: list) -> bool:
     """The code that builds the module moves the tensor to a device itself (`if args.cuda: self.coords =
     self.coords.cuda()`): where it lives is the author's choice, made with the module's own, not a tensor `.to()` left
-    behind unseen."""
+    behind unseen (the caller asks too that no code here converts the module to another dtype, which a hand-placed
+    tensor misses all the same)."""
     for method in builders:
         for node in statements(method.node.body, (ast.Assign,)):
             value = node.value
