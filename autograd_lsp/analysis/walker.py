@@ -2846,9 +2846,7 @@ class Walker:
         return False
 
     def _in_workspace(self, qualname: str) -> bool:
-        """A name imported from the user's own modules (a relative import, or a top package of the workspace)."""
-        top = qualname.lstrip(".").split(".", 1)[0]
-        return top not in _NEVER_WORKSPACE and (qualname.startswith(".") or self._workspace_module(top))
+        return _workspace_name(qualname, self._workspace_module)
 
     def _workspace_module(self, top: str) -> bool:
         """A cheap file-system check that `top` is a module of the workspace rather than an installed library."""
@@ -5788,16 +5786,21 @@ def _reads_only(imports, func: ast.expr) -> bool:
     return type(func) is ast.Attribute and func.attr in _LOGGER_METHODS  # (`log.info("%s", self.head)`)
 
 
+def _workspace_name(qualname: str, module_of_workspace) -> bool:
+    """A name imported from the user's own modules: a relative import, or a top package `module_of_workspace(top)` says
+    is one of the workspace's."""
+    top = qualname.lstrip(".").split(".", 1)[0]
+    return top not in _NEVER_WORKSPACE and (qualname.startswith(".") or module_of_workspace(top))
+
+
 def _imported_defs(imports, resolver, source, func: ast.expr) -> list | None:
     """The def of another module of the workspace that a call of `func` runs (`harden(self.layers)` after `from utils
     import harden`), for what it does to the containers it is given; None when that is not known (no resolver, a
     library's name, a class, not resolved)."""
     qualname = imports.qualname(func)
-    if resolver is None or qualname is None or imports.is_torch(qualname):
-        return None
-    top = qualname.lstrip(".").split(".", 1)[0]
     probe = getattr(resolver, "workspace_module", None)
-    if top in _NEVER_WORKSPACE or not (qualname.startswith(".") or source.path and probe is not None and probe(source.path, top)):
+    if probe is None or not source.path or qualname is None or imports.is_torch(qualname) \
+            or not _workspace_name(qualname, lambda top: probe(source.path, top)):
         return None
     definition = resolver.resolve(source, func, qualname=qualname)
     return [definition.node] if isinstance(definition, FunctionInfo) and isinstance(definition.node, ast.FunctionDef | ast.AsyncFunctionDef) else None

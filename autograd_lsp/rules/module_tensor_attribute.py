@@ -1012,12 +1012,19 @@ def _only_moved(cls: ClassInfo, attr: str) -> bool:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if not any(_self_attribute(node, attr) for target in targets for node in nodes(target)):
                 continue
-            value = stmt.value
-            if not (isinstance(stmt, ast.Assign) and len(targets) == 1 and _self_attribute(targets[0], attr)
-                    and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-                    and uses.moves_device(value.func.attr) and _self_attribute(value.func.value, attr)):
+            if _moved_copy(stmt, attr) is None:
                 return False
     return True
+
+
+def _moved_copy(stmt: ast.stmt, attr: str) -> str | None:
+    """`self.<attr> = self.<attr>.<move>(...)`: the move (`to`, `cuda`, `type_as`...), else None."""
+    value = getattr(stmt, "value", None)
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _self_attribute(stmt.targets[0], attr) \
+            and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and uses.moves_device(value.func.attr) and _self_attribute(value.func.value, attr):
+        return value.func.attr
+    return None
 
 
 def _moved_before(node: ast.AST, attr: str, parents: dict) -> bool:
@@ -1124,14 +1131,8 @@ def _placed_by_hand(attr: str, builders: list) -> bool:
     self.coords.cuda()`): where it lives is the author's choice, made with the module's own, not a tensor `.to()` left
     behind unseen (the caller asks too that no code here converts the module to another dtype, which a hand-placed
     tensor misses all the same)."""
-    for method in builders:
-        for node in statements(method.node.body, (ast.Assign,)):
-            value = node.value
-            if len(node.targets) == 1 and _self_attribute(node.targets[0], attr) and isinstance(value, ast.Call) \
-                    and isinstance(value.func, ast.Attribute) and uses.moves_device(value.func.attr) \
-                    and _self_attribute(value.func.value, attr) and value.func.attr not in ("cpu", "type_as", "type"):
-                return True
-    return False
+    return any(_moved_copy(node, attr) not in (None, "cpu", "type_as", "type")
+               for method in builders for node in statements(method.node.body, (ast.Assign,)))
 
 
 def _rebound_elsewhere(cls: ClassInfo, attr: str, builders: list, anywhere: bool = False) -> bool:
