@@ -38,6 +38,7 @@ run, and reach the network. It runs only when the user asks (the confirm command
 """
 from __future__ import annotations
 
+import atexit
 import functools
 import glob
 import json
@@ -344,8 +345,10 @@ def run(
     """Run `program` under `harness` (default: confirm's; audit passes its own child with `spec_extra` for it)."""
     python = python or sys.executable
     workdir = os.path.realpath(tempfile.mkdtemp(prefix="autograd-lsp-confirm-"))
+    _live(workdir, None)
     started = time.perf_counter()
     how = isolation()
+    process = None
     try:
         harness_file = harness
         reproducer = os.path.join(workdir, "reproducer.py")
@@ -388,6 +391,7 @@ def run(
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group: killed as a whole
             )
+            _live(workdir, process)
         except OSError as error:
             return RunOutcome(None, None, False, f"cannot start {python}: {error.strerror or error}", False,
                               time.perf_counter() - started, workdir, python, extra={"start_error": True},
@@ -421,6 +425,33 @@ def run(
         return RunOutcome(facts, process.returncode, timed_out, capture.text(), capture.truncated, duration, workdir, python,
                           killed_by, isolation=how.kind, isolation_note=how.reason)
     finally:
+        if process is not None and process.returncode is None:  # interrupted while it ran (Ctrl-C in the CLI)
+            _kill_group(process.pid)
+        with _LIVE_LOCK:
+            _LIVE.pop(workdir, None)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+# Runs not finished yet: workdir -> its process once started. A cancelled job's thread may still be finishing one
+# (a daemon thread, see server/jobs.py) when the server exits; the interpreter does not wait for it.
+_LIVE: dict[str, subprocess.Popen | None] = {}
+_LIVE_LOCK = threading.Lock()
+
+
+def _live(workdir: str, process: subprocess.Popen | None) -> None:
+    with _LIVE_LOCK:
+        _LIVE[workdir] = process
+
+
+@atexit.register
+def _end_live_runs() -> None:
+    """At exit, stop what runs are left and delete their directories, as their own `finally` would have done."""
+    with _LIVE_LOCK:
+        left = list(_LIVE.items())
+        _LIVE.clear()
+    for workdir, process in left:
+        if process is not None:
+            _kill_group(process.pid)
         shutil.rmtree(workdir, ignore_errors=True)
 
 

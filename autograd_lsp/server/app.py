@@ -160,6 +160,7 @@ async def initialized(ls: AutogradLanguageServer, params: types.InitializedParam
 @server.feature(types.SHUTDOWN)
 def shutdown(ls: AutogradLanguageServer, params):
     ls.stop_all()
+    ls.protocol.cancel_pending_requests()
 
 
 # -- text documents and notebooks ------------------------------------------------------------------------

@@ -68,6 +68,14 @@ class AutogradProtocol(LanguageServerProtocol):
             callback()
         super()._handle_cancel_notification(msg_id)
 
+    def cancel_pending_requests(self):
+        """shutdown: cancel every request still running (a confirmation's command stops its sandboxed run) before
+        pygls does. pygls cancels them while iterating over its dict of futures, and a cancelled command's future
+        removes itself from that dict at once: the shutdown request then fails and the server exits with 1."""
+        current = self.msg_id
+        for msg_id in [m for m, future in self._request_futures.items() if m != current and not future.done()]:
+            self._handle_cancel_notification(msg_id)
+
     def count_lines_as_lsp(self):
         """Called from the initialize handler, when pygls has just made the workspace and no document is open:
         documents are made as LspTextDocuments from then on."""
