@@ -25,6 +25,9 @@ LIKE_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k == "like")  
 DATA_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k in ("data", "values"))  # dtype of their values (tensor, arange, full)
 VALUE_FACTORIES = frozenset(n for n, k in ops.FACTORIES.items() if k == "values")  # torch.tensor([...]): the data is the argument
 TENSOR_FACTORIES = frozenset(ops.FACTORIES) | LEGACY_CONSTRUCTORS
+# Factories whose tensor arguments place the result (`torch.ones_like(x)`, `torch.tensor(x)`, `torch.normal(mean, std)`:
+# no size leads); any other makes its tensor on the default device unless `device=` says.
+PLACED_BY_ARGUMENTS = LIKE_FACTORIES | VALUE_FACTORIES | {n for n, sizes in ops.FACTORY_SIZES.items() if 0 not in sizes.values()}
 # torch names its factories of unwritten memory `empty*`: their values are whatever the allocator left.
 RANDOM_FACTORIES = frozenset(ops.RANDOM_FACTORIES)  # randn, randperm...: values drawn anew on every construction
 UNINITIALISED_FACTORIES = frozenset(n for n in ops.FACTORIES if n.startswith("empty"))

@@ -842,6 +842,16 @@ def _unmoved_sibling(node: ast.AST, cls: ClassInfo | None, depth: int = 0, paren
     return False
 
 
+def _made_on_default_device(node: ast.AST, imports) -> bool:
+    """A tensor a torch factory makes right here with no `device=` (`torch.ones(self.steps + 1)`), one whose arguments
+    do not place it (sizes, numbers): on the default device, where the plain attribute was made and stays."""
+    if not isinstance(node, ast.Call) or imports is None:
+        return False
+    module, _, name = (imports.qualname(node.func) or "").rpartition(".")
+    return module == "torch" and name in api.TENSOR_FACTORIES and name not in api.PLACED_BY_ARGUMENTS \
+        and not any(kw.arg in ("device", "out") or kw.arg is None for kw in node.keywords)
+
+
 def _registered_names(cls: ClassInfo) -> set[str]:
     """Names passed to `register_buffer`/`register_parameter` anywhere in the class."""
     names = set()
@@ -1250,7 +1260,7 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         return None  # used as an index: CPU index tensors work on any device
     if isinstance(parent, ast.BinOp):
         other = parent.right if parent.left is node else parent.left
-        if _constant(other) or _unmoved_sibling(other, cls, parents=parents):
+        if _constant(other) or _unmoved_sibling(other, cls, parents=parents) or _made_on_default_device(other, imports):
             return _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype)
         return parent
     if isinstance(parent, ast.Compare):
@@ -1265,7 +1275,7 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
             return None  # `torch.Size([dim, self.n, 2])`: a size, on no device
         if isinstance(grand, ast.Call) and parent in grand.args and not _moves_or_inspects(grand) and not _extension_call(grand, imports):
             others = [e for e in parent.elts if e is not node and not _constant(e)] + [a for a in grand.args if a is not parent and not _constant(a)]
-            if others and all(_unmoved_sibling(e, cls) for e in others):
+            if others and all(_unmoved_sibling(e, cls) or _made_on_default_device(e, imports) for e in others):
                 return _combined(grand, parents, depth + 1, cls, imports, classes, kept_dtype)  # torch.cat([self.mu, self.sigma])
             return grand if others else None  # torch.cat([x, self.x])
         return None
@@ -1273,6 +1283,8 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         if _moves_or_inspects(parent) or _extension_call(parent, imports):
             return None
         qualname = imports.qualname(parent.func) if imports is not None else None
+        if qualname in api.TENSOR_WRAPPERS:
+            return _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype)  # nn.Parameter(self.x * 2, requires_grad=flag)
         if qualname is not None and qualname.rpartition(".")[0] in api.MATH_MODULES and api.one_tensor(qualname.rpartition(".")[2]):
             return _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype)  # torch.multinomial(self.probs, k): alone, so far
         forward = _function_forward(parent, node, classes)
@@ -1285,11 +1297,14 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         if qualname is None and isinstance(func, ast.Attribute) and api.is_op(func.attr) and func.attr not in api.SHAPE_OPERANDS \
                 and not _self_name(func.value) and not _not_tensor(func.value, cls):
             others.append(func.value)  # `scores.masked_fill(self.mask == 0, -inf)`: the tensor the op is called on
-        if others and all(isinstance(a, ast.Name) and _unmoved_sibling(a, cls, parents=parents) for a in others):
+        if others and all(isinstance(a, ast.Name) and _unmoved_sibling(a, cls, parents=parents)
+                          or _made_on_default_device(a, imports) for a in others):
             return _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype)  # torch.outer(t, self.inv_freq)
         return parent if others else None  # F.conv2d(x, self.kernel), torch.matmul(x, self.P)
     if isinstance(parent, ast.keyword):
         call = parents.get(parent)
+        if isinstance(call, ast.Call) and imports is not None and imports.qualname(call.func) in api.TENSOR_WRAPPERS:
+            return _combined(call, parents, depth + 1, cls, imports, classes, kept_dtype)  # nn.Parameter(data=self.x * 2)
         if isinstance(call, ast.Call) and not _moves_or_inspects(call) and not _extension_call(call, imports):
             others = [a for a in [*call.args, *(k.value for k in call.keywords)] if a is not node and not _constant(a)]
             return call if others else None
