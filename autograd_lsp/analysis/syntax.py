@@ -632,6 +632,20 @@ class _ChangeScan:
                 self.appends.setdefault(name, []).append(node)
 
 
+def replaces_children(tree: ast.AST) -> bool:
+    """A function here sets attributes by computed names to new objects (`setattr(parent, name, nn.Hardsigmoid())` in a
+    walk over `named_modules()`, as activation swaps and quantization preparation do) and is called here: after that
+    call, which layer a module instance holds is no longer what its constructor built. (`setattr(self, key, value)` of
+    a config's keywords sets no new object.)"""
+    swapping = set()
+    for name, defs in _functions_by_name(tree).items():
+        if any(type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "setattr" and len(node.args) == 3
+               and type(node.args[1]) is not ast.Constant and type(node.args[2]) is ast.Call
+               for function in defs for node in nodes(function)):
+            swapping.add(name)
+    return bool(swapping) and any(type(node) is ast.Call and _last_part(node.func) in swapping for node in nodes(tree))
+
+
 def _functions_by_name(tree: ast.AST) -> dict[str, list]:
     """Every function defined under `tree`, at any depth (methods, nested functions), by name."""
     found: dict[str, list] = {}

@@ -2949,8 +2949,10 @@ class Walker:
         elif isinstance(cls, ClassInfo) and walked is not None and walked.kind is Kind.TENSOR and walked.scalar is False and result.scalar is None:
             result = result.but(scalar=False)  # (no shape, but several elements for these arguments: `self.beta * per_row`)
         last = _last_layer(module) if name == "Sequential" else name
-        if requires_grad and last is not None and api.saves_output(last):
-            # nn.Sigmoid()(x), nn.Sequential(..., nn.Tanh())(x): the output is kept for backward (AG006, AG008)
+        if requires_grad and last is not None and api.saves_output(last) \
+                and not (type(node.func) is ast.Attribute and syntax.kept_on(self.model.tree, "_replaces_children", syntax.replaces_children)):
+            # nn.Sigmoid()(x), nn.Sequential(..., nn.Tanh())(x): the output is kept for backward (AG006, AG008); not
+            # known of a module's layer where this code swaps layers by name
             result = result.but(saved_by=last, saved_node=node)
         elif requires_grad and not self.no_grad and isinstance(cls, ClassInfo) and event.runs is not None and event.runs.walked:
             kept = event.runs.returns
