@@ -37,7 +37,9 @@ construction this module shows leaves at None, the other branch keeping a given 
 Not flagged: `nn.Parameter(...)`, `self.register_buffer(...)`, Python numbers, 0-dim tensors such as
 `torch.tensor(0.5)` (PyTorch lets a 0-dim CPU tensor combine with tensors on any device; but one that a method keeps
 updating from itself, `self.steps += n`, is running state `state_dict()` loses, and is reported so), tensors created
-with an explicit `device=`, attributes only used in `__init__` or only as indices, and stand-ins that a method
+with an explicit `device=`, attributes only used in `__init__` or only as indices, uses that meet only tensors a torch
+factory makes right there without `device=` (`torch.ones(n) * self.scale`: both on the default device; a factory whose
+tensor arguments place its result, `torch.ones_like(x)`, is not such a one), and stand-ins that a method
 replaces before any use: an empty tensor (`torch.empty(0)`), or a one-element literal such as `torch.zeros(1)` that
 `forward` rebuilds next to its input whenever a slice of its shape past its own dimensions differs from the input's
 (`if self.grid.shape[2:4] != x.shape[2:4]:`, true on the first call). Also not flagged: a use that an earlier
