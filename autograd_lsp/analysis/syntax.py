@@ -637,13 +637,14 @@ def replaces_children(tree: ast.AST) -> bool:
     walk over `named_modules()`, as activation swaps and quantization preparation do) and is called here: after that
     call, which layer a module instance holds is no longer what its constructor built. (`setattr(self, key, value)` of
     a config's keywords sets no new object.)"""
-    swapping = set()
-    for name, defs in _functions_by_name(tree).items():
-        if any(type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "setattr" and len(node.args) == 3
-               and type(node.args[1]) is not ast.Constant and type(node.args[2]) is ast.Call
-               for function in defs for node in nodes(function)):
-            swapping.add(name)
-    return bool(swapping) and any(type(node) is ast.Call and _last_part(node.func) in swapping for node in nodes(tree))
+    calls = [node for node in nodes(tree) if type(node) is ast.Call]
+    setters = [call for call in calls if type(call.func) is ast.Name and call.func.id == "setattr" and len(call.args) == 3
+               and type(call.args[1]) is not ast.Constant and type(call.args[2]) is ast.Call]
+    if not setters:
+        return False
+    swapping = {name for name, defs in _functions_by_name(tree).items()
+                if any(function.lineno <= setter.lineno <= function.end_lineno for function in defs for setter in setters)}
+    return any(_last_part(call.func) in swapping for call in calls)
 
 
 def _functions_by_name(tree: ast.AST) -> dict[str, list]:

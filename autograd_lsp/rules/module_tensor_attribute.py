@@ -844,6 +844,12 @@ def _unmoved_sibling(node: ast.AST, cls: ClassInfo | None, depth: int = 0, paren
     return False
 
 
+def _beside(node: ast.AST, cls: ClassInfo | None, imports, parents: dict | None = None) -> bool:
+    """An operand that lives where the plain attribute does: another unmoved attribute (or made from one), or a tensor
+    a factory makes on the default device."""
+    return _unmoved_sibling(node, cls, parents=parents) or _made_on_default_device(node, imports)
+
+
 def _made_on_default_device(node: ast.AST, imports) -> bool:
     """A tensor a torch factory makes right here with no `device=` (`torch.ones(self.steps + 1)`), one whose arguments
     do not place it (sizes, numbers): on the default device, where the plain attribute was made and stays."""
@@ -1262,7 +1268,7 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         return None  # used as an index: CPU index tensors work on any device
     if isinstance(parent, ast.BinOp):
         other = parent.right if parent.left is node else parent.left
-        if _constant(other) or _unmoved_sibling(other, cls, parents=parents) or _made_on_default_device(other, imports):
+        if _constant(other) or _beside(other, cls, imports, parents):
             return _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype)
         return parent
     if isinstance(parent, ast.Compare):
@@ -1277,7 +1283,7 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
             return None  # `torch.Size([dim, self.n, 2])`: a size, on no device
         if isinstance(grand, ast.Call) and parent in grand.args and not _moves_or_inspects(grand) and not _extension_call(grand, imports):
             others = [e for e in parent.elts if e is not node and not _constant(e)] + [a for a in grand.args if a is not parent and not _constant(a)]
-            if others and all(_unmoved_sibling(e, cls) or _made_on_default_device(e, imports) for e in others):
+            if others and all(_beside(e, cls, imports) for e in others):
                 return _combined(grand, parents, depth + 1, cls, imports, classes, kept_dtype)  # torch.cat([self.mu, self.sigma])
             return grand if others else None  # torch.cat([x, self.x])
         return None
@@ -1299,8 +1305,8 @@ def _combined(node: ast.AST, parents: dict, depth: int = 0, cls: ClassInfo | Non
         if qualname is None and isinstance(func, ast.Attribute) and api.is_op(func.attr) and func.attr not in api.SHAPE_OPERANDS \
                 and not _self_name(func.value) and not _not_tensor(func.value, cls):
             others.append(func.value)  # `scores.masked_fill(self.mask == 0, -inf)`: the tensor the op is called on
-        if others and all(isinstance(a, ast.Name) and _unmoved_sibling(a, cls, parents=parents)
-                          or _made_on_default_device(a, imports) for a in others):
+        if others and all(_beside(a, cls, imports, parents) if isinstance(a, ast.Name) else _made_on_default_device(a, imports)
+                          for a in others):
             return _combined(parent, parents, depth + 1, cls, imports, classes, kept_dtype)  # torch.outer(t, self.inv_freq)
         return parent if others else None  # F.conv2d(x, self.kernel), torch.matmul(x, self.P)
     if isinstance(parent, ast.keyword):
