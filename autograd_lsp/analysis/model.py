@@ -370,7 +370,8 @@ class ModuleModel:
             scope.defs.clear()
             scope.parent = None
             scope.function = None
-        for loop in self.loops:
+        walker = self.__dict__.get("_walker")
+        for loop in [*self.loops, *(walker.unlisted_loops if walker is not None else ())]:
             loop.scope = loop.parent = None
             loop.backwards.clear(), loop.steps.clear(), loop.zero_grads.clear(), loop.forwards.clear()
         classes = {id(cls): cls for cls in [*self.classes.values(), *(info.cls for info in self.functions.values() if info.cls)]}
@@ -393,6 +394,7 @@ class ModuleModel:
                 shadow.__dict__.pop("instance", None)
                 shadow.__dict__.pop("called_from", None)
             walker.shadows.clear()
+            walker.unlisted_loops.clear()
             walker.memo.clear()
             walker.memo_seen.clear()
             walker.summary_reads.clear()
@@ -538,31 +540,7 @@ class ModuleModel:
         if callees is None:
             callees = self.__dict__["_graph_callees"] = {ident: function for function, ids in calls.items() for ident in ids}
         memo: dict = {}
-
-        def shared(ident: int) -> bool:
-            found = memo.get(ident)
-            if found is not None:
-                return found
-            memo[ident] = True  # (a recursive helper meets its own question: shared, as before)
-            function = owners.get(ident)
-            result = True
-            if function is not None:  # (a call inside a helper's body too: made anew by each call of that helper)
-                through = calls.get(function, frozenset())
-                in_a, in_b = through & a, through & b
-                if in_a and in_b:
-                    result = any(shared(call) for call in in_a & in_b)
-            callee = callees.get(ident)
-            if callee is not None and result:
-                # the id of a call of a helper: both graphs came out of that call; they share something only where they
-                # share a node of its body (when both hold some: else what the body did is unknown, so shared)
-                body_a = [i for i in a if owners.get(i) is callee]
-                body_b = [i for i in b if owners.get(i) is callee]
-                if body_a and body_b:
-                    result = any(shared(i) for i in set(body_a) & set(body_b))
-            memo[ident] = result
-            return result
-
-        return frozenset(ident for ident in common if shared(ident))
+        return frozenset(ident for ident in common if _truly_shared(ident, a, b, owners, calls, callees, memo))
 
     def _graph_owners(self) -> tuple[dict, dict]:
         """(id of a node inside a def -> the innermost def's node, a def's node -> the ids of the calls of it)."""
@@ -668,6 +646,32 @@ class ModuleModel:
         related = (Related(finding.span, failure),) + tuple(r for r in finding.related if r.span.line != span.line)
         return [finding, replace(finding, message=message, span=span, related=related,
                                  data={**finding.data, "cause_of": finding.span.line})]
+
+
+def _truly_shared(ident: int, a: frozenset, b: frozenset, owners: dict, calls: dict, callees: dict, memo: dict) -> bool:
+    """ModuleModel.shared_graph's question for one id (a module function: a nested one calling itself is a reference
+    cycle that keeps what it reads alive after the analysis)."""
+    found = memo.get(ident)
+    if found is not None:
+        return found
+    memo[ident] = True  # (a recursive helper meets its own question: shared, as before)
+    function = owners.get(ident)
+    result = True
+    if function is not None:  # (a call inside a helper's body too: made anew by each call of that helper)
+        through = calls.get(function, frozenset())
+        in_a, in_b = through & a, through & b
+        if in_a and in_b:
+            result = any(_truly_shared(call, a, b, owners, calls, callees, memo) for call in in_a & in_b)
+    callee = callees.get(ident)
+    if callee is not None and result:
+        # the id of a call of a helper: both graphs came out of that call; they share something only where they
+        # share a node of its body (when both hold some: else what the body did is unknown, so shared)
+        body_a = [i for i in a if owners.get(i) is callee]
+        body_b = [i for i in b if owners.get(i) is callee]
+        if body_a and body_b:
+            result = any(_truly_shared(i, a, b, owners, calls, callees, memo) for i in set(body_a) & set(body_b))
+    memo[ident] = result
+    return result
 
 
 def build_model(tree: ast.Module, source: Source, resolver=None, summary_only: bool = False) -> ModuleModel:

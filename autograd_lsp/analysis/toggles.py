@@ -134,27 +134,29 @@ def _body_toggles(function) -> list:
         function.__dict__["_body_toggles"] = found
         return found
 
-    def visit(node, loops):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                continue  # a nested definition runs only if called
-            receiver = value = None
-            if isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Attribute) \
-                    and child.targets[0].attr == "requires_grad":
-                receiver, value = child.targets[0].value, literal_bool(child.value)
-            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.attr == "requires_grad_":
-                receiver = child.func.value
-                argument = child.args[0] if child.args else next((kw.value for kw in child.keywords if kw.arg == "requires_grad"), None)
-                value = True if argument is None else literal_bool(argument)
-            if receiver is not None:
-                targets = _loop_owners(receiver, loops)
-                if targets:
-                    found.append((targets, value))
-            visit(child, loops + [child] if isinstance(child, (ast.For, ast.AsyncFor)) else loops)
-
-    visit(function.node, [])
+    _visit_toggles(function.node, [], found)
     function.__dict__["_body_toggles"] = found
     return found
+
+
+def _visit_toggles(node, loops: list, found: list) -> None:
+    """_body_toggles' visit (a module function: a nested one calling itself is a reference cycle that outlives the call)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue  # a nested definition runs only if called
+        receiver = value = None
+        if isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Attribute) \
+                and child.targets[0].attr == "requires_grad":
+            receiver, value = child.targets[0].value, literal_bool(child.value)
+        elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.attr == "requires_grad_":
+            receiver = child.func.value
+            argument = child.args[0] if child.args else next((kw.value for kw in child.keywords if kw.arg == "requires_grad"), None)
+            value = True if argument is None else literal_bool(argument)
+        if receiver is not None:
+            targets = _loop_owners(receiver, loops)
+            if targets:
+                found.append((targets, value))
+        _visit_toggles(child, loops + [child] if isinstance(child, (ast.For, ast.AsyncFor)) else loops, found)
 
 
 def _loop_owners(receiver: ast.expr, loops: list) -> set:

@@ -373,6 +373,7 @@ class Walker:
         self.ended = False  # a walk for one call site met a return that runs for sure: what follows never runs
         self._keywords: dict | None = None
         self.shadows: list[FunctionInfo] = []  # (for release())
+        self.unlisted_loops: list[Loop] = []  # loops of summary and call-site walks, not in model.loops (for release())
         self.function_aliases: dict = {}  # (id of a scope, name) -> the torch function the name was bound to there
         self.tensor_aliases: dict = {}  # (id of a scope, name) -> names `b = a` bound there to the same tensor, either way
         self.table_changes = 0  # stores into class tables so far
@@ -1019,6 +1020,8 @@ class Walker:
         loop.seq = self.seq  # type: ignore[attr-defined]  # (its place among the events: analysis/rewalk.py)
         if not self.summary_only and self.via is None:
             self.model.loops.append(loop)
+        else:
+            self.unlisted_loops.append(loop)
         saved = self.loop
         self.loop = loop
         step = 0 if sure else 1
@@ -5403,28 +5406,30 @@ def _defining_order(cls: ClassInfo, name: str):
 def class_mro(cls: ClassInfo) -> list | None:
     """`cls`'s method resolution order as Python computes it (C3): None where a class up its hierarchy has a base of
     another module (where that one goes is unknown) or the bases admit no order."""
-    def linear(c: ClassInfo, depth: int):
-        named = [b for b in c.node.bases if not (type(b) is ast.Name and b.id == "object")]
-        if depth > 8 or len(named) != len(c.bases):
+    return _linearized(cls, 0)
+
+
+def _linearized(c: ClassInfo, depth: int) -> list | None:
+    named = [b for b in c.node.bases if not (type(b) is ast.Name and b.id == "object")]
+    if depth > 8 or len(named) != len(c.bases):
+        return None
+    if not c.bases:
+        return [c]
+    lists = []
+    for base in c.bases:
+        found = _linearized(base, depth + 1)
+        if found is None:
             return None
-        if not c.bases:
-            return [c]
-        lists = []
-        for base in c.bases:
-            found = linear(base, depth + 1)
-            if found is None:
-                return None
-            lists.append(list(found))
-        lists.append(list(c.bases))
-        order = [c]
-        while any(lists):
-            head = next((l[0] for l in lists if l and not any(any(x is l[0] for x in m[1:]) for m in lists)), None)
-            if head is None:
-                return None
-            order.append(head)
-            lists = [l[1:] if l and l[0] is head else l for l in lists]
-        return order
-    return linear(cls, 0)
+        lists.append(list(found))
+    lists.append(list(c.bases))
+    order = [c]
+    while any(lists):
+        head = next((l[0] for l in lists if l and not any(any(x is l[0] for x in m[1:]) for m in lists)), None)
+        if head is None:
+            return None
+        order.append(head)
+        lists = [l[1:] if l and l[0] is head else l for l in lists]
+    return order
 
 
 def _module_chain(cls: ClassInfo, qualname) -> list | None:

@@ -513,14 +513,17 @@ def _parameters_passed(model: ModuleModel, init, name: str) -> bool:
     module: `Synthesis(analysis.window)`): stored on the module, it is registered as its parameter. Its `.data` or
     `.detach()` is a plain tensor."""
     calls = model.callers(init)
+    return bool(calls) and all((value := callsite.argument_for(call, {name})) is not None and _a_parameter(model, value)
+                               for call in calls)
 
-    def parameter(node) -> bool:
-        if type(node) is ast.IfExp:
-            return parameter(node.body) and parameter(node.orelse)
-        prov = model.prov(node)
-        return prov is not None and prov.kind is Kind.TENSOR and prov.origin == "nn.Parameter" and not prov.detached \
-            and prov.data_of is None
-    return bool(calls) and all((value := callsite.argument_for(call, {name})) is not None and parameter(value) for call in calls)
+
+def _a_parameter(model: ModuleModel, node: ast.expr) -> bool:
+    """`node` is an `nn.Parameter` itself (on both sides of a conditional)."""
+    if type(node) is ast.IfExp:
+        return _a_parameter(model, node.body) and _a_parameter(model, node.orelse)
+    prov = model.prov(node)
+    return prov is not None and prov.kind is Kind.TENSOR and prov.origin == "nn.Parameter" and not prov.detached \
+        and prov.data_of is None
 
 
 def _plain_expression(model: ModuleModel, node: ast.AST, function: ast.AST | None, locals_: tuple, cls: ClassInfo | None = None) -> bool:
