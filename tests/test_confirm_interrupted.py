@@ -25,6 +25,13 @@ SLOW = ("import time\nimport torch\nopen('started', 'w').close()\ntime.sleep(60)
 FLAGGED_LINE = 6
 
 
+# Ctrl-C reaches a command started from a terminal. A test run started in the background by a shell without job
+# control (`.ci/run &`) ignores SIGINT, and its children inherit that: the CLI would never see the signal. So the CLI
+# starts with SIGINT's default disposition, set before exec (same process id) and kept across it.
+_SIGINT_AS_A_TERMINAL_GIVES_IT = [sys.executable, "-c", "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                                  "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"]
+
+
 def _until(predicate, what: str, timeout: float = 60.0):
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -84,7 +91,7 @@ def test_the_server_exiting_during_a_confirmation_stops_it_and_deletes_its_direc
 def test_ctrl_c_on_the_confirm_command_stops_the_run_and_deletes_its_directory(scratch, tmp_path):
     program = tmp_path / "slow.py"
     program.write_text(SLOW, encoding="utf-8")
-    cli = subprocess.Popen([sys.executable, "-m", "autograd_lsp", "confirm", f"{program}:{FLAGGED_LINE}", "--code", "AG001",
+    cli = subprocess.Popen([*_SIGINT_AS_A_TERMINAL_GIVES_IT, "-m", "autograd_lsp", "confirm", f"{program}:{FLAGGED_LINE}", "--code", "AG001",
                             "--timeout", "120"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         _until(lambda: _started(scratch) or cli.poll() is not None, "the program to start")
