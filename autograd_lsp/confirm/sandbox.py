@@ -425,11 +425,9 @@ def run(
         return RunOutcome(facts, process.returncode, timed_out, capture.text(), capture.truncated, duration, workdir, python,
                           killed_by, isolation=how.kind, isolation_note=how.reason)
     finally:
-        if process is not None and process.returncode is None:  # interrupted while it ran (Ctrl-C in the CLI)
-            _kill_group(process.pid)
         with _LIVE_LOCK:
             _LIVE.pop(workdir, None)
-        shutil.rmtree(workdir, ignore_errors=True)
+        _end_run(workdir, process)  # (its program still runs only when interrupted: Ctrl-C in the CLI)
 
 
 # Runs not finished yet: workdir -> its process once started. A cancelled job's thread may still be finishing one
@@ -450,9 +448,14 @@ def _end_live_runs() -> None:
         left = list(_LIVE.items())
         _LIVE.clear()
     for workdir, process in left:
-        if process is not None:
-            _kill_group(process.pid)
-        shutil.rmtree(workdir, ignore_errors=True)
+        _end_run(workdir, process)
+
+
+def _end_run(workdir: str, process: subprocess.Popen | None) -> None:
+    """Stop a run's program if it still runs (its whole process group) and delete the run's directory."""
+    if process is not None and process.returncode is None:
+        _kill_group(process.pid)
+    shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _kill_group(pgid: int) -> None:
