@@ -18,8 +18,15 @@ from .imports import ImportTable
 from .provenance import Provenance
 
 
-@dataclass(eq=False)
-class Scope:
+class _Open:
+    """A base without slots: instances of a slotted dataclass derived from it keep a __dict__ too, for the facts that
+    walks and rules add to them (`info.walk_from`, `cls._body_names`)."""
+
+
+# The walk reads scopes, loops, functions and classes millions of times per run: their fields are slots (an instance
+# dict past CPython's shared-key limit, as a FunctionInfo's is with the facts added to it, is read by the slower lookup).
+@dataclass(eq=False, slots=True)
+class Scope(_Open):
     node: ast.AST  # Module, FunctionDef, Lambda
     name: str
     parent: "Scope | None"
@@ -30,8 +37,8 @@ class Scope:
     stored: dict | None = None  # `self.<attr>` -> the branch token of its last store in this walk (__init__)
 
 
-@dataclass(eq=False)
-class Loop:
+@dataclass(eq=False, slots=True)
+class Loop(_Open):
     node: ast.For | ast.While | ast.AsyncFor
     scope: Scope
     parent: "Loop | None"
@@ -184,8 +191,8 @@ class AttrStoreEvent(Event):
     value: ast.expr = None
 
 
-@dataclass(eq=False)
-class FunctionInfo:
+@dataclass(eq=False, slots=True)
+class FunctionInfo(_Open):
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
     name: str
     scope: Scope | None = None
@@ -204,8 +211,8 @@ class FunctionInfo:
     context_of: "FunctionInfo | None" = None  # a walk of this function's body for one call site: the function itself
 
 
-@dataclass(eq=False)
-class ClassInfo:
+@dataclass(eq=False, slots=True)
+class ClassInfo(_Open):
     node: ast.ClassDef
     name: str
     is_module: bool
@@ -237,6 +244,22 @@ class ClassInfo:
 
     def known_attributes(self) -> dict:
         return {name: self.attribute(name) for name in {**self.attributes, **self.constructed}}
+
+
+def state_of(record) -> dict:
+    """Everything a slotted record (FunctionInfo, ClassInfo) holds: its fields and the facts added to its __dict__."""
+    return {**{name: getattr(record, name) for name in type(record).__slots__}, **record.__dict__}
+
+
+def restore_state(record, state: dict) -> None:
+    """Put back what state_of() took: fields in their slots, the rest as the record's only added facts."""
+    slots = type(record).__slots__
+    record.__dict__.clear()
+    for name, value in state.items():
+        if name in slots:
+            setattr(record, name, value)
+        else:
+            record.__dict__[name] = value
 
 
 E = TypeVar("E", bound=Event)

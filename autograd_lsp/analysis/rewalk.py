@@ -33,7 +33,7 @@ import bisect
 from collections import Counter
 
 from . import callsite, syntax
-from .model import CallEvent, FunctionInfo, ModuleModel, _bare_names
+from .model import CallEvent, FunctionInfo, ModuleModel, _bare_names, restore_state, state_of
 
 _SUMMARY = ("returns", "returned_any", "calls_backward", "calls_step", "calls_zero_grad", "uses_arguments")
 # what a walk records about itself, or what is made again by walking (not a fact others read)
@@ -430,7 +430,7 @@ class _Rewalk:
         call_tables = (dict(model.call_site_backwards), dict(model.forward_graphs), dict(model.backward_handovers),
                        dict(model.__dict__.get("_sequential_hazards", {})), {key: dict(readers) for key, readers in walker.summary_reads.items()})
 
-        saved = {id(member): dict(member.__dict__) for member in self.members}
+        saved = {id(member): state_of(member) for member in self.members}
         state = (walker.seq, walker.function, walker.stmt, walker.resolver, dict(walker.function_aliases), walker.context_walks,
                  list(walker.shadows), dict(walker.memo), walker.table, {key: list(seen) for key, seen in walker.memo_seen.items()})
         old_provs, old_functions, old_tree, old_source = model._provs, model.functions, model.tree, model.source
@@ -466,8 +466,7 @@ class _Rewalk:
                 else:
                     c.changed_at = changed_at
             for member in self.members:
-                member.__dict__.clear()
-                member.__dict__.update(saved[id(member)])
+                restore_state(member, saved[id(member)])
             (walker.seq, walker.function, walker.stmt, walker.resolver, aliases, walker.context_walks, shadows, memo, walker.table,
              seen) = state
             walker.function_aliases.clear(), walker.function_aliases.update(aliases)
@@ -488,7 +487,7 @@ class _Rewalk:
         model, walker, info = self.model, self.walker, self.info
         start, end = info.walk_seq, info.walk_end
         events, loops = model.events, model.loops
-        summaries = {id(member): {key: value for key, value in member.__dict__.items() if key not in _OWN or key in _SUMMARY}
+        summaries = {id(member): {key: value for key, value in state_of(member).items() if key not in _OWN or key in _SUMMARY}
                      for member in self.members}
         provs = dict(model._provs)
         for key in old_nodes:
@@ -597,7 +596,7 @@ class _Rewalk:
             return _no("read a class table that changed later")
         tdelta = walker.table_changes - end_tables
         changed = {id(member) for member in self.members
-                   if {key: value for key, value in member.__dict__.items() if key not in _OWN or key in _SUMMARY} != summaries[id(member)]}
+                   if {key: value for key, value in state_of(member).items() if key not in _OWN or key in _SUMMARY} != summaries[id(member)]}
         # class table entries the walk made again that differ: the walks that read them read something else now
         tables = set()
         for key, c in self.classes.items():
