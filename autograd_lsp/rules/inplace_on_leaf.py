@@ -70,7 +70,9 @@ def check(model: ModuleModel):
             continue
         view = not prov.is_trainable_leaf
         if view:  # `w[:, 1].zero_()`, `w.t().mul_(2)`: a view writes its base's storage
-            prov = prov.base if prov.base is not None and prov.base.is_trainable_leaf else None
+            # (`w[0].detach().fill_(1)` writes it too, but through a tensor that requires no grad: autograd allows it)
+            prov = prov.base if prov.base is not None and prov.base.is_trainable_leaf \
+                and not (prov.detached and prov.requires_grad is False) else None
             if prov is None:
                 continue
         # an error needs a known grad mode: a body whose callers this module does not show stays silent

@@ -236,6 +236,12 @@ def check(model: ModuleModel):
                 steps = [s for s in model.calls(role="step") if s.ctx.scope is use.ctx.scope and s.ctx.epoch >= prov.epoch and s.seq < use.seq]
                 if not _optimizer_may_update(steps, prov.composed_from):
                     continue
+                if prov.composed_from == _leaf_sources(prov.composed_from) and not _used_before(model, use, steps[0].seq if steps else use.seq) \
+                        and not _saves_for_backward(model, prov.node, 0, leaves_only=True):
+                    # composed from leaves before a step, first used after it (`alpha = log_alpha.exp()`, the temperature
+                    # step, then the actor loss): one use of the values from before the step, which no backward has
+                    # freed and whose ops kept no source the step changes: nothing raises, nothing is reused
+                    continue
                 reported.add(key)
                 yield from _finding(model, use, prov, _bind_of(model).get(id(prov.node)), steps[-1] if steps else None, loop=None)
                 continue
@@ -391,9 +397,11 @@ def _freeing_backward(model: ModuleModel, loop, prov):
     return None
 
 
-def _saves_for_backward(model: ModuleModel, node, depth: int) -> bool:
+def _saves_for_backward(model: ModuleModel, node, depth: int, leaves_only: bool = False) -> bool:
     """Some torch op of this composition (or of a composed tensor it reads, as bound) keeps a tensor for backward
-    (torch's derivatives.yaml): `3 * w`, `X @ w`, `w.exp()` do, `w + 1`, `w.view(-1)`, `w[0]` do not."""
+    (torch's derivatives.yaml): `3 * w`, `X @ w`, `w.exp()` do, `w + 1`, `w.view(-1)`, `w[0]` do not. `leaves_only`:
+    keeps one of its inputs that is a leaf requiring grad (`a * b` keeps both; `w.exp()` keeps its result only), whose
+    change in place by a step its backward then refuses."""
     if node is None or depth > 4:
         return False
     for sub in ast.walk(node):
@@ -404,15 +412,36 @@ def _saves_for_backward(model: ModuleModel, node, depth: int) -> bool:
         else:
             continue
         grads = [_requires_grad(model.prov(operand)) for operand in operands]
-        if op is not None and torch_api.saves_for_backward(op, grads):
+        if op is None:
+            if leaves_only and isinstance(sub, ast.Call) and any(
+                    _requires_grad(model.prov(arg)) for arg in [*sub.args, *(kw.value for kw in sub.keywords), getattr(sub.func, "value", None)]):
+                return True  # (an op the table does not know, `F.softplus(w)`, given a tensor that requires grad: it may keep it)
+            continue
+        if not leaves_only and torch_api.saves_for_backward(op, grads):
+            return True
+        if leaves_only and any(index < len(operands) and _is_trainable_leaf(model.prov(operands[index]))
+                               for index in torch_api.saved_inputs(op, grads)):
             return True
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
             inner = model.prov(sub)
             bind = _bind_of(model).get(id(inner.node)) if inner is not None and inner.has_graph and inner.node is not None else None
-            if bind is not None and bind.value is not None and bind.value is not node and _saves_for_backward(model, bind.value, depth + 1):
+            if bind is not None and bind.value is not None and bind.value is not node \
+                    and _saves_for_backward(model, bind.value, depth + 1, leaves_only):
                 return True
     return False
+
+
+def _is_trainable_leaf(prov) -> bool:
+    return prov is not None and prov.is_trainable_leaf
+
+
+def _used_before(model: ModuleModel, later: UseEvent, seq: int) -> bool:
+    """The name `later` reads held the same composed value in a computation of the same scope before event `seq` (a
+    step): `later` is its reuse. (Not a `self.x` read there that another call's store made.)"""
+    node, scope = later.prov.node, later.ctx.scope
+    return any(use.seq < seq and use.name == later.name and use.ctx.scope is scope and use.prov.node is node and _is_forward_use(use)
+               for use in model.of_type(UseEvent))
 
 
 def _op_of(model: ModuleModel, call: ast.Call):
