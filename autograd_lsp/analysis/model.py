@@ -277,6 +277,11 @@ WALK_CACHES = frozenset({
 class ModuleModel:
     """Everything one walk learned about a module."""
 
+    # What the walk and the rules read most, in slots (with the caches rules add, the instance dict was past CPython's
+    # shared-key limit); those caches, and what release() and rebase() drop, stay in the __dict__.
+    __slots__ = ("tree", "source", "imports", "events", "loops", "functions", "classes", "torch_subscripts", "_provs",
+                 "call_site_backwards", "forward_graphs", "backward_handovers", "_keep_alive", "_ascii", "__dict__", "__weakref__")
+
     def __init__(self, tree: ast.Module, source: Source, imports: ImportTable):
         self.tree = tree
         self.source = source
