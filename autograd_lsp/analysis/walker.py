@@ -332,7 +332,11 @@ _STMT: dict = {}  # statement type -> Walker.stmt_<Type> (or None)
 class Walker:
     # The walk reads these attributes millions of times per run: slots (a plain instance dict of 43 keys is past
     # CPython's shared-key limit, and its reads take the slower lookup by hint). Rare ones go to __dict__.
-    __slots__ = ("model", "summary_only", "depth", "table", "imports", "resolver", "seq", "edited_saves", "scope", "module_scope", "loop", "no_grad", "mode", "epoch", "stmt", "function", "zero_grad_receivers", "via", "overlay", "context_depth", "context_walks", "quiet", "memo", "memo_seen", "events_before", "summary_reads", "escaped", "backprops", "branching", "left_early", "ended", "_keywords", "shadows", "unlisted_loops", "function_aliases", "tensor_aliases", "table_changes", "classes_read", "module_reads", "_last_ctx", "__dict__")
+    __slots__ = ("model", "summary_only", "depth", "table", "imports", "resolver", "seq", "edited_saves", "scope", "module_scope",
+                 "loop", "no_grad", "mode", "epoch", "stmt", "function", "zero_grad_receivers", "via", "overlay", "context_depth",
+                 "context_walks", "quiet", "memo", "memo_seen", "events_before", "summary_reads", "escaped", "backprops",
+                 "branching", "left_early", "ended", "_keywords", "shadows", "unlisted_loops", "function_aliases", "tensor_aliases",
+                 "table_changes", "classes_read", "module_reads", "_last_ctx", "__dict__")
 
     def __init__(self, tree: ast.Module, source: Source, resolver=None, summary_only: bool = False):
         # (a notebook's tree is of its masked cells: its joined text is not searched for import lines)
